@@ -1,0 +1,102 @@
+import { ConfigError } from "../core/errors.js";
+import { boolWard, composeWards, hasTerminationWard, type Ward, type WardValues } from "../core/wards.js";
+import { checkArguments, renderResult, type Gate, type GateCallRecord, type GateContext } from "./gate.js";
+import { DONE } from "./gates/done.js";
+import type { Medium } from "./medium.js";
+import { conversationMedium } from "./mediums/conversation.js";
+
+export interface CircleConfig {
+  /** MEDIUM-1: exactly one; conversation when absent. */
+  medium?: Medium;
+  gates: readonly Gate[];
+  wards: readonly Ward[] | WardValues;
+}
+
+export interface GateOutcome {
+  record: GateCallRecord;
+  /** The value the gate returned (the answer, for done); undefined on error. */
+  value: unknown;
+  ok: boolean;
+}
+
+/** The environment: medium + gates + wards (chapter 4). Validated at construction. */
+export class Circle {
+  readonly medium: Medium;
+  readonly gates: ReadonlyMap<string, Gate>;
+  readonly wards: WardValues;
+
+  constructor(config: CircleConfig) {
+    this.medium = config.medium ?? conversationMedium;
+    this.wards = composeWards(config.wards);
+    const gates = new Map<string, Gate>();
+    for (const gate of config.gates) {
+      if (gates.has(gate.name)) {
+        throw new ConfigError("duplicate_gate", `circle registers gate ${gate.name} twice`);
+      }
+      gates.set(gate.name, gate);
+    }
+    this.gates = gates;
+    if (!gates.has(DONE)) {
+      // CIRCLE-1 / LOOP-2; with require_done_tool the loop could never end at all.
+      throw new ConfigError(
+        "missing_done_gate",
+        boolWard(this.wards, "require_done_tool")
+          ? "cantrip with require_done must have a done gate (circle must have a done gate)"
+          : "circle must have a done gate",
+      );
+    }
+    if (!hasTerminationWard(this.wards)) {
+      // CIRCLE-2 / LOOP-2: a cantrip that can run forever is invalid.
+      throw new ConfigError(
+        "missing_truncation_ward",
+        "cantrip must have at least one truncation ward (max_turns or timeout_ms)",
+      );
+    }
+  }
+
+  get requireDone(): boolean {
+    return boolWard(this.wards, "require_done_tool");
+  }
+
+  /**
+   * Executes one gate call. Failures — unknown gate, bad arguments, a throw — come back as
+   * an error record the entity sees (CIRCLE-5), never as an exception of the loop.
+   */
+  async callGate(name: string, args: unknown, ctx: GateContext): Promise<GateOutcome> {
+    const encoded = typeof args === "string" ? args : JSON.stringify(args ?? {});
+    const fail = (message: string): GateOutcome => ({
+      record: { gate_name: name, arguments: encoded, result: message, is_error: true },
+      value: undefined,
+      ok: false,
+    });
+    const gate = this.gates.get(name);
+    if (!gate) return fail(unknownGateMessage(name, [...this.gates.keys()]));
+    let parsed: unknown = args;
+    if (typeof args === "string") {
+      try {
+        parsed = args.trim() === "" ? {} : JSON.parse(args);
+      } catch {
+        return fail(`arguments are not valid JSON: ${args.slice(0, 200)}`);
+      }
+    }
+    if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
+      return fail("arguments must be a JSON object");
+    }
+    const problem = checkArguments(gate, parsed as Record<string, unknown>);
+    if (problem) return fail(`${name}: ${problem}`);
+    try {
+      const value: unknown = await gate.execute(parsed as Record<string, unknown>, ctx);
+      return {
+        record: { gate_name: name, arguments: encoded, result: renderResult(value), is_error: false },
+        value,
+        ok: true,
+      };
+    } catch (err) {
+      return fail(err instanceof Error ? err.message : String(err));
+    }
+  }
+}
+
+function unknownGateMessage(name: string, known: string[]): string {
+  return `unknown gate ${JSON.stringify(name)}; this circle has: ${known.join(", ")}`;
+}

@@ -1,0 +1,95 @@
+import type { ToolDefinition } from "../llm/contract.js";
+
+/** A JSON Schema for a gate's arguments object. */
+export interface ParameterSchema {
+  type: "object";
+  properties?: Record<string, Record<string, unknown>>;
+  required?: string[];
+  additionalProperties?: boolean;
+}
+
+export interface GateContext {
+  readonly entityId: string;
+  readonly signal: AbortSignal;
+  /** The id the turn that calls the gate will have in the loom (COMP-5 links children to it). */
+  readonly turnId: string;
+  /** Per-entity scratch space for composition and stateful gates. */
+  readonly services: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * A host function that crosses the circle's boundary (§4.3). Dependencies are closed over at
+ * construction (CIRCLE-10); the entity only sees the name, description and parameters.
+ */
+export interface Gate {
+  readonly name: string;
+  readonly description: string;
+  readonly parameters: ParameterSchema;
+  /** PROD-5: the result leaves the working context after the next turn; the loom keeps it. */
+  readonly ephemeral?: boolean;
+  execute(args: Record<string, unknown>, ctx: GateContext): unknown;
+}
+
+/** The spec's canonical gate result shape. */
+export interface GateCallRecord {
+  gate_name: string;
+  /** JSON-encoded arguments. */
+  arguments: string;
+  result: string;
+  is_error: boolean;
+}
+
+export function toolDefinition(gate: Gate): ToolDefinition {
+  return { name: gate.name, description: gate.description, parameters: { ...gate.parameters } };
+}
+
+/** Renders a gate's return value for the observation: strings as they are, the rest as JSON. */
+export function renderResult(value: unknown): string {
+  if (typeof value === "string") return value;
+  if (value === undefined) return "null";
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+/**
+ * Checks arguments against the gate's schema: required keys and primitive types. A failure is
+ * an error observation (LOOP-7 for a malformed done), never a crash of the loop.
+ */
+export function checkArguments(gate: Gate, args: Record<string, unknown>): string | null {
+  const { properties = {}, required = [] } = gate.parameters;
+  for (const key of required) {
+    if (args[key] === undefined) return `missing required argument ${JSON.stringify(key)}`;
+  }
+  for (const [key, value] of Object.entries(args)) {
+    const want = properties[key]?.type;
+    if (typeof want === "string" && value !== undefined && !matchesType(want, value)) {
+      return `argument ${JSON.stringify(key)} must be of type ${want}`;
+    }
+    if (!(key in properties) && gate.parameters.additionalProperties === false) {
+      return `unknown argument ${JSON.stringify(key)}`;
+    }
+  }
+  return null;
+}
+
+function matchesType(type: string, value: unknown): boolean {
+  switch (type) {
+    case "string":
+      return typeof value === "string";
+    case "number":
+      return typeof value === "number";
+    case "integer":
+      return Number.isInteger(value);
+    case "boolean":
+      return typeof value === "boolean";
+    case "array":
+      return Array.isArray(value);
+    case "object":
+      return typeof value === "object" && value !== null && !Array.isArray(value);
+    default:
+      return true;
+  }
+}

@@ -1,0 +1,21 @@
+import { readdirSync } from "node:fs";
+import type { Gate } from "../gate.js";
+import { FsRoot } from "./fs-root.js";
+
+export function listDirGate(options: { root: string }): Gate {
+  const fs = new FsRoot(options.root);
+  return {
+    name: "list_dir",
+    description: "List a directory's entries (directories end with /). Paths are relative to the gate's root.",
+    parameters: {
+      type: "object",
+      properties: { path: { type: "string", description: "Directory path; default the root." } },
+    },
+    execute(args) {
+      const host = fs.resolve(args["path"] ?? ".");
+      return readdirSync(host, { withFileTypes: true })
+        .map((e) => (e.isDirectory() ? `${e.name}/` : e.name))
+        .sort();
+    },
+  };
+}

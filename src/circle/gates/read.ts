@@ -1,0 +1,35 @@
+import { readFileSync, statSync } from "node:fs";
+import type { Gate } from "../gate.js";
+import { FsRoot } from "./fs-root.js";
+
+const MAX_READ_BYTES = 4 * 1024 * 1024;
+
+export interface ReadOptions {
+  /** Directory the gate may read below (CIRCLE-10: injected at construction). */
+  root: string;
+  name?: string;
+  ephemeral?: boolean;
+}
+
+export function readGate(options: ReadOptions): Gate {
+  const fs = new FsRoot(options.root);
+  return {
+    name: options.name ?? "read",
+    description: "Read a UTF-8 text file. Paths are relative to the gate's root.",
+    parameters: {
+      type: "object",
+      properties: { path: { type: "string", description: "File path, e.g. notes/a.txt" } },
+      required: ["path"],
+    },
+    ephemeral: options.ephemeral ?? false,
+    execute(args) {
+      const host = fs.resolve(args["path"]);
+      const stat = statSync(host);
+      if (stat.isDirectory()) throw new Error(`EISDIR: ${JSON.stringify(args["path"])} is a directory`);
+      if (stat.size > MAX_READ_BYTES) {
+        throw new Error(`file is ${stat.size} bytes; read returns at most ${MAX_READ_BYTES}`);
+      }
+      return readFileSync(host, "utf8");
+    },
+  };
+}

@@ -1,0 +1,28 @@
+import type { Medium } from "../medium.js";
+import { conversationMedium } from "./conversation.js";
+
+/** Mediums by name. The schema's medium enum must match these keys (a test checks). */
+export const mediumRegistry: Record<string, Medium> = {
+  conversation: conversationMedium,
+};
+
+export function registerMedium(medium: Medium): void {
+  mediumRegistry[medium.name] = medium;
+}
+
+/** Implementation-specific spellings other runtimes use, mapped to our medium names. */
+const SPELLINGS: Readonly<Record<string, string>> = {
+  conversation: "conversation",
+  tool_calling: "conversation",
+  "tool-calling": "conversation",
+  chat: "conversation",
+  code: "code",
+  code_circle: "code",
+  js: "code",
+  javascript: "code",
+  quickjs: "code",
+  bash: "bash",
+  shell: "bash",
+};
+
+export const normalizeMediumName = (name: string): string => SPELLINGS[name.toLowerCase()] ?? name;

@@ -1,0 +1,98 @@
+import { displayPath } from "./io.js";
+import type { CastResult } from "../core/entity.js";
+import { SpellbookError, errorMessage } from "../core/errors.js";
+import type { CantripEvent } from "../core/events.js";
+import { ScriptedLLM } from "../llm/providers/scripted.js";
+import { loadSpell } from "../spell/index.js";
+import { EXIT, type CliIO } from "./io.js";
+
+export interface RunFlags {
+  intent?: string | undefined;
+  json?: boolean | undefined;
+  loom?: string | undefined;
+  quiet?: boolean | undefined;
+}
+
+export const DEFAULT_LOOM = ".spellbook/loom.jsonl";
+
+/** `spell run FILE`: progress per turn on stderr, the result on stdout. Returns the exit code. */
+export async function runCommand(file: string, flags: RunFlags, io: CliIO): Promise<number> {
+  let loaded;
+  try {
+    loaded = await loadSpell(displayPath(io.cwd, file), { env: io.env, loomPath: flags.loom ?? (await hasLoomPath(file, io)) ?? DEFAULT_LOOM });
+  } catch (err) {
+    io.stderr(`${errorMessage(err)}\n`);
+    return err instanceof SpellbookError && err.family === "spell" ? EXIT.invalid : EXIT.failure;
+  }
+  const redact = (t: string): string => loaded.redactor.redact(t);
+  for (const w of loaded.warnings) {
+    io.stderr(redact(`${w.position.file}:${w.position.line}:${w.position.col}: warning: ${w.message}\n`));
+  }
+  const cantrip = loaded.cantrip!;
+  const intent = flags.intent ?? loaded.intent;
+  if (!intent) {
+    io.stderr(`${file}: no intent: give --intent "..." or write intent: in the spell\n`);
+    return EXIT.invalid;
+  }
+  const progress = flags.quiet || flags.json ? undefined : (e: CantripEvent) => io.stderr(redact(progressLine(e)));
+  let result: CastResult;
+  try {
+    result = await cantrip.cast(intent, { ...(io.signal ? { signal: io.signal } : {}), ...(progress ? { onEvent: progress } : {}) });
+  } catch (err) {
+    io.stderr(redact(`spell run failed: ${errorMessage(err)}\n`));
+    io.stderr(`the loom keeps every turn recorded before the failure (${cantrip.loom.store.location})\n`);
+    cantrip.loom.close();
+    return err instanceof SpellbookError && err.family === "spell" ? EXIT.invalid : EXIT.failure;
+  }
+  cantrip.loom.close();
+  if (cantrip.llm instanceof ScriptedLLM && result.terminated && cantrip.llm.unused() > 0) {
+    io.stderr(`warning: the scripted llm has ${cantrip.llm.unused()} response(s) left unused\n`);
+  }
+  if (flags.json) {
+    io.stdout(redact(JSON.stringify(resultJson(result, cantrip.loom.store.location))) + "\n");
+  } else {
+    io.stdout(redact(typeof result.result === "string" ? result.result : JSON.stringify(result.result, null, 2)) + "\n");
+    if (!flags.quiet) io.stderr(redact(summaryLine(result, cantrip.loom.store.location)));
+  }
+  return result.terminated ? EXIT.ok : EXIT.truncated;
+}
+
+function progressLine(e: CantripEvent): string {
+  switch (e.type) {
+    case "step_complete": {
+      const gates = e.gates.length ? e.gates.join(", ") : "no gates";
+      const tokens = e.usage.promptTokens + e.usage.completionTokens;
+      const end = e.outcome === "continue" ? "" : ` → ${e.outcome}`;
+      return `turn ${e.sequence} · ${gates} · ${tokens} tokens (${e.usage.promptTokens} in, ${e.usage.completionTokens} out) · ${Math.round(e.durationMs)} ms${end}\n`;
+    }
+    default:
+      return "";
+  }
+}
+
+function summaryLine(r: CastResult, loom: string): string {
+  const how = r.terminated ? `terminated (${r.reason})` : `truncated (${r.reason})`;
+  const u = r.usage;
+  return `${how} after ${r.turns} turn${r.turns === 1 ? "" : "s"} · ${u.total_tokens} tokens (${u.prompt_tokens} in, ${u.completion_tokens} out, ${u.cached_tokens} cached) · entity ${r.entityId} · loom ${loom}\n`;
+}
+
+function resultJson(r: CastResult, loom: string) {
+  return {
+    result: r.result,
+    terminated: r.terminated,
+    truncated: r.truncated,
+    reason: r.reason,
+    entity_id: r.entityId,
+    turns: r.turns,
+    usage: r.usage,
+    loom,
+    last_turn_id: r.lastTurnId,
+  };
+}
+
+/** The spell's own loom.path wins over the CLI default; undefined lets the loader use it. */
+async function hasLoomPath(file: string, io: CliIO): Promise<string | undefined> {
+  const { readFileSync } = await import("node:fs");
+  const text = readFileSync(displayPath(io.cwd, file), "utf8");
+  return /^loom:\s*\{?\s*\n?\s*path:/m.test(text) ? undefined : undefined;
+}

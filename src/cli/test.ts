@@ -1,0 +1,49 @@
+import { existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { runFile, type CaseResult } from "../conformance/runner.js";
+import { errorMessage } from "../core/errors.js";
+import { EXIT, displayPath, type CliIO } from "./io.js";
+
+/** Default targets: tests.yaml, then every spell in spells/ and grimoire/ that has tests. */
+function defaultTargets(cwd: string): string[] {
+  const out: string[] = [];
+  if (existsSync(join(cwd, "tests.yaml"))) out.push("tests.yaml");
+  for (const dir of ["spells", "grimoire"]) {
+    if (!existsSync(join(cwd, dir))) continue;
+    for (const f of readdirSync(join(cwd, dir)).sort()) if (/\.ya?ml$/.test(f)) out.push(join(dir, f));
+  }
+  return out;
+}
+
+/** `spell test`: per case rule, name, pass/fail/skip and message; exit 1 when any case fails. */
+export async function testCommand(files: string[], flags: { reporter: "text" | "json" }, io: CliIO): Promise<number> {
+  const targets = files.length ? files : defaultTargets(io.cwd);
+  const all: (CaseResult & { file: string })[] = [];
+  let broken = 0;
+  for (const file of targets) {
+    const path = displayPath(io.cwd, file);
+    try {
+      await runFile(path, (r) => {
+        all.push({ ...r, file: path });
+        if (flags.reporter === "text") io.stdout(line(r));
+      });
+    } catch (err) {
+      broken++;
+      io.stderr(`${path}: ${errorMessage(err)}\n`);
+    }
+  }
+  const count = (s: CaseResult["status"]) => all.filter((r) => r.status === s).length;
+  const [passed, failed, skipped] = [count("pass"), count("fail"), count("skip")];
+  if (flags.reporter === "json") {
+    io.stdout(JSON.stringify({ passed, failed, skipped, broken_files: broken, cases: all }, null, 2) + "\n");
+  } else {
+    io.stdout(`\n${passed} passed, ${failed} failed, ${skipped} skipped\n`);
+  }
+  return failed || broken ? EXIT.failed : EXIT.ok;
+}
+
+function line(r: CaseResult): string {
+  const mark = r.status === "pass" ? "✓" : r.status === "fail" ? "✗" : "-";
+  const msg = r.message ? ` — ${r.message}` : "";
+  return `${mark} ${r.rule ? `[${r.rule}] ` : ""}${r.name}${r.status === "pass" ? "" : ` (${r.location})`}${msg}\n`;
+}

@@ -1,0 +1,22 @@
+import { displayPath } from "./io.js";
+import { SpellErrors, errorMessage } from "../core/errors.js";
+import { loadSpell } from "../spell/index.js";
+import { EXIT, type CliIO } from "./io.js";
+
+/** `spell validate FILE…`: every problem of every file, each at file:line:col. */
+export async function validateCommand(files: string[], io: CliIO): Promise<number> {
+  let bad = 0;
+  for (const file of files) {
+    try {
+      const loaded = await loadSpell(displayPath(io.cwd, file), { env: io.env, validateOnly: true });
+      for (const w of loaded.warnings) io.stderr(`${file}:${w.position.line}:${w.position.col}: warning: ${w.message}\n`);
+      io.stdout(`${file}: ok\n`);
+    } catch (err) {
+      bad++;
+      const count = err instanceof SpellErrors ? err.errors.length : 1;
+      io.stderr(`${errorMessage(err)}\n`);
+      io.stdout(`${file}: ${count} error${count === 1 ? "" : "s"}\n`);
+    }
+  }
+  return bad ? EXIT.invalid : EXIT.ok;
+}

@@ -1,0 +1,142 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import type { Cantrip } from "../core/cantrip.js";
+import { ConfigError, SpellErrors } from "../core/errors.js";
+import { Redactor } from "../core/redact.js";
+import type { Spell } from "../generated/spell.js";
+import { ScriptedLLM, type ScriptedResponse } from "../llm/providers/scripted.js";
+import { Loom } from "../loom/loom.js";
+import { compileSpell } from "../spell/compile.js";
+import { schemaErrors } from "../spell/validate.js";
+
+/** Keys of an LLM entry in setup; anything else is a runner error, never ignored. */
+const LLM_KEYS = new Set(["responses", "usage", "record_inputs", "type", "name", "provider", "raw_response", "retry_behavior", "stateless"]);
+const SETUP_KEYS = new Set(["circle", "identity", "filesystem", "folding", "retry"]);
+
+export interface Built {
+  llms: Map<string, ScriptedLLM>;
+  /** Builds (or reuses) the cantrip served by the named setup LLM; errors are the library's. */
+  cantrip(llmKey?: string): Promise<Cantrip>;
+  loom: Loom;
+  redactor: Redactor;
+  /** The spell document the setup was translated into (what a user would have written). */
+  spell: Spell;
+  cleanup(): void;
+}
+
+export interface BuildOptions {
+  location: string;
+  /** For a spell's own tests: the spell's document, which setup overrides. */
+  base?: Spell;
+  baseDir?: string;
+}
+
+/** Translates a case's setup into a spell document and compiles it with the real loader. */
+export function buildSetup(setup: Record<string, unknown>, options: BuildOptions): Built {
+  const llms = new Map<string, ScriptedLLM>();
+  for (const [key, value] of Object.entries(setup)) {
+    if (key.includes("llm")) {
+      if (value !== null) llms.set(key, scriptedFrom(key, value));
+    } else if (!SETUP_KEYS.has(key)) {
+      throw new ConfigError("unsupported_setup", `unsupported setup key: ${key}`);
+    }
+  }
+  for (const key of ["folding", "retry"]) {
+    if (setup[key] !== undefined) throw new ConfigError("unsupported_setup", `unsupported setup key: ${key} (not implemented yet)`);
+  }
+  let root: string | undefined;
+  if (setup["filesystem"]) {
+    root = mkdtempSync(join(tmpdir(), "spellbook-fs-"));
+    for (const [path, content] of Object.entries(setup["filesystem"] as Record<string, unknown>)) {
+      const host = join(root, path);
+      mkdirSync(dirname(host), { recursive: true });
+      writeFileSync(host, typeof content === "string" ? content : JSON.stringify(content));
+    }
+  }
+  const spell = toSpell(setup, options.base, root);
+  const loom = new Loom();
+  const redactor = new Redactor();
+  const cache = new Map<string, Cantrip>();
+  const location = options.location;
+  const locate = () => ({ file: location, line: 0, col: 0 });
+  return {
+    llms,
+    loom,
+    redactor,
+    spell,
+    async cantrip(llmKey = "llm") {
+      const hit = cache.get(llmKey);
+      if (hit) return hit;
+      const problems = schemaErrors(spell, locate);
+      if (problems.length) throw new SpellErrors(problems);
+      const llm = llms.get(llmKey);
+      if (!llm && setup[llmKey] === undefined && llmKey !== "llm") {
+        throw new ConfigError("unknown_llm", `setup declares no llm named ${llmKey}`);
+      }
+      const { cantrip, errors } = await compileSpell(spell, {
+        file: location,
+        baseDir: options.baseDir ?? root ?? process.cwd(),
+        locate,
+        env: process.env,
+        redactor,
+        warnings: [],
+        llm,
+        loomPath: "memory",
+        loom,
+      });
+      if (!cantrip) throw errors.length === 1 ? errors[0]! : new SpellErrors(errors);
+      cache.set(llmKey, cantrip);
+      return cantrip;
+    },
+    cleanup() {
+      if (root) rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
+
+function scriptedFrom(key: string, value: unknown): ScriptedLLM {
+  const spec = (value ?? {}) as Record<string, unknown>;
+  for (const k of Object.keys(spec)) {
+    if (!LLM_KEYS.has(k)) throw new ConfigError("unsupported_setup", `unsupported setup key: ${key}.${k}`);
+  }
+  if (spec["provider"] !== undefined || spec["raw_response"] !== undefined) {
+    throw new ConfigError("unsupported_setup", `unsupported setup key: ${key}.provider (provider adapters are not implemented yet)`);
+  }
+  return new ScriptedLLM({
+    responses: (spec["responses"] as ScriptedResponse[] | undefined) ?? [],
+    ...(spec["usage"] ? { usage: spec["usage"] as ScriptedResponse["usage"] } : {}),
+    recordInputs: true,
+    name: typeof spec["name"] === "string" ? spec["name"] : key,
+  });
+}
+
+/** setup → the spell a user would write: identity, circle (gates rooted in the temp filesystem). */
+function toSpell(setup: Record<string, unknown>, base: Spell | undefined, root: string | undefined): Spell {
+  const spell: Record<string, unknown> = base ? (structuredClone(base) as Record<string, unknown>) : { identity: {} };
+  delete spell["tests"];
+  delete spell["loom"];
+  if ("identity" in setup) spell["identity"] = setup["identity"] === null ? undefined : { ...(base?.identity ?? {}), ...(setup["identity"] as object) };
+  if (setup["circle"] !== undefined) {
+    const circle = { ...(setup["circle"] as Record<string, unknown>) };
+    if (Array.isArray(circle["gates"])) circle["gates"] = circle["gates"].map((g) => rootGate(g, root));
+    spell["circle"] = base?.circle ? { ...base.circle, ...circle } : circle;
+  }
+  if (spell["identity"] === undefined) delete spell["identity"];
+  return spell as Spell;
+}
+
+const FILE_GATES = new Set(["read", "read_ephemeral", "list_dir"]);
+
+/** File gates see the case's filesystem: their root moves into the temp directory. */
+function rootGate(gate: unknown, root: string | undefined): unknown {
+  if (!root) return gate;
+  if (typeof gate === "string") return FILE_GATES.has(gate) ? { name: gate, dependencies: { root } } : gate;
+  const g = gate as Record<string, unknown>;
+  if (typeof g["name"] === "string" && FILE_GATES.has(g["name"])) {
+    const deps = { ...((g["dependencies"] as Record<string, unknown>) ?? {}) };
+    deps["root"] = join(root, typeof deps["root"] === "string" ? deps["root"] : "/");
+    return { ...g, dependencies: deps };
+  }
+  return gate;
+}

@@ -1,0 +1,105 @@
+import { ConfigError, errorMessage } from "../core/errors.js";
+import type { Spell } from "../generated/spell.js";
+import { loadSpell } from "../spell/index.js";
+import { dirname, resolve } from "node:path";
+import type { Outcome } from "./act.js";
+import { runActions } from "./act.js";
+import { buildSetup } from "./build.js";
+import { loadSuite, toCase, type CaseResult, type ConformanceCase } from "./case.js";
+import { checkError, checks } from "./check.js";
+import type { MatchContext } from "./match.js";
+
+export type { CaseResult, ConformanceCase } from "./case.js";
+export { loadSuite } from "./case.js";
+
+export interface RunCaseOptions {
+  /** For a spell's own tests: the spell document the setup overrides. */
+  base?: Spell;
+  baseDir?: string;
+}
+
+/**
+ * Runs one case against the real library: setup → spell → loader → cantrip; the actions call
+ * the real cast, loom and exporter; the expectations read what happened. Nothing is simulated.
+ */
+export async function runCase(c: ConformanceCase, options: RunCaseOptions = {}): Promise<CaseResult> {
+  const head = { rule: c.rule ?? "", name: c.name ?? c.description ?? "(unnamed)", location: c.location };
+  if (c.skip) return { ...head, status: "skip", message: c.skip };
+  const expect = c.expect ?? {};
+  for (const key of Object.keys(expect)) {
+    if (key !== "error" && !checks[key]) return { ...head, status: "fail", message: `unsupported expectation: ${key}` };
+  }
+  if (Object.keys(expect).length === 0) return { ...head, status: "fail", message: "a case must expect something" };
+  const outcome: Outcome = { casts: [], events: [] };
+  let built;
+  try {
+    built = buildSetup(c.setup ?? {}, { location: c.location, ...options });
+  } catch (err) {
+    if (isRunnerError(err)) return { ...head, status: "fail", message: errorMessage(err) };
+    throw err;
+  }
+  try {
+    const actions = c.action === undefined ? [] : Array.isArray(c.action) ? c.action : [c.action];
+    try {
+      await runActions(actions, built, outcome);
+    } catch (err) {
+      if (isRunnerError(err)) return { ...head, status: "fail", message: errorMessage(err) };
+      outcome.error = err;
+    }
+    const failures: string[] = [];
+    if ("error" in expect) {
+      const r = checkError(expect["error"], outcome.error);
+      if (r) failures.push(r);
+    } else if (outcome.error !== undefined) {
+      failures.push(`unexpected error: ${errorMessage(outcome.error)}`);
+    }
+    if (!failures.length) {
+      const ctx: MatchContext = { turnIds: built.loom.turns().map((t) => t.id), bindings: new Map() };
+      for (const [key, want] of Object.entries(expect)) {
+        if (key === "error") continue;
+        try {
+          const r = checks[key]!(want, outcome, built, ctx);
+          if (r) failures.push(r);
+        } catch (err) {
+          failures.push(errorMessage(err));
+        }
+      }
+    }
+    return { ...head, status: failures.length ? "fail" : "pass", message: failures.join("; ") };
+  } finally {
+    built.cleanup();
+  }
+}
+
+/** Errors in the case itself (unsupported keys), as opposed to errors the library raised. */
+function isRunnerError(err: unknown): boolean {
+  return err instanceof ConfigError && /^unsupported_|^unknown_llm$|^bad_case$/.test(err.code);
+}
+
+/** A suite file, or a spell file whose `tests:` run with the spell as their base. */
+export async function runFile(file: string, onResult?: (r: CaseResult) => void): Promise<CaseResult[]> {
+  const results: CaseResult[] = [];
+  const push = (r: CaseResult) => {
+    results.push(r);
+    onResult?.(r);
+  };
+  if (await isSpellFile(file)) {
+    const loaded = await loadSpell(file, { validateOnly: true });
+    for (let i = 0; i < loaded.tests.length; i++) {
+      const pos = loaded.source.position(["tests", i]);
+      const c = toCase(loaded.tests[i], `${file}:${pos.line}`);
+      push(await runCase(c, { base: loaded.spell, baseDir: dirname(resolve(file)) }));
+    }
+    return results;
+  }
+  for (const c of loadSuite(file)) push(await runCase(c));
+  return results;
+}
+
+async function isSpellFile(file: string): Promise<boolean> {
+  const { readFileSync } = await import("node:fs");
+  const { parse } = await import("yaml");
+  const value: unknown = parse(readFileSync(file, "utf8"), { maxAliasCount: 1000 });
+  if (value === null || typeof value !== "object") throw new ConfigError("bad_suite", `${file}: neither a spell nor a suite`);
+  return !Array.isArray(value);
+}

@@ -1,0 +1,89 @@
+/**
+ * One base error with a stable `code`, in three families (STYLE.md §4):
+ * the user's spell or call is wrong, the system failed, the model misbehaved.
+ */
+
+export interface SourcePosition {
+  file: string;
+  line: number;
+  col: number;
+}
+
+export type ErrorFamily = "spell" | "system" | "model";
+
+export class SpellbookError extends Error {
+  override readonly name: string = "SpellbookError";
+  readonly code: string;
+  readonly family: ErrorFamily;
+  readonly position: SourcePosition | undefined;
+
+  constructor(
+    code: string,
+    message: string,
+    options: { family?: ErrorFamily; position?: SourcePosition; cause?: unknown } = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.family = options.family ?? "spell";
+    this.position = options.position;
+  }
+
+  /** `file:line:col: message` when the error comes from a file, else the message. */
+  format(): string {
+    const p = this.position;
+    return p ? `${p.file}:${p.line}:${p.col}: ${this.message}` : this.message;
+  }
+
+  static isInstance(value: unknown): value is SpellbookError {
+    return value instanceof SpellbookError;
+  }
+}
+
+/** The user's configuration or call is wrong (a spell, a cantrip built in code, an action). */
+export class ConfigError extends SpellbookError {
+  override readonly name: string = "ConfigError";
+  constructor(code: string, message: string, position?: SourcePosition) {
+    super(code, message, position ? { family: "spell", position } : { family: "spell" });
+  }
+}
+
+/** Something outside the spell failed: IO, a provider, the network. */
+export class SystemError extends SpellbookError {
+  override readonly name: string = "SystemError";
+  readonly status: number | undefined;
+  constructor(code: string, message: string, options: { status?: number; cause?: unknown } = {}) {
+    super(code, message, { family: "system", cause: options.cause });
+    this.status = options.status;
+  }
+}
+
+/** The model returned something the contract forbids (LLM-3, LLM-4, LLM-7). */
+export class ModelError extends SpellbookError {
+  override readonly name: string = "ModelError";
+  constructor(code: string, message: string) {
+    super(code, message, { family: "model" });
+  }
+}
+
+/** A collection of errors reported together (the loader collects, never stops at the first). */
+export class SpellErrors extends SpellbookError {
+  override readonly name: string = "SpellErrors";
+  readonly errors: readonly SpellbookError[];
+  constructor(errors: readonly SpellbookError[]) {
+    super(
+      errors.length === 1 ? (errors[0]?.code ?? "spell_invalid") : "spell_invalid",
+      errors.map((e) => e.format()).join("\n"),
+      { family: "spell" },
+    );
+    this.errors = errors;
+  }
+  override format(): string {
+    return this.message;
+  }
+}
+
+export function errorMessage(err: unknown): string {
+  if (err instanceof SpellbookError) return err.format();
+  if (err instanceof Error) return err.message;
+  return String(err);
+}

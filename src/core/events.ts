@@ -1,0 +1,55 @@
+import type { GateCallRecord } from "../circle/gate.js";
+import type { Usage } from "../llm/contract.js";
+
+/**
+ * What the loop reports as it runs (§7.5). Events observe; they never steer the loop:
+ * a listener that throws is reported once and detached, the loop goes on.
+ */
+export type CantripEvent =
+  | { type: "step_start"; entityId: string; sequence: number }
+  | { type: "message_start"; entityId: string; sequence: number }
+  | { type: "text"; entityId: string; text: string }
+  | { type: "thinking"; entityId: string; text: string }
+  | { type: "message_complete"; entityId: string; sequence: number; content: string | null }
+  | { type: "usage"; entityId: string; usage: Usage }
+  | { type: "tool_call"; entityId: string; gate: string; arguments: string }
+  | { type: "tool_result"; entityId: string; record: GateCallRecord }
+  | {
+      type: "step_complete";
+      entityId: string;
+      sequence: number;
+      turnId: string;
+      gates: string[];
+      usage: Usage;
+      durationMs: number;
+      outcome: "continue" | "terminated" | "truncated";
+    }
+  | { type: "final"; entityId: string; result: unknown; terminated: boolean; truncated: boolean; reason: string };
+
+export type EventListener = (event: CantripEvent) => void;
+
+export class EventBus {
+  private listeners: EventListener[] = [];
+
+  on(listener: EventListener): () => void {
+    this.listeners.push(listener);
+    return () => {
+      this.listeners = this.listeners.filter((l) => l !== listener);
+    };
+  }
+
+  get active(): boolean {
+    return this.listeners.length > 0;
+  }
+
+  emit(event: CantripEvent): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(event);
+      } catch (err) {
+        this.listeners = this.listeners.filter((l) => l !== listener);
+        process.emitWarning(`event listener failed and was detached: ${(err as Error).message}`);
+      }
+    }
+  }
+}

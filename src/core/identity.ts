@@ -1,0 +1,56 @@
+import { ConfigError } from "./errors.js";
+import type { ToolChoice } from "../llm/contract.js";
+
+/** The immutable configuration that shapes the LLM: system prompt + hyperparameters (chapter 3). */
+export interface Identity {
+  readonly systemPrompt: string | null;
+  /** temperature, top_p, max_tokens, stop, ... passed to the LLM on every query. */
+  readonly hyperparameters: Readonly<Record<string, unknown>>;
+  /** Overrides the medium's default tool_choice when set. */
+  readonly toolChoice?: ToolChoice | undefined;
+}
+
+export interface IdentityInput {
+  systemPrompt?: string | null | undefined;
+  hyperparameters?: Record<string, unknown> | undefined;
+  toolChoice?: ToolChoice | undefined;
+}
+
+const immutable = (): never => {
+  // IDENTITY-1: the identity is set at construction and never changes.
+  throw new ConfigError("identity_immutable", "identity is immutable");
+};
+
+const handler: ProxyHandler<object> = {
+  set: immutable,
+  defineProperty: immutable,
+  deleteProperty: immutable,
+  setPrototypeOf: immutable,
+};
+
+/** Deep-freezes a value behind a proxy whose every mutation throws "identity is immutable". */
+function seal<T>(value: T): T {
+  if (value === null || typeof value !== "object") return value;
+  for (const key of Object.keys(value)) {
+    (value as Record<string, unknown>)[key] = seal((value as Record<string, unknown>)[key]);
+  }
+  return new Proxy(Object.freeze(value), handler) as T;
+}
+
+export function createIdentity(input: IdentityInput = {}): Identity {
+  const identity: Identity = {
+    systemPrompt: input.systemPrompt ?? null,
+    hyperparameters: structuredClone(input.hyperparameters ?? {}),
+    ...(input.toolChoice === undefined ? {} : { toolChoice: input.toolChoice }),
+  };
+  return seal(identity);
+}
+
+/** The identity as it is stored in the loom root (IDENTITY-4), in the spec's snake_case. */
+export function identityRecord(identity: Identity): Record<string, unknown> {
+  return {
+    system_prompt: identity.systemPrompt,
+    hyperparameters: { ...identity.hyperparameters },
+    ...(identity.toolChoice === undefined ? {} : { tool_choice: identity.toolChoice }),
+  };
+}

@@ -1,0 +1,46 @@
+import type { MediumOutcome } from "../circle/medium.js";
+import { numberWard, type WardValues } from "./wards.js";
+
+/** Every turn ends in exactly one named outcome; `done` is an outcome, not an exception. */
+export type TurnOutcome =
+  | { type: "continue" }
+  | { type: "terminated"; result: unknown; reason: "done" | "text" }
+  | { type: "truncated"; reason: string };
+
+export interface LoopState {
+  turns: number;
+  tokens: number;
+  startedAt: number;
+  now: number;
+  aborted: string | null;
+}
+
+/**
+ * Decides how a turn ends. The entity's own choice wins (done, LOOP-3; text, LOOP-6); then the
+ * wards, enforced here by the runtime and not by the entity (CIRCLE-6, LOOP-4).
+ */
+export function decideOutcome(step: MediumOutcome, wards: WardValues, s: LoopState): TurnOutcome {
+  if (step.kind === "done") return { type: "terminated", result: step.result, reason: "done" };
+  if (step.kind === "text") return { type: "terminated", result: step.content, reason: "text" };
+  return wardTruncation(wards, s) ?? { type: "continue" };
+}
+
+/** The first ward the loop has run into, as a truncation; null while all hold. */
+export function wardTruncation(wards: WardValues, s: LoopState): TurnOutcome | null {
+  if (s.aborted !== null) return { type: "truncated", reason: s.aborted };
+  const maxTurns = numberWard(wards, "max_turns");
+  if (maxTurns !== undefined && s.turns >= maxTurns) return { type: "truncated", reason: "max_turns" };
+  const timeout = numberWard(wards, "timeout_ms");
+  if (timeout !== undefined && s.now - s.startedAt >= timeout) return { type: "truncated", reason: "timeout_ms" };
+  const maxTokens = numberWard(wards, "max_tokens");
+  if (maxTokens !== undefined && s.tokens >= maxTokens) return { type: "truncated", reason: "max_tokens" };
+  return null;
+}
+
+/** LOOP-4: what was accomplished before the entity was cut off, without another LLM call. */
+export function truncationSummary(reason: string, turns: number, gates: Map<string, number>, last: string): string {
+  const called = [...gates].map(([g, n]) => (n > 1 ? `${g} ×${n}` : g)).join(", ") || "none";
+  const tail = last.length > 200 ? `${last.slice(0, 200)}…` : last;
+  return `Truncated by ${reason} after ${turns} turn${turns === 1 ? "" : "s"}. Gates called: ${called}.` +
+    (tail ? ` Last utterance: ${JSON.stringify(tail)}` : "");
+}

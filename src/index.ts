@@ -1,0 +1,19 @@
+/** Spellbook's public API: the spec's vocabulary, usable without YAML. */
+export { Cantrip, type CantripInit, type CastOptions } from "./core/cantrip.js";
+export { Entity, type CastResult, type UsageTotals } from "./core/entity.js";
+export { createIdentity, type Identity, type IdentityInput } from "./core/identity.js";
+export { composeWards, wardKinds, type Ward, type WardValues } from "./core/wards.js";
+export * from "./core/errors.js";
+export type { CantripEvent } from "./core/events.js";
+export { Circle, type CircleConfig } from "./circle/circle.js";
+export type { Gate, GateCallRecord, GateContext } from "./circle/gate.js";
+export * from "./circle/gates/index.js";
+export { conversationMedium } from "./circle/mediums/conversation.js";
+export type { Medium } from "./circle/medium.js";
+export type * from "./llm/contract.js";
+export { ScriptedLLM } from "./llm/providers/scripted.js";
+export { Loom } from "./loom/loom.js";
+export { MemoryStore } from "./loom/store.js";
+export { JsonlStore, readLoomFile } from "./loom/storage-jsonl.js";
+export type { Turn } from "./loom/turn.js";
+export { loadSpell, loadSpellText, type LoadedSpell } from "./spell/index.js";

@@ -1,0 +1,70 @@
+/**
+ * The LLM contract (spec §2.1): stateless, messages in, response out.
+ * Everything provider-specific lives behind this interface.
+ */
+
+export interface ToolCall {
+  id: string;
+  name: string;
+  /** JSON-encoded arguments (LLM-4). */
+  arguments: string;
+}
+
+export type Message =
+  | { role: "system"; content: string }
+  | { role: "user"; content: string }
+  | { role: "assistant"; content: string | null; toolCalls?: ToolCall[] }
+  | { role: "tool"; toolCallId: string; content: string; isError?: boolean };
+
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments object. */
+  parameters: Record<string, unknown>;
+}
+
+export type ToolChoice = "auto" | "required" | "none";
+
+export interface Usage {
+  promptTokens: number;
+  completionTokens: number;
+  cachedTokens: number;
+}
+
+export interface LLMResponse {
+  content: string | null;
+  toolCalls: ToolCall[] | null;
+  usage: Usage;
+  thinking?: string | null;
+  /** Provider-only fields (LLM-6): never required by consumers. */
+  metadata?: Record<string, unknown>;
+  /**
+   * Tool results a malformed provider message carried in its reply. Always invalid in a
+   * response; kept so the engine can reject it with LLM-7's error instead of dropping it.
+   */
+  toolResults?: { toolCallId: string; content: string }[];
+}
+
+export interface QueryOptions {
+  tools?: ToolDefinition[];
+  toolChoice?: ToolChoice;
+  /** Hyperparameters and provider-specific parameters passed through. */
+  extra?: Record<string, unknown>;
+  signal?: AbortSignal;
+  /** Streaming deltas; events observe, they never steer. */
+  onDelta?: (delta: { type: "text" | "thinking"; text: string }) => void;
+}
+
+export interface LLM {
+  /** `provider/model`, for the loom and progress lines. */
+  readonly name: string;
+  query(messages: readonly Message[], options?: QueryOptions): Promise<LLMResponse>;
+}
+
+export const emptyUsage = (): Usage => ({ promptTokens: 0, completionTokens: 0, cachedTokens: 0 });
+
+export function addUsage(into: Usage, add: Usage): void {
+  into.promptTokens += add.promptTokens;
+  into.completionTokens += add.completionTokens;
+  into.cachedTokens += add.cachedTokens;
+}

@@ -1,0 +1,123 @@
+import { ConfigError, SystemError } from "../../core/errors.js";
+import type { LLM, LLMResponse, Message, QueryOptions, ToolCall, ToolChoice, ToolDefinition, Usage } from "../contract.js";
+
+/** One scripted reply, in the spell/tests.yaml vocabulary (snake_case, as written in YAML). */
+export interface ScriptedResponse {
+  content?: string | null;
+  tool_calls?: { gate: string; args?: unknown; id?: string }[] | null;
+  code?: string;
+  error?: { status?: number; message?: string };
+  tool_result?: { tool_call_id: string; content: string };
+  thinking?: string;
+  usage?: { prompt_tokens?: number; completion_tokens?: number; cached_tokens?: number };
+}
+
+export interface ScriptedLLMOptions {
+  responses: ScriptedResponse[];
+  usage?: ScriptedResponse["usage"];
+  recordInputs?: boolean;
+  name?: string;
+  /** The tool a `code:` reply calls (the code medium's single tool). */
+  codeTool?: string;
+}
+
+export interface RecordedQuery {
+  messages: Message[];
+  tools: ToolDefinition[];
+  toolChoice: ToolChoice | undefined;
+  extra: Record<string, unknown> | undefined;
+}
+
+/**
+ * A model whose replies are listed in advance. It fails on a query past the end of its script,
+ * and `unused()` tells how many replies were never asked for.
+ */
+export class ScriptedLLM implements LLM {
+  readonly name: string;
+  readonly invocations: RecordedQuery[] = [];
+  private next = 0;
+  private calls = 0;
+
+  constructor(private readonly options: ScriptedLLMOptions) {
+    this.name = options.name ?? "scripted";
+  }
+
+  get queries(): number {
+    return this.next;
+  }
+
+  unused(): number {
+    return this.options.responses.length - this.next;
+  }
+
+  query(messages: readonly Message[], options: QueryOptions = {}): Promise<LLMResponse> {
+    if (this.options.recordInputs) {
+      this.invocations.push({
+        messages: messages.map((m) => ({ ...m })),
+        tools: options.tools ?? [],
+        toolChoice: options.toolChoice,
+        extra: options.extra,
+      });
+    }
+    const script = this.options.responses[this.next];
+    if (script === undefined) {
+      return Promise.reject(
+        new ConfigError(
+          "script_exhausted",
+          `scripted llm ${JSON.stringify(this.name)} has no response left for query ${this.next + 1} (it lists ${this.options.responses.length})`,
+        ),
+      );
+    }
+    this.next++;
+    if (script.error) {
+      const status = script.error.status ?? 500;
+      return Promise.reject(
+        new SystemError("provider_error", script.error.message ?? `scripted error ${status}`, { status }),
+      );
+    }
+    const response = this.toResponse(script);
+    if (options.onDelta) {
+      if (response.thinking) options.onDelta({ type: "thinking", text: response.thinking });
+      if (response.content) options.onDelta({ type: "text", text: response.content });
+    }
+    return Promise.resolve(response);
+  }
+
+  private toResponse(script: ScriptedResponse): LLMResponse {
+    const toolCalls: ToolCall[] = [];
+    for (const call of script.tool_calls ?? []) {
+      toolCalls.push({
+        id: call.id ?? `call_${++this.calls}`,
+        name: call.gate,
+        arguments: JSON.stringify(call.args ?? {}),
+      });
+    }
+    if (script.code !== undefined) {
+      toolCalls.push({
+        id: `call_${++this.calls}`,
+        name: this.options.codeTool ?? "js",
+        arguments: JSON.stringify({ code: script.code }),
+      });
+    }
+    const response: LLMResponse = {
+      content: script.content ?? null,
+      toolCalls: toolCalls.length > 0 ? toolCalls : null,
+      usage: toUsage(script.usage ?? this.options.usage),
+      thinking: script.thinking ?? null,
+    };
+    if (script.tool_result) {
+      response.toolResults = [
+        { toolCallId: script.tool_result.tool_call_id, content: script.tool_result.content },
+      ];
+    }
+    return response;
+  }
+}
+
+function toUsage(u: ScriptedResponse["usage"]): Usage {
+  return {
+    promptTokens: u?.prompt_tokens ?? 0,
+    completionTokens: u?.completion_tokens ?? 0,
+    cachedTokens: u?.cached_tokens ?? 0,
+  };
+}

@@ -1,0 +1,132 @@
+import { ConfigError } from "../core/errors.js";
+import { MemoryStore, type LoomStore } from "./store.js";
+import type { IdentityNode, LoomRecord, Turn } from "./turn.js";
+
+/**
+ * The append-only tree of every turn (chapter 6). Turns link to parents; a thread is any
+ * root-to-leaf path. Records reach the store as they are appended (LOOM-1).
+ */
+export class Loom {
+  private readonly turnsById = new Map<string, Turn>();
+  private readonly order: Turn[] = [];
+  private readonly childCount = new Map<string, number>();
+  private readonly identities = new Map<string, IdentityNode>();
+  private readonly rewards = new Map<string, number>();
+
+  constructor(readonly store: LoomStore = new MemoryStore()) {
+    for (const record of store.load()) this.index(record);
+  }
+
+  get size(): number {
+    return this.order.length;
+  }
+
+  /** Records the identity root of a cantrip once (IDENTITY-4). */
+  recordIdentity(node: IdentityNode): void {
+    if (this.identities.has(node.cantrip_id)) return;
+    this.write({ type: "identity", ...node });
+  }
+
+  identity(cantripId: string): IdentityNode | undefined {
+    return this.identities.get(cantripId);
+  }
+
+  append(turn: Turn): void {
+    if (this.turnsById.has(turn.id)) {
+      throw new ConfigError("loom_append_only", `loom is append-only: turn ${turn.id} already exists`);
+    }
+    if (turn.parent_id !== null && !this.turnsById.has(turn.parent_id)) {
+      throw new ConfigError("loom_unknown_parent", `turn ${turn.id} names unknown parent ${turn.parent_id}`);
+    }
+    this.write({ type: "turn", ...turn });
+  }
+
+  /** LOOM-3's one exception: a reward, appended as its own record, never by rewriting. */
+  annotateReward(turnId: string, reward: number): void {
+    if (!this.turnsById.has(turnId)) throw new ConfigError("loom_unknown_turn", `no turn ${turnId} in the loom`);
+    if (typeof reward !== "number" || !Number.isFinite(reward)) {
+      throw new ConfigError("bad_reward", "reward must be a finite number");
+    }
+    this.write({ type: "reward", turn_id: turnId, reward, timestamp: new Date().toISOString() });
+  }
+
+  /** LOOM-3: there is no deletion. */
+  deleteTurn(_turnId: string): never {
+    throw new ConfigError("loom_append_only", "loom is append-only: turns cannot be deleted");
+  }
+
+  /** LOOM-3: there is no modification. */
+  updateTurn(_turnId: string): never {
+    throw new ConfigError("loom_append_only", "loom is append-only: turns cannot be modified");
+  }
+
+  get(turnId: string): Turn | undefined {
+    const turn = this.turnsById.get(turnId);
+    return turn && this.withReward(turn);
+  }
+
+  /** Every turn in append order. */
+  turns(): Turn[] {
+    return this.order.map((t) => this.withReward(t));
+  }
+
+  /** The path root → leaf ending at `leafId` (LOOM-10). */
+  thread(leafId: string): Turn[] {
+    const path: Turn[] = [];
+    for (let t = this.turnsById.get(leafId); t; t = t.parent_id ? this.turnsById.get(t.parent_id) : undefined) {
+      path.push(this.withReward(t));
+    }
+    if (path.length === 0) throw new ConfigError("loom_unknown_turn", `no turn ${leafId} in the loom`);
+    return path.reverse();
+  }
+
+  /** Turns without children: one per thread. */
+  leaves(): Turn[] {
+    return this.order.filter((t) => !this.childCount.has(t.id)).map((t) => this.withReward(t));
+  }
+
+  threads(): Turn[][] {
+    return this.leaves().map((leaf) => this.thread(leaf.id));
+  }
+
+  children(turnId: string): Turn[] {
+    return this.order.filter((t) => t.parent_id === turnId).map((t) => this.withReward(t));
+  }
+
+  close(): void {
+    this.store.close();
+  }
+
+  private write(record: LoomRecord): void {
+    this.store.append(record); // on disk first: a failed write leaves the index untouched
+    this.index(record);
+  }
+
+  private index(record: LoomRecord): void {
+    switch (record.type) {
+      case "identity": {
+        const { type: _type, ...node } = record;
+        this.identities.set(node.cantrip_id, Object.freeze(node));
+        break;
+      }
+      case "turn": {
+        const { type: _type, ...turn } = record;
+        const frozen = Object.freeze(turn);
+        this.turnsById.set(turn.id, frozen);
+        this.order.push(frozen);
+        if (turn.parent_id) this.childCount.set(turn.parent_id, (this.childCount.get(turn.parent_id) ?? 0) + 1);
+        break;
+      }
+      case "reward":
+        this.rewards.set(record.turn_id, record.reward);
+        break;
+      case "loom":
+        break;
+    }
+  }
+
+  private withReward(turn: Turn): Turn {
+    const reward = this.rewards.get(turn.id);
+    return reward === undefined ? turn : Object.freeze({ ...turn, reward });
+  }
+}

@@ -1,0 +1,92 @@
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
+import { dirname } from "node:path";
+import { SystemError } from "../core/errors.js";
+import type { LoomStore } from "./store.js";
+import { LOOM_FORMAT_VERSION, type LoomRecord } from "./turn.js";
+
+export interface LoomReadResult {
+  records: LoomRecord[];
+  /** A last line cut off mid-write (a killed process): reported, never fatal. */
+  tornTail: string | null;
+  version: number;
+}
+
+/**
+ * The spec's reference format: one JSON record per line, appended with one write each so a
+ * turn is on disk before the next begins (LOOM-1). One file descriptor stays open.
+ */
+export class JsonlStore implements LoomStore {
+  private fd: number | null = null;
+  readonly warnings: string[] = [];
+
+  constructor(readonly location: string) {}
+
+  load(): LoomRecord[] {
+    if (!existsSync(this.location)) return [];
+    const read = readLoomFile(this.location);
+    if (read.tornTail !== null) {
+      this.warnings.push(
+        `${this.location}: the last line was cut off mid-write (${read.tornTail.length} bytes) and was skipped; every record before it is intact`,
+      );
+    }
+    return read.records;
+  }
+
+  append(record: LoomRecord): void {
+    if (this.fd === null) this.open();
+    writeSync(this.fd!, `${JSON.stringify(record)}\n`);
+  }
+
+  close(): void {
+    if (this.fd !== null) closeSync(this.fd);
+    this.fd = null;
+  }
+
+  private open(): void {
+    try {
+      mkdirSync(dirname(this.location), { recursive: true });
+      const fresh = !existsSync(this.location) || readFileSync(this.location).length === 0;
+      this.fd = openSync(this.location, "a");
+      if (!fresh && endsTorn(this.location)) writeSync(this.fd, "\n");
+      if (fresh) {
+        const header: LoomRecord = { type: "loom", version: LOOM_FORMAT_VERSION, created: new Date().toISOString() };
+        writeSync(this.fd, `${JSON.stringify(header)}\n`);
+      }
+    } catch (err) {
+      throw new SystemError("loom_io", `cannot open loom ${this.location}: ${(err as Error).message}`, { cause: err });
+    }
+  }
+}
+
+/** A torn tail must not glue the next record onto it: start a fresh line. */
+function endsTorn(path: string): boolean {
+  const data = readFileSync(path);
+  return data.length > 0 && data[data.length - 1] !== 0x0a;
+}
+
+export function readLoomFile(path: string): LoomReadResult {
+  const text = readFileSync(path, "utf8");
+  const lines = text.split("\n");
+  const records: LoomRecord[] = [];
+  let tornTail: string | null = null;
+  let version = LOOM_FORMAT_VERSION;
+  lines.forEach((line, i) => {
+    if (line.trim() === "") return;
+    try {
+      const record = JSON.parse(line) as LoomRecord;
+      if (record.type === "loom") {
+        version = record.version;
+        if (version > LOOM_FORMAT_VERSION) {
+          throw new SystemError("loom_version", `${path}: loom format version ${version} is newer than this Spellbook reads (${LOOM_FORMAT_VERSION})`);
+        }
+      }
+      records.push(record);
+    } catch (err) {
+      if (err instanceof SystemError) throw err;
+      const last = lines.slice(i + 1).every((l) => l.trim() === "");
+      if (!last) throw new SystemError("loom_corrupt", `${path}:${i + 1}: not a JSON record`);
+      tornTail = line;
+    }
+  });
+  return { records, tornTail, version };
+}

@@ -1,0 +1,181 @@
+import { isAbsolute, resolve } from "node:path";
+import { Circle } from "../circle/circle.js";
+import type { Gate } from "../circle/gate.js";
+import { behaviorGate, createGate, gateRegistry, type GateBehavior } from "../circle/gates/index.js";
+import type { Medium } from "../circle/medium.js";
+import { mediumRegistry, normalizeMediumName } from "../circle/mediums/index.js";
+import { Cantrip } from "../core/cantrip.js";
+import { ConfigError, SpellbookError } from "../core/errors.js";
+import type { IdentityInput } from "../core/identity.js";
+import type { Redactor } from "../core/redact.js";
+import type { Ward } from "../core/wards.js";
+import type { Circle as CircleSpec, Identity as IdentitySpec, Spell } from "../generated/spell.js";
+import type { LLM, ToolChoice } from "../llm/contract.js";
+import { createLLM, parseLLMShorthand, providerRegistry, type LLMSpec } from "../llm/registry.js";
+import { Loom } from "../loom/loom.js";
+import { JsonlStore } from "../loom/storage-jsonl.js";
+import type { Warning } from "./rewrite.js";
+import type { Path } from "./source.js";
+import { didYouMean } from "./suggest.js";
+import type { Locate } from "./validate.js";
+
+export interface CompileContext {
+  file: string;
+  baseDir: string;
+  locate: Locate;
+  env: NodeJS.ProcessEnv;
+  redactor: Redactor;
+  warnings: Warning[];
+  /** Use this LLM instead of building the spell's (tests, `--llm`). */
+  llm?: LLM | undefined;
+  /** Where the loom goes instead of the spell's `loom.path`; "memory" for none. */
+  loomPath?: string | undefined;
+  /** An existing loom to record into (casts of one conformance case share it). */
+  loom?: Loom | undefined;
+}
+
+/** Collects errors of one compile so all are reported together. */
+class Errors {
+  readonly list: SpellbookError[] = [];
+  constructor(private readonly locate: Locate) {}
+  /** Runs `fn`; an error it throws is kept, positioned at `path`. */
+  guard<T>(path: Path, fn: () => T): T | undefined {
+    try {
+      return fn();
+    } catch (err) {
+      this.add(err, path);
+      return undefined;
+    }
+  }
+  async guardAsync<T>(path: Path, fn: () => Promise<T>): Promise<T | undefined> {
+    try {
+      return await fn();
+    } catch (err) {
+      this.add(err, path);
+      return undefined;
+    }
+  }
+  add(err: unknown, path: Path): void {
+    if (!(err instanceof SpellbookError)) throw err;
+    this.list.push(err.position ? err : new ConfigError(err.code, err.message, this.locate(path)));
+  }
+}
+
+export function llmSpecOf(value: Spell["llm"]): LLMSpec | undefined {
+  if (value === undefined || value === null) return undefined;
+  return typeof value === "string" ? parseLLMShorthand(value) : ({ ...value } as LLMSpec);
+}
+
+export function compileIdentity(spec: IdentitySpec | null | undefined): IdentityInput | null | undefined {
+  if (spec === null || spec === undefined) return spec;
+  const { system_prompt, tool_choice, extra, ...hyper } = spec;
+  return {
+    systemPrompt: system_prompt ?? null,
+    hyperparameters: { ...hyper, ...(extra ?? {}) },
+    ...(tool_choice ? { toolChoice: tool_choice as ToolChoice } : {}),
+  };
+}
+
+/** MEDIUM-1: one medium; other runtimes' names for it must agree with `medium`. */
+export function resolveMedium(spec: CircleSpec, warnings: Warning[], locate: Locate): Medium {
+  const declared: [string, string][] = [];
+  for (const key of ["medium", "type", "circle_type", "backend", "sandbox_backend"] as const) {
+    const value = spec[key];
+    if (typeof value === "string") declared.push([key, normalizeMediumName(value)]);
+  }
+  const names = new Set(declared.map(([, v]) => v));
+  if (names.size > 1) {
+    throw new ConfigError(
+      "conflicting_medium",
+      `circle must declare exactly one medium; got ${declared.map(([k, v]) => `${k}: ${v}`).join(", ")}`,
+    );
+  }
+  for (const [key] of declared) {
+    if (key !== "medium") {
+      warnings.push({ message: `circle.${key} is an implementation-specific name; write medium:`, position: locate(["circle", key], { key: true }) });
+    }
+  }
+  const name = [...names][0] ?? "conversation";
+  const medium = mediumRegistry[name];
+  if (!medium) {
+    throw new ConfigError("unknown_medium", `unknown medium ${JSON.stringify(name)}${didYouMean(name, Object.keys(mediumRegistry))}`);
+  }
+  return medium;
+}
+
+function compileGate(item: unknown, ctx: CompileContext): Gate {
+  const factoryCtx = { baseDir: ctx.baseDir };
+  if (typeof item === "string") return createGate(item, {}, factoryCtx);
+  const obj = item as Record<string, unknown>;
+  if (typeof obj["name"] === "string") {
+    const name = obj["name"];
+    const behavior = obj["behavior"] as GateBehavior | undefined;
+    if (behavior) {
+      return behaviorGate({
+        name,
+        behavior,
+        ...(typeof obj["description"] === "string" ? { description: obj["description"] } : {}),
+        ...(obj["parameters"] ? { parameters: obj["parameters"] as Gate["parameters"] } : {}),
+        ...(typeof obj["ephemeral"] === "boolean" ? { ephemeral: obj["ephemeral"] } : {}),
+      });
+    }
+    if (!gateRegistry[name]) {
+      throw new ConfigError("unknown_gate", `unknown gate ${JSON.stringify(name)}${didYouMean(name, Object.keys(gateRegistry))} (a gate of your own needs a behavior)`);
+    }
+    const gate = createGate(name, (obj["dependencies"] as Record<string, unknown> | undefined) ?? {}, factoryCtx);
+    return obj["ephemeral"] === true ? { ...gate, ephemeral: true, execute: gate.execute.bind(gate) } : gate;
+  }
+  const [name, deps] = Object.entries(obj)[0] ?? ["", {}];
+  return createGate(name, (deps as Record<string, unknown> | null) ?? {}, factoryCtx);
+}
+
+export function compileCircle(spec: CircleSpec | undefined, ctx: CompileContext, errors: Errors): Circle | undefined {
+  if (!spec) return undefined;
+  const medium = errors.guard(["circle", "medium"], () => resolveMedium(spec, ctx.warnings, ctx.locate));
+  const gates: Gate[] = [];
+  (spec.gates ?? []).forEach((item, i) => {
+    const gate = errors.guard(["circle", "gates", i], () => compileGate(item, ctx));
+    if (gate) gates.push(gate);
+  });
+  if (!medium || errors.list.length) return undefined;
+  return errors.guard(["circle"], () => new Circle({ medium, gates, wards: (spec.wards ?? []) as Ward[] }));
+}
+
+function openLoom(spell: Spell, ctx: CompileContext): Loom {
+  if (ctx.loom) return ctx.loom;
+  const path = ctx.loomPath ?? spell.loom?.path;
+  if (!path || path === "memory") return new Loom();
+  return new Loom(new JsonlStore(isAbsolute(path) ? path : resolve(ctx.loomPath ? process.cwd() : ctx.baseDir, path)));
+}
+
+/**
+ * A validated spell value → a Cantrip, through the registries. Every error of the spell is
+ * collected and positioned; none stops the others from being found.
+ */
+export async function compileSpell(spell: Spell, ctx: CompileContext): Promise<{ cantrip?: Cantrip; errors: SpellbookError[] }> {
+  const errors = new Errors(ctx.locate);
+  const spec = llmSpecOf(spell.llm);
+  if (spec && !ctx.llm && !providerRegistry[spec.provider]) {
+    errors.add(
+      new ConfigError("unknown_provider", `unknown llm provider ${JSON.stringify(spec.provider)}${didYouMean(spec.provider, Object.keys(providerRegistry)) || `; known: ${Object.keys(providerRegistry).join(", ")}`}`),
+      ["llm"],
+    );
+  }
+  const circle = compileCircle(spell.circle, ctx, errors);
+  if (errors.list.length) return { errors: errors.list };
+  const llm =
+    ctx.llm ??
+    (spec ? await errors.guardAsync(["llm"], () => createLLM(spec, { redactor: ctx.redactor, env: ctx.env, baseDir: ctx.baseDir })) : undefined);
+  if (errors.list.length) return { errors: errors.list };
+  const loom = errors.guard(["loom"], () => openLoom(spell, ctx));
+  const cantrip = errors.guard([], () =>
+    new Cantrip({
+      llm,
+      identity: compileIdentity(spell.identity),
+      circle,
+      ...(loom ? { loom } : {}),
+      ...(spell.name ? { name: spell.name } : {}),
+    }),
+  );
+  return cantrip ? { cantrip, errors: [] } : { errors: errors.list };
+}

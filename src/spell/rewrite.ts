@@ -1,0 +1,85 @@
+import { isMap, isPair, isScalar, isSeq, visit, type Scalar } from "yaml";
+import { ConfigError } from "../core/errors.js";
+import type { Redactor } from "../core/redact.js";
+import type { SpellSource } from "./source.js";
+
+export interface Warning {
+  message: string;
+  position: { file: string; line: number; col: number };
+}
+
+/** Old words of spec v0.1 accepted with a warning that names the current word. */
+const TOP_LEVEL_ALIASES: Readonly<Record<string, string>> = { crystal: "llm", call: "identity" };
+const GATE_ALIASES: Readonly<Record<string, string>> = {
+  call_agent: "call_entity",
+  call_agent_batch: "call_entity_batch",
+};
+
+/** Renames old words in place, on the document, so positions still point at what was written. */
+export function renameOldWords(source: SpellSource, warnings: Warning[]): void {
+  const root = source.doc.contents;
+  if (!isMap(root)) return;
+  for (const pair of root.items) {
+    if (!isScalar(pair.key)) continue;
+    const renamed = TOP_LEVEL_ALIASES[String(pair.key.value)];
+    if (!renamed) continue;
+    warn(source, pair.key, `"${String(pair.key.value)}" is the old word for "${renamed}"; write ${renamed}:`, warnings);
+    if (root.has(renamed)) {
+      throw new ConfigError("duplicate_alias", `both "${String(pair.key.value)}" and "${renamed}" are given`, pos(source, pair.key));
+    }
+    pair.key.value = renamed;
+  }
+  const gates = root.getIn(["circle", "gates"], true);
+  if (!isSeq(gates)) return;
+  for (const item of gates.items) {
+    const scalar = isScalar(item) ? item : isMap(item) && isPair(item.items[0]) && isScalar(item.items[0].key) ? item.items[0].key : null;
+    if (!scalar) continue;
+    const renamed = GATE_ALIASES[String(scalar.value)];
+    if (!renamed) continue;
+    warn(source, scalar, `gate "${String(scalar.value)}" is the old name of "${renamed}"`, warnings);
+    scalar.value = renamed;
+  }
+}
+
+const ENV = /\$\{env:([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
+
+/**
+ * `${env:NAME}` and `${env:NAME:-default}` in any string value. A value that came from the
+ * environment is a secret by default (PROD-8): it is handed to the redactor.
+ */
+export function interpolateEnv(
+  source: SpellSource,
+  env: NodeJS.ProcessEnv,
+  redactor: Redactor,
+  errors: ConfigError[],
+): void {
+  visit(source.doc, {
+    Scalar(key, node) {
+      if (key === "key" || typeof node.value !== "string" || !node.value.includes("${")) return;
+      node.value = node.value.replace(ENV, (_match, name: string, fallback: string | undefined) => {
+        const value = env[name];
+        if (value !== undefined && value !== "") {
+          redactor.add(value);
+          return value;
+        }
+        if (fallback !== undefined) return fallback;
+        errors.push(
+          new ConfigError(
+            "env_missing",
+            `environment variable ${name} is not set (write \${env:${name}:-default} to give a default)`,
+            pos(source, node),
+          ),
+        );
+        return "";
+      });
+    },
+  });
+}
+
+function pos(source: SpellSource, node: Scalar) {
+  return source.at(node.range?.[0] ?? 0);
+}
+
+function warn(source: SpellSource, node: Scalar, message: string, warnings: Warning[]): void {
+  warnings.push({ message, position: pos(source, node) });
+}

@@ -1,0 +1,79 @@
+import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from "yaml";
+import { ConfigError, type SourcePosition } from "../core/errors.js";
+
+/** Spell files larger than this are refused before parsing. */
+export const MAX_SPELL_BYTES = 1024 * 1024;
+/** YAML aliases beyond this count are refused (a "billion laughs" alias bomb). */
+export const MAX_ALIASES = 100;
+
+export type Path = readonly (string | number)[];
+
+/** A parsed YAML document that can say where any value came from. */
+export class SpellSource {
+  readonly doc: Document;
+  private readonly lines = new LineCounter();
+
+  constructor(
+    readonly file: string,
+    readonly text: string,
+  ) {
+    if (Buffer.byteLength(text) > MAX_SPELL_BYTES) {
+      throw new ConfigError(
+        "spell_too_large",
+        `spell file is ${Buffer.byteLength(text)} bytes; the limit is ${MAX_SPELL_BYTES}`,
+        { file, line: 1, col: 1 },
+      );
+    }
+    this.doc = parseDocument(text, { lineCounter: this.lines, prettyErrors: false, uniqueKeys: true });
+  }
+
+  /** Syntax errors of the YAML itself, each at its position. */
+  syntaxErrors(): ConfigError[] {
+    return this.doc.errors.map(
+      (e) => new ConfigError("yaml_syntax", e.message.split("\n")[0] ?? e.message, this.at(e.pos[0])),
+    );
+  }
+
+  toJS(): unknown {
+    try {
+      return this.doc.toJS({ maxAliasCount: MAX_ALIASES });
+    } catch (err) {
+      if (err instanceof ReferenceError && /alias/i.test(err.message)) {
+        throw new ConfigError(
+          "yaml_alias_bomb",
+          `too many YAML alias expansions (more than ${MAX_ALIASES}); refusing a possible alias bomb`,
+          this.at(0),
+        );
+      }
+      throw err;
+    }
+  }
+
+  /** Where the value at `path` starts; `key: true` points at its key instead. */
+  position(path: Path, options: { key?: boolean } = {}): SourcePosition {
+    let node: unknown = this.doc.contents;
+    let offset = (node as Node | null)?.range?.[0] ?? 0;
+    for (let i = 0; i < path.length; i++) {
+      const seg = path[i];
+      const last = i === path.length - 1;
+      if (isMap(node)) {
+        const pair = node.items.find((p) => isPair(p) && isScalar(p.key) && String(p.key.value) === String(seg));
+        if (!pair) break;
+        const target = last && options.key ? pair.key : (pair.value ?? pair.key);
+        node = target;
+        offset = (target as Node | null)?.range?.[0] ?? offset;
+      } else if (isSeq(node) && typeof seg === "number") {
+        const item = node.items[seg];
+        if (!item) break;
+        node = item;
+        offset = (item as Node).range?.[0] ?? offset;
+      } else break;
+    }
+    return this.at(offset);
+  }
+
+  at(offset: number): SourcePosition {
+    const { line, col } = this.lines.linePos(offset);
+    return { file: this.file, line, col };
+  }
+}
