@@ -19,7 +19,7 @@ export const DEFAULT_LOOM = ".spellbook/loom.jsonl";
 export async function runCommand(file: string, flags: RunFlags, io: CliIO): Promise<number> {
   let loaded;
   try {
-    loaded = await loadSpell(displayPath(io.cwd, file), { env: io.env, loomPath: flags.loom ?? (await hasLoomPath(file, io)) ?? DEFAULT_LOOM });
+    loaded = await loadSpell(displayPath(io.cwd, file), { env: io.env, loomPath: flags.loom, defaultLoomPath: DEFAULT_LOOM });
   } catch (err) {
     io.stderr(`${errorMessage(err)}\n`);
     return err instanceof SpellbookError && err.family === "spell" ? EXIT.invalid : EXIT.failure;
@@ -90,9 +90,3 @@ function resultJson(r: CastResult, loom: string) {
   };
 }
 
-/** The spell's own loom.path wins over the CLI default; undefined lets the loader use it. */
-async function hasLoomPath(file: string, io: CliIO): Promise<string | undefined> {
-  const { readFileSync } = await import("node:fs");
-  const text = readFileSync(displayPath(io.cwd, file), "utf8");
-  return /^loom:\s*\{?\s*\n?\s*path:/m.test(text) ? undefined : undefined;
-}

@@ -30,6 +30,7 @@ export interface CompileContext {
   llm?: LLM | undefined;
   /** Where the loom goes instead of the spell's `loom.path`; "memory" for none. */
   loomPath?: string | undefined;
+  defaultLoomPath?: string | undefined;
   /** An existing loom to record into (casts of one conformance case share it). */
   loom?: Loom | undefined;
 }
@@ -143,9 +144,15 @@ export function compileCircle(spec: CircleSpec | undefined, ctx: CompileContext,
 
 function openLoom(spell: Spell, ctx: CompileContext): Loom {
   if (ctx.loom) return ctx.loom;
-  const path = ctx.loomPath ?? spell.loom?.path;
+  // A path given on the command line is relative to the working directory; the spell's own
+  // loom.path is relative to the spell (never the current directory).
+  const fromSpell = ctx.loomPath === undefined && spell.loom?.path !== undefined;
+  const path = ctx.loomPath ?? spell.loom?.path ?? ctx.defaultLoomPath;
   if (!path || path === "memory") return new Loom();
-  return new Loom(new JsonlStore(isAbsolute(path) ? path : resolve(ctx.loomPath ? process.cwd() : ctx.baseDir, path)));
+  const store = new JsonlStore(isAbsolute(path) ? path : resolve(fromSpell ? ctx.baseDir : process.cwd(), path));
+  const loom = new Loom(store);
+  for (const w of store.warnings) ctx.warnings.push({ message: w, position: ctx.locate(["loom"]) });
+  return loom;
 }
 
 /**

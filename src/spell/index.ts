@@ -17,7 +17,9 @@ export interface LoadOptions {
   /** Replaces the spell's LLM (spell tests, `spell run --llm`). */
   llm?: LLM;
   /** Replaces the spell's loom path; "memory" keeps the loom in memory. */
-  loomPath?: string;
+  loomPath?: string | undefined;
+  /** The loom path when neither the spell nor `loomPath` names one (the CLI's default). */
+  defaultLoomPath?: string | undefined;
   /** Parse and validate only: no LLM client is built (spell validate). */
   validateOnly?: boolean;
 }
@@ -71,6 +73,7 @@ export async function loadSpellText(text: string, file: string, options: LoadOpt
     warnings,
     llm: options.llm ?? (options.validateOnly ? validationLLM : undefined),
     loomPath: options.validateOnly ? "memory" : options.loomPath,
+    defaultLoomPath: options.defaultLoomPath,
   };
   const { cantrip, errors } = await compileSpell(spell, ctx);
   if (errors.length) throw new SpellErrors(errors);
