@@ -1,5 +1,5 @@
 import type { Cantrip } from "../core/cantrip.js";
-import type { CastResult } from "../core/entity.js";
+import type { CastResult, Entity } from "../core/entity.js";
 import { ConfigError } from "../core/errors.js";
 import type { CantripEvent } from "../core/events.js";
 import { exportJsonl } from "../loom/export.js";
@@ -9,6 +9,8 @@ import type { Built } from "./build.js";
 /** What the actions produced, for the expectations to read. */
 export interface Outcome {
   cantrip?: Cantrip;
+  /** The entity `send` actions talk to: summoned on the first send, kept for the next. */
+  entity?: Entity;
   casts: CastResult[];
   error?: unknown;
   events: CantripEvent[];
@@ -16,7 +18,7 @@ export interface Outcome {
   exported?: string;
 }
 
-const ACTION_KEYS = new Set(["construct_cantrip", "cast", "then"]);
+const ACTION_KEYS = new Set(["construct_cantrip", "cast", "send", "then"]);
 const THEN_KEYS = new Set(["mutate_identity", "delete_turn", "annotate_reward", "extract_thread", "export_loom"]);
 
 /** Runs the actions in order against the real library. The first error stops the case. */
@@ -25,13 +27,19 @@ export async function runActions(actions: Record<string, unknown>[], built: Buil
     for (const key of Object.keys(action)) {
       if (!ACTION_KEYS.has(key)) throw new ConfigError("unsupported_action", `unsupported action: ${key}`);
     }
-    if (action["construct_cantrip"] !== undefined || action["cast"] !== undefined) {
+    if (action["construct_cantrip"] !== undefined || action["cast"] !== undefined || action["send"] !== undefined) {
       outcome.cantrip = await built.cantrip();
     }
     const cast = action["cast"] as { intent?: unknown; llm?: string } | undefined;
     if (cast !== undefined) {
       const cantrip = cast.llm ? await built.cantrip(cast.llm) : outcome.cantrip!;
       outcome.casts.push(await cantrip.cast(cast.intent as string, { onEvent: (e) => outcome.events.push(e) }));
+    }
+    const send = action["send"] as { intent?: unknown } | undefined;
+    if (send !== undefined) {
+      // Summon once; later sends reach the same entity, whose state accumulates (ENTITY-5).
+      outcome.entity ??= outcome.cantrip!.summon({ onEvent: (e) => outcome.events.push(e) });
+      outcome.casts.push(await outcome.entity.send(send.intent as string));
     }
     const then = action["then"] as Record<string, unknown> | undefined;
     if (then !== undefined) runThen(then, built, outcome);

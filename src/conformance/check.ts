@@ -84,8 +84,28 @@ function usageMatch(want: unknown, got: Record<string, number>, path: string, m:
   return matchValue(want, got, m, path);
 }
 
+/** `thread_N`: the thread of cast N — `{ turns, result, last_turn: { terminated, truncated } }`. */
+function threadN(i: number): Check {
+  return (w, o, b, m) => {
+    const cast = o.casts[i];
+    if (!cast) return `thread_${i}: there is no cast ${i}`;
+    const thread = threadOf(o, b, i);
+    const { turns, result, last_turn, ...rest } = w as { turns?: number; result?: unknown; last_turn?: unknown };
+    if (Object.keys(rest).length) throw new ConfigError("unsupported_expectation", `unsupported expectation: thread_${i}.${Object.keys(rest)[0]}`);
+    if (turns !== undefined && turns !== cast.turns) return `thread_${i}.turns: expected ${turns}, got ${cast.turns}`;
+    if (result !== undefined && !looselyEqual(result, cast.result)) return `thread_${i}.result: expected ${show(result)}, got ${show(cast.result)}`;
+    return last_turn === undefined ? null : matchValue(last_turn, thread[thread.length - 1], m, `thread_${i}.last_turn`);
+  };
+}
+
+/** The check for an expectation key, or undefined for a key the runner does not know. */
+export function checkFor(key: string): Check | undefined {
+  const n = /^thread_(\d+)$/.exec(key);
+  return n ? threadN(Number(n[1])) : checks[key];
+}
+
 /** Every expectation key the runner understands. An unknown key is an error, never ignored. */
-export const checks: Record<string, Check> = {
+const checks: Record<string, Check> = {
   result: (w, o) => (looselyEqual(w, last(o).result) ? null : `result: expected ${show(w)}, got ${show(last(o).result)}`),
   result_contains: (w, o) => (String(typeof last(o).result === "string" ? last(o).result : JSON.stringify(last(o).result)).includes(String(w)) ? null : `result ${show(last(o).result)} does not contain ${show(w)}`),
   results: (w, o, _b, m) => matchValue(w, o.casts.map((c) => c.result), m, "results"),

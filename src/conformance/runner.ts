@@ -6,7 +6,7 @@ import type { Outcome } from "./act.js";
 import { runActions } from "./act.js";
 import { buildSetup } from "./build.js";
 import { loadSuite, toCase, type CaseResult, type ConformanceCase } from "./case.js";
-import { checkError, checks } from "./check.js";
+import { checkError, checkFor } from "./check.js";
 import type { MatchContext } from "./match.js";
 
 export type { CaseResult, ConformanceCase } from "./case.js";
@@ -27,7 +27,7 @@ export async function runCase(c: ConformanceCase, options: RunCaseOptions = {}):
   if (c.skip) return { ...head, status: "skip", message: c.skip };
   const expect = c.expect ?? {};
   for (const key of Object.keys(expect)) {
-    if (key !== "error" && !checks[key]) return { ...head, status: "fail", message: `unsupported expectation: ${key}` };
+    if (key !== "error" && !checkFor(key)) return { ...head, status: "fail", message: `unsupported expectation: ${key}` };
   }
   if (Object.keys(expect).length === 0) return { ...head, status: "fail", message: "a case must expect something" };
   const outcome: Outcome = { casts: [], events: [] };
@@ -58,7 +58,7 @@ export async function runCase(c: ConformanceCase, options: RunCaseOptions = {}):
       for (const [key, want] of Object.entries(expect)) {
         if (key === "error") continue;
         try {
-          const r = checks[key]!(want, outcome, built, ctx);
+          const r = checkFor(key)!(want, outcome, built, ctx);
           if (r) failures.push(r);
         } catch (err) {
           failures.push(errorMessage(err));

@@ -22,6 +22,7 @@ export class FsRoot {
   /** The host path for a virtual path, or an error naming only the virtual path. */
   resolve(path: unknown): string {
     if (typeof path !== "string") throw new Error("path must be a string");
+    if (climbsOut(path)) throw new Error(`path ${JSON.stringify(path)} is outside the gate root`);
     const virtual = normalize(isAbsolute(path) ? path : `/${path}`);
     const host = join(this.root, virtual);
     if (!inside(this.root, host)) throw new Error(`path ${JSON.stringify(path)} is outside the gate root`);
@@ -45,4 +46,15 @@ export class FsRoot {
 function inside(root: string, path: string): boolean {
   const rel = relative(root, path);
   return rel === "" || (!rel.startsWith(`..${sep}`) && rel !== ".." && !isAbsolute(rel));
+}
+
+/** True when `..` segments climb above the start, e.g. "../x" or "a/../../x". */
+function climbsOut(path: string): boolean {
+  let depth = 0;
+  for (const seg of path.split(/[\\/]+/)) {
+    if (seg === "..") depth--;
+    else if (seg !== "" && seg !== ".") depth++;
+    if (depth < 0) return true;
+  }
+  return false;
 }
