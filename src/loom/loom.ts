@@ -121,6 +121,7 @@ export class Loom {
         this.rewards.set(record.turn_id, record.reward);
         break;
       case "loom":
+      case "torn":
         break;
     }
   }

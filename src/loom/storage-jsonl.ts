@@ -47,7 +47,11 @@ export class JsonlStore implements LoomStore {
       mkdirSync(dirname(this.location), { recursive: true });
       const fresh = !existsSync(this.location) || readFileSync(this.location).length === 0;
       this.fd = openSync(this.location, "a");
-      if (!fresh && endsTorn(this.location)) writeSync(this.fd, "\n");
+      if (!fresh && endsTorn(this.location)) {
+        // Close the cut line and mark it, so readers know it is a known tear, not corruption.
+        const marker: LoomRecord = { type: "torn", timestamp: new Date().toISOString() };
+        writeSync(this.fd, `\n${JSON.stringify(marker)}\n`);
+      }
       if (fresh) {
         const header: LoomRecord = { type: "loom", version: LOOM_FORMAT_VERSION, created: new Date().toISOString() };
         writeSync(this.fd, `${JSON.stringify(header)}\n`);
@@ -83,9 +87,10 @@ export function readLoomFile(path: string): LoomReadResult {
       records.push(record);
     } catch (err) {
       if (err instanceof SystemError) throw err;
-      const last = lines.slice(i + 1).every((l) => l.trim() === "");
-      if (!last) throw new SystemError("loom_corrupt", `${path}:${i + 1}: not a JSON record`);
-      tornTail = line;
+      const rest = lines.slice(i + 1).filter((l) => l.trim() !== "");
+      const marked = rest[0]?.startsWith('{"type":"torn"') === true;
+      if (rest.length > 0 && !marked) throw new SystemError("loom_corrupt", `${path}:${i + 1}: not a JSON record`);
+      if (rest.length === 0) tornTail = line;
     }
   });
   return { records, tornTail, version };

@@ -49,4 +49,6 @@ export type LoomRecord =
   | { type: "loom"; version: number; created: string }
   | ({ type: "identity" } & IdentityNode)
   | ({ type: "turn" } & Turn)
-  | { type: "reward"; turn_id: string; reward: number; timestamp: string };
+  | { type: "reward"; turn_id: string; reward: number; timestamp: string }
+  /** Written after a torn line when a loom is reopened: marks the line above as a known cut. */
+  | { type: "torn"; timestamp: string };

@@ -29,7 +29,8 @@ export class SpellSource {
 
   /** Syntax errors of the YAML itself, each at its position. */
   syntaxErrors(): ConfigError[] {
-    return this.doc.errors.map(
+    // After the first few, YAML errors are echoes of the first: keep what helps.
+    return this.doc.errors.slice(0, 3).map(
       (e) => new ConfigError("yaml_syntax", e.message.split("\n")[0] ?? e.message, this.at(e.pos[0])),
     );
   }
