@@ -117,10 +117,10 @@ function toSpell(setup: Record<string, unknown>, base: Spell | undefined, root: 
   delete spell["tests"];
   delete spell["loom"];
   if ("identity" in setup) spell["identity"] = setup["identity"] === null ? undefined : { ...(base?.identity ?? {}), ...(setup["identity"] as object) };
-  if (setup["circle"] !== undefined) {
-    const circle = { ...(setup["circle"] as Record<string, unknown>) };
+  if (setup["circle"] !== undefined || (base?.circle && root)) {
+    const circle: Record<string, unknown> = { ...(base?.circle ?? {}), ...((setup["circle"] as object | undefined) ?? {}) };
     if (Array.isArray(circle["gates"])) circle["gates"] = circle["gates"].map((g) => rootGate(g, root));
-    spell["circle"] = base?.circle ? { ...base.circle, ...circle } : circle;
+    spell["circle"] = circle;
   }
   if (spell["identity"] === undefined) delete spell["identity"];
   return spell as Spell;
@@ -133,6 +133,12 @@ function rootGate(gate: unknown, root: string | undefined): unknown {
   if (!root) return gate;
   if (typeof gate === "string") return FILE_GATES.has(gate) ? { name: gate, dependencies: { root } } : gate;
   const g = gate as Record<string, unknown>;
+  const [only, deps] = Object.entries(g)[0] ?? [];
+  if (typeof g["name"] !== "string" && only && FILE_GATES.has(only)) {
+    // `{ read: { root: data } }` → the same gate, rooted at data/ inside the case's filesystem.
+    const sub = typeof (deps as { root?: unknown } | null)?.root === "string" ? (deps as { root: string }).root : "/";
+    return { [only]: { ...(deps as object | null), root: join(root, sub) } };
+  }
   if (typeof g["name"] === "string" && FILE_GATES.has(g["name"])) {
     const deps = { ...((g["dependencies"] as Record<string, unknown>) ?? {}) };
     deps["root"] = join(root, typeof deps["root"] === "string" ? deps["root"] : "/");

@@ -28,6 +28,8 @@ export interface CompileContext {
   warnings: Warning[];
   /** Use this LLM instead of building the spell's (tests, `--llm`). */
   llm?: LLM | undefined;
+  /** Check the spell completely but build no LLM client (spell validate); needs `llm` as a stand-in. */
+  validateOnly?: boolean | undefined;
   /** Where the loom goes instead of the spell's `loom.path`; "memory" for none. */
   loomPath?: string | undefined;
   defaultLoomPath?: string | undefined;
@@ -162,7 +164,7 @@ function openLoom(spell: Spell, ctx: CompileContext): Loom {
 export async function compileSpell(spell: Spell, ctx: CompileContext): Promise<{ cantrip?: Cantrip; errors: SpellbookError[] }> {
   const errors = new Errors(ctx.locate);
   const spec = llmSpecOf(spell.llm);
-  if (spec && !ctx.llm && !providerRegistry[spec.provider]) {
+  if (spec && (!ctx.llm || ctx.validateOnly) && !providerRegistry[spec.provider]) {
     errors.add(
       new ConfigError("unknown_provider", `unknown llm provider ${JSON.stringify(spec.provider)}${didYouMean(spec.provider, Object.keys(providerRegistry)) || `; known: ${Object.keys(providerRegistry).join(", ")}`}`),
       ["llm"],

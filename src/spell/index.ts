@@ -72,6 +72,7 @@ export async function loadSpellText(text: string, file: string, options: LoadOpt
     redactor,
     warnings,
     llm: options.llm ?? (options.validateOnly ? validationLLM : undefined),
+    validateOnly: options.validateOnly,
     loomPath: options.validateOnly ? "memory" : options.loomPath,
     defaultLoomPath: options.defaultLoomPath,
   };
