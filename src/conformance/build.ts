@@ -45,6 +45,11 @@ export function buildSetup(setup: Record<string, unknown>, options: BuildOptions
   for (const key of ["folding", "retry"]) {
     if (setup[key] !== undefined) throw new ConfigError("unsupported_setup", `unsupported setup key: ${key} (not implemented yet)`);
   }
+  // A spell's own test without setup.llm runs on the spell's scripted replies, if it has them.
+  const own = options.base?.llm;
+  if (!("llm" in setup) && own && typeof own === "object" && own.provider === "scripted") {
+    llms.set("llm", scriptedFrom("llm", { responses: own.responses ?? [], ...(own.usage ? { usage: own.usage } : {}) }));
+  }
   let root: string | undefined;
   if (setup["filesystem"]) {
     root = mkdtempSync(join(tmpdir(), "spellbook-fs-"));

@@ -140,7 +140,8 @@ const checks: Record<string, Check> = {
         const content = first ? first.result : turn.observation;
         if (!looselyEqual(value, content)) return `turn_1_observation.content: expected ${show(value)}, got ${show(content)}`;
       } else if (key === "content_contains") {
-        if (!turn.observation.includes(String(value))) return `turn_1_observation: ${show(turn.observation)} does not contain ${show(value)}`;
+        const texts = [turn.observation, ...turn.gate_calls.map((g) => g.result)];
+        if (!texts.some((t) => t.includes(String(value)))) return `turn_1_observation: ${show(turn.observation)} does not contain ${show(value)}`;
       } else throw new ConfigError("unsupported_expectation", `unsupported expectation: turn_1_observation.${key}`);
     }
     return null;
