@@ -11,7 +11,7 @@ export type Llm = string | LlmObject;
  * This interface was referenced by `Spell`'s JSON-Schema
  * via the `definition` "medium_name".
  */
-export type MediumName = "conversation";
+export type MediumName = "conversation" | "code";
 /**
  * This interface was referenced by `Spell`'s JSON-Schema
  * via the `definition` "gate_name".
@@ -166,6 +166,10 @@ export interface Circle {
    * Implementation-specific; must agree with medium (MEDIUM-1).
    */
   sandbox_backend?: string;
+  /**
+   * code medium: variables injected into the sandbox (§4.7). A value { $file: path } is loaded relative to the spell: JSON, YAML or text.
+   */
+  state?: {};
   gates?: Gate[];
   wards?: Ward[];
 }
@@ -190,6 +194,18 @@ export interface Ward {
   max_tokens?: number;
   max_depth?: number;
   require_done_tool?: boolean;
+  /**
+   * code medium: compute time of one run before the sandbox interrupts it. Default 10000.
+   */
+  max_eval_ms?: number;
+  /**
+   * code medium: heap of one entity's sandbox in MiB. Default 64.
+   */
+  max_memory_mb?: number;
+  /**
+   * code medium: call stack of one entity's sandbox in KiB. Default and maximum 256.
+   */
+  max_stack_kb?: number;
 }
 /**
  * This interface was referenced by `Spell`'s JSON-Schema

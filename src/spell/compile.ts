@@ -3,6 +3,7 @@ import { Circle } from "../circle/circle.js";
 import type { Gate } from "../circle/gate.js";
 import { behaviorGate, createGate, gateRegistry, type GateBehavior } from "../circle/gates/index.js";
 import type { Medium } from "../circle/medium.js";
+import { mediumWithState } from "../circle/mediums/code/index.js";
 import { mediumRegistry, normalizeMediumName } from "../circle/mediums/index.js";
 import { Cantrip } from "../core/cantrip.js";
 import { ConfigError, SpellbookError } from "../core/errors.js";
@@ -66,7 +67,7 @@ class Errors {
 
 export function llmSpecOf(value: Spell["llm"]): LLMSpec | undefined {
   if (value === undefined || value === null) return undefined;
-  return typeof value === "string" ? parseLLMShorthand(value) : ({ ...value } as LLMSpec);
+  return typeof value === "string" ? parseLLMShorthand(value) : ({ ...value });
 }
 
 export function compileIdentity(spec: IdentitySpec | null | undefined): IdentityInput | null | undefined {
@@ -75,7 +76,7 @@ export function compileIdentity(spec: IdentitySpec | null | undefined): Identity
   return {
     systemPrompt: system_prompt ?? null,
     hyperparameters: { ...hyper, ...(extra ?? {}) },
-    ...(tool_choice ? { toolChoice: tool_choice as ToolChoice } : {}),
+    ...(tool_choice ? { toolChoice: tool_choice } : {}),
   };
 }
 
@@ -134,7 +135,11 @@ function compileGate(item: unknown, ctx: CompileContext): Gate {
 
 export function compileCircle(spec: CircleSpec | undefined, ctx: CompileContext, errors: Errors): Circle | undefined {
   if (!spec) return undefined;
-  const medium = errors.guard(["circle", "medium"], () => resolveMedium(spec, ctx.warnings, ctx.locate));
+  const declared = errors.guard(["circle", "medium"], () => resolveMedium(spec, ctx.warnings, ctx.locate));
+  const medium =
+    declared && spec.state !== undefined
+      ? errors.guard(["circle", "state"], () => mediumWithState(declared, spec.state as Record<string, unknown>, ctx.baseDir))
+      : declared;
   const gates: Gate[] = [];
   (spec.gates ?? []).forEach((item, i) => {
     const gate = errors.guard(["circle", "gates", i], () => compileGate(item, ctx));

@@ -1,9 +1,11 @@
 import type { Medium } from "../medium.js";
+import { codeMedium } from "./code/index.js";
 import { conversationMedium } from "./conversation.js";
 
 /** Mediums by name. The schema's medium enum must match these keys (a test checks). */
 export const mediumRegistry: Record<string, Medium> = {
   conversation: conversationMedium,
+  code: codeMedium,
 };
 
 export function registerMedium(medium: Medium): void {

@@ -1,0 +1,107 @@
+/**
+ * JavaScript evaluated once inside each sandbox, before any code of the entity. It is a function
+ * of the host bridge and returns the helpers the host keeps handles to; `install` then turns a
+ * circle's gates into functions. Everything it needs is
+ * captured up front, so code that later tampers with JSON or prototypes only breaks its own
+ * output — the host receives nothing but strings and numbers from the sandbox.
+ *
+ * - gates become plain global functions: arguments cross as one JSON string, the result comes
+ *   back as JSON and is parsed, a gate error is thrown as an Error the code may catch;
+ * - console.log/info/warn/error/debug print through the host;
+ * - describe(value) and describeError(error) render values for the viewport (§4.6);
+ * - define(name, json) injects a variable (circle state, a child's context).
+ */
+export const PRELUDE = String.raw`(function (hostCall, hostPrint) {
+  "use strict";
+  const G = globalThis;
+  const stringify = JSON.stringify, parse = JSON.parse, apply = Reflect.apply;
+  const keys = Object.keys, isArray = Array.isArray, define = Object.defineProperty;
+  const objectTag = Object.prototype.toString, slice = String.prototype.slice;
+  const S = String, ErrorCtor = Error, MapCtor = Map, SetCtor = Set, WeakSetCtor = WeakSet;
+
+  const tag = (v) => apply(slice, apply(objectTag, v, []), [8, -1]);
+
+  const replacer = () => {
+    const seen = new WeakSetCtor();
+    return function (key, v) {
+      if (typeof v === "bigint") return S(v) + "n";
+      if (typeof v === "function") return "[Function " + (v.name || "anonymous") + "]";
+      if (typeof v === "symbol") return S(v.description === undefined ? "Symbol()" : "Symbol(" + v.description + ")");
+      if (v === undefined) return "[undefined]";
+      if (v !== null && typeof v === "object") {
+        if (seen.has(v)) return "[Circular]";
+        seen.add(v);
+        if (v instanceof MapCtor) { const o = {}; v.forEach((val, k) => { o[S(k)] = val; }); return o; }
+        if (v instanceof SetCtor) { const a = []; v.forEach((val) => { a[a.length] = val; }); return a; }
+        if (v instanceof ErrorCtor) return S(v.name) + ": " + S(v.message);
+      }
+      return v;
+    };
+  };
+
+  const inspect = (v) => {
+    try {
+      if (v === undefined) return "undefined";
+      if (typeof v === "string") return v;
+      if (typeof v === "function") return "[Function " + (v.name || "anonymous") + "]";
+      if (typeof v === "bigint") return S(v) + "n";
+      if (typeof v === "symbol") return S(v.description === undefined ? "Symbol()" : "Symbol(" + v.description + ")");
+      if (v instanceof ErrorCtor) return S(v.name) + ": " + S(v.message);
+      const text = stringify(v, replacer());
+      return text === undefined ? S(v) : text;
+    } catch (e) {
+      return "[unprintable value]";
+    }
+  };
+
+  const makeGate = (name, target) => {
+    const gate = function (...args) {
+      const out = hostCall(target, stringify(args));
+      return out === undefined ? undefined : parse(out);
+    };
+    define(gate, "name", { value: name });
+    return gate;
+  };
+  const put = (name, value) => define(G, name, { value, writable: true, configurable: true, enumerable: false });
+  const install = (setup) => {
+    const config = parse(setup);
+    for (const name of config.gates) put(name, makeGate(name, name));
+    for (const name of keys(config.aliases)) put(name, makeGate(name, config.aliases[name]));
+    for (const name of keys(config.warded)) {
+      const message = config.warded[name];
+      put(name, function () { throw new ErrorCtor(message); });
+    }
+  };
+
+  const print = (level) => function (...args) {
+    let line = "";
+    for (let i = 0; i < args.length; i++) line += (i ? " " : "") + inspect(args[i]);
+    hostPrint(level, line);
+  };
+  put("console", { log: print("log"), info: print("info"), warn: print("warn"), error: print("error"), debug: print("debug") });
+
+  const describe = (v, limit) => {
+    let type = v === null ? "null" : typeof v;
+    let size;
+    if (type === "object") {
+      if (isArray(v)) { type = "array"; size = v.length; }
+      else {
+        const t = tag(v);
+        type = t === "Object" ? "object" : t;
+        if (v instanceof MapCtor || v instanceof SetCtor) size = v.size;
+        else if (type === "object") size = keys(v).length;
+      }
+    } else if (type === "string") size = v.length;
+    const text = type === "string" ? stringify(v) : inspect(v);
+    return stringify({ type, size, chars: text.length, text: text.length > limit ? apply(slice, text, [0, limit]) : text });
+  };
+
+  const describeError = (e) => {
+    if (e instanceof ErrorCtor) return stringify({ name: S(e.name), message: S(e.message), stack: S(e.stack || "") });
+    return stringify({ name: "Thrown", message: inspect(e), stack: "" });
+  };
+
+  const defineVariable = (name, json) => { put(name, parse(json)); };
+
+  return { install, describe, describeError, define: defineVariable };
+})`;

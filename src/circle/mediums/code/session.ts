@@ -1,0 +1,182 @@
+import type { LLMResponse, Message, ToolCall } from "../../../llm/contract.js";
+import { numberWard } from "../../../core/wards.js";
+import type { Circle } from "../../circle.js";
+import type { Gate, GateCallRecord, GateContext } from "../../gate.js";
+import { DONE } from "../../gates/done.js";
+import type { MediumSession, MediumStep, TurnScope } from "../../medium.js";
+import { DONE_REMINDER } from "../conversation.js";
+import { JS_TOOL } from "./capability.js";
+import { loadCodeEngine } from "./engine.js";
+import { sandboxLimits } from "./limits.js";
+import { renderObservation } from "./observation.js";
+import { Sandbox, type GateReply, type SandboxSetup } from "./sandbox.js";
+
+const SKIPPED = "skipped: done was called earlier in this utterance (LOOP-3)";
+const DELEGATION = ["call_entity", "call_entity_batch"];
+
+/** One entity's life in a code circle: its sandbox persists across turns and sends (MEDIUM-3). */
+export class CodeSession implements MediumSession {
+  private sandbox: Sandbox | undefined;
+  private opening: Promise<Sandbox> | undefined;
+  private disposed = false;
+
+  constructor(
+    private readonly circle: Circle,
+    private readonly services: Readonly<Record<string, unknown>>,
+    private readonly state: Readonly<Record<string, unknown>>,
+  ) {}
+
+  async execute(response: LLMResponse, scope: TurnScope): Promise<MediumStep> {
+    const calls = response.toolCalls ?? [];
+    const assistant: Message = { role: "assistant", content: response.content, ...(calls.length ? { toolCalls: calls } : {}) };
+    if (calls.length === 0) return textOnly(assistant, response.content ?? "", scope.requireDone);
+    const messages: Message[] = [assistant];
+    const records: GateCallRecord[] = [];
+    const observations: string[] = [];
+    const codes: string[] = [];
+    const done: { called: boolean; result?: unknown } = { called: false };
+    for (const call of calls) {
+      if (done.called) {
+        messages.push({ role: "tool", toolCallId: call.id, content: SKIPPED });
+        continue;
+      }
+      const run = await this.run(call, scope, done);
+      records.push(...run.records);
+      if (run.code !== undefined) codes.push(run.code);
+      observations.push(run.text);
+      messages.push({ role: "tool", toolCallId: call.id, content: run.text, ...(run.isError ? { isError: true } : {}) });
+    }
+    return {
+      utterance: codes.length ? codes.join("\n\n") : (response.content ?? ""),
+      observation: observations.join("\n\n"),
+      gateCalls: records,
+      messages,
+      outcome: done.called ? { kind: "done", result: done.result } : { kind: "continue" },
+    };
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    this.sandbox?.dispose();
+    this.sandbox = undefined;
+    void this.opening?.then((s) => s.dispose(), () => undefined);
+  }
+
+  private async run(call: ToolCall, scope: TurnScope, done: { called: boolean; result?: unknown }) {
+    const records: GateCallRecord[] = [];
+    if (call.name !== JS_TOOL.name) {
+      const text = `error: unknown tool ${JSON.stringify(call.name)}: in a code circle the only tool is js; call gates as functions inside your code`;
+      return { records, text, isError: true, code: undefined };
+    }
+    const code = codeOf(call.arguments);
+    if (code === undefined) return { records, text: 'error: the js tool takes {"code": "<JavaScript source>"}', isError: true, code };
+    const sandbox = await this.open();
+    const ctx: GateContext = { entityId: scope.entityId, turnId: scope.turnId, signal: scope.signal, services: this.services };
+    const out = await sandbox.evaluate(code, {
+      signal: scope.signal,
+      callGate: async (name, args): Promise<GateReply> => {
+        const gate = this.circle.gates.get(name);
+        const named = namedArguments(gate, name, args);
+        if (typeof named === "string") {
+          records.push({ gate_name: name, arguments: JSON.stringify(args), result: named, is_error: true });
+          return { ok: false, message: named };
+        }
+        const result = await this.circle.callGate(name, named, ctx);
+        records.push(result.record); // every gate the code called, in order (CIRCLE-7)
+        if (!result.ok) return { ok: false, message: result.record.result }; // CIRCLE-5
+        if (name !== DONE) return { ok: true, value: result.value };
+        done.called = true; // LOOP-3; a malformed done failed above and does not end the loop (LOOP-7)
+        done.result = result.value;
+        return { ok: true, value: result.value, stop: true };
+      },
+    });
+    if (out.crashed && this.sandbox === sandbox) {
+      sandbox.dispose();
+      this.sandbox = undefined; // the next run opens a fresh sandbox
+    }
+    return { records, text: renderObservation(records, out), isError: out.error !== undefined && !done.called, code };
+  }
+
+  /** The entity's sandbox; a dead one is returned once, so the entity hears that it was lost. */
+  private async open(): Promise<Sandbox> {
+    if (this.sandbox) return this.sandbox;
+    this.opening ??= loadCodeEngine().then((engine) => Sandbox.open(engine, this.setup()));
+    try {
+      const sandbox = await this.opening;
+      if (this.disposed) sandbox.dispose();
+      this.sandbox = sandbox;
+      return sandbox;
+    } finally {
+      this.opening = undefined;
+    }
+  }
+
+  private setup(): SandboxSetup {
+    const gates = [...this.circle.gates.keys()];
+    const aliases: Record<string, string> = gates.includes("submit_answer") ? {} : { submit_answer: DONE };
+    const warded: Record<string, string> = {};
+    if (numberWard(this.circle.wards, "max_depth") === 0) {
+      for (const name of DELEGATION) {
+        if (!gates.includes(name)) {
+          // COMP-6: the gate is not in this circle; calling it says why, not just "not defined".
+          warded[name] = `${name} is not defined in this circle: delegation gates are warded off when max_depth is 0`;
+        }
+      }
+    }
+    return { gates, aliases, warded, state: this.state, limits: sandboxLimits(this.circle.wards) };
+  }
+}
+
+function textOnly(assistant: Message, content: string, requireDone: boolean): MediumStep {
+  // LOOP-6 as in every medium: text ends the loop unless only done may end it.
+  if (!requireDone) return { utterance: content, observation: "", gateCalls: [], messages: [assistant], outcome: { kind: "text", content } };
+  return {
+    utterance: content,
+    observation: DONE_REMINDER,
+    gateCalls: [],
+    messages: [assistant, { role: "user", content: DONE_REMINDER }],
+    outcome: { kind: "continue" },
+  };
+}
+
+function codeOf(args: string): string | undefined {
+  try {
+    const parsed: unknown = JSON.parse(args);
+    if (typeof parsed === "string") return parsed;
+    const code = (parsed as { code?: unknown } | null)?.code;
+    return typeof code === "string" ? code : undefined;
+  } catch {
+    return args.trim() ? args : undefined; // some models send the source itself, not JSON
+  }
+}
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
+
+/**
+ * A gate function takes positional arguments in the order of its schema's properties, or one
+ * object of named arguments: `echo("hi")` and `echo({ text: "hi" })` are the same call.
+ * `done(x)` always answers with `x` itself, except `done({ answer: x })`.
+ */
+export function namedArguments(gate: Gate | undefined, name: string, args: unknown[]): Record<string, unknown> | string {
+  if (!gate) return `unknown gate ${JSON.stringify(name)}`;
+  const props = Object.keys(gate.parameters.properties ?? {});
+  const required = gate.parameters.required ?? [];
+  const only = args.length === 1 ? args[0] : undefined;
+  if (isPlainObject(only)) {
+    const keys = Object.keys(only);
+    if (gate.name === DONE) {
+      if (keys.length === 1 && keys[0] === "answer") return only;
+    } else if (props.length === 0 || (keys.every((k) => props.includes(k)) && required.every((k) => k in only))) {
+      return only;
+    }
+  }
+  if (gate.name === DONE) return args.length ? { answer: args[0] } : {};
+  if (args.length > props.length) {
+    return `${name} takes ${props.length ? `(${props.join(", ")})` : "no arguments"} or one object of named arguments; got ${args.length} arguments`;
+  }
+  const out: Record<string, unknown> = {};
+  props.forEach((p, i) => {
+    if (i < args.length && args[i] !== null) out[p] = args[i]; // JSON turns a skipped (undefined) argument into null
+  });
+  return out;
+}

@@ -1,0 +1,100 @@
+import type { AsyncFunctionImplementation, QuickJSAsyncContext, QuickJSAsyncRuntime, QuickJSHandle, VmCallResult } from "quickjs-emscripten";
+import type { Lane } from "./lane.js";
+import { PRELUDE } from "./prelude.js";
+
+/** Where a shell's host functions and interrupt checks go once an entity owns it. */
+export interface Bridge {
+  call(name: QuickJSHandle, args: QuickJSHandle): VmCallResult<QuickJSHandle> | Promise<VmCallResult<QuickJSHandle> | QuickJSHandle | undefined>;
+  print(level: string, text: string): void;
+  interrupt(): boolean;
+}
+
+export interface Helpers {
+  install: QuickJSHandle;
+  describe: QuickJSHandle;
+  describeError: QuickJSHandle;
+  define: QuickJSHandle;
+}
+
+/**
+ * A runtime and context with the prelude evaluated: everything of a sandbox that does not
+ * depend on the circle. Building one costs ~2 ms (most of it QuickJS's intrinsics), so each lane
+ * keeps one spare ready and an entity's first turn does not pay for it.
+ */
+export class Shell {
+  bridge: Bridge | undefined;
+  readonly helpers: Helpers;
+
+  private constructor(
+    readonly lane: Lane,
+    readonly runtime: QuickJSAsyncRuntime,
+    readonly context: QuickJSAsyncContext,
+  ) {
+    runtime.setInterruptHandler(() => this.bridge?.interrupt() ?? false);
+    this.helpers = this.evaluatePrelude();
+  }
+
+  static create(lane: Lane): Shell {
+    const runtime = lane.module.newRuntime();
+    let context: QuickJSAsyncContext | undefined;
+    try {
+      context = runtime.newContext();
+      return new Shell(lane, runtime, context);
+    } catch (err) {
+      context?.dispose();
+      runtime.dispose();
+      throw err;
+    }
+  }
+
+  /** Frees every handle, the context and the runtime. Throws if QuickJS finds a leak. */
+  dispose(): void {
+    for (const h of Object.values(this.helpers)) h.dispose();
+    this.context.dispose();
+    this.runtime.dispose();
+  }
+
+  private evaluatePrelude(): Helpers {
+    const ctx = this.context;
+    const unavailable = (): VmCallResult<QuickJSHandle> => ({ error: ctx.newError("this sandbox is not attached to an entity") });
+    const hostCall = ctx.newAsyncifiedFunction("hostCall", ((name: QuickJSHandle, args: QuickJSHandle) =>
+      this.bridge ? this.bridge.call(name, args) : unavailable()) as unknown as AsyncFunctionImplementation);
+    const hostPrint = ctx.newFunction("hostPrint", (level, text) => this.bridge?.print(ctx.getString(level), ctx.getString(text)));
+    try {
+      const factory = ctx.unwrapResult(ctx.evalCode(PRELUDE, "prelude.js"));
+      const helpers = factory.consume((f) => ctx.unwrapResult(ctx.callFunction(f, ctx.undefined, hostCall, hostPrint)));
+      return helpers.consume((h) => ({
+        install: ctx.getProp(h, "install"),
+        describe: ctx.getProp(h, "describe"),
+        describeError: ctx.getProp(h, "describeError"),
+        define: ctx.getProp(h, "define"),
+      }));
+    } finally {
+      hostCall.dispose();
+      hostPrint.dispose();
+    }
+  }
+}
+
+/** A shell for a new sandbox in `lane`: its spare if it has one (then a new spare is made when idle). */
+export function takeShell(lane: Lane): Shell {
+  const spare = lane.spare;
+  lane.spare = undefined;
+  const shell = spare ?? Shell.create(lane);
+  scheduleSpare(lane);
+  return shell;
+}
+
+function scheduleSpare(lane: Lane): void {
+  if (lane.spareScheduled) return;
+  lane.spareScheduled = true;
+  setImmediate(() => {
+    lane.spareScheduled = false;
+    if (lane.dead || lane.retiring || lane.spare) return;
+    try {
+      lane.spare = Shell.create(lane);
+    } catch {
+      // no spare: the next sandbox builds its shell when it needs it
+    }
+  });
+}

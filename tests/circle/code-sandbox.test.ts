@@ -1,0 +1,161 @@
+import { describe, expect, it } from "vitest";
+import { behaviorGate } from "../../src/circle/gates/index.js";
+import { loadCodeEngine } from "../../src/circle/mediums/code/index.js";
+import { Shell } from "../../src/circle/mediums/code/shell.js";
+import { codeCantrip, doneGate, echoGate, slowGate } from "./code-helpers.js";
+
+const lastObservation = (r: { loom: { turns(): { observation: string }[] } }, i: number) => r.loom.turns()[i]!.observation;
+
+describe("code sandbox: isolation (MEDIUM-2)", () => {
+  it("has no require, process, fetch, filesystem or timers", async () => {
+    const names = ["require", "process", "fetch", "setTimeout", "setInterval", "setImmediate", "XMLHttpRequest", "std", "os", "module", "exports", "Deno", "Bun", "global", "Buffer"];
+    const { cantrip } = codeCantrip([`done(${JSON.stringify(names)}.filter((n) => typeof globalThis[n] !== "undefined"))`]);
+    expect((await cantrip.cast("x")).result).toEqual([]);
+  });
+
+  it("keeps constructors and imports inside the sandbox", async () => {
+    const { cantrip } = codeCantrip([
+      "var viaFn = echo.constructor('return typeof process')(); var same = this.constructor.constructor('return this')() === globalThis;" +
+        " var imported = 'none'; import('fs').then(() => { imported = 'loaded' }, (e) => { imported = 'refused' }); 1",
+      "done([viaFn, same, imported])",
+    ]);
+    expect((await cantrip.cast("x")).result).toEqual(["undefined", true, "refused"]);
+  });
+
+  it("lets prototype tampering break only the sandbox's own JavaScript, never the host or the bridge", async () => {
+    const { cantrip } = codeCantrip([
+      "Object.prototype.polluted = 'yes'; Array.prototype.push = null; JSON.parse = () => 'hijacked'; JSON.stringify = () => '\"hijacked\"'; Function.prototype.call = null; 1",
+      "done({ echoed: echo('still works'), n: 3 })",
+    ]);
+    const result = await cantrip.cast("x");
+    expect(result.result).toMatchObject({ echoed: "still works", n: 3 });
+    expect(({} as Record<string, unknown>)["polluted"]).toBeUndefined();
+    expect(typeof [].push).toBe("function");
+    expect(JSON.parse("1")).toBe(1);
+  });
+});
+
+describe("code sandbox: wards of the medium (WARD-2)", () => {
+  it("interrupts a runaway loop at max_eval_ms; the sandbox stays usable with its state", async () => {
+    const { cantrip } = codeCantrip(["var kept = 'before'", "while (true) {}", "done(kept)"], {
+      wards: [{ max_turns: 5 }, { max_eval_ms: 100 }],
+    });
+    const started = performance.now();
+    const result = await cantrip.cast("x");
+    expect(performance.now() - started).toBeLessThan(3000);
+    expect(lastObservation(result, 1)).toMatch(/exceeded max_eval_ms \(100 ms/);
+    expect(result.result).toBe("before");
+  });
+
+  it("does not count time spent in gates against max_eval_ms", async () => {
+    const { cantrip } = codeCantrip(["done(slow_gate())"], {
+      gates: [doneGate(), slowGate(150, "waited")],
+      wards: [{ max_turns: 2 }, { max_eval_ms: 50 }],
+    });
+    expect((await cantrip.cast("x")).result).toBe("waited");
+  });
+
+  it("turns an allocation bomb into an observed error, not a crash of the host", async () => {
+    const { cantrip } = codeCantrip(
+      ["var hoard = []; while (true) hoard.push({ n: hoard.length, s: 'x'.repeat(64) + hoard.length })", "hoard = null; done('alive')"],
+      { wards: [{ max_turns: 3 }, { max_memory_mb: 4 }] },
+    );
+    const result = await cantrip.cast("x");
+    expect(lastObservation(result, 0)).toMatch(/out of memory/i);
+    expect(result.result).toBe("alive");
+    expect((await loadCodeEngine()).stats().dead).toBe(0);
+  });
+
+  it("stops unbounded recursion with a stack error, and a gate called near the stack limit does not crash", async () => {
+    const { cantrip } = codeCantrip(
+      [
+        "function down(n) { return down(n + 1) } down(0)",
+        "var max = 0; function probe(n) { max = n; probe(n + 1) } try { probe(0) } catch (e) {}" +
+          " function deep(n) { return n <= 0 ? echo('bottom') : deep(n - 1) }" +
+          " var r; try { r = deep(max - 3) } catch (e) { r = 'overflow' } done([max > 100, r])",
+      ],
+      { wards: [{ max_turns: 3 }, { max_stack_kb: 128 }] },
+    );
+    const result = await cantrip.cast("x");
+    expect(lastObservation(result, 0)).toMatch(/stack overflow/);
+    const [deepEnough, r] = result.result as [boolean, string];
+    expect(deepEnough).toBe(true);
+    expect(["bottom", "overflow"]).toContain(r);
+    expect((await loadCodeEngine()).stats().dead).toBe(0);
+  });
+
+  it("interrupts running code when the cast is cancelled (seen when the code next waits on a gate)", async () => {
+    const { cantrip } = codeCantrip(["while (true) slow_gate()"], { gates: [doneGate(), slowGate(10)], wards: [{ max_turns: 3 }] });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort("user_cancel"), 50);
+    const result = await cantrip.cast("x", { signal: controller.signal });
+    expect(result).toMatchObject({ truncated: true, reason: "user_cancel" });
+    expect(lastObservation(result, 0)).toMatch(/cancelled \(user_cancel\)/);
+  });
+});
+
+describe("code sandbox: handles and lanes", () => {
+  it("disposes every handle: many entities and turns leave no live sandbox and no dead lane", async () => {
+    const engine = await loadCodeEngine();
+    const before = engine.stats();
+    for (let i = 0; i < 30; i++) {
+      const { cantrip } = codeCantrip(
+        [
+          "var xs = [1, 2, 3]; function f() { return echo('x') } var cyc = {}; cyc.self = cyc; cyc.g = echo; f()",
+          "try { missing() } catch (e) { console.log(e.stack) } Promise.resolve(1).then(() => xs.push(4)); xs",
+          "throw { weird: true }",
+          "done(xs.length)",
+        ],
+        { state: { seed: { rows: [1, 2, 3] } } },
+      );
+      expect((await cantrip.cast("x")).result).toBe(4);
+    }
+    const after = engine.stats();
+    expect(after.live).toBe(before.live);
+    expect(after.dead).toBe(0);
+  });
+
+  it("the disposal check is real: a leaked handle makes QuickJS refuse to free the runtime", async () => {
+    const engine = await loadCodeEngine();
+    const lane = await engine.acquire();
+    try {
+      const shell = Shell.create(lane);
+      const leaked = shell.context.newObject();
+      expect(() => shell.dispose()).toThrow(/Assertion failed|gc_obj_list/);
+      void leaked;
+    } finally {
+      lane.kill(new Error("test leaked a handle on purpose"));
+      engine.release(lane);
+    }
+  });
+
+  it("runs the sandboxes of concurrent entities at the same time", async () => {
+    const casts = Array.from({ length: 8 }, () =>
+      codeCantrip(["done(slow_gate())"], { gates: [doneGate(), slowGate(150, "ok")] }).cantrip,
+    );
+    const started = performance.now();
+    const results = await Promise.all(casts.map((c) => c.cast("x")));
+    const elapsed = performance.now() - started;
+    expect(results.map((r) => r.result)).toEqual(Array(8).fill("ok"));
+    expect(elapsed).toBeLessThan(150 * 3); // serialized would take 8 × 150 ms
+  });
+
+  it("recovers from a lost sandbox: the next run starts fresh, with circle state injected again", async () => {
+    const engine = await loadCodeEngine();
+    const crash = behaviorGate({ name: "crash_lane", behavior: { result: "ok" } });
+    const killing = {
+      ...crash,
+      execute(args: Record<string, unknown>, ctx: Parameters<typeof crash.execute>[1]) {
+        for (const lane of engine.laneList) if (lane.live > 0 && lane.busy) lane.kill(new Error("simulated trap"));
+        return crash.execute(args, ctx);
+      },
+    };
+    const { cantrip } = codeCantrip(["var kept = 1; crash_lane()", "kept", "done([typeof kept, seed])"], {
+      gates: [doneGate(), echoGate(), killing],
+      state: { seed: 42 },
+    });
+    const result = await cantrip.cast("x");
+    expect(lastObservation(result, 1)).toMatch(/sandbox crashed/);
+    expect(result.result).toEqual(["undefined", 42]);
+  });
+});
