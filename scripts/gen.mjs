@@ -26,11 +26,19 @@ export async function generate() {
       style: { printWidth: 100 },
     });
     files[`src/generated/${t.out}.ts`] = types;
-    const ajv = new Ajv2020.default({ allErrors: true, strict: true, allowUnionTypes: true, verbose: true, code: { source: true, esm: true } });
+    const ajv = new Ajv2020.default({
+      allErrors: true,
+      strict: true,
+      allowUnionTypes: true,
+      verbose: true,
+      code: { source: true, esm: true },
+    });
     const validate = ajv.compile(schema);
     let code = standaloneCode.default(ajv, validate);
-    if (/require\(/.test(code)) throw new Error(`${t.schema}: standalone validator needs runtime requires`);
-    files[`src/generated/${t.out}-validate.ts`] = BANNER + "// @ts-nocheck\n/* eslint-disable */\n" + code + "\n";
+    if (/require\(/.test(code))
+      throw new Error(`${t.schema}: standalone validator needs runtime requires`);
+    files[`src/generated/${t.out}-validate.ts`] =
+      BANNER + "// @ts-nocheck\n/* eslint-disable */\n" + code + "\n";
   }
   return files;
 }
@@ -42,7 +50,9 @@ for (const [rel, content] of Object.entries(files)) {
   let current = null;
   try {
     current = readFileSync(path, "utf8");
-  } catch {}
+  } catch {
+    // not generated yet
+  }
   if (current === content) continue;
   if (check) stale.push(rel);
   else {

@@ -1,6 +1,18 @@
 import { ConfigError } from "../core/errors.js";
-import { boolWard, composeWards, hasTerminationWard, type Ward, type WardValues } from "../core/wards.js";
-import { checkArguments, renderResult, type Gate, type GateCallRecord, type GateContext } from "./gate.js";
+import {
+  boolWard,
+  composeWards,
+  hasTerminationWard,
+  type Ward,
+  type WardValues,
+} from "../core/wards.js";
+import {
+  checkArguments,
+  renderResult,
+  type Gate,
+  type GateCallRecord,
+  type GateContext,
+} from "./gate.js";
 import { DONE } from "./gates/done.js";
 import type { Medium } from "./medium.js";
 import { conversationMedium } from "./mediums/conversation.js";
@@ -87,7 +99,12 @@ export class Circle {
     try {
       const value: unknown = await gate.execute(parsed as Record<string, unknown>, ctx);
       return {
-        record: { gate_name: name, arguments: encoded, result: renderResult(value), is_error: false },
+        record: {
+          gate_name: name,
+          arguments: encoded,
+          result: renderResult(value),
+          is_error: false,
+        },
         value,
         ok: true,
       };

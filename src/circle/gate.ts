@@ -48,9 +48,10 @@ export function renderResult(value: unknown): string {
   if (typeof value === "string") return value;
   if (value === undefined) return "null";
   try {
-    return JSON.stringify(value) ?? String(value);
+    // JSON.stringify returns undefined for functions and symbols: say what it was.
+    return JSON.stringify(value) ?? `[${typeof value}]`;
   } catch {
-    return String(value);
+    return Object.prototype.toString.call(value);
   }
 }
 

@@ -12,9 +12,7 @@ export interface Presentation {
 
 /** What the medium decided the utterance means. */
 export type MediumOutcome =
-  | { kind: "continue" }
-  | { kind: "done"; result: unknown }
-  | { kind: "text"; content: string };
+  { kind: "continue" } | { kind: "done"; result: unknown } | { kind: "text"; content: string };
 
 /** One turn's execution: the messages it adds to the working context and the observation. */
 export interface MediumStep {

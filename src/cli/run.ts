@@ -19,14 +19,20 @@ export const DEFAULT_LOOM = ".spellbook/loom.jsonl";
 export async function runCommand(file: string, flags: RunFlags, io: CliIO): Promise<number> {
   let loaded;
   try {
-    loaded = await loadSpell(displayPath(io.cwd, file), { env: io.env, loomPath: flags.loom, defaultLoomPath: DEFAULT_LOOM });
+    loaded = await loadSpell(displayPath(io.cwd, file), {
+      env: io.env,
+      loomPath: flags.loom,
+      defaultLoomPath: DEFAULT_LOOM,
+    });
   } catch (err) {
     io.stderr(`${errorMessage(err)}\n`);
     return err instanceof SpellbookError && err.family === "spell" ? EXIT.invalid : EXIT.failure;
   }
   const redact = (t: string): string => loaded.redactor.redact(t);
   for (const w of loaded.warnings) {
-    io.stderr(redact(`${w.position.file}:${w.position.line}:${w.position.col}: warning: ${w.message}\n`));
+    io.stderr(
+      redact(`${w.position.file}:${w.position.line}:${w.position.col}: warning: ${w.message}\n`),
+    );
   }
   const cantrip = loaded.cantrip!;
   const intent = flags.intent ?? loaded.intent;
@@ -34,13 +40,19 @@ export async function runCommand(file: string, flags: RunFlags, io: CliIO): Prom
     io.stderr(`${file}: no intent: give --intent "..." or write intent: in the spell\n`);
     return EXIT.invalid;
   }
-  const progress = flags.quiet || flags.json ? undefined : (e: CantripEvent) => io.stderr(redact(progressLine(e)));
+  const progress =
+    flags.quiet || flags.json ? undefined : (e: CantripEvent) => io.stderr(redact(progressLine(e)));
   let result: CastResult;
   try {
-    result = await cantrip.cast(intent, { ...(io.signal ? { signal: io.signal } : {}), ...(progress ? { onEvent: progress } : {}) });
+    result = await cantrip.cast(intent, {
+      ...(io.signal ? { signal: io.signal } : {}),
+      ...(progress ? { onEvent: progress } : {}),
+    });
   } catch (err) {
     io.stderr(redact(`spell run failed: ${errorMessage(err)}\n`));
-    io.stderr(`the loom keeps every turn recorded before the failure (${cantrip.loom.store.location})\n`);
+    io.stderr(
+      `the loom keeps every turn recorded before the failure (${cantrip.loom.store.location})\n`,
+    );
     cantrip.loom.close();
     return err instanceof SpellbookError && err.family === "spell" ? EXIT.invalid : EXIT.failure;
   }
@@ -51,7 +63,11 @@ export async function runCommand(file: string, flags: RunFlags, io: CliIO): Prom
   if (flags.json) {
     io.stdout(redact(JSON.stringify(resultJson(result, cantrip.loom.store.location))) + "\n");
   } else {
-    io.stdout(redact(typeof result.result === "string" ? result.result : JSON.stringify(result.result, null, 2)) + "\n");
+    io.stdout(
+      redact(
+        typeof result.result === "string" ? result.result : JSON.stringify(result.result, null, 2),
+      ) + "\n",
+    );
     if (!flags.quiet) io.stderr(redact(summaryLine(result, cantrip.loom.store.location)));
   }
   return result.terminated ? EXIT.ok : EXIT.truncated;
@@ -89,4 +105,3 @@ function resultJson(r: CastResult, loom: string) {
     last_turn_id: r.lastTurnId,
   };
 }
-

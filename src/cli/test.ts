@@ -10,13 +10,18 @@ function defaultTargets(cwd: string): string[] {
   if (existsSync(join(cwd, "tests.yaml"))) out.push("tests.yaml");
   for (const dir of ["spells", "grimoire"]) {
     if (!existsSync(join(cwd, dir))) continue;
-    for (const f of readdirSync(join(cwd, dir)).sort()) if (/\.ya?ml$/.test(f)) out.push(join(dir, f));
+    for (const f of readdirSync(join(cwd, dir)).sort())
+      if (/\.ya?ml$/.test(f)) out.push(join(dir, f));
   }
   return out;
 }
 
 /** `spell test`: per case rule, name, pass/fail/skip and message; exit 1 when any case fails. */
-export async function testCommand(files: string[], flags: { reporter: "text" | "json" }, io: CliIO): Promise<number> {
+export async function testCommand(
+  files: string[],
+  flags: { reporter: "text" | "json" },
+  io: CliIO,
+): Promise<number> {
   const targets = files.length ? files : defaultTargets(io.cwd);
   const all: (CaseResult & { file: string })[] = [];
   let broken = 0;
@@ -35,7 +40,9 @@ export async function testCommand(files: string[], flags: { reporter: "text" | "
   const count = (s: CaseResult["status"]) => all.filter((r) => r.status === s).length;
   const [passed, failed, skipped] = [count("pass"), count("fail"), count("skip")];
   if (flags.reporter === "json") {
-    io.stdout(JSON.stringify({ passed, failed, skipped, broken_files: broken, cases: all }, null, 2) + "\n");
+    io.stdout(
+      JSON.stringify({ passed, failed, skipped, broken_files: broken, cases: all }, null, 2) + "\n",
+    );
   } else {
     io.stdout(`\n${passed} passed, ${failed} failed, ${skipped} skipped\n`);
   }

@@ -8,8 +8,12 @@ export async function validateCommand(files: string[], io: CliIO): Promise<numbe
   let bad = 0;
   for (const file of files) {
     try {
-      const loaded = await loadSpell(displayPath(io.cwd, file), { env: io.env, validateOnly: true });
-      for (const w of loaded.warnings) io.stderr(`${file}:${w.position.line}:${w.position.col}: warning: ${w.message}\n`);
+      const loaded = await loadSpell(displayPath(io.cwd, file), {
+        env: io.env,
+        validateOnly: true,
+      });
+      for (const w of loaded.warnings)
+        io.stderr(`${file}:${w.position.line}:${w.position.col}: warning: ${w.message}\n`);
       io.stdout(`${file}: ok\n`);
     } catch (err) {
       bad++;

@@ -2,12 +2,20 @@ import { Args, Command, Flags } from "@oclif/core";
 
 export default class Run extends Command {
   static override description = "Cast a spell on its intent (or --intent) and print the result.";
-  static override examples = ["spell run grimoire/04-cantrip.yaml", 'spell run spell.yaml --intent "Summarize README.md" --json'];
-  static override args = { file: Args.string({ description: "spell file (YAML)", required: true }) };
+  static override examples = [
+    "spell run grimoire/04-cantrip.yaml",
+    'spell run spell.yaml --intent "Summarize README.md" --json',
+  ];
+  static override args = {
+    file: Args.string({ description: "spell file (YAML)", required: true }),
+  };
   static override flags = {
     intent: Flags.string({ char: "i", description: "the intent; default: the spell's intent:" }),
     json: Flags.boolean({ description: "print only the final result as JSON on stdout" }),
-    loom: Flags.string({ description: 'loom JSONL file to append to ("memory" for none); default: the spell\'s loom.path' }),
+    loom: Flags.string({
+      description:
+        'loom JSONL file to append to ("memory" for none); default: the spell\'s loom.path',
+    }),
     quiet: Flags.boolean({ char: "q", description: "no progress on stderr" }),
   };
 
@@ -19,7 +27,9 @@ export default class Run extends Command {
     let interrupts = 0;
     const onSigint = () => {
       if (++interrupts > 1) process.exit(130);
-      process.stderr.write("interrupted: stopping after the current step (Ctrl-C again to quit now)\n");
+      process.stderr.write(
+        "interrupted: stopping after the current step (Ctrl-C again to quit now)\n",
+      );
       controller.abort("interrupted");
     };
     process.on("SIGINT", onSigint);

@@ -1,7 +1,8 @@
 import { Args, Command } from "@oclif/core";
 
 export default class Validate extends Command {
-  static override description = "Check spell files against the schema and the runtime's rules; print every error at file:line:col.";
+  static override description =
+    "Check spell files against the schema and the runtime's rules; print every error at file:line:col.";
   static override strict = false;
   static override args = { files: Args.string({ description: "spell files", required: true }) };
 

@@ -19,21 +19,38 @@ export interface Outcome {
 }
 
 const ACTION_KEYS = new Set(["construct_cantrip", "cast", "send", "then"]);
-const THEN_KEYS = new Set(["mutate_identity", "delete_turn", "annotate_reward", "extract_thread", "export_loom"]);
+const THEN_KEYS = new Set([
+  "mutate_identity",
+  "delete_turn",
+  "annotate_reward",
+  "extract_thread",
+  "export_loom",
+]);
 
 /** Runs the actions in order against the real library. The first error stops the case. */
-export async function runActions(actions: Record<string, unknown>[], built: Built, outcome: Outcome): Promise<void> {
+export async function runActions(
+  actions: Record<string, unknown>[],
+  built: Built,
+  outcome: Outcome,
+): Promise<void> {
   for (const action of actions) {
     for (const key of Object.keys(action)) {
-      if (!ACTION_KEYS.has(key)) throw new ConfigError("unsupported_action", `unsupported action: ${key}`);
+      if (!ACTION_KEYS.has(key))
+        throw new ConfigError("unsupported_action", `unsupported action: ${key}`);
     }
-    if (action["construct_cantrip"] !== undefined || action["cast"] !== undefined || action["send"] !== undefined) {
+    if (
+      action["construct_cantrip"] !== undefined ||
+      action["cast"] !== undefined ||
+      action["send"] !== undefined
+    ) {
       outcome.cantrip = await built.cantrip();
     }
     const cast = action["cast"] as { intent?: unknown; llm?: string } | undefined;
     if (cast !== undefined) {
       const cantrip = cast.llm ? await built.cantrip(cast.llm) : outcome.cantrip!;
-      outcome.casts.push(await cantrip.cast(cast.intent as string, { onEvent: (e) => outcome.events.push(e) }));
+      outcome.casts.push(
+        await cantrip.cast(cast.intent as string, { onEvent: (e) => outcome.events.push(e) }),
+      );
     }
     const send = action["send"] as { intent?: unknown } | undefined;
     if (send !== undefined) {
@@ -48,16 +65,24 @@ export async function runActions(actions: Record<string, unknown>[], built: Buil
 
 function runThen(then: Record<string, unknown>, built: Built, outcome: Outcome): void {
   for (const key of Object.keys(then)) {
-    if (!THEN_KEYS.has(key)) throw new ConfigError("unsupported_action", `unsupported action: then.${key}`);
+    if (!THEN_KEYS.has(key))
+      throw new ConfigError("unsupported_action", `unsupported action: then.${key}`);
   }
   const turns = built.loom.turns();
   const turnAt = (i: unknown): Turn => {
     const t = turns[Number(i)];
-    if (!t) throw new ConfigError("no_such_turn", `the loom has no turn ${String(i)} (it has ${turns.length})`);
+    if (!t)
+      throw new ConfigError(
+        "no_such_turn",
+        `the loom has no turn ${String(i)} (it has ${turns.length})`,
+      );
     return t;
   };
   if (then["mutate_identity"] !== undefined) {
-    const identity = (outcome.cantrip ?? failNoCantrip()).identity as unknown as Record<string, unknown>;
+    const identity = (outcome.cantrip ?? failNoCantrip()).identity as unknown as Record<
+      string,
+      unknown
+    >;
     for (const [key, value] of Object.entries(then["mutate_identity"] as object)) {
       if (key === "system_prompt") identity["systemPrompt"] = value;
       else (identity["hyperparameters"] as Record<string, unknown>)[key] = value;
@@ -70,12 +95,17 @@ function runThen(then: Record<string, unknown>, built: Built, outcome: Outcome):
   }
   if (then["extract_thread"] !== undefined) {
     const cast = outcome.casts[Number(then["extract_thread"])];
-    if (!cast?.lastTurnId) throw new ConfigError("no_such_thread", `no cast ${String(then["extract_thread"])} to extract a thread from`);
+    if (!cast?.lastTurnId)
+      throw new ConfigError(
+        "no_such_thread",
+        `no cast ${JSON.stringify(then["extract_thread"])} to extract a thread from`,
+      );
     outcome.extracted = built.loom.thread(cast.lastTurnId);
   }
   if (then["export_loom"] !== undefined) {
     const opts = then["export_loom"] as { format?: string; redaction?: "default" | "none" };
-    if (opts.format && opts.format !== "jsonl") throw new ConfigError("unsupported_action", `unsupported export format ${opts.format}`);
+    if (opts.format && opts.format !== "jsonl")
+      throw new ConfigError("unsupported_action", `unsupported export format ${opts.format}`);
     outcome.exported = exportJsonl(built.loom, {
       redaction: opts.redaction ?? "default",
       redact: (t) => built.redactor.redact(t),
@@ -84,5 +114,8 @@ function runThen(then: Record<string, unknown>, built: Built, outcome: Outcome):
 }
 
 function failNoCantrip(): never {
-  throw new ConfigError("no_cantrip", "mutate_identity needs a cantrip: construct or cast one first");
+  throw new ConfigError(
+    "no_cantrip",
+    "mutate_identity needs a cantrip: construct or cast one first",
+  );
 }

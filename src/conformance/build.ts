@@ -11,7 +11,17 @@ import { compileSpell } from "../spell/compile.js";
 import { schemaErrors } from "../spell/validate.js";
 
 /** Keys of an LLM entry in setup; anything else is a runner error, never ignored. */
-const LLM_KEYS = new Set(["responses", "usage", "record_inputs", "type", "name", "provider", "raw_response", "retry_behavior", "stateless"]);
+const LLM_KEYS = new Set([
+  "responses",
+  "usage",
+  "record_inputs",
+  "type",
+  "name",
+  "provider",
+  "raw_response",
+  "retry_behavior",
+  "stateless",
+]);
 const SETUP_KEYS = new Set(["circle", "identity", "filesystem", "folding", "retry"]);
 
 export interface Built {
@@ -43,12 +53,22 @@ export function buildSetup(setup: Record<string, unknown>, options: BuildOptions
     }
   }
   for (const key of ["folding", "retry"]) {
-    if (setup[key] !== undefined) throw new ConfigError("unsupported_setup", `unsupported setup key: ${key} (not implemented yet)`);
+    if (setup[key] !== undefined)
+      throw new ConfigError(
+        "unsupported_setup",
+        `unsupported setup key: ${key} (not implemented yet)`,
+      );
   }
   // A spell's own test without setup.llm runs on the spell's scripted replies, if it has them.
   const own = options.base?.llm;
   if (!("llm" in setup) && own && typeof own === "object" && own.provider === "scripted") {
-    llms.set("llm", scriptedFrom("llm", { responses: own.responses ?? [], ...(own.usage ? { usage: own.usage } : {}) }));
+    llms.set(
+      "llm",
+      scriptedFrom("llm", {
+        responses: own.responses ?? [],
+        ...(own.usage ? { usage: own.usage } : {}),
+      }),
+    );
   }
   let root: string | undefined;
   if (setup["filesystem"]) {
@@ -103,32 +123,50 @@ export function buildSetup(setup: Record<string, unknown>, options: BuildOptions
 function scriptedFrom(key: string, value: unknown): ScriptedLLM {
   const spec = (value ?? {}) as Record<string, unknown>;
   for (const k of Object.keys(spec)) {
-    if (!LLM_KEYS.has(k)) throw new ConfigError("unsupported_setup", `unsupported setup key: ${key}.${k}`);
+    if (!LLM_KEYS.has(k))
+      throw new ConfigError("unsupported_setup", `unsupported setup key: ${key}.${k}`);
   }
   if (spec["provider"] !== undefined || spec["raw_response"] !== undefined) {
-    throw new ConfigError("unsupported_setup", `unsupported setup key: ${key}.provider (provider adapters are not implemented yet)`);
+    throw new ConfigError(
+      "unsupported_setup",
+      `unsupported setup key: ${key}.provider (provider adapters are not implemented yet)`,
+    );
   }
   return new ScriptedLLM({
     responses: (spec["responses"] as ScriptedResponse[] | undefined) ?? [],
-    ...(spec["usage"] ? { usage: spec["usage"] as ScriptedResponse["usage"] } : {}),
+    ...(spec["usage"] ? { usage: spec["usage"] } : {}),
     recordInputs: true,
     name: typeof spec["name"] === "string" ? spec["name"] : key,
   });
 }
 
 /** setup → the spell a user would write: identity, circle (gates rooted in the temp filesystem). */
-function toSpell(setup: Record<string, unknown>, base: Spell | undefined, root: string | undefined): Spell {
-  const spell: Record<string, unknown> = base ? (structuredClone(base) as Record<string, unknown>) : { identity: {} };
+function toSpell(
+  setup: Record<string, unknown>,
+  base: Spell | undefined,
+  root: string | undefined,
+): Spell {
+  const spell: Record<string, unknown> = base
+    ? (structuredClone(base) as Record<string, unknown>)
+    : { identity: {} };
   delete spell["tests"];
   delete spell["loom"];
-  if ("identity" in setup) spell["identity"] = setup["identity"] === null ? undefined : { ...(base?.identity ?? {}), ...(setup["identity"] as object) };
+  if ("identity" in setup)
+    spell["identity"] =
+      setup["identity"] === null
+        ? undefined
+        : { ...(base?.identity ?? {}), ...(setup["identity"] as object) };
   if (setup["circle"] !== undefined || (base?.circle && root)) {
-    const circle: Record<string, unknown> = { ...(base?.circle ?? {}), ...((setup["circle"] as object | undefined) ?? {}) };
-    if (Array.isArray(circle["gates"])) circle["gates"] = circle["gates"].map((g) => rootGate(g, root));
+    const circle: Record<string, unknown> = {
+      ...(base?.circle ?? {}),
+      ...((setup["circle"] as object | undefined) ?? {}),
+    };
+    if (Array.isArray(circle["gates"]))
+      circle["gates"] = circle["gates"].map((g) => rootGate(g, root));
     spell["circle"] = circle;
   }
   if (spell["identity"] === undefined) delete spell["identity"];
-  return spell as Spell;
+  return spell;
 }
 
 const FILE_GATES = new Set(["read", "read_ephemeral", "list_dir"]);
@@ -136,12 +174,16 @@ const FILE_GATES = new Set(["read", "read_ephemeral", "list_dir"]);
 /** File gates see the case's filesystem: their root moves into the temp directory. */
 function rootGate(gate: unknown, root: string | undefined): unknown {
   if (!root) return gate;
-  if (typeof gate === "string") return FILE_GATES.has(gate) ? { name: gate, dependencies: { root } } : gate;
+  if (typeof gate === "string")
+    return FILE_GATES.has(gate) ? { name: gate, dependencies: { root } } : gate;
   const g = gate as Record<string, unknown>;
   const [only, deps] = Object.entries(g)[0] ?? [];
   if (typeof g["name"] !== "string" && only && FILE_GATES.has(only)) {
     // `{ read: { root: data } }` → the same gate, rooted at data/ inside the case's filesystem.
-    const sub = typeof (deps as { root?: unknown } | null)?.root === "string" ? (deps as { root: string }).root : "/";
+    const sub =
+      typeof (deps as { root?: unknown } | null)?.root === "string"
+        ? (deps as { root: string }).root
+        : "/";
     return { [only]: { ...(deps as object | null), root: join(root, sub) } };
   }
   if (typeof g["name"] === "string" && FILE_GATES.has(g["name"])) {

@@ -32,12 +32,20 @@ export function loadSuite(file: string, text = readFileSync(file, "utf8")): Conf
   if (doc.errors.length) {
     const e = doc.errors[0]!;
     const { line, col } = lines.linePos(e.pos[0]);
-    throw new ConfigError("yaml_syntax", e.message.split("\n")[0] ?? e.message, { file, line, col });
+    throw new ConfigError("yaml_syntax", e.message.split("\n")[0] ?? e.message, {
+      file,
+      line,
+      col,
+    });
   }
   const items = isSeq(doc.contents) ? doc.contents.items : null;
   const value = doc.toJS({ maxAliasCount: 1000 }) as unknown;
   if (!items || !Array.isArray(value)) {
-    throw new ConfigError("suite_not_sequence", "a conformance suite is a YAML sequence of cases", { file, line: 1, col: 1 });
+    throw new ConfigError("suite_not_sequence", "a conformance suite is a YAML sequence of cases", {
+      file,
+      line: 1,
+      col: 1,
+    });
   }
   return value.map((raw: unknown, i) => {
     const { line } = lines.linePos(items[i]?.range?.[0] ?? 0);
@@ -47,10 +55,14 @@ export function loadSuite(file: string, text = readFileSync(file, "utf8")): Conf
 
 export function toCase(raw: unknown, location: string): ConformanceCase {
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
-    throw new ConfigError("bad_case", `${location}: a case is a mapping with setup, action and expect`);
+    throw new ConfigError(
+      "bad_case",
+      `${location}: a case is a mapping with setup, action and expect`,
+    );
   }
   for (const key of Object.keys(raw)) {
-    if (!CASE_KEYS.has(key)) throw new ConfigError("bad_case", `${location}: unsupported case key: ${key}`);
+    if (!CASE_KEYS.has(key))
+      throw new ConfigError("bad_case", `${location}: unsupported case key: ${key}`);
   }
   return { ...(raw as Omit<ConformanceCase, "location">), location };
 }

@@ -15,7 +15,8 @@ const last = (o: Outcome) => {
 };
 
 /** A thread as the suite's roles: each turn is the entity's utterance and the circle's observation. */
-const roles = (thread: Turn[]): string[] => thread.flatMap((t) => (t.observation ? ["entity", "circle"] : ["entity"]));
+const roles = (thread: Turn[]): string[] =>
+  thread.flatMap((t) => (t.observation ? ["entity", "circle"] : ["entity"]));
 
 const threadOf = (o: Outcome, b: Built, i?: number): Turn[] => {
   if (i === undefined && o.extracted) return o.extracted;
@@ -33,7 +34,15 @@ export function wireMessage(m: Message): Record<string, unknown> {
       return {
         role: m.role,
         content: m.content,
-        ...(m.toolCalls ? { tool_calls: m.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })) } : {}),
+        ...(m.toolCalls
+          ? {
+              tool_calls: m.toolCalls.map((c) => ({
+                id: c.id,
+                name: c.name,
+                arguments: c.arguments,
+              })),
+            }
+          : {}),
       };
     case "tool":
       return { role: m.role, tool_call_id: m.toolCallId, content: m.content };
@@ -44,7 +53,12 @@ export function wireMessage(m: Message): Record<string, unknown> {
 
 const text = (q: RecordedQuery): string => JSON.stringify(q.messages.map(wireMessage));
 
-function checkInvocation(want: Record<string, unknown>, q: RecordedQuery, m: MatchContext, path: string): string | null {
+function checkInvocation(
+  want: Record<string, unknown>,
+  q: RecordedQuery,
+  m: MatchContext,
+  path: string,
+): string | null {
   for (const [key, value] of Object.entries(want)) {
     let r: string | null;
     switch (key) {
@@ -52,22 +66,38 @@ function checkInvocation(want: Record<string, unknown>, q: RecordedQuery, m: Mat
         r = matchValue(value, q.messages.map(wireMessage), m, `${path}.messages`);
         break;
       case "message_count":
-        r = looselyEqual(value, q.messages.length) ? null : `${path}.message_count: expected ${show(value)}, got ${q.messages.length}`;
+        r = looselyEqual(value, q.messages.length)
+          ? null
+          : `${path}.message_count: expected ${show(value)}, got ${q.messages.length}`;
         break;
       case "first_message":
-        r = matchValue(value, q.messages[0] && wireMessage(q.messages[0]), m, `${path}.first_message`);
+        r = matchValue(
+          value,
+          q.messages[0] && wireMessage(q.messages[0]),
+          m,
+          `${path}.first_message`,
+        );
         break;
       case "messages_include":
-        r = text(q).includes(JSON.stringify(String(value)).slice(1, -1)) ? null : `${path}: no message includes ${show(value)}`;
+        r = text(q).includes(JSON.stringify(String(value)).slice(1, -1))
+          ? null
+          : `${path}: no message includes ${show(value)}`;
         break;
       case "messages_exclude":
-        r = text(q).includes(JSON.stringify(String(value)).slice(1, -1)) ? `${path}: a message includes ${show(value)}` : null;
+        r = text(q).includes(JSON.stringify(String(value)).slice(1, -1))
+          ? `${path}: a message includes ${show(value)}`
+          : null;
         break;
       case "tool_choice":
-        r = looselyEqual(value, q.toolChoice) ? null : `${path}.tool_choice: expected ${show(value)}, got ${show(q.toolChoice)}`;
+        r = looselyEqual(value, q.toolChoice)
+          ? null
+          : `${path}.tool_choice: expected ${show(value)}, got ${show(q.toolChoice)}`;
         break;
       default:
-        throw new ConfigError("unsupported_expectation", `unsupported expectation: llm_invocations[].${key}`);
+        throw new ConfigError(
+          "unsupported_expectation",
+          `unsupported expectation: llm_invocations[].${key}`,
+        );
     }
     if (r) return r;
   }
@@ -80,7 +110,12 @@ function mainLLM(b: Built) {
   return llm;
 }
 
-function usageMatch(want: unknown, got: Record<string, number>, path: string, m: MatchContext): string | null {
+function usageMatch(
+  want: unknown,
+  got: Record<string, number>,
+  path: string,
+  m: MatchContext,
+): string | null {
   return matchValue(want, got, m, path);
 }
 
@@ -90,11 +125,23 @@ function threadN(i: number): Check {
     const cast = o.casts[i];
     if (!cast) return `thread_${i}: there is no cast ${i}`;
     const thread = threadOf(o, b, i);
-    const { turns, result, last_turn, ...rest } = w as { turns?: number; result?: unknown; last_turn?: unknown };
-    if (Object.keys(rest).length) throw new ConfigError("unsupported_expectation", `unsupported expectation: thread_${i}.${Object.keys(rest)[0]}`);
-    if (turns !== undefined && turns !== cast.turns) return `thread_${i}.turns: expected ${turns}, got ${cast.turns}`;
-    if (result !== undefined && !looselyEqual(result, cast.result)) return `thread_${i}.result: expected ${show(result)}, got ${show(cast.result)}`;
-    return last_turn === undefined ? null : matchValue(last_turn, thread[thread.length - 1], m, `thread_${i}.last_turn`);
+    const { turns, result, last_turn, ...rest } = w as {
+      turns?: number;
+      result?: unknown;
+      last_turn?: unknown;
+    };
+    if (Object.keys(rest).length)
+      throw new ConfigError(
+        "unsupported_expectation",
+        `unsupported expectation: thread_${i}.${Object.keys(rest)[0]}`,
+      );
+    if (turns !== undefined && turns !== cast.turns)
+      return `thread_${i}.turns: expected ${turns}, got ${cast.turns}`;
+    if (result !== undefined && !looselyEqual(result, cast.result))
+      return `thread_${i}.result: expected ${show(result)}, got ${show(cast.result)}`;
+    return last_turn === undefined
+      ? null
+      : matchValue(last_turn, thread[thread.length - 1], m, `thread_${i}.last_turn`);
   };
 }
 
@@ -106,9 +153,23 @@ export function checkFor(key: string): Check | undefined {
 
 /** Every expectation key the runner understands. An unknown key is an error, never ignored. */
 const checks: Record<string, Check> = {
-  result: (w, o) => (looselyEqual(w, last(o).result) ? null : `result: expected ${show(w)}, got ${show(last(o).result)}`),
-  result_contains: (w, o) => (String(typeof last(o).result === "string" ? last(o).result : JSON.stringify(last(o).result)).includes(String(w)) ? null : `result ${show(last(o).result)} does not contain ${show(w)}`),
-  results: (w, o, _b, m) => matchValue(w, o.casts.map((c) => c.result), m, "results"),
+  result: (w, o) =>
+    looselyEqual(w, last(o).result)
+      ? null
+      : `result: expected ${show(w)}, got ${show(last(o).result)}`,
+  result_contains: (w, o) =>
+    String(
+      typeof last(o).result === "string" ? last(o).result : JSON.stringify(last(o).result),
+    ).includes(String(w))
+      ? null
+      : `result ${show(last(o).result)} does not contain ${show(w)}`,
+  results: (w, o, _b, m) =>
+    matchValue(
+      w,
+      o.casts.map((c) => c.result),
+      m,
+      "results",
+    ),
   entities: (w, _o, b) => {
     const n = new Set(b.loom.turns().map((t) => t.entity_id)).size;
     return looselyEqual(w, n) ? null : `entities: expected ${show(w)}, got ${n}`;
@@ -118,16 +179,40 @@ const checks: Record<string, Check> = {
     const unique = new Set(ids).size === ids.length;
     return unique === w ? null : `entity_ids_unique: expected ${show(w)}, ids ${show(ids)}`;
   },
-  turns: (w, o) => (looselyEqual(w, last(o).turns) ? null : `turns: expected ${show(w)}, got ${last(o).turns}`),
-  terminated: (w, o) => (last(o).terminated === w ? null : `terminated: expected ${show(w)}, got ${last(o).terminated} (reason ${last(o).reason})`),
-  truncated: (w, o) => (last(o).truncated === w ? null : `truncated: expected ${show(w)}, got ${last(o).truncated} (reason ${last(o).reason})`),
-  reason: (w, o) => (looselyEqual(w, last(o).reason) ? null : `reason: expected ${show(w)}, got ${show(last(o).reason)}`),
+  turns: (w, o) =>
+    looselyEqual(w, last(o).turns) ? null : `turns: expected ${show(w)}, got ${last(o).turns}`,
+  terminated: (w, o) =>
+    last(o).terminated === w
+      ? null
+      : `terminated: expected ${show(w)}, got ${last(o).terminated} (reason ${last(o).reason})`,
+  truncated: (w, o) =>
+    last(o).truncated === w
+      ? null
+      : `truncated: expected ${show(w)}, got ${last(o).truncated} (reason ${last(o).reason})`,
+  reason: (w, o) =>
+    looselyEqual(w, last(o).reason)
+      ? null
+      : `reason: expected ${show(w)}, got ${show(last(o).reason)}`,
   gate_calls_executed: (w, o, b) => {
     const names = castTurns(o, b).flatMap((t) => t.gate_calls.map((g) => g.gate_name));
-    return looselyEqual([...(w as string[])].sort(), [...names].sort()) ? null : `gate_calls_executed: expected ${show(w)}, got ${show(names)}`;
+    return looselyEqual([...(w as string[])].sort(), [...names].sort())
+      ? null
+      : `gate_calls_executed: expected ${show(w)}, got ${show(names)}`;
   },
-  gate_call_order: (w, o, b, m) => matchValue(w, castTurns(o, b).flatMap((t) => t.gate_calls.map((g) => g.gate_name)), m, "gate_call_order"),
-  gate_results: (w, o, b, m) => matchValue(w, castTurns(o, b).flatMap((t) => t.gate_calls.map((g) => parseMaybe(g.result))), m, "gate_results"),
+  gate_call_order: (w, o, b, m) =>
+    matchValue(
+      w,
+      castTurns(o, b).flatMap((t) => t.gate_calls.map((g) => g.gate_name)),
+      m,
+      "gate_call_order",
+    ),
+  gate_results: (w, o, b, m) =>
+    matchValue(
+      w,
+      castTurns(o, b).flatMap((t) => t.gate_calls.map((g) => parseMaybe(g.result))),
+      m,
+      "gate_results",
+    ),
   turn_1_observation: (w, o, b) => {
     const turn = castTurns(o, b)[0];
     if (!turn) return "turn_1_observation: the cast has no turns";
@@ -135,22 +220,31 @@ const checks: Record<string, Check> = {
       const first = turn.gate_calls[0];
       if (key === "is_error") {
         const isError = turn.gate_calls.some((g) => g.is_error);
-        if (isError !== value) return `turn_1_observation.is_error: expected ${show(value)}, got ${isError} (${turn.observation})`;
+        if (isError !== value)
+          return `turn_1_observation.is_error: expected ${show(value)}, got ${isError} (${turn.observation})`;
       } else if (key === "content") {
         const content = first ? first.result : turn.observation;
-        if (!looselyEqual(value, content)) return `turn_1_observation.content: expected ${show(value)}, got ${show(content)}`;
+        if (!looselyEqual(value, content))
+          return `turn_1_observation.content: expected ${show(value)}, got ${show(content)}`;
       } else if (key === "content_contains") {
         const texts = [turn.observation, ...turn.gate_calls.map((g) => g.result)];
-        if (!texts.some((t) => t.includes(String(value)))) return `turn_1_observation: ${show(turn.observation)} does not contain ${show(value)}`;
-      } else throw new ConfigError("unsupported_expectation", `unsupported expectation: turn_1_observation.${key}`);
+        if (!texts.some((t) => t.includes(String(value))))
+          return `turn_1_observation: ${show(turn.observation)} does not contain ${show(value)}`;
+      } else
+        throw new ConfigError(
+          "unsupported_expectation",
+          `unsupported expectation: turn_1_observation.${key}`,
+        );
     }
     return null;
   },
   llm_invocations: (w, _o, b, m) => {
     const qs = mainLLM(b).invocations;
-    if (typeof w === "number") return qs.length === w ? null : `llm_invocations: expected ${w}, got ${qs.length}`;
+    if (typeof w === "number")
+      return qs.length === w ? null : `llm_invocations: expected ${w}, got ${qs.length}`;
     const list = w as Record<string, unknown>[];
-    if (list.length !== qs.length) return `llm_invocations: expected ${list.length} queries, got ${qs.length}`;
+    if (list.length !== qs.length)
+      return `llm_invocations: expected ${list.length} queries, got ${qs.length}`;
     for (let i = 0; i < list.length; i++) {
       const r = checkInvocation(list[i] ?? {}, qs[i]!, m, `llm_invocations[${i}]`);
       if (r) return r;
@@ -159,22 +253,32 @@ const checks: Record<string, Check> = {
   },
   llm_received_tool_choice: (w, _o, b) => {
     const got = mainLLM(b).invocations.map((q) => q.toolChoice);
-    return got.length > 0 && got.every((c) => c === w) ? null : `llm_received_tool_choice: expected ${show(w)}, got ${show(got)}`;
+    return got.length > 0 && got.every((c) => c === w)
+      ? null
+      : `llm_received_tool_choice: expected ${show(w)}, got ${show(got)}`;
   },
   llm_received_tools: (w, _o, b) => {
     const q = mainLLM(b).invocations[0];
     const want = (w as { name: string }[]).map((t) => t.name).sort();
     const got = (q?.tools ?? []).map((t) => t.name).sort();
-    return looselyEqual(want, got) ? null : `llm_received_tools: expected ${show(want)}, got ${show(got)}`;
+    return looselyEqual(want, got)
+      ? null
+      : `llm_received_tools: expected ${show(want)}, got ${show(got)}`;
   },
   usage: (w, o, _b, m) => usageMatch(w, { ...last(o).usage }, "usage", m),
-  cumulative_usage: (w, o, _b, m) => usageMatch(w, { ...last(o).cumulativeUsage }, "cumulative_usage", m),
+  cumulative_usage: (w, o, _b, m) =>
+    usageMatch(w, { ...last(o).cumulativeUsage }, "cumulative_usage", m),
   thread: (w, o, b, m) => {
     const thread = threadOf(o, b);
     if (Array.isArray(w)) return matchValue(w, roles(thread), m, "thread");
     const { length, turns, ...rest } = w as { length?: number; turns?: unknown[] };
-    if (Object.keys(rest).length) throw new ConfigError("unsupported_expectation", `unsupported expectation: thread.${Object.keys(rest)[0]}`);
-    if (length !== undefined && length !== thread.length) return `thread.length: expected ${length}, got ${thread.length}`;
+    if (Object.keys(rest).length)
+      throw new ConfigError(
+        "unsupported_expectation",
+        `unsupported expectation: thread.${Object.keys(rest)[0]}`,
+      );
+    if (length !== undefined && length !== thread.length)
+      return `thread.length: expected ${length}, got ${thread.length}`;
     return turns ? matchTurns(turns, thread, m, "thread.turns") : null;
   },
   threads: (w, _o, b) => {
@@ -182,10 +286,19 @@ const checks: Record<string, Check> = {
     return looselyEqual(w, n) ? null : `threads: expected ${show(w)}, got ${n}`;
   },
   loom: (w, _o, b, m) => {
-    const { turn_count, identity, turns, ...rest } = w as { turn_count?: number; identity?: unknown; turns?: unknown[] };
-    if (Object.keys(rest).length) throw new ConfigError("unsupported_expectation", `unsupported expectation: loom.${Object.keys(rest)[0]}`);
+    const { turn_count, identity, turns, ...rest } = w as {
+      turn_count?: number;
+      identity?: unknown;
+      turns?: unknown[];
+    };
+    if (Object.keys(rest).length)
+      throw new ConfigError(
+        "unsupported_expectation",
+        `unsupported expectation: loom.${Object.keys(rest)[0]}`,
+      );
     const all = b.loom.turns();
-    if (turn_count !== undefined && !looselyEqual(turn_count, all.length)) return `loom.turn_count: expected ${turn_count}, got ${all.length}`;
+    if (turn_count !== undefined && !looselyEqual(turn_count, all.length))
+      return `loom.turn_count: expected ${turn_count}, got ${all.length}`;
     if (identity !== undefined) {
       const first = all[0];
       const node = first ? b.loom.identity(first.cantrip_id) : undefined;
@@ -195,25 +308,58 @@ const checks: Record<string, Check> = {
     return turns ? matchTurns(turns, all, m, "loom.turns") : null;
   },
   loom_export_exclude: (w, o) => {
-    if (o.exported === undefined) throw new ConfigError("unsupported_expectation", "loom_export_exclude needs then.export_loom");
+    if (o.exported === undefined)
+      throw new ConfigError(
+        "unsupported_expectation",
+        "loom_export_exclude needs then.export_loom",
+      );
     return o.exported.includes(String(w)) ? `the loom export contains ${show(w)}` : null;
   },
 };
 
-const TURN_KEYS = new Set(["sequence", "gate_calls", "terminated", "truncated", "reward", "id", "parent_id", "entity_id", "metadata", "utterance", "observation", "observation_contains", "reason", "role"]);
+const TURN_KEYS = new Set([
+  "sequence",
+  "gate_calls",
+  "terminated",
+  "truncated",
+  "reward",
+  "id",
+  "parent_id",
+  "entity_id",
+  "metadata",
+  "utterance",
+  "observation",
+  "observation_contains",
+  "reason",
+  "role",
+]);
 
 function matchTurns(want: unknown[], turns: Turn[], m: MatchContext, path: string): string | null {
-  if (want.length > turns.length) return `${path}: expected at least ${want.length} turns, got ${turns.length}`;
+  if (want.length > turns.length)
+    return `${path}: expected at least ${want.length} turns, got ${turns.length}`;
   for (let i = 0; i < want.length; i++) {
     const w = (want[i] ?? {}) as Record<string, unknown>;
     const t = turns[i]!;
     for (const [key, value] of Object.entries(w)) {
-      if (!TURN_KEYS.has(key)) throw new ConfigError("unsupported_expectation", `unsupported expectation: ${path}[].${key}`);
+      if (!TURN_KEYS.has(key))
+        throw new ConfigError(
+          "unsupported_expectation",
+          `unsupported expectation: ${path}[].${key}`,
+        );
       const r =
         key === "observation_contains"
-          ? t.observation.includes(String(value)) ? null : `${path}[${i}].observation ${show(t.observation)} does not contain ${show(value)}`
-          : key === "gate_calls" && Array.isArray(value) && value.every((v) => typeof v === "string")
-            ? matchValue(value, t.gate_calls.map((g) => g.gate_name), m, `${path}[${i}].gate_calls`)
+          ? t.observation.includes(String(value))
+            ? null
+            : `${path}[${i}].observation ${show(t.observation)} does not contain ${show(value)}`
+          : key === "gate_calls" &&
+              Array.isArray(value) &&
+              value.every((v) => typeof v === "string")
+            ? matchValue(
+                value,
+                t.gate_calls.map((g) => g.gate_name),
+                m,
+                `${path}[${i}].gate_calls`,
+              )
             : matchValue({ [key]: value }, t, m, `${path}[${i}]`);
       if (r) return r;
     }
@@ -230,7 +376,10 @@ function parseMaybe(s: string): unknown {
 }
 
 export function checkError(want: unknown, error: unknown): string | null {
-  if (error === undefined) return `expected an error containing ${show(want)}, but every step succeeded`;
+  if (error === undefined)
+    return `expected an error containing ${show(want)}, but every step succeeded`;
   const message = errorMessage(error);
-  return message.toLowerCase().includes(String(want).toLowerCase()) ? null : `expected an error containing ${show(want)}, got: ${message}`;
+  return message.toLowerCase().includes(String(want).toLowerCase())
+    ? null
+    : `expected an error containing ${show(want)}, got: ${message}`;
 }

@@ -22,14 +22,23 @@ export interface RunCaseOptions {
  * Runs one case against the real library: setup → spell → loader → cantrip; the actions call
  * the real cast, loom and exporter; the expectations read what happened. Nothing is simulated.
  */
-export async function runCase(c: ConformanceCase, options: RunCaseOptions = {}): Promise<CaseResult> {
-  const head = { rule: c.rule ?? "", name: c.name ?? c.description ?? "(unnamed)", location: c.location };
+export async function runCase(
+  c: ConformanceCase,
+  options: RunCaseOptions = {},
+): Promise<CaseResult> {
+  const head = {
+    rule: c.rule ?? "",
+    name: c.name ?? c.description ?? "(unnamed)",
+    location: c.location,
+  };
   if (c.skip) return { ...head, status: "skip", message: c.skip };
   const expect = c.expect ?? {};
   for (const key of Object.keys(expect)) {
-    if (key !== "error" && !checkFor(key)) return { ...head, status: "fail", message: `unsupported expectation: ${key}` };
+    if (key !== "error" && !checkFor(key))
+      return { ...head, status: "fail", message: `unsupported expectation: ${key}` };
   }
-  if (Object.keys(expect).length === 0) return { ...head, status: "fail", message: "a case must expect something" };
+  if (Object.keys(expect).length === 0)
+    return { ...head, status: "fail", message: "a case must expect something" };
   const outcome: Outcome = { casts: [], events: [] };
   let built;
   try {
@@ -54,7 +63,10 @@ export async function runCase(c: ConformanceCase, options: RunCaseOptions = {}):
       failures.push(`unexpected error: ${errorMessage(outcome.error)}`);
     }
     if (!failures.length) {
-      const ctx: MatchContext = { turnIds: built.loom.turns().map((t) => t.id), bindings: new Map() };
+      const ctx: MatchContext = {
+        turnIds: built.loom.turns().map((t) => t.id),
+        bindings: new Map(),
+      };
       for (const [key, want] of Object.entries(expect)) {
         if (key === "error") continue;
         try {
@@ -77,7 +89,10 @@ function isRunnerError(err: unknown): boolean {
 }
 
 /** A suite file, or a spell file whose `tests:` run with the spell as their base. */
-export async function runFile(file: string, onResult?: (r: CaseResult) => void): Promise<CaseResult[]> {
+export async function runFile(
+  file: string,
+  onResult?: (r: CaseResult) => void,
+): Promise<CaseResult[]> {
   const results: CaseResult[] = [];
   const push = (r: CaseResult) => {
     results.push(r);
@@ -100,6 +115,7 @@ async function isSpellFile(file: string): Promise<boolean> {
   const { readFileSync } = await import("node:fs");
   const { parse } = await import("yaml");
   const value: unknown = parse(readFileSync(file, "utf8"), { maxAliasCount: 1000 });
-  if (value === null || typeof value !== "object") throw new ConfigError("bad_suite", `${file}: neither a spell nor a suite`);
+  if (value === null || typeof value !== "object")
+    throw new ConfigError("bad_suite", `${file}: neither a spell nor a suite`);
   return !Array.isArray(value);
 }

@@ -1,4 +1,4 @@
-import { Circle } from "../circle/circle.js";
+import type { Circle } from "../circle/circle.js";
 import type { Presentation } from "../circle/medium.js";
 import type { LLM, Message, ToolChoice } from "../llm/contract.js";
 import { Loom } from "../loom/loom.js";
@@ -84,8 +84,10 @@ export class Cantrip {
   /** The fixed head of every context: identity, then the circle's capability text (§4.6). */
   initialMessages(): Message[] {
     const messages: Message[] = [];
-    if (this.identity.systemPrompt) messages.push({ role: "system", content: this.identity.systemPrompt });
-    if (this.presentation.capability) messages.push({ role: "system", content: this.presentation.capability });
+    if (this.identity.systemPrompt)
+      messages.push({ role: "system", content: this.identity.systemPrompt });
+    if (this.presentation.capability)
+      messages.push({ role: "system", content: this.presentation.capability });
     return messages;
   }
 }

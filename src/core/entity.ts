@@ -1,5 +1,11 @@
 import type { MediumSession, MediumStep } from "../circle/medium.js";
-import { addUsage, emptyUsage, type LLMResponse, type Message, type Usage } from "../llm/contract.js";
+import {
+  addUsage,
+  emptyUsage,
+  type LLMResponse,
+  type Message,
+  type Usage,
+} from "../llm/contract.js";
 import { validateResponse } from "../llm/validate.js";
 import type { Loom } from "../loom/loom.js";
 import type { Turn } from "../loom/turn.js";
@@ -64,7 +70,10 @@ export class Entity {
   ) {
     this.lastTurnId = options.parentTurnId ?? null;
     this.messages = options.history ? [...options.history] : cantrip.initialMessages();
-    this.session = cantrip.circle.medium.open(cantrip.circle, { ...options.services, entity: this });
+    this.session = cantrip.circle.medium.open(cantrip.circle, {
+      ...options.services,
+      entity: this,
+    });
   }
 
   /** Runs one intent to its end: terminated by the entity or truncated by a ward. */
@@ -72,7 +81,8 @@ export class Entity {
     if (typeof intent !== "string" || intent.trim() === "") {
       throw new ConfigError("intent_required", "intent is required"); // INTENT-1
     }
-    if (this.disposed) throw new ConfigError("entity_disposed", "entity was released; summon a new one");
+    if (this.disposed)
+      throw new ConfigError("entity_disposed", "entity was released; summon a new one");
     this.messages.push({ role: "user", content: intent }); // INTENT-2
     const cast = new CastRun(this, this.options.signal);
     try {
@@ -219,7 +229,10 @@ class CastRun {
         extra: cantrip.extra,
         signal,
         ...(bus.active
-          ? { onDelta: (d: { type: "text" | "thinking"; text: string }) => this.emit({ type: d.type, entityId: id, text: d.text }) }
+          ? {
+              onDelta: (d: { type: "text" | "thinking"; text: string }) =>
+                this.emit({ type: d.type, entityId: id, text: d.text }),
+            }
           : {}),
       });
       this.emit({ type: "message_complete", entityId: id, sequence, content: response.content });
@@ -257,14 +270,26 @@ class CastRun {
     return { type: "truncated", reason };
   }
 
-  private afterTurn(turn: Turn, step: MediumStep, response: LLMResponse, outcome: TurnOutcome, started: number): void {
+  private afterTurn(
+    turn: Turn,
+    step: MediumStep,
+    response: LLMResponse,
+    outcome: TurnOutcome,
+    started: number,
+  ): void {
     this.lastTurnId = turn.id;
     this.lastUtterance = step.utterance;
-    for (const r of step.gateCalls) this.gates.set(r.gate_name, (this.gates.get(r.gate_name) ?? 0) + 1);
+    for (const r of step.gateCalls)
+      this.gates.set(r.gate_name, (this.gates.get(r.gate_name) ?? 0) + 1);
     const id = this.entity.id;
     if (this.entity.bus.active) {
       for (const record of step.gateCalls) {
-        this.emit({ type: "tool_call", entityId: id, gate: record.gate_name, arguments: record.arguments });
+        this.emit({
+          type: "tool_call",
+          entityId: id,
+          gate: record.gate_name,
+          arguments: record.arguments,
+        });
         this.emit({ type: "tool_result", entityId: id, record });
       }
     }
@@ -286,7 +311,14 @@ class CastRun {
     const result = terminated
       ? (outcome as { result: unknown }).result
       : truncationSummary(reason, this.turns, this.gates, this.lastUtterance);
-    this.emit({ type: "final", entityId: this.entity.id, result, terminated, truncated: !terminated, reason });
+    this.emit({
+      type: "final",
+      entityId: this.entity.id,
+      result,
+      terminated,
+      truncated: !terminated,
+      reason,
+    });
     return {
       result,
       terminated,

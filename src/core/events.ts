@@ -24,7 +24,14 @@ export type CantripEvent =
       durationMs: number;
       outcome: "continue" | "terminated" | "truncated";
     }
-  | { type: "final"; entityId: string; result: unknown; terminated: boolean; truncated: boolean; reason: string };
+  | {
+      type: "final";
+      entityId: string;
+      result: unknown;
+      terminated: boolean;
+      truncated: boolean;
+      reason: string;
+    };
 
 export type EventListener = (event: CantripEvent) => void;
 

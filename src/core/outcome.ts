@@ -29,18 +29,28 @@ export function decideOutcome(step: MediumOutcome, wards: WardValues, s: LoopSta
 export function wardTruncation(wards: WardValues, s: LoopState): TurnOutcome | null {
   if (s.aborted !== null) return { type: "truncated", reason: s.aborted };
   const maxTurns = numberWard(wards, "max_turns");
-  if (maxTurns !== undefined && s.turns >= maxTurns) return { type: "truncated", reason: "max_turns" };
+  if (maxTurns !== undefined && s.turns >= maxTurns)
+    return { type: "truncated", reason: "max_turns" };
   const timeout = numberWard(wards, "timeout_ms");
-  if (timeout !== undefined && s.now - s.startedAt >= timeout) return { type: "truncated", reason: "timeout_ms" };
+  if (timeout !== undefined && s.now - s.startedAt >= timeout)
+    return { type: "truncated", reason: "timeout_ms" };
   const maxTokens = numberWard(wards, "max_tokens");
-  if (maxTokens !== undefined && s.tokens >= maxTokens) return { type: "truncated", reason: "max_tokens" };
+  if (maxTokens !== undefined && s.tokens >= maxTokens)
+    return { type: "truncated", reason: "max_tokens" };
   return null;
 }
 
 /** LOOP-4: what was accomplished before the entity was cut off, without another LLM call. */
-export function truncationSummary(reason: string, turns: number, gates: Map<string, number>, last: string): string {
+export function truncationSummary(
+  reason: string,
+  turns: number,
+  gates: Map<string, number>,
+  last: string,
+): string {
   const called = [...gates].map(([g, n]) => (n > 1 ? `${g} ×${n}` : g)).join(", ") || "none";
   const tail = last.length > 200 ? `${last.slice(0, 200)}…` : last;
-  return `Truncated by ${reason} after ${turns} turn${turns === 1 ? "" : "s"}. Gates called: ${called}.` +
-    (tail ? ` Last utterance: ${JSON.stringify(tail)}` : "");
+  return (
+    `Truncated by ${reason} after ${turns} turn${turns === 1 ? "" : "s"}. Gates called: ${called}.` +
+    (tail ? ` Last utterance: ${JSON.stringify(tail)}` : "")
+  );
 }

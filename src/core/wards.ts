@@ -45,7 +45,7 @@ export function composeWards(...lists: readonly (readonly Ward[] | WardValues)[]
             ? value
             : kind.type === "number"
               ? Math.min(prev as number, value as number)
-              : (prev as boolean) || (value as boolean);
+              : prev || value;
       }
     }
   }
@@ -55,7 +55,10 @@ export function composeWards(...lists: readonly (readonly Ward[] | WardValues)[]
 function checkValue(name: string, kind: WardKind, value: unknown): void {
   if (kind.type === "boolean" ? typeof value !== "boolean" : !isNonNegativeNumber(value)) {
     const want = kind.type === "boolean" ? "true or false" : "a non-negative number";
-    throw new ConfigError("bad_ward_value", `ward ${name} must be ${want}, got ${JSON.stringify(value)}`);
+    throw new ConfigError(
+      "bad_ward_value",
+      `ward ${name} must be ${want}, got ${JSON.stringify(value)}`,
+    );
   }
 }
 

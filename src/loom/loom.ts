@@ -12,6 +12,7 @@ export class Loom {
   private readonly childCount = new Map<string, number>();
   private readonly identities = new Map<string, IdentityNode>();
   private readonly rewards = new Map<string, number>();
+  private readonly reserved = new Set<string>();
 
   constructor(readonly store: LoomStore = new MemoryStore()) {
     for (const record of store.load()) this.index(record);
@@ -33,17 +34,38 @@ export class Loom {
 
   append(turn: Turn): void {
     if (this.turnsById.has(turn.id)) {
-      throw new ConfigError("loom_append_only", `loom is append-only: turn ${turn.id} already exists`);
+      throw new ConfigError(
+        "loom_append_only",
+        `loom is append-only: turn ${turn.id} already exists`,
+      );
     }
-    if (turn.parent_id !== null && !this.turnsById.has(turn.parent_id)) {
-      throw new ConfigError("loom_unknown_parent", `turn ${turn.id} names unknown parent ${turn.parent_id}`);
+    if (
+      turn.parent_id !== null &&
+      !this.turnsById.has(turn.parent_id) &&
+      !this.reserved.has(turn.parent_id)
+    ) {
+      throw new ConfigError(
+        "loom_unknown_parent",
+        `turn ${turn.id} names unknown parent ${turn.parent_id}`,
+      );
     }
     this.write({ type: "turn", ...turn });
+    this.reserved.delete(turn.id);
+  }
+
+  /**
+   * Lets a turn that is not recorded yet be named as a parent. A child entity's root turn hangs
+   * from the turn that spawned it (COMP-5), and that turn is appended only when it ends — after
+   * the child's turns.
+   */
+  reserve(turnId: string): void {
+    if (!this.turnsById.has(turnId)) this.reserved.add(turnId);
   }
 
   /** LOOM-3's one exception: a reward, appended as its own record, never by rewriting. */
   annotateReward(turnId: string, reward: number): void {
-    if (!this.turnsById.has(turnId)) throw new ConfigError("loom_unknown_turn", `no turn ${turnId} in the loom`);
+    if (!this.turnsById.has(turnId))
+      throw new ConfigError("loom_unknown_turn", `no turn ${turnId} in the loom`);
     if (typeof reward !== "number" || !Number.isFinite(reward)) {
       throw new ConfigError("bad_reward", "reward must be a finite number");
     }
@@ -73,10 +95,15 @@ export class Loom {
   /** The path root → leaf ending at `leafId` (LOOM-10). */
   thread(leafId: string): Turn[] {
     const path: Turn[] = [];
-    for (let t = this.turnsById.get(leafId); t; t = t.parent_id ? this.turnsById.get(t.parent_id) : undefined) {
+    for (
+      let t = this.turnsById.get(leafId);
+      t;
+      t = t.parent_id ? this.turnsById.get(t.parent_id) : undefined
+    ) {
       path.push(this.withReward(t));
     }
-    if (path.length === 0) throw new ConfigError("loom_unknown_turn", `no turn ${leafId} in the loom`);
+    if (path.length === 0)
+      throw new ConfigError("loom_unknown_turn", `no turn ${leafId} in the loom`);
     return path.reverse();
   }
 
@@ -114,7 +141,8 @@ export class Loom {
         const frozen = Object.freeze(turn);
         this.turnsById.set(turn.id, frozen);
         this.order.push(frozen);
-        if (turn.parent_id) this.childCount.set(turn.parent_id, (this.childCount.get(turn.parent_id) ?? 0) + 1);
+        if (turn.parent_id)
+          this.childCount.set(turn.parent_id, (this.childCount.get(turn.parent_id) ?? 0) + 1);
         break;
       }
       case "reward":

@@ -53,11 +53,19 @@ export class JsonlStore implements LoomStore {
         writeSync(this.fd, `\n${JSON.stringify(marker)}\n`);
       }
       if (fresh) {
-        const header: LoomRecord = { type: "loom", version: LOOM_FORMAT_VERSION, created: new Date().toISOString() };
+        const header: LoomRecord = {
+          type: "loom",
+          version: LOOM_FORMAT_VERSION,
+          created: new Date().toISOString(),
+        };
         writeSync(this.fd, `${JSON.stringify(header)}\n`);
       }
     } catch (err) {
-      throw new SystemError("loom_io", `cannot open loom ${this.location}: ${(err as Error).message}`, { cause: err });
+      throw new SystemError(
+        "loom_io",
+        `cannot open loom ${this.location}: ${(err as Error).message}`,
+        { cause: err },
+      );
     }
   }
 }
@@ -81,7 +89,10 @@ export function readLoomFile(path: string): LoomReadResult {
       if (record.type === "loom") {
         version = record.version;
         if (version > LOOM_FORMAT_VERSION) {
-          throw new SystemError("loom_version", `${path}: loom format version ${version} is newer than this Spellbook reads (${LOOM_FORMAT_VERSION})`);
+          throw new SystemError(
+            "loom_version",
+            `${path}: loom format version ${version} is newer than this Spellbook reads (${LOOM_FORMAT_VERSION})`,
+          );
         }
       }
       records.push(record);
@@ -89,7 +100,8 @@ export function readLoomFile(path: string): LoomReadResult {
       if (err instanceof SystemError) throw err;
       const rest = lines.slice(i + 1).filter((l) => l.trim() !== "");
       const marked = rest[0]?.startsWith('{"type":"torn"') === true;
-      if (rest.length > 0 && !marked) throw new SystemError("loom_corrupt", `${path}:${i + 1}: not a JSON record`);
+      if (rest.length > 0 && !marked)
+        throw new SystemError("loom_corrupt", `${path}:${i + 1}: not a JSON record`);
       if (rest.length === 0) tornTail = line;
     }
   });

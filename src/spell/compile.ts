@@ -1,7 +1,12 @@
 import { isAbsolute, resolve } from "node:path";
 import { Circle } from "../circle/circle.js";
 import type { Gate } from "../circle/gate.js";
-import { behaviorGate, createGate, gateRegistry, type GateBehavior } from "../circle/gates/index.js";
+import {
+  behaviorGate,
+  createGate,
+  gateRegistry,
+  type GateBehavior,
+} from "../circle/gates/index.js";
 import type { Medium } from "../circle/medium.js";
 import { mediumWithState } from "../circle/mediums/code/index.js";
 import { mediumRegistry, normalizeMediumName } from "../circle/mediums/index.js";
@@ -11,7 +16,7 @@ import type { IdentityInput } from "../core/identity.js";
 import type { Redactor } from "../core/redact.js";
 import type { Ward } from "../core/wards.js";
 import type { Circle as CircleSpec, Identity as IdentitySpec, Spell } from "../generated/spell.js";
-import type { LLM, ToolChoice } from "../llm/contract.js";
+import type { LLM } from "../llm/contract.js";
 import { createLLM, parseLLMShorthand, providerRegistry, type LLMSpec } from "../llm/registry.js";
 import { Loom } from "../loom/loom.js";
 import { JsonlStore } from "../loom/storage-jsonl.js";
@@ -67,10 +72,12 @@ class Errors {
 
 export function llmSpecOf(value: Spell["llm"]): LLMSpec | undefined {
   if (value === undefined || value === null) return undefined;
-  return typeof value === "string" ? parseLLMShorthand(value) : ({ ...value });
+  return typeof value === "string" ? parseLLMShorthand(value) : { ...value };
 }
 
-export function compileIdentity(spec: IdentitySpec | null | undefined): IdentityInput | null | undefined {
+export function compileIdentity(
+  spec: IdentitySpec | null | undefined,
+): IdentityInput | null | undefined {
   if (spec === null || spec === undefined) return spec;
   const { system_prompt, tool_choice, extra, ...hyper } = spec;
   return {
@@ -96,13 +103,19 @@ export function resolveMedium(spec: CircleSpec, warnings: Warning[], locate: Loc
   }
   for (const [key] of declared) {
     if (key !== "medium") {
-      warnings.push({ message: `circle.${key} is an implementation-specific name; write medium:`, position: locate(["circle", key], { key: true }) });
+      warnings.push({
+        message: `circle.${key} is an implementation-specific name; write medium:`,
+        position: locate(["circle", key], { key: true }),
+      });
     }
   }
   const name = [...names][0] ?? "conversation";
   const medium = mediumRegistry[name];
   if (!medium) {
-    throw new ConfigError("unknown_medium", `unknown medium ${JSON.stringify(name)}${didYouMean(name, Object.keys(mediumRegistry))}`);
+    throw new ConfigError(
+      "unknown_medium",
+      `unknown medium ${JSON.stringify(name)}${didYouMean(name, Object.keys(mediumRegistry))}`,
+    );
   }
   return medium;
 }
@@ -124,21 +137,38 @@ function compileGate(item: unknown, ctx: CompileContext): Gate {
       });
     }
     if (!gateRegistry[name]) {
-      throw new ConfigError("unknown_gate", `unknown gate ${JSON.stringify(name)}${didYouMean(name, Object.keys(gateRegistry))} (a gate of your own needs a behavior)`);
+      throw new ConfigError(
+        "unknown_gate",
+        `unknown gate ${JSON.stringify(name)}${didYouMean(name, Object.keys(gateRegistry))} (a gate of your own needs a behavior)`,
+      );
     }
-    const gate = createGate(name, (obj["dependencies"] as Record<string, unknown> | undefined) ?? {}, factoryCtx);
-    return obj["ephemeral"] === true ? { ...gate, ephemeral: true, execute: gate.execute.bind(gate) } : gate;
+    const gate = createGate(
+      name,
+      (obj["dependencies"] as Record<string, unknown> | undefined) ?? {},
+      factoryCtx,
+    );
+    return obj["ephemeral"] === true
+      ? { ...gate, ephemeral: true, execute: gate.execute.bind(gate) }
+      : gate;
   }
   const [name, deps] = Object.entries(obj)[0] ?? ["", {}];
   return createGate(name, (deps as Record<string, unknown> | null) ?? {}, factoryCtx);
 }
 
-export function compileCircle(spec: CircleSpec | undefined, ctx: CompileContext, errors: Errors): Circle | undefined {
+export function compileCircle(
+  spec: CircleSpec | undefined,
+  ctx: CompileContext,
+  errors: Errors,
+): Circle | undefined {
   if (!spec) return undefined;
-  const declared = errors.guard(["circle", "medium"], () => resolveMedium(spec, ctx.warnings, ctx.locate));
+  const declared = errors.guard(["circle", "medium"], () =>
+    resolveMedium(spec, ctx.warnings, ctx.locate),
+  );
   const medium =
     declared && spec.state !== undefined
-      ? errors.guard(["circle", "state"], () => mediumWithState(declared, spec.state as Record<string, unknown>, ctx.baseDir))
+      ? errors.guard(["circle", "state"], () =>
+          mediumWithState(declared, spec.state as Record<string, unknown>, ctx.baseDir),
+        )
       : declared;
   const gates: Gate[] = [];
   (spec.gates ?? []).forEach((item, i) => {
@@ -146,7 +176,10 @@ export function compileCircle(spec: CircleSpec | undefined, ctx: CompileContext,
     if (gate) gates.push(gate);
   });
   if (!medium || errors.list.length) return undefined;
-  return errors.guard(["circle"], () => new Circle({ medium, gates, wards: (spec.wards ?? []) as Ward[] }));
+  return errors.guard(
+    ["circle"],
+    () => new Circle({ medium, gates, wards: (spec.wards ?? []) as Ward[] }),
+  );
 }
 
 function openLoom(spell: Spell, ctx: CompileContext): Loom {
@@ -156,7 +189,9 @@ function openLoom(spell: Spell, ctx: CompileContext): Loom {
   const fromSpell = ctx.loomPath === undefined && spell.loom?.path !== undefined;
   const path = ctx.loomPath ?? spell.loom?.path ?? ctx.defaultLoomPath;
   if (!path || path === "memory") return new Loom();
-  const store = new JsonlStore(isAbsolute(path) ? path : resolve(fromSpell ? ctx.baseDir : process.cwd(), path));
+  const store = new JsonlStore(
+    isAbsolute(path) ? path : resolve(fromSpell ? ctx.baseDir : process.cwd(), path),
+  );
   const loom = new Loom(store);
   for (const w of store.warnings) ctx.warnings.push({ message: w, position: ctx.locate(["loom"]) });
   return loom;
@@ -166,12 +201,18 @@ function openLoom(spell: Spell, ctx: CompileContext): Loom {
  * A validated spell value → a Cantrip, through the registries. Every error of the spell is
  * collected and positioned; none stops the others from being found.
  */
-export async function compileSpell(spell: Spell, ctx: CompileContext): Promise<{ cantrip?: Cantrip; errors: SpellbookError[] }> {
+export async function compileSpell(
+  spell: Spell,
+  ctx: CompileContext,
+): Promise<{ cantrip?: Cantrip; errors: SpellbookError[] }> {
   const errors = new Errors(ctx.locate);
   const spec = llmSpecOf(spell.llm);
   if (spec && (!ctx.llm || ctx.validateOnly) && !providerRegistry[spec.provider]) {
     errors.add(
-      new ConfigError("unknown_provider", `unknown llm provider ${JSON.stringify(spec.provider)}${didYouMean(spec.provider, Object.keys(providerRegistry)) || `; known: ${Object.keys(providerRegistry).join(", ")}`}`),
+      new ConfigError(
+        "unknown_provider",
+        `unknown llm provider ${JSON.stringify(spec.provider)}${didYouMean(spec.provider, Object.keys(providerRegistry)) || `; known: ${Object.keys(providerRegistry).join(", ")}`}`,
+      ),
       ["llm"],
     );
   }
@@ -179,17 +220,23 @@ export async function compileSpell(spell: Spell, ctx: CompileContext): Promise<{
   if (errors.list.length) return { errors: errors.list };
   const llm =
     ctx.llm ??
-    (spec ? await errors.guardAsync(["llm"], () => createLLM(spec, { redactor: ctx.redactor, env: ctx.env, baseDir: ctx.baseDir })) : undefined);
+    (spec
+      ? await errors.guardAsync(["llm"], () =>
+          createLLM(spec, { redactor: ctx.redactor, env: ctx.env, baseDir: ctx.baseDir }),
+        )
+      : undefined);
   if (errors.list.length) return { errors: errors.list };
   const loom = errors.guard(["loom"], () => openLoom(spell, ctx));
-  const cantrip = errors.guard([], () =>
-    new Cantrip({
-      llm,
-      identity: compileIdentity(spell.identity),
-      circle,
-      ...(loom ? { loom } : {}),
-      ...(spell.name ? { name: spell.name } : {}),
-    }),
+  const cantrip = errors.guard(
+    [],
+    () =>
+      new Cantrip({
+        llm,
+        identity: compileIdentity(spell.identity),
+        circle,
+        ...(loom ? { loom } : {}),
+        ...(spell.name ? { name: spell.name } : {}),
+      }),
   );
   return cantrip ? { cantrip, errors: [] } : { errors: errors.list };
 }

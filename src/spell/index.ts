@@ -45,12 +45,18 @@ export async function loadSpell(file: string, options: LoadOptions = {}): Promis
   try {
     text = readFileSync(file, "utf8");
   } catch (err) {
-    throw new SystemError("spell_unreadable", `cannot read ${file}: ${(err as Error).message}`, { cause: err });
+    throw new SystemError("spell_unreadable", `cannot read ${file}: ${(err as Error).message}`, {
+      cause: err,
+    });
   }
   return loadSpellText(text, file, options);
 }
 
-export async function loadSpellText(text: string, file: string, options: LoadOptions = {}): Promise<LoadedSpell> {
+export async function loadSpellText(
+  text: string,
+  file: string,
+  options: LoadOptions = {},
+): Promise<LoadedSpell> {
   const { source, value, warnings, redactor } = parseSpell(text, file, options.env ?? process.env);
   const spell = value as Spell;
   const base = {
@@ -98,7 +104,13 @@ export function parseSpell(text: string, file: string, env: NodeJS.ProcessEnv) {
   interpolateEnv(source, env, redactor, rewriteErrors);
   const value = source.toJS();
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
-    throw new SpellErrors([new ConfigError("spell_not_mapping", "a spell is a YAML mapping (key: value)", source.position([]))]);
+    throw new SpellErrors([
+      new ConfigError(
+        "spell_not_mapping",
+        "a spell is a YAML mapping (key: value)",
+        source.position([]),
+      ),
+    ]);
   }
   const all = [...rewriteErrors, ...schemaErrors(value, source.position.bind(source))];
   if (all.length) throw new SpellErrors(all.sort(byPosition));
@@ -106,10 +118,12 @@ export function parseSpell(text: string, file: string, env: NodeJS.ProcessEnv) {
 }
 
 const byPosition = (a: SpellbookError, b: SpellbookError): number =>
-  (a.position?.line ?? 0) - (b.position?.line ?? 0) || (a.position?.col ?? 0) - (b.position?.col ?? 0);
+  (a.position?.line ?? 0) - (b.position?.line ?? 0) ||
+  (a.position?.col ?? 0) - (b.position?.col ?? 0);
 
 /** Stands in for the LLM when a spell is only validated; it is never queried. */
 const validationLLM: LLM = {
   name: "validation-only",
-  query: () => Promise.reject(new ConfigError("validate_only", "this spell was loaded for validation only")),
+  query: () =>
+    Promise.reject(new ConfigError("validate_only", "this spell was loaded for validation only")),
 };

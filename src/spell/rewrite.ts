@@ -23,20 +23,38 @@ export function renameOldWords(source: SpellSource, warnings: Warning[]): void {
     if (!isScalar(pair.key)) continue;
     const renamed = TOP_LEVEL_ALIASES[String(pair.key.value)];
     if (!renamed) continue;
-    warn(source, pair.key, `"${String(pair.key.value)}" is the old word for "${renamed}"; write ${renamed}:`, warnings);
+    warn(
+      source,
+      pair.key,
+      `"${String(pair.key.value)}" is the old word for "${renamed}"; write ${renamed}:`,
+      warnings,
+    );
     if (root.has(renamed)) {
-      throw new ConfigError("duplicate_alias", `both "${String(pair.key.value)}" and "${renamed}" are given`, pos(source, pair.key));
+      throw new ConfigError(
+        "duplicate_alias",
+        `both "${String(pair.key.value)}" and "${renamed}" are given`,
+        pos(source, pair.key),
+      );
     }
     pair.key.value = renamed;
   }
   const gates = root.getIn(["circle", "gates"], true);
   if (!isSeq(gates)) return;
   for (const item of gates.items) {
-    const scalar = isScalar(item) ? item : isMap(item) && isPair(item.items[0]) && isScalar(item.items[0].key) ? item.items[0].key : null;
+    const scalar = isScalar(item)
+      ? item
+      : isMap(item) && isPair(item.items[0]) && isScalar(item.items[0].key)
+        ? item.items[0].key
+        : null;
     if (!scalar) continue;
     const renamed = GATE_ALIASES[String(scalar.value)];
     if (!renamed) continue;
-    warn(source, scalar, `gate "${String(scalar.value)}" is the old name of "${renamed}"`, warnings);
+    warn(
+      source,
+      scalar,
+      `gate "${String(scalar.value)}" is the old name of "${renamed}"`,
+      warnings,
+    );
     scalar.value = renamed;
   }
 }

@@ -1,4 +1,13 @@
-import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from "yaml";
+import {
+  isMap,
+  isPair,
+  isScalar,
+  isSeq,
+  LineCounter,
+  parseDocument,
+  type Document,
+  type Node,
+} from "yaml";
 import { ConfigError, type SourcePosition } from "../core/errors.js";
 
 /** Spell files larger than this are refused before parsing. */
@@ -24,15 +33,22 @@ export class SpellSource {
         { file, line: 1, col: 1 },
       );
     }
-    this.doc = parseDocument(text, { lineCounter: this.lines, prettyErrors: false, uniqueKeys: true });
+    this.doc = parseDocument(text, {
+      lineCounter: this.lines,
+      prettyErrors: false,
+      uniqueKeys: true,
+    });
   }
 
   /** Syntax errors of the YAML itself, each at its position. */
   syntaxErrors(): ConfigError[] {
     // After the first few, YAML errors are echoes of the first: keep what helps.
-    return this.doc.errors.slice(0, 3).map(
-      (e) => new ConfigError("yaml_syntax", e.message.split("\n")[0] ?? e.message, this.at(e.pos[0])),
-    );
+    return this.doc.errors
+      .slice(0, 3)
+      .map(
+        (e) =>
+          new ConfigError("yaml_syntax", e.message.split("\n")[0] ?? e.message, this.at(e.pos[0])),
+      );
   }
 
   toJS(): unknown {
@@ -58,7 +74,9 @@ export class SpellSource {
       const seg = path[i];
       const last = i === path.length - 1;
       if (isMap(node)) {
-        const pair = node.items.find((p) => isPair(p) && isScalar(p.key) && String(p.key.value) === String(seg));
+        const pair = node.items.find(
+          (p) => isPair(p) && isScalar(p.key) && String(p.key.value) === String(seg),
+        );
         if (!pair) break;
         const target = last && options.key ? pair.key : (pair.value ?? pair.key);
         node = target;

@@ -4,11 +4,16 @@ import validateSpell from "../generated/spell-validate.js";
 import type { Path } from "./source.js";
 import { didYouMean } from "./suggest.js";
 
-export type Locate = (path: Path, options?: { key?: boolean }) => { file: string; line: number; col: number };
+export type Locate = (
+  path: Path,
+  options?: { key?: boolean },
+) => { file: string; line: number; col: number };
 
 /** Schema errors as positioned, readable errors; all of them, each said once. */
 export function schemaErrors(value: unknown, locate: Locate): ConfigError[] {
-  const validate = validateSpell as unknown as ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
+  const validate = validateSpell as unknown as ((data: unknown) => boolean) & {
+    errors?: ErrorObject[] | null;
+  };
   if (validate(value)) return [];
   const raw = validate.errors ?? [];
   const out = new Map<string, ConfigError>();
@@ -16,7 +21,11 @@ export function schemaErrors(value: unknown, locate: Locate): ConfigError[] {
     const path = pointer(e.instancePath);
     const { message, key } = describe(e, path);
     const position = locate(key ? [...path, key] : path, key ? { key: true } : {});
-    const where = path.length ? `${path.join(".")}${key ? "." + key : ""}: ` : key ? `${key}: ` : "";
+    const where = path.length
+      ? `${path.join(".")}${key ? "." + key : ""}: `
+      : key
+        ? `${key}: `
+        : "";
     const text = `${where}${message}`;
     out.set(`${position.line}:${position.col}:${text}`, new ConfigError("schema", text, position));
   }
@@ -26,16 +35,25 @@ export function schemaErrors(value: unknown, locate: Locate): ConfigError[] {
 /** Drops the noise of combinators: keep the errors of the branch that matches the value's type. */
 function prune(errors: ErrorObject[]): ErrorObject[] {
   const structural = new Set(["if", "anyOf", "oneOf", "propertyNames"]);
-  const anyOfPaths = new Set(errors.filter((e) => e.keyword === "anyOf").map((e) => e.instancePath));
+  const anyOfPaths = new Set(
+    errors.filter((e) => e.keyword === "anyOf").map((e) => e.instancePath),
+  );
   const kept = errors.filter((e) => {
     if (structural.has(e.keyword)) return false;
     // Inside an anyOf, a type mismatch only says "this was the other branch".
-    if (e.keyword === "type" && anyOfPaths.has(e.instancePath) && e.schemaPath.includes("anyOf")) return false;
+    if (e.keyword === "type" && anyOfPaths.has(e.instancePath) && e.schemaPath.includes("anyOf"))
+      return false;
     return true;
   });
   for (const path of anyOfPaths) {
     if (!kept.some((e) => e.instancePath.startsWith(path))) {
-      kept.push({ keyword: "anyOf", instancePath: path, schemaPath: "", params: {}, message: "must be a provider/model string or an llm object" });
+      kept.push({
+        keyword: "anyOf",
+        instancePath: path,
+        schemaPath: "",
+        params: {},
+        message: "must be a provider/model string or an llm object",
+      });
     }
   }
   return kept;
@@ -47,7 +65,10 @@ function describe(e: ErrorObject, path: Path): { message: string; key?: string }
     case "additionalProperties": {
       const key = String(params["additionalProperty"]);
       const allowed = Object.keys((e.parentSchema?.["properties"] as object | undefined) ?? {});
-      return { key, message: `unknown key${didYouMean(key, allowed)}${allowed.length && !didYouMean(key, allowed) ? ` (allowed: ${allowed.join(", ")})` : ""}` };
+      return {
+        key,
+        message: `unknown key${didYouMean(key, allowed)}${allowed.length && !didYouMean(key, allowed) ? ` (allowed: ${allowed.join(", ")})` : ""}`,
+      };
     }
     case "required":
       return { message: `missing required key "${String(params["missingProperty"])}"` };
@@ -55,14 +76,31 @@ function describe(e: ErrorObject, path: Path): { message: string; key?: string }
       const allowed = (params["allowedValues"] as unknown[]).map(String);
       const value = String(e.data);
       if (e.schemaPath.includes("propertyNames")) {
-        return { key: String(e.propertyName ?? value), message: `unknown gate${didYouMean(String(e.propertyName ?? value), allowed)}` };
+        return {
+          key: String(e.propertyName ?? value),
+          message: `unknown gate${didYouMean(String(e.propertyName ?? value), allowed)}`,
+        };
       }
-      const what = e.schemaPath.includes("gate_name") ? "gate" : e.schemaPath.includes("medium") ? "medium" : e.schemaPath.includes("provider") ? "provider" : "value";
-      return { message: `unknown ${what} ${JSON.stringify(e.data)}${didYouMean(value, allowed) || `; expected one of: ${allowed.join(", ")}`}` };
+      const what = e.schemaPath.includes("gate_name")
+        ? "gate"
+        : e.schemaPath.includes("medium")
+          ? "medium"
+          : e.schemaPath.includes("provider")
+            ? "provider"
+            : "value";
+      return {
+        message: `unknown ${what} ${JSON.stringify(e.data)}${didYouMean(value, allowed) || `; expected one of: ${allowed.join(", ")}`}`,
+      };
     }
     case "maxProperties":
     case "minProperties":
-      return { message: path.includes("wards") ? "a ward is one key, e.g. { max_turns: 10 }" : path.includes("gates") ? "a gate with dependencies is one key, e.g. { read: { root: data } }" : (e.message ?? "wrong number of keys") };
+      return {
+        message: path.includes("wards")
+          ? "a ward is one key, e.g. { max_turns: 10 }"
+          : path.includes("gates")
+            ? "a gate with dependencies is one key, e.g. { read: { root: data } }"
+            : (e.message ?? "wrong number of keys"),
+      };
     default:
       return { message: e.message ?? e.keyword };
   }

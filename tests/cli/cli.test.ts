@@ -9,7 +9,10 @@ import { testCommand } from "../../src/cli/test.js";
 import { validateCommand } from "../../src/cli/validate.js";
 
 function io(): CliIO & { out: string; err: string } {
-  const o = { out: "", err: "", env: {}, cwd: process.cwd() } as CliIO & { out: string; err: string };
+  const o = { out: "", err: "", env: {}, cwd: process.cwd() } as CliIO & {
+    out: string;
+    err: string;
+  };
   o.stdout = (t) => void (o.out += t);
   o.stderr = (t) => void (o.err += t);
   return o;
@@ -30,22 +33,36 @@ describe("spell run", () => {
     expect(o.out).toBe("5\n");
     expect(o.err).toMatch(/turn 1 · echo · 53 tokens \(42 in, 11 out\)/);
     expect(o.err).toMatch(/terminated \(done\) after 2 turns · 120 tokens/);
-    expect(readFileSync(loom, "utf8").split("\n").filter((l) => l.includes('"type":"turn"'))).toHaveLength(2);
+    expect(
+      readFileSync(loom, "utf8")
+        .split("\n")
+        .filter((l) => l.includes('"type":"turn"')),
+    ).toHaveLength(2);
   });
 
   it("--json prints only the result object", async () => {
     const o = io();
-    expect(await runCommand("grimoire/04-cantrip.yaml", { json: true, loom: "memory" }, o)).toBe(EXIT.ok);
-    expect(JSON.parse(o.out)).toMatchObject({ result: "5", terminated: true, reason: "done", turns: 2 });
+    expect(await runCommand("grimoire/04-cantrip.yaml", { json: true, loom: "memory" }, o)).toBe(
+      EXIT.ok,
+    );
+    expect(JSON.parse(o.out)).toMatchObject({
+      result: "5",
+      terminated: true,
+      reason: "done",
+      turns: 2,
+    });
     expect(o.err).toBe("");
   });
 
   it("exits 2 when a ward truncates", async () => {
-    const spell = write("trunc.yaml", `llm: { provider: scripted, responses: [{ tool_calls: [{ gate: echo, args: { text: a } }] }] }
+    const spell = write(
+      "trunc.yaml",
+      `llm: { provider: scripted, responses: [{ tool_calls: [{ gate: echo, args: { text: a } }] }] }
 identity: {}
 circle: { gates: [done, echo], wards: [{ max_turns: 1 }] }
 intent: loop
-`);
+`,
+    );
     const o = io();
     expect(await runCommand(spell, { loom: "memory" }, o)).toBe(EXIT.truncated);
     expect(o.err).toMatch(/truncated \(max_turns\) after 1 turn/);
@@ -53,17 +70,23 @@ intent: loop
 
   it("exits 3 for an invalid spell, with file:line:col", async () => {
     const o = io();
-    const spell = write("bad.yaml", "llm: scripted\nidentity: {}\ncircle: { gates: [done], wards: [{ max_turns: 1 }], medum: x }\n");
+    const spell = write(
+      "bad.yaml",
+      "llm: scripted\nidentity: {}\ncircle: { gates: [done], wards: [{ max_turns: 1 }], medum: x }\n",
+    );
     expect(await runCommand(spell, { loom: "memory" }, o)).toBe(EXIT.invalid);
     expect(o.err).toMatch(/bad\.yaml:3:53: circle\.medum: unknown key; did you mean "medium"\?/);
   });
 
   it("exits 4 when the run fails and says the loom kept what was recorded", async () => {
-    const spell = write("fail.yaml", `llm: { provider: scripted, responses: [{ tool_calls: [{ gate: echo, args: { text: a } }] }, { error: { status: 500, message: upstream down } }] }
+    const spell = write(
+      "fail.yaml",
+      `llm: { provider: scripted, responses: [{ tool_calls: [{ gate: echo, args: { text: a } }] }, { error: { status: 500, message: upstream down } }] }
 identity: {}
 circle: { gates: [done, echo], wards: [{ max_turns: 3 }] }
 intent: go
-`);
+`,
+    );
     const o = io();
     expect(await runCommand(spell, { loom: "memory" }, o)).toBe(EXIT.failure);
     expect(o.err).toMatch(/spell run failed: upstream down/);
@@ -72,30 +95,46 @@ intent: go
 
 describe("spell validate", () => {
   it("prints all three mistakes of a file with line and column", async () => {
-    const spell = write("three.yaml", `llm: { provider: scripted }
+    const spell = write(
+      "three.yaml",
+      `llm: { provider: scripted }
 identity: { system_prompt: hi, temprature: 0.2 }
 circle:
   gates: [done, ech]
   wards: [{ max_turns: -1 }]
-`);
+`,
+    );
     const o = io();
     expect(await validateCommand([spell], o)).toBe(EXIT.invalid);
     const lines = o.err.trim().split("\n");
     expect(lines).toHaveLength(3);
-    expect(lines.map((l) => /three\.yaml:(\d+:\d+):/.exec(l)?.[1])).toEqual(["2:32", "4:17", "5:24"]);
+    expect(lines.map((l) => /three\.yaml:(\d+:\d+):/.exec(l)?.[1])).toEqual([
+      "2:32",
+      "4:17",
+      "5:24",
+    ]);
     expect(o.out).toMatch(/three\.yaml: 3 errors/);
   });
 
   it("accepts every spell in spells/ and grimoire/", async () => {
     const o = io();
-    const files = ["spells", "grimoire"].flatMap((d) => (execFileSync("ls", [d]).toString().trim().split("\n").filter((f) => f.endsWith(".yaml")).map((f) => `${d}/${f}`)));
+    const files = ["spells", "grimoire"].flatMap((d) =>
+      execFileSync("ls", [d])
+        .toString()
+        .trim()
+        .split("\n")
+        .filter((f) => f.endsWith(".yaml"))
+        .map((f) => `${d}/${f}`),
+    );
     expect(await validateCommand(files, o)).toBe(EXIT.ok);
   });
 });
 
 describe("spell test", () => {
   it("runs a suite and reports per case, in JSON on request", async () => {
-    const suite = write("suite.yaml", `- rule: LOOP-6
+    const suite = write(
+      "suite.yaml",
+      `- rule: LOOP-6
   name: text terminates
   setup: { llm: { responses: [{ content: hi }] }, circle: { gates: [done], wards: [{ max_turns: 1 }] } }
   action: { cast: { intent: go } }
@@ -105,20 +144,34 @@ describe("spell test", () => {
   setup: { llm: { responses: [{ content: hi }] }, circle: { gates: [done], wards: [{ max_turns: 1 }] } }
   action: { cast: { intent: go } }
   expect: { result: bye }
-`);
+`,
+    );
     const o = io();
     expect(await testCommand([suite], { reporter: "json" }, o)).toBe(EXIT.failed);
-    const report = JSON.parse(o.out) as { passed: number; failed: number; cases: { rule: string; name: string; status: string; message: string }[] };
+    const report = JSON.parse(o.out) as {
+      passed: number;
+      failed: number;
+      cases: { rule: string; name: string; status: string; message: string }[];
+    };
     expect(report.passed).toBe(1);
     expect(report.failed).toBe(1);
-    expect(report.cases[1]).toMatchObject({ rule: "LOOP-6", name: "wrong on purpose", status: "fail", message: 'result: expected "bye", got "hi"' });
+    expect(report.cases[1]).toMatchObject({
+      rule: "LOOP-6",
+      name: "wrong on purpose",
+      status: "fail",
+      message: 'result: expected "bye", got "hi"',
+    });
   });
 });
 
 describe("the bin", () => {
   it("spell --help works and loads no provider SDK or sandbox", () => {
     // A resolve hook reports every module loaded from node_modules.
-    const r = spawnSync(process.execPath, ["--no-warnings", "--loader", "./tests/cli/trace-loader.mjs", "bin/run.js", "--help"], { encoding: "utf8" });
+    const r = spawnSync(
+      process.execPath,
+      ["--no-warnings", "--loader", "./tests/cli/trace-loader.mjs", "bin/run.js", "--help"],
+      { encoding: "utf8" },
+    );
     expect(r.stdout).toMatch(/USAGE/);
     const loaded = r.stderr.split("\n").filter((l) => l.startsWith("LOADED "));
     expect(loaded.length).toBeGreaterThan(0); // the hook works: @oclif/core is seen

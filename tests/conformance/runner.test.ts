@@ -9,44 +9,70 @@ const base = {
   },
   action: { cast: { intent: "answer" } },
 };
-const run = (extra: Record<string, unknown>) => runCase(toCase({ name: "t", ...base, ...extra }, "test:1"));
+const run = (extra: Record<string, unknown>) =>
+  runCase(toCase({ name: "t", ...base, ...extra }, "test:1"));
 
 describe("the conformance runner can fail", () => {
   it("passes a true expectation", async () => {
-    expect(await run({ expect: { result: 42, terminated: true, turns: 1 } })).toMatchObject({ status: "pass" });
+    expect(await run({ expect: { result: 42, terminated: true, turns: 1 } })).toMatchObject({
+      status: "pass",
+    });
   });
   it("fails a wrong result", async () => {
     const r = await run({ expect: { result: 41 } });
     expect(r).toMatchObject({ status: "fail", message: 'result: expected 41, got "42"' });
   });
   it("fails an unknown expectation instead of ignoring it", async () => {
-    expect(await run({ expect: { result: 42, vibes: "good" } })).toMatchObject({ status: "fail", message: "unsupported expectation: vibes" });
+    expect(await run({ expect: { result: 42, vibes: "good" } })).toMatchObject({
+      status: "fail",
+      message: "unsupported expectation: vibes",
+    });
   });
   it("fails an unknown setup key", async () => {
-    const r = await runCase(toCase({ ...base, setup: { ...base.setup, gravity: 1 }, expect: { result: 42 } }, "t:1"));
+    const r = await runCase(
+      toCase({ ...base, setup: { ...base.setup, gravity: 1 }, expect: { result: 42 } }, "t:1"),
+    );
     expect(r).toMatchObject({ status: "fail", message: "unsupported setup key: gravity" });
   });
   it("fails an expected error that never happens", async () => {
     expect((await run({ expect: { error: "boom" } })).status).toBe("fail");
   });
   it("fails an unexpected error", async () => {
-    const r = await runCase(toCase({ ...base, action: { cast: { intent: "" } }, expect: { turns: 0 } }, "t:1"));
+    const r = await runCase(
+      toCase({ ...base, action: { cast: { intent: "" } }, expect: { turns: 0 } }, "t:1"),
+    );
     expect(r).toMatchObject({ status: "fail", message: "unexpected error: intent is required" });
   });
   it("fails a case that expects nothing", async () => {
     expect((await run({ expect: {} })).status).toBe("fail");
   });
   it("reports a skip with its reason", async () => {
-    expect(await run({ skip: "not yet", expect: { result: 1 } })).toMatchObject({ status: "skip", message: "not yet" });
+    expect(await run({ skip: "not yet", expect: { result: 1 } })).toMatchObject({
+      status: "skip",
+      message: "not yet",
+    });
   });
   it("binds symbolic entity names and keeps them consistent", async () => {
     const two = {
-      setup: { llm: { responses: [{ content: "a" }, { content: "b" }] }, circle: { gates: ["done"], wards: [{ max_turns: 2 }] } },
+      setup: {
+        llm: { responses: [{ content: "a" }, { content: "b" }] },
+        circle: { gates: ["done"], wards: [{ max_turns: 2 }] },
+      },
       action: [{ cast: { intent: "one" } }, { cast: { intent: "two" } }],
     };
-    const same = await runCase(toCase({ ...two, expect: { loom: { turns: [{ entity_id: "x" }, { entity_id: "x" }] } } }, "t:1"));
+    const same = await runCase(
+      toCase(
+        { ...two, expect: { loom: { turns: [{ entity_id: "x" }, { entity_id: "x" }] } } },
+        "t:1",
+      ),
+    );
     expect(same.status).toBe("fail");
-    const differ = await runCase(toCase({ ...two, expect: { loom: { turns: [{ entity_id: "x" }, { entity_id: "y" }] } } }, "t:1"));
+    const differ = await runCase(
+      toCase(
+        { ...two, expect: { loom: { turns: [{ entity_id: "x" }, { entity_id: "y" }] } } },
+        "t:1",
+      ),
+    );
     expect(differ.status).toBe("pass");
   });
 });

@@ -2,7 +2,17 @@ import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { Cantrip, Circle, createIdentity, doneGate, echoGate, JsonlStore, Loom, readLoomFile, ScriptedLLM } from "../../src/index.js";
+import {
+  Cantrip,
+  Circle,
+  createIdentity,
+  doneGate,
+  echoGate,
+  JsonlStore,
+  Loom,
+  readLoomFile,
+  ScriptedLLM,
+} from "../../src/index.js";
 
 const tmp = () => mkdtempSync(join(tmpdir(), "loom-test-"));
 
@@ -20,12 +30,27 @@ describe("JSONL loom", () => {
     const path = join(tmp(), "loom.jsonl");
     const store = new JsonlStore(path);
     const seen: number[] = [];
-    const llm = new ScriptedLLM({ responses: [{ tool_calls: [{ gate: "echo", args: { text: "a" } }] }, { content: "end" }] });
-    const spy = { name: "spy", query: (m: Parameters<typeof llm.query>[0], o?: Parameters<typeof llm.query>[1]) => {
-      seen.push(readFileSync(path, { flag: "a+" }).toString().split("\n").filter((l) => l.includes('"type":"turn"')).length);
-      return llm.query(m, o);
-    } };
-    const c = new Cantrip({ llm: spy, identity: {}, circle: new Circle({ gates: [doneGate(), echoGate()], wards: [{ max_turns: 5 }] }), loom: new Loom(store) });
+    const llm = new ScriptedLLM({
+      responses: [{ tool_calls: [{ gate: "echo", args: { text: "a" } }] }, { content: "end" }],
+    });
+    const spy = {
+      name: "spy",
+      query: (m: Parameters<typeof llm.query>[0], o?: Parameters<typeof llm.query>[1]) => {
+        seen.push(
+          readFileSync(path, { flag: "a+" })
+            .toString()
+            .split("\n")
+            .filter((l) => l.includes('"type":"turn"')).length,
+        );
+        return llm.query(m, o);
+      },
+    };
+    const c = new Cantrip({
+      llm: spy,
+      identity: {},
+      circle: new Circle({ gates: [doneGate(), echoGate()], wards: [{ max_turns: 5 }] }),
+      loom: new Loom(store),
+    });
     await c.cast("go");
     expect(seen).toEqual([0, 1]);
   });
@@ -33,14 +58,20 @@ describe("JSONL loom", () => {
   it("reopens a file with its turns, identity and rewards", async () => {
     const path = join(tmp(), "loom.jsonl");
     const loom = new Loom(new JsonlStore(path));
-    const r = await cantrip(loom, [{ tool_calls: [{ gate: "echo", args: { text: "a" } }] }, { content: "end" }]).cast("go");
+    const r = await cantrip(loom, [
+      { tool_calls: [{ gate: "echo", args: { text: "a" } }] },
+      { content: "end" },
+    ]).cast("go");
     loom.annotateReward(r.lastTurnId!, 1);
     loom.close();
     const again = new Loom(new JsonlStore(path));
     expect(again.size).toBe(2);
     expect(again.thread(r.lastTurnId!).map((t) => t.sequence)).toEqual([1, 2]);
     expect(again.get(r.lastTurnId!)!.reward).toBe(1);
-    const lines = readFileSync(path, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { type: string });
+    const lines = readFileSync(path, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { type: string });
     expect(lines.map((l) => l.type)).toEqual(["loom", "identity", "turn", "turn", "reward"]);
   });
 
@@ -65,7 +96,10 @@ describe("JSONL loom", () => {
 
   it("refuses a corrupt line in the middle", () => {
     const path = join(tmp(), "loom.jsonl");
-    writeFileSync(path, '{"type":"loom","version":1,"created":"x"}\nnot json\n{"type":"loom","version":1,"created":"y"}\n');
+    writeFileSync(
+      path,
+      '{"type":"loom","version":1,"created":"x"}\nnot json\n{"type":"loom","version":1,"created":"y"}\n',
+    );
     expect(() => readLoomFile(path)).toThrow(/loom.jsonl:2: not a JSON record/);
   });
 
@@ -87,16 +121,25 @@ describe("loom tree", () => {
     const r = await cantrip(loom, [{ content: "x" }]).cast("go");
     expect(() => loom.deleteTurn(r.lastTurnId!)).toThrow("loom is append-only");
     expect(() => loom.append(loom.get(r.lastTurnId!)!)).toThrow("loom is append-only");
-    expect(() => (loom.get(r.lastTurnId!) as { utterance: string }).utterance = "changed").toThrow();
+    expect(
+      () => ((loom.get(r.lastTurnId!) as { utterance: string }).utterance = "changed"),
+    ).toThrow();
   });
 
   it("extracts threads root to leaf across casts (LOOM-10)", async () => {
     const loom = new Loom();
-    const c = cantrip(loom, [{ tool_calls: [{ gate: "echo", args: { text: "a" } }] }, { content: "b" }, { content: "c" }]);
+    const c = cantrip(loom, [
+      { tool_calls: [{ gate: "echo", args: { text: "a" } }] },
+      { content: "b" },
+      { content: "c" },
+    ]);
     const one = await c.cast("first");
     const two = await c.cast("second");
     expect(loom.threads()).toHaveLength(2);
-    expect(loom.thread(one.lastTurnId!).map((t) => t.utterance)).toEqual(['echo({"text":"a"})', "b"]);
+    expect(loom.thread(one.lastTurnId!).map((t) => t.utterance)).toEqual([
+      'echo({"text":"a"})',
+      "b",
+    ]);
     expect(loom.thread(two.lastTurnId!).map((t) => t.utterance)).toEqual(["c"]);
   });
 });

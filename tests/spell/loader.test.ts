@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { SpellErrors } from "../../src/core/errors.js";
 import { loadSpellText } from "../../src/spell/index.js";
 
-const load = (text: string, env: NodeJS.ProcessEnv = {}) => loadSpellText(text, "spell.yaml", { env, loomPath: "memory" });
+const load = (text: string, env: NodeJS.ProcessEnv = {}) =>
+  loadSpellText(text, "spell.yaml", { env, loomPath: "memory" });
 
 async function errorsOf(text: string, env: NodeJS.ProcessEnv = {}): Promise<string[]> {
   try {
@@ -38,14 +39,20 @@ circle:
   wards: [{ max_turns: -1 }]
 `);
     expect(errors).toHaveLength(3);
-    expect(errors[0]).toMatch(/^spell\.yaml:2:32: identity\.temprature: unknown key; did you mean "temperature"\?/);
-    expect(errors[1]).toMatch(/^spell\.yaml:4:17: circle\.gates\.1: unknown gate "ech"; did you mean "echo"\?/);
+    expect(errors[0]).toMatch(
+      /^spell\.yaml:2:32: identity\.temprature: unknown key; did you mean "temperature"\?/,
+    );
+    expect(errors[1]).toMatch(
+      /^spell\.yaml:4:17: circle\.gates\.1: unknown gate "ech"; did you mean "echo"\?/,
+    );
     expect(errors[2]).toMatch(/^spell\.yaml:5:24: circle\.wards\.0\.max_turns: must be >= 0/);
   });
 
   it("points an unknown top-level key at the key", async () => {
     const errors = await errorsOf(`${valid}circel: {}\n`);
-    expect(errors).toEqual([expect.stringMatching(/^spell\.yaml:7:1: circel: unknown key; did you mean "circle"\?/)]);
+    expect(errors).toEqual([
+      expect.stringMatching(/^spell\.yaml:7:1: circel: unknown key; did you mean "circle"\?/),
+    ]);
   });
 
   it("reports YAML syntax errors with a position", async () => {
@@ -59,15 +66,22 @@ circle:
   });
 
   it("interpolates ${env:NAME} and ${env:NAME:-default}", async () => {
-    const text = valid.replace("system_prompt: hello", 'system_prompt: "${env:GREETING} and ${env:MISSING:-fallback}"');
+    const text = valid.replace(
+      "system_prompt: hello",
+      'system_prompt: "${env:GREETING} and ${env:MISSING:-fallback}"',
+    );
     const spell = await load(text, { GREETING: "howdy" });
     expect(spell.cantrip!.identity.systemPrompt).toBe("howdy and fallback");
     expect(spell.redactor.redact("say howdy")).toBe("say [REDACTED]");
   });
 
   it("errors on an unset variable without default, at its position", async () => {
-    const errors = await errorsOf(valid.replace("system_prompt: hello", "system_prompt: \"${env:NOPE}\""));
-    expect(errors).toEqual([expect.stringMatching(/^spell\.yaml:2:28: environment variable NOPE is not set/)]);
+    const errors = await errorsOf(
+      valid.replace("system_prompt: hello", 'system_prompt: "${env:NOPE}"'),
+    );
+    expect(errors).toEqual([
+      expect.stringMatching(/^spell\.yaml:2:28: environment variable NOPE is not set/),
+    ]);
   });
 
   it("accepts the old words crystal and call with a warning", async () => {
@@ -82,24 +96,41 @@ circle:
 
   it("refuses a YAML alias bomb", async () => {
     const bomb = ["a: &a [x, x, x, x, x, x, x, x, x, x]"];
-    for (let i = 1; i < 8; i++) bomb.push(`${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(10).fill(`*${String.fromCharCode(96 + i)}`).join(", ")}]`);
+    for (let i = 1; i < 8; i++)
+      bomb.push(
+        `${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(10)
+          .fill(`*${String.fromCharCode(96 + i)}`)
+          .join(", ")}]`,
+      );
     await expect(load(bomb.join("\n"))).rejects.toThrow(/alias bomb/);
   });
 
   it("refuses files over the size limit", async () => {
-    await expect(load(`# ${"x".repeat(1024 * 1024)}\n${valid}`)).rejects.toThrow(/spell file is \d+ bytes; the limit is 1048576/);
+    await expect(load(`# ${"x".repeat(1024 * 1024)}\n${valid}`)).rejects.toThrow(
+      /spell file is \d+ bytes; the limit is 1048576/,
+    );
   });
 
   it("rejects conflicting medium declarations (MEDIUM-1)", async () => {
-    const errors = await errorsOf(valid.replace("gates: [done]", "medium: conversation\n  circle_type: code\n  gates: [done]"));
+    const errors = await errorsOf(
+      valid.replace("gates: [done]", "medium: conversation\n  circle_type: code\n  gates: [done]"),
+    );
     expect(errors[0]).toMatch(/circle must declare exactly one medium/);
   });
 
   it("resolves gate roots against the spell's folder, not the working directory", async () => {
-    const spell = await loadSpellText(valid.replace("gates: [done]", "gates: [done, { read: { root: . } }]"), "grimoire/x.yaml", { env: {}, loomPath: "memory" });
+    const spell = await loadSpellText(
+      valid.replace("gates: [done]", "gates: [done, { read: { root: . } }]"),
+      "grimoire/x.yaml",
+      { env: {}, loomPath: "memory" },
+    );
     expect(spell.cantrip!.circle.gates.has("read")).toBe(true);
     await expect(
-      loadSpellText(valid.replace("gates: [done]", "gates: [done, { read: { root: no-such-dir } }]"), "grimoire/x.yaml", { env: {}, loomPath: "memory" }),
+      loadSpellText(
+        valid.replace("gates: [done]", "gates: [done, { read: { root: no-such-dir } }]"),
+        "grimoire/x.yaml",
+        { env: {}, loomPath: "memory" },
+      ),
     ).rejects.toThrow(/gate root "\S*no-such-dir" does not exist/);
   });
 });

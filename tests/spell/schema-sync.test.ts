@@ -14,7 +14,9 @@ const sorted = (xs: Iterable<string>) => [...xs].sort();
 
 describe("schema and registries do not drift", () => {
   it("providers", () => {
-    expect(sorted(schema.$defs["llm_object"]!.properties!["provider"]!.enum!)).toEqual(sorted(Object.keys(providerRegistry)));
+    expect(sorted(schema.$defs["llm_object"]!.properties!["provider"]!.enum!)).toEqual(
+      sorted(Object.keys(providerRegistry)),
+    );
   });
   it("mediums", () => {
     expect(sorted(schema.$defs["medium_name"]!.enum!)).toEqual(sorted(Object.keys(mediumRegistry)));
@@ -23,12 +25,16 @@ describe("schema and registries do not drift", () => {
     expect(sorted(schema.$defs["gate_name"]!.enum!)).toEqual(sorted(Object.keys(gateRegistry)));
   });
   it("wards", () => {
-    expect(sorted(Object.keys(schema.$defs["ward"]!.properties!))).toEqual(sorted(Object.keys(wardKinds)));
+    expect(sorted(Object.keys(schema.$defs["ward"]!.properties!))).toEqual(
+      sorted(Object.keys(wardKinds)),
+    );
   });
 });
 
 describe("generated code", () => {
   it("is up to date with schemas/ (run npm run gen when this fails)", () => {
-    expect(() => execFileSync(process.execPath, ["scripts/gen.mjs", "--check"], { stdio: "pipe" })).not.toThrow();
+    expect(() =>
+      execFileSync(process.execPath, ["scripts/gen.mjs", "--check"], { stdio: "pipe" }),
+    ).not.toThrow();
   });
 });

@@ -26,7 +26,10 @@ export function behaviorGate(decl: DeclaredGate): Gate {
   const b = decl.behavior;
   const error = typeof b.throw === "string" ? b.throw : b.error;
   if (b.throw === true && error === undefined) {
-    throw new ConfigError("bad_behavior", `gate ${decl.name}: behavior.throw needs an error message`);
+    throw new ConfigError(
+      "bad_behavior",
+      `gate ${decl.name}: behavior.throw needs an error message`,
+    );
   }
   let count = 0;
   return {

@@ -15,7 +15,10 @@ export class FsRoot {
     try {
       this.realRoot = realpathSync(this.root);
     } catch {
-      throw new ConfigError("gate_root_missing", `gate root ${JSON.stringify(root)} does not exist`);
+      throw new ConfigError(
+        "gate_root_missing",
+        `gate root ${JSON.stringify(root)} does not exist`,
+      );
     }
   }
 
@@ -25,7 +28,8 @@ export class FsRoot {
     if (climbsOut(path)) throw new Error(`path ${JSON.stringify(path)} is outside the gate root`);
     const virtual = normalize(isAbsolute(path) ? path : `/${path}`);
     const host = join(this.root, virtual);
-    if (!inside(this.root, host)) throw new Error(`path ${JSON.stringify(path)} is outside the gate root`);
+    if (!inside(this.root, host))
+      throw new Error(`path ${JSON.stringify(path)} is outside the gate root`);
     let real: string;
     try {
       real = realpathSync(host);

@@ -6,7 +6,8 @@ export function listDirGate(options: { root: string }): Gate {
   const fs = new FsRoot(options.root);
   return {
     name: "list_dir",
-    description: "List a directory's entries (directories end with /). Paths are relative to the gate's root.",
+    description:
+      "List a directory's entries (directories end with /). Paths are relative to the gate's root.",
     parameters: {
       type: "object",
       properties: { path: { type: "string", description: "Directory path; default the root." } },

@@ -25,7 +25,8 @@ export function readGate(options: ReadOptions): Gate {
     execute(args) {
       const host = fs.resolve(args["path"]);
       const stat = statSync(host);
-      if (stat.isDirectory()) throw new Error(`EISDIR: ${JSON.stringify(args["path"])} is a directory`);
+      if (stat.isDirectory())
+        throw new Error(`EISDIR: ${JSON.stringify(args["path"])} is a directory`);
       if (stat.size > MAX_READ_BYTES) {
         throw new Error(`file is ${stat.size} bytes; read returns at most ${MAX_READ_BYTES}`);
       }

@@ -42,7 +42,13 @@ class ConversationSession implements MediumSession {
     if (calls.length === 0) {
       const content = response.content ?? "";
       if (!scope.requireDone) {
-        return { utterance, observation: "", gateCalls: [], messages: [assistant], outcome: { kind: "text", content } };
+        return {
+          utterance,
+          observation: "",
+          gateCalls: [],
+          messages: [assistant],
+          outcome: { kind: "text", content },
+        };
       }
       const reminder: Message = { role: "user", content: DONE_REMINDER };
       return {
@@ -56,7 +62,12 @@ class ConversationSession implements MediumSession {
     const records: GateCallRecord[] = [];
     const messages: Message[] = [assistant];
     let done: { result: unknown } | undefined;
-    const ctx = { entityId: scope.entityId, turnId: scope.turnId, signal: scope.signal, services: this.services };
+    const ctx = {
+      entityId: scope.entityId,
+      turnId: scope.turnId,
+      signal: scope.signal,
+      services: this.services,
+    };
     for (const call of calls) {
       if (done) {
         // Every call still gets a result so the history stays well paired (LLM-7).
