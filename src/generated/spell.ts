@@ -61,12 +61,15 @@ export interface LlmObject {
   /**
    * Which provider adapter serves the model.
    */
-  provider: "scripted";
+  provider: "anthropic" | "google" | "local" | "openai" | "openrouter" | "replay" | "scripted";
   model?: string;
   /**
    * A name other parts of the spell refer to this llm by.
    */
   name?: string;
+  /**
+   * Default: the provider's own URL; local: http://127.0.0.1:11434/v1 (Ollama).
+   */
   base_url?: string;
   /**
    * Default: the provider's usual environment variable.
@@ -76,10 +79,51 @@ export interface LlmObject {
   headers?: {
     [k: string]: string;
   };
+  /**
+   * Per-request timeout. Default 600000.
+   */
+  timeout_ms?: number;
+  /**
+   * openrouter: fallback models, tried in order when the first is unavailable.
+   */
+  models?: string[];
+  /**
+   * openrouter: attribution (HTTP-Referer header).
+   */
+  app_url?: string;
+  /**
+   * openrouter: attribution (X-Title header).
+   */
+  app_name?: string;
+  /**
+   * anthropic: mark prompt-cache breakpoints. Default true.
+   */
+  prompt_caching?: boolean;
+  /**
+   * replay: the recorded loom (JSONL), relative to the spell.
+   */
+  loom?: string;
+  /**
+   * replay: the id of the thread's last turn. Default: the last turn written.
+   */
+  thread?: string;
   retry?: {
+    /**
+     * Default 3.
+     */
     max_retries?: number;
+    /**
+     * Default 1000.
+     */
     base_delay_ms?: number;
+    /**
+     * Default 60000.
+     */
     max_delay_ms?: number;
+    /**
+     * Default: 429 and every 5xx. Other 4xx are never retried.
+     */
+    retryable_status_codes?: number[];
   };
   /**
    * scripted: one reply per query, in order.

@@ -13,7 +13,13 @@ export interface ToolCall {
 export type Message =
   | { role: "system"; content: string }
   | { role: "user"; content: string }
-  | { role: "assistant"; content: string | null; toolCalls?: ToolCall[] }
+  | {
+      role: "assistant";
+      content: string | null;
+      toolCalls?: ToolCall[];
+      /** Opaque data the same provider needs back with this message (LLMResponse.providerData). */
+      providerData?: Record<string, unknown>;
+    }
   | { role: "tool"; toolCallId: string; content: string; isError?: boolean };
 
 export interface ToolDefinition {
@@ -38,6 +44,12 @@ export interface LLMResponse {
   thinking?: string | null;
   /** Provider-only fields (LLM-6): never required by consumers. */
   metadata?: Record<string, unknown>;
+  /**
+   * Opaque data to send back with this reply when it is replayed as an assistant message
+   * (e.g. Anthropic's signed thinking blocks, required with extended thinking + tool use).
+   * Mediums copy it onto the assistant message; other providers ignore it.
+   */
+  providerData?: Record<string, unknown>;
   /**
    * Tool results a malformed provider message carried in its reply. Always invalid in a
    * response; kept so the engine can reject it with LLM-7's error instead of dropping it.

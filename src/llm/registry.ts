@@ -1,7 +1,10 @@
 import { ConfigError } from "../core/errors.js";
 import type { Redactor } from "../core/redact.js";
 import type { LLM } from "./contract.js";
+import type { OpenAIFlavor } from "./providers/openai/convert-to-openai.js";
 import { ScriptedLLM, type ScriptedResponse } from "./providers/scripted.js";
+import { RequiredToolChoiceLLM } from "./require-tool.js";
+import { RetryingLLM, retryPolicy, type RetrySpec, type Sleep } from "./retry.js";
 
 /** An `llm:` block of a spell after interpolation, in the spell's snake_case words. */
 export interface LLMSpec {
@@ -11,8 +14,20 @@ export interface LLMSpec {
   base_url?: string;
   api_key?: string;
   context_window?: number;
-  retry?: { max_retries?: number; base_delay_ms?: number; max_delay_ms?: number };
+  retry?: RetrySpec;
   headers?: Record<string, string>;
+  /** Per-request timeout of real providers. Default 600 000 ms. */
+  timeout_ms?: number;
+  /** openrouter: fallback models, tried in order by OpenRouter. */
+  models?: string[];
+  /** openrouter: attribution headers (HTTP-Referer, X-Title). */
+  app_url?: string;
+  app_name?: string;
+  /** anthropic: mark cache breakpoints (default true). */
+  prompt_caching?: boolean;
+  /** replay: the recorded loom file and the thread's last turn id (default: the last turn). */
+  loom?: string;
+  thread?: string;
   /** scripted */
   responses?: ScriptedResponse[];
   usage?: ScriptedResponse["usage"];
@@ -25,6 +40,12 @@ export interface ProviderContext {
   redactor: Redactor;
   env: NodeJS.ProcessEnv;
   baseDir: string;
+  /** The HTTP client real providers use (tests pass one; nothing global is patched). */
+  fetch?: typeof fetch;
+  /** How retries wait (tests pass one that does not). */
+  sleep?: Sleep;
+  /** Where warnings about settings a provider cannot honour go; default process.emitWarning. */
+  warn?: (message: string) => void;
 }
 
 export interface ProviderEntry {
@@ -33,19 +54,70 @@ export interface ProviderEntry {
   description: string;
 }
 
+/** Real providers: one retry policy (PROD-2) inside, the LLM-5 guarantee outside. */
+function production(llm: LLM, spec: LLMSpec, ctx: ProviderContext): LLM {
+  const retry = new RetryingLLM(
+    llm,
+    retryPolicy(spec.retry),
+    ctx.sleep ? { sleep: ctx.sleep } : {},
+  );
+  return new RequiredToolChoiceLLM(retry);
+}
+
+function openAICompatible(flavor: OpenAIFlavor, description: string): ProviderEntry {
+  return {
+    description,
+    async create(spec, ctx) {
+      const { createOpenAICompatible } = await import("./providers/openai/openai-llm.js");
+      return production(createOpenAICompatible(flavor, spec, ctx), spec, ctx);
+    },
+  };
+}
+
 /** Providers by name. The schema's provider enum must match these keys (a test checks). */
 export const providerRegistry: Record<string, ProviderEntry> = {
   scripted: {
     description: "replies listed in the spell (offline, for tests and demos)",
-    create(spec) {
+    create(spec, ctx) {
+      const llm = new ScriptedLLM({
+        responses: spec.responses ?? [],
+        ...(spec.usage ? { usage: spec.usage } : {}),
+        recordInputs: spec.record_inputs ?? false,
+        name: spec.name ?? "scripted",
+      });
+      // Scripted errors are retried only when the spell asks (retry:), so scripts stay literal.
       return Promise.resolve(
-        new ScriptedLLM({
-          responses: spec.responses ?? [],
-          ...(spec.usage ? { usage: spec.usage } : {}),
-          recordInputs: spec.record_inputs ?? false,
-          name: spec.name ?? "scripted",
-        }),
+        spec.retry
+          ? new RetryingLLM(llm, retryPolicy(spec.retry), ctx.sleep ? { sleep: ctx.sleep } : {})
+          : llm,
       );
+    },
+  },
+  replay: {
+    description: "plays back the replies of a recorded loom thread (offline regression tests)",
+    async create(spec, ctx) {
+      const { createReplay } = await import("./providers/replay.js");
+      return createReplay(spec, ctx.baseDir);
+    },
+  },
+  openai: openAICompatible("openai", "OpenAI chat completions (OPENAI_API_KEY)"),
+  openrouter: openAICompatible(
+    "openrouter",
+    "OpenRouter, any model it routes to (OPENROUTER_API_KEY)",
+  ),
+  google: openAICompatible(
+    "google",
+    "Google Gemini through its OpenAI-compatible endpoint (GEMINI_API_KEY or GOOGLE_API_KEY)",
+  ),
+  local: openAICompatible(
+    "local",
+    "any OpenAI-compatible server at base_url: Ollama (default), vLLM, LM Studio, llama.cpp",
+  ),
+  anthropic: {
+    description: "Anthropic Messages API (ANTHROPIC_API_KEY)",
+    async create(spec, ctx) {
+      const { createAnthropic } = await import("./providers/anthropic/anthropic-llm.js");
+      return production(createAnthropic(spec, ctx), spec, ctx);
     },
   },
 };

@@ -25,7 +25,10 @@ export function validateResponse(response: LLMResponse, messages: readonly Messa
     if (!call.id) throw new ModelError("tool_call_without_id", "tool call without an id");
     if (!call.name) throw new ModelError("tool_call_without_name", "tool call without a gate name");
     if (seen.has(call.id)) {
-      throw new ModelError("duplicate_tool_call_id", `duplicate tool call ID ${JSON.stringify(call.id)}`);
+      throw new ModelError(
+        "duplicate_tool_call_id",
+        `duplicate tool call ID ${JSON.stringify(call.id)}`,
+      );
     }
     seen.add(call.id);
   }

@@ -1,5 +1,14 @@
 import { ConfigError, SystemError } from "../../core/errors.js";
-import type { LLM, LLMResponse, Message, QueryOptions, ToolCall, ToolChoice, ToolDefinition, Usage } from "../contract.js";
+import type {
+  LLM,
+  LLMResponse,
+  Message,
+  QueryOptions,
+  ToolCall,
+  ToolChoice,
+  ToolDefinition,
+  Usage,
+} from "../contract.js";
 
 /** One scripted reply, in the spell/tests.yaml vocabulary (snake_case, as written in YAML). */
 export interface ScriptedResponse {
@@ -72,7 +81,9 @@ export class ScriptedLLM implements LLM {
     if (script.error) {
       const status = script.error.status ?? 500;
       return Promise.reject(
-        new SystemError("provider_error", script.error.message ?? `scripted error ${status}`, { status }),
+        new SystemError("provider_error", script.error.message ?? `scripted error ${status}`, {
+          status,
+        }),
       );
     }
     const response = this.toResponse(script);

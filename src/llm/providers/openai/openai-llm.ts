@@ -1,0 +1,138 @@
+import OpenAI from "openai";
+import type { LLM, LLMResponse, Message, QueryOptions } from "../../contract.js";
+import type { LLMSpec, ProviderContext } from "../../registry.js";
+import { assertToolPairing } from "../../validate.js";
+import { PROFILES, requireModel, resolveApiKey, resolveBaseURL } from "../profiles.js";
+import { replayRecord } from "../replay-record.js";
+import { fromSDKError } from "../sdk-errors.js";
+import { ProviderWarnings } from "../warnings.js";
+import { buildOpenAIRequest, type OpenAIFlavor } from "./convert-to-openai.js";
+import { fromOpenAICompletion } from "./map-openai-response.js";
+import { OpenAIStreamAccumulator } from "./openai-stream.js";
+
+export interface OpenAICompatibleOptions {
+  flavor: OpenAIFlavor;
+  model: string;
+  baseURL: string;
+  apiKey: string;
+  models?: readonly string[] | undefined;
+  headers?: Record<string, string> | undefined;
+  timeoutMs?: number | undefined;
+  fetch?: typeof fetch | undefined;
+  redact: (text: string) => string;
+  warn?: ((message: string) => void) | undefined;
+}
+
+/**
+ * The network layer for every OpenAI-compatible service: OpenAI, OpenRouter, Gemini's
+ * compatible endpoint and local servers. Converters do the work; this sends and reads.
+ */
+export class OpenAICompatibleLLM implements LLM {
+  readonly name: string;
+  private readonly client: OpenAI;
+  private readonly warnings: ProviderWarnings;
+
+  constructor(private readonly options: OpenAICompatibleOptions) {
+    this.name = `${options.flavor}/${options.model}`;
+    this.warnings = new ProviderWarnings(options.warn);
+    this.client = new OpenAI({
+      apiKey: options.apiKey,
+      baseURL: options.baseURL,
+      maxRetries: 0, // one retry policy: ours (src/llm/retry.ts)
+      timeout: options.timeoutMs ?? 600_000,
+      logLevel: "off", // the SDK would print bodies; we report errors ourselves, redacted
+      ...(options.headers ? { defaultHeaders: options.headers } : {}),
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+      organization: null,
+      project: null,
+    });
+  }
+
+  async query(messages: readonly Message[], options: QueryOptions = {}): Promise<LLMResponse> {
+    assertToolPairing(messages); // LLM-7
+    const { flavor, model, models } = this.options;
+    const provider = flavor;
+    const { body, warnings } = buildOpenAIRequest(messages, options, { flavor, model, models });
+    let completion: unknown;
+    try {
+      const requestOptions = options.signal ? { signal: options.signal } : {};
+      if (options.onDelta) {
+        const stream = await this.client.chat.completions.create(
+          {
+            ...body,
+            stream: true,
+            stream_options: { include_usage: true },
+          } as unknown as OpenAI.ChatCompletionCreateParamsStreaming,
+          requestOptions,
+        );
+        const acc = new OpenAIStreamAccumulator(provider);
+        for await (const chunk of stream) {
+          for (const delta of acc.push(chunk)) options.onDelta(delta);
+        }
+        options.signal?.throwIfAborted(); // the SDK ends an aborted stream quietly
+        completion = acc.finish();
+      } else {
+        completion = await this.client.chat.completions.create(
+          body as unknown as OpenAI.ChatCompletionCreateParamsNonStreaming,
+          requestOptions,
+        );
+      }
+    } catch (err) {
+      throw fromSDKError(err, provider, this.options.redact);
+    }
+    const mapped = fromOpenAICompletion(completion, provider);
+    const response = mapped.response;
+    response.metadata = {
+      provider,
+      ...response.metadata,
+      ...replayRecord(response),
+      ...this.warnings.report([...warnings, ...mapped.warnings]),
+    };
+    return response;
+  }
+}
+
+/** Builds the adapter for a spell's `llm:` block (called lazily by the registry). */
+export function createOpenAICompatible(
+  flavor: OpenAIFlavor,
+  spec: LLMSpec,
+  ctx: ProviderContext,
+): OpenAICompatibleLLM {
+  const profile = PROFILES[flavor];
+  let model = requireModel(
+    spec,
+    flavor === "local"
+      ? "qwen3"
+      : flavor === "google"
+        ? "gemini-2.5-flash"
+        : flavor === "openrouter"
+          ? "openrouter/auto"
+          : "gpt-4.1",
+  );
+  if (flavor === "openrouter" && model === "auto") model = "openrouter/auto";
+  const apiKey = resolveApiKey(spec, profile, ctx) ?? "not-needed"; // local servers ignore it; the SDK wants one
+  const headers: Record<string, string> = { ...(spec.headers ?? {}) };
+  if (flavor === "openrouter") {
+    // OpenRouter's optional attribution (https://openrouter.ai/docs/api-reference/overview#headers).
+    if (typeof spec["app_url"] === "string") headers["HTTP-Referer"] = spec["app_url"];
+    if (typeof spec["app_name"] === "string") headers["X-Title"] = spec["app_name"];
+  }
+  const models = Array.isArray(spec["models"]) ? spec["models"] : undefined;
+  if (models && flavor !== "openrouter") {
+    ctx.warn?.(
+      `llm.models (a fallback list) is an OpenRouter feature; the ${flavor} provider ignores it`,
+    );
+  }
+  return new OpenAICompatibleLLM({
+    flavor,
+    model,
+    baseURL: resolveBaseURL(spec, profile, ctx),
+    apiKey,
+    models,
+    headers: Object.keys(headers).length ? headers : undefined,
+    timeoutMs: typeof spec["timeout_ms"] === "number" ? spec["timeout_ms"] : undefined,
+    fetch: ctx.fetch,
+    redact: (t) => ctx.redactor.redact(t),
+    warn: ctx.warn,
+  });
+}

@@ -1,0 +1,140 @@
+import { SpellbookError } from "../../core/errors.js";
+import { classifyHttpError, parseRetryAfter, ProviderError } from "../errors.js";
+
+/** What both SDKs' APIError carries (openai and @anthropic-ai/sdk share the shape). */
+interface SDKErrorShape {
+  name?: string;
+  message?: string;
+  status?: number;
+  headers?: { get(name: string): string | null };
+  error?: unknown;
+  constructor?: { name?: string };
+}
+
+/**
+ * Any failure of an SDK call → a coded ProviderError, its message redacted (PROD-8: a 401 body
+ * may echo part of the key). Duck-typed so this module never loads an SDK.
+ */
+export function fromSDKError(
+  err: unknown,
+  provider: string,
+  redact: (t: string) => string,
+): unknown {
+  if (err instanceof SpellbookError) return err;
+  if (isAbort(err)) return err;
+  const e = (err ?? {}) as SDKErrorShape;
+  const kind = e.constructor?.name ?? e.name ?? "";
+  if (kind === "APIConnectionTimeoutError") {
+    return new ProviderError("provider_connection", `${provider}: request timed out`, {
+      provider,
+      cause: err,
+    });
+  }
+  if (kind === "APIConnectionError" || isNetworkError(err)) {
+    const why = causeMessage(err);
+    return new ProviderError(
+      "provider_connection",
+      redact(`${provider}: connection failed${why ? `: ${why}` : ""}`),
+      { provider, cause: err },
+    );
+  }
+  if (err instanceof SyntaxError) {
+    return new ProviderError(
+      "provider_bad_response",
+      redact(`${provider}: the response is not valid JSON: ${err.message}`),
+      { provider, cause: err },
+    );
+  }
+  if (typeof e.status === "number" || (kind === "APIError" && e.error !== undefined)) {
+    const body = bodyOf(e.error);
+    const message = redact(body.message ?? stripStatus(e.message ?? "request failed"));
+    return classifyHttpError(provider, e.status, message, {
+      providerCode: body.code,
+      retryAfterMs: parseRetryAfter(e.headers),
+      cause: err,
+    });
+  }
+  if (err instanceof Error) {
+    return new ProviderError("provider_error", redact(`${provider}: ${err.message}`), {
+      provider,
+      cause: err,
+    });
+  }
+  return new ProviderError("provider_error", redact(`${provider}: ${String(err)}`), {
+    provider,
+    cause: err,
+  });
+}
+
+/** The provider's own message and code out of an error body, whichever provider shaped it. */
+function bodyOf(error: unknown): { message?: string; code?: string } {
+  if (!error || typeof error !== "object") return {};
+  const o = error as Record<string, unknown>;
+  // openai: { message, type, code }; anthropic: { type: "error", error: { type, message } }
+  const inner = (o["error"] && typeof o["error"] === "object" ? o["error"] : o) as Record<
+    string,
+    unknown
+  >;
+  const message = typeof inner["message"] === "string" ? inner["message"] : undefined;
+  const code =
+    typeof inner["code"] === "string"
+      ? inner["code"]
+      : typeof inner["type"] === "string"
+        ? inner["type"]
+        : undefined;
+  return { ...(message !== undefined ? { message } : {}), ...(code !== undefined ? { code } : {}) };
+}
+
+/** SDK messages start with the status ("429 Too many requests"); the error carries it already. */
+function stripStatus(message: string): string {
+  return message.replace(/^\d{3}\s+/, "");
+}
+
+function isAbort(err: unknown): boolean {
+  const e = err as SDKErrorShape | null;
+  return !!e && (e.name === "AbortError" || e.constructor?.name === "APIUserAbortError");
+}
+
+const NETWORK_CODES = new Set([
+  "ECONNRESET",
+  "ECONNREFUSED",
+  "EPIPE",
+  "ETIMEDOUT",
+  "UND_ERR_SOCKET",
+  "UND_ERR_CLOSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+]);
+
+/** undici reports a socket closed mid-body as `TypeError: terminated` with a coded cause. */
+function isNetworkError(err: unknown): boolean {
+  for (
+    let e = err as { code?: string; message?: string; cause?: unknown } | undefined, depth = 0;
+    e && depth < 4;
+    e = e.cause as typeof e, depth++
+  ) {
+    if (typeof e.code === "string" && NETWORK_CODES.has(e.code)) return true;
+    if (
+      e instanceof TypeError &&
+      /terminated|fetch failed|other side closed/i.test(e.message ?? "")
+    )
+      return true;
+  }
+  return false;
+}
+
+function causeMessage(err: unknown): string {
+  const parts: string[] = [];
+  for (
+    let e = (err as { cause?: unknown; message?: string } | undefined)?.cause as
+        { cause?: unknown; message?: string; code?: string } | undefined,
+      d = 0;
+    e && d < 3;
+    e = e.cause as typeof e, d++
+  ) {
+    if (e.message) parts.push(e.code ? `${e.message} (${e.code})` : e.message);
+  }
+  if (!parts.length && err instanceof Error && !/^Connection error\.?$/.test(err.message))
+    parts.push(err.message);
+  return parts.join(": ");
+}
