@@ -40,6 +40,19 @@ export interface CastResult {
   lastTurnId: string | null;
 }
 
+/** What a cast supplies for a turn; the entity adds its place in the tree. */
+type TurnFields = Pick<
+  Turn,
+  | "id"
+  | "utterance"
+  | "observation"
+  | "gate_calls"
+  | "metadata"
+  | "terminated"
+  | "truncated"
+  | "reason"
+>;
+
 export interface EntityOptions {
   /** The turn this entity hangs from: a spawning parent turn (COMP-5) or a fork point (LOOM-4). */
   parentTurnId?: string | null;
@@ -108,19 +121,28 @@ export class Entity {
     });
   }
 
-  /** @internal */
-  record(turn: Omit<Turn, "parent_id" | "sequence" | "entity_id" | "cantrip_id">): Turn {
-    const full: Turn = {
-      ...turn,
+  /** @internal — records a turn; one object literal in one shape keeps the hot path cheap. */
+  record(t: TurnFields): Turn {
+    const turn: Turn = {
+      id: t.id,
       parent_id: this.lastTurnId,
-      sequence: ++this.sequence,
-      entity_id: this.id,
       cantrip_id: this.cantrip.id,
+      entity_id: this.id,
+      role: "turn",
+      sequence: ++this.sequence,
+      utterance: t.utterance,
+      observation: t.observation,
+      gate_calls: t.gate_calls,
+      metadata: t.metadata,
+      reward: null,
+      terminated: t.terminated,
+      truncated: t.truncated,
+      reason: t.reason,
     };
     // LOOM-1: on the store before the next turn begins.
-    this.cantrip.loom.append(full);
-    this.lastTurnId = full.id;
-    return full;
+    this.cantrip.loom.append(turn);
+    this.lastTurnId = turn.id;
+    return turn;
   }
 
   /** @internal */
@@ -187,7 +209,6 @@ class CastRun {
       const outcome = decideOutcome(step.outcome, wards, this.state());
       const turn = this.entity.record({
         id: turnId,
-        role: "turn",
         utterance: step.utterance,
         observation: step.observation,
         gate_calls: step.gateCalls,
@@ -199,7 +220,6 @@ class CastRun {
           timestamp: new Date().toISOString(),
           ...response.metadata,
         },
-        reward: null,
         terminated: outcome.type === "terminated",
         truncated: outcome.type === "truncated",
         reason: outcome.type === "continue" ? null : outcome.reason,
@@ -250,7 +270,6 @@ class CastRun {
     this.turns++;
     this.entity.record({
       id: turnId,
-      role: "turn",
       utterance: "",
       observation: `[truncated: ${reason}]`,
       gate_calls: [],
@@ -261,7 +280,6 @@ class CastRun {
         duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
         timestamp: new Date().toISOString(),
       },
-      reward: null,
       terminated: false,
       truncated: true,
       reason,

@@ -39,18 +39,9 @@ export class Loom {
         `loom is append-only: turn ${turn.id} already exists`,
       );
     }
-    if (
-      turn.parent_id !== null &&
-      !this.turnsById.has(turn.parent_id) &&
-      !this.reserved.has(turn.parent_id)
-    ) {
-      throw new ConfigError(
-        "loom_unknown_parent",
-        `turn ${turn.id} names unknown parent ${turn.parent_id}`,
-      );
-    }
-    this.write({ type: "turn", ...turn });
-    this.reserved.delete(turn.id);
+    // The hot path: the store writes the turn as is; the index keeps the same frozen object.
+    this.store.appendTurn(turn);
+    this.indexTurn(Object.freeze(turn));
   }
 
   /**
@@ -138,11 +129,7 @@ export class Loom {
       }
       case "turn": {
         const { type: _type, ...turn } = record;
-        const frozen = Object.freeze(turn);
-        this.turnsById.set(turn.id, frozen);
-        this.order.push(frozen);
-        if (turn.parent_id)
-          this.childCount.set(turn.parent_id, (this.childCount.get(turn.parent_id) ?? 0) + 1);
+        this.indexTurn(Object.freeze(turn));
         break;
       }
       case "reward":
@@ -151,6 +138,14 @@ export class Loom {
       case "loom":
       case "torn":
         break;
+    }
+  }
+
+  private indexTurn(turn: Turn): void {
+    this.turnsById.set(turn.id, turn);
+    this.order.push(turn);
+    if (turn.parent_id) {
+      this.childCount.set(turn.parent_id, (this.childCount.get(turn.parent_id) ?? 0) + 1);
     }
   }
 

@@ -2,7 +2,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeSync } f
 import { dirname } from "node:path";
 import { SystemError } from "../core/errors.js";
 import type { LoomStore } from "./store.js";
-import { LOOM_FORMAT_VERSION, type LoomRecord } from "./turn.js";
+import { LOOM_FORMAT_VERSION, type LoomRecord, type Turn } from "./turn.js";
 
 export interface LoomReadResult {
   records: LoomRecord[];
@@ -35,6 +35,12 @@ export class JsonlStore implements LoomStore {
   append(record: LoomRecord): void {
     if (this.fd === null) this.open();
     writeSync(this.fd!, `${JSON.stringify(record)}\n`);
+  }
+
+  appendTurn(turn: Turn): void {
+    if (this.fd === null) this.open();
+    // Same line as append({ type: "turn", ...turn }), without copying the turn.
+    writeSync(this.fd!, `{"type":"turn",${JSON.stringify(turn).slice(1)}\n`);
   }
 
   close(): void {

@@ -1,8 +1,10 @@
-import type { LoomRecord } from "./turn.js";
+import type { LoomRecord, Turn } from "./turn.js";
 
 /** Where loom records go. Appends only: there is no update and no delete (LOOM-3). */
 export interface LoomStore {
   append(record: LoomRecord): void;
+  /** A turn record (`type: "turn"`), without building a wrapper object first. */
+  appendTurn(turn: Turn): void;
   /** Records already stored, for a loom reopened from disk. */
   load(): LoomRecord[];
   close(): void;
@@ -15,6 +17,9 @@ export class MemoryStore implements LoomStore {
   readonly records: LoomRecord[] = [];
   append(record: LoomRecord): void {
     this.records.push(record);
+  }
+  appendTurn(turn: Turn): void {
+    this.records.push({ type: "turn", ...turn });
   }
   load(): LoomRecord[] {
     return [];

@@ -89,7 +89,7 @@ class ConversationSession implements MediumSession {
     }
     return {
       utterance,
-      observation: JSON.stringify(records),
+      observation: renderObservation(records),
       gateCalls: records,
       messages,
       outcome: done ? { kind: "done", result: done.result } : { kind: "continue" },
@@ -109,4 +109,12 @@ class ConversationSession implements MediumSession {
   dispose(): void {
     this.ephemeral = [];
   }
+}
+
+/** The turn's observation for the loom: one line per gate call, in order (CIRCLE-7). */
+function renderObservation(records: readonly GateCallRecord[]): string {
+  let out = "";
+  for (const r of records)
+    out += `${out ? "\n" : ""}${r.gate_name}${r.is_error ? " (error)" : ""}: ${r.result}`;
+  return out;
 }

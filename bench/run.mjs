@@ -1,0 +1,23 @@
+#!/usr/bin/env node
+// `npm run bench`: builds once, then runs every bench/*.bench.mjs in its own process.
+import { execFileSync } from "node:child_process";
+import { readdirSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const only = process.argv.slice(2);
+execFileSync("npm", ["run", "build", "--silent"], { cwd: join(here, ".."), stdio: "inherit" });
+let failed = 0;
+for (const file of readdirSync(here)
+  .filter((f) => f.endsWith(".bench.mjs"))
+  .sort()) {
+  if (only.length && !only.some((o) => file.includes(o))) continue;
+  console.log(`\n## ${file}`);
+  try {
+    execFileSync(process.execPath, ["--expose-gc", join(here, file)], { stdio: "inherit" });
+  } catch {
+    failed++;
+  }
+}
+process.exit(failed ? 1 : 0);
