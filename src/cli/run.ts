@@ -1,3 +1,4 @@
+import { relative } from "node:path";
 import { displayPath } from "./io.js";
 import type { CastResult } from "../core/entity.js";
 import { SpellbookError, errorMessage } from "../core/errors.js";
@@ -86,7 +87,8 @@ function progressLine(e: CantripEvent): string {
   }
 }
 
-function summaryLine(r: CastResult, loom: string): string {
+function summaryLine(r: CastResult, location: string): string {
+  const loom = location.startsWith("/") ? relative(process.cwd(), location) || location : location;
   const how = r.terminated ? `terminated (${r.reason})` : `truncated (${r.reason})`;
   const u = r.usage;
   return `${how} after ${r.turns} turn${r.turns === 1 ? "" : "s"} · ${u.total_tokens} tokens (${u.prompt_tokens} in, ${u.completion_tokens} out, ${u.cached_tokens} cached) · entity ${r.entityId} · loom ${loom}\n`;
