@@ -62,6 +62,19 @@ export async function runCase(
     } else if (outcome.error !== undefined) {
       failures.push(`unexpected error: ${errorMessage(outcome.error)}`);
     }
+    // A script with replies no query asked for is a mistake in the case, unless a ward or an
+    // error cut the run short.
+    if (
+      !failures.length &&
+      outcome.error === undefined &&
+      outcome.casts.length &&
+      outcome.casts.every((x) => x.terminated)
+    ) {
+      for (const [key, llm] of built.llms) {
+        if (llm.queries > 0 && llm.unused() > 0)
+          failures.push(`scripted ${key} has ${llm.unused()} response(s) left unused`);
+      }
+    }
     if (!failures.length) {
       const ctx: MatchContext = {
         turnIds: built.loom.turns().map((t) => t.id),

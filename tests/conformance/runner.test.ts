@@ -75,4 +75,23 @@ describe("the conformance runner can fail", () => {
     );
     expect(differ.status).toBe("pass");
   });
+  it("fails a script whose replies were never asked for", async () => {
+    const r = await runCase(
+      toCase(
+        {
+          setup: {
+            llm: { responses: [{ content: "a" }, { content: "never asked" }] },
+            circle: base.setup.circle,
+          },
+          action: { cast: { intent: "go" } },
+          expect: { result: "a" },
+        },
+        "t:1",
+      ),
+    );
+    expect(r).toMatchObject({
+      status: "fail",
+      message: "scripted llm has 1 response(s) left unused",
+    });
+  });
 });
