@@ -7,6 +7,7 @@ import { Redactor } from "../core/redact.js";
 import type { Spell } from "../generated/spell.js";
 import { ScriptedLLM, type ScriptedResponse } from "../llm/providers/scripted.js";
 import { Loom } from "../loom/loom.js";
+import type { ChildLLMSource } from "../circle/spawn/index.js";
 import { compileSpell } from "../spell/compile.js";
 import { schemaErrors } from "../spell/validate.js";
 
@@ -109,6 +110,7 @@ export function buildSetup(setup: Record<string, unknown>, options: BuildOptions
         llm,
         loomPath: "memory",
         loom,
+        childLLMs: childLLMs(setup, llms),
       });
       if (!cantrip) throw errors.length === 1 ? errors[0]! : new SpellErrors(errors);
       cache.set(llmKey, cantrip);
@@ -192,4 +194,29 @@ function rootGate(gate: unknown, root: string | undefined): unknown {
     return { ...g, dependencies: deps };
   }
   return gate;
+}
+
+/**
+ * call_entity's LLMs in a case (COMP-7): `name:` lets a proposal pick one; children otherwise get
+ * `child_llm_l<depth>`, then `child_llm`. An LLM of `type: code_circle` speaks code.
+ */
+function childLLMs(
+  setup: Record<string, unknown>,
+  llms: ReadonlyMap<string, object>,
+): ChildLLMSource {
+  const scripted = [...llms].filter((e): e is [string, ScriptedLLM] => e[1] instanceof ScriptedLLM);
+  const choice = (key: string | undefined) => {
+    const llm = scripted.find(([k]) => k === key)?.[1];
+    if (!llm || key === undefined) return undefined;
+    const type = (setup[key] as { type?: unknown } | null)?.type;
+    return { llm, medium: type === "code_circle" ? "code" : "conversation" };
+  };
+  return {
+    pick(name, depth) {
+      if (name !== undefined)
+        return Promise.resolve(choice(scripted.find(([, l]) => l.name === name)?.[0]));
+      return Promise.resolve(choice(`child_llm_l${depth}`) ?? choice("child_llm"));
+    },
+    names: () => scripted.map(([, l]) => l.name),
+  };
 }

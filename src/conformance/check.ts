@@ -285,6 +285,23 @@ const checks: Record<string, Check> = {
     const n = b.loom.leaves().length;
     return looselyEqual(w, n) ? null : `threads: expected ${show(w)}, got ${n}`;
   },
+  child_turns: (w, o, b, m) => {
+    const turns = childTurns(o, b);
+    if (Array.isArray(w)) return matchTurns(w, turns, m, "child_turns");
+    return looselyEqual(w, turns.length)
+      ? null
+      : `child_turns: expected ${show(w)}, got ${turns.length}`;
+  },
+  child_truncated: (w, o, b) => {
+    // true: some child entity's last turn was a truncation (COMP-9); false: none was.
+    const last = new Map<string, Turn>();
+    for (const t of childTurns(o, b)) last.set(t.entity_id, t);
+    const truncated = [...last.values()].filter((t) => t.truncated);
+    const got = truncated.length > 0;
+    return got === w
+      ? null
+      : `child_truncated: expected ${show(w)}, got ${got} (children's last turns: ${show([...last.values()].map((t) => t.reason))})`;
+  },
   loom: (w, _o, b, m) => {
     const { turn_count, identity, turns, ...rest } = w as {
       turn_count?: number;
@@ -316,6 +333,12 @@ const checks: Record<string, Check> = {
     return o.exported.includes(String(w)) ? `the loom export contains ${show(w)}` : null;
   },
 };
+
+/** Turns of entities no cast of the case produced: the children (LOOM-8, LOOM-12). */
+function childTurns(o: Outcome, b: Built): Turn[] {
+  const top = new Set(o.casts.map((c) => c.entityId));
+  return b.loom.turns().filter((t) => !top.has(t.entity_id));
+}
 
 const TURN_KEYS = new Set([
   "sequence",

@@ -24,7 +24,9 @@ export type GateName =
   | "list_dir"
   | "slow_gate"
   | "failing_gate"
-  | "counter";
+  | "counter"
+  | "call_entity"
+  | "call_entity_batch";
 
 /**
  * A cantrip written down: llm + identity + circle, plus where its loom goes, a default intent and its own tests.
@@ -250,6 +252,14 @@ export interface Ward {
    * code medium: call stack of one entity's sandbox in KiB. Default and maximum 256.
    */
   max_stack_kb?: number;
+  /**
+   * Children of one call_entity_batch running at the same time (COMP-3). Default 8.
+   */
+  max_concurrent_children?: number;
+  /**
+   * Proposals one call_entity_batch may take (COMP-3). Default 50.
+   */
+  max_batch_size?: number;
 }
 /**
  * This interface was referenced by `Spell`'s JSON-Schema

@@ -9,12 +9,13 @@ import {
 } from "../circle/gates/index.js";
 import type { Medium } from "../circle/medium.js";
 import { mediumWithState } from "../circle/mediums/code/index.js";
+import { DELEGATION_GATES, type ChildLLMSource } from "../circle/spawn/index.js";
 import { mediumRegistry, normalizeMediumName } from "../circle/mediums/index.js";
 import { Cantrip } from "../core/cantrip.js";
 import { ConfigError, SpellbookError } from "../core/errors.js";
 import type { IdentityInput } from "../core/identity.js";
 import type { Redactor } from "../core/redact.js";
-import type { Ward } from "../core/wards.js";
+import { composeWards, numberWard, type Ward } from "../core/wards.js";
 import type { Circle as CircleSpec, Identity as IdentitySpec, Spell } from "../generated/spell.js";
 import type { LLM } from "../llm/contract.js";
 import { createLLM, parseLLMShorthand, providerRegistry, type LLMSpec } from "../llm/registry.js";
@@ -41,6 +42,8 @@ export interface CompileContext {
   defaultLoomPath?: string | undefined;
   /** An existing loom to record into (casts of one conformance case share it). */
   loom?: Loom | undefined;
+  /** LLMs offered to children of call_entity, ahead of the spell's own (the conformance runner's child_llm). */
+  childLLMs?: ChildLLMSource | undefined;
 }
 
 /** Collects errors of one compile so all are reported together. */
@@ -121,7 +124,12 @@ export function resolveMedium(spec: CircleSpec, warnings: Warning[], locate: Loc
 }
 
 function compileGate(item: unknown, ctx: CompileContext): Gate {
-  const factoryCtx = { baseDir: ctx.baseDir };
+  const factoryCtx = {
+    baseDir: ctx.baseDir,
+    env: ctx.env,
+    redactor: ctx.redactor,
+    childLLMs: ctx.childLLMs,
+  };
   if (typeof item === "string") return createGate(item, {}, factoryCtx);
   const obj = item as Record<string, unknown>;
   if (typeof obj["name"] === "string") {
@@ -176,10 +184,13 @@ export function compileCircle(
     if (gate) gates.push(gate);
   });
   if (!medium || errors.list.length) return undefined;
-  return errors.guard(
-    ["circle"],
-    () => new Circle({ medium, gates, wards: (spec.wards ?? []) as Ward[] }),
+  const wards = (spec.wards ?? []) as Ward[];
+  // COMP-6: at max_depth 0 the delegation gates are warded off — not in the circle at all.
+  const depth = errors.guard(["circle", "wards"], () =>
+    numberWard(composeWards(wards), "max_depth"),
   );
+  const kept = depth === 0 ? gates.filter((g) => !DELEGATION_GATES.includes(g.name)) : gates;
+  return errors.guard(["circle"], () => new Circle({ medium, gates: kept, wards }));
 }
 
 function openLoom(spell: Spell, ctx: CompileContext): Loom {

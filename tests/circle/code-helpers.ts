@@ -16,14 +16,19 @@ export interface CodeCantripOptions {
 }
 
 /** A code-circle cantrip whose LLM replies with the given code (a string) or response, one per turn. */
-export function codeCantrip(replies: (string | ScriptedResponse)[], options: CodeCantripOptions = {}) {
+export function codeCantrip(
+  replies: (string | ScriptedResponse)[],
+  options: CodeCantripOptions = {},
+) {
   const llm = new ScriptedLLM({
     responses: replies.map((c) => (typeof c === "string" ? { code: c } : c)),
     recordInputs: true,
   });
   const cantrip = new Cantrip({
     llm,
-    identity: { systemPrompt: options.systemPrompt === undefined ? "You write code." : options.systemPrompt },
+    identity: {
+      systemPrompt: options.systemPrompt === undefined ? "You write code." : options.systemPrompt,
+    },
     circle: new Circle({
       medium: options.state ? createCodeMedium({ state: options.state }) : codeMedium,
       gates: options.gates ?? [doneGate(), echoGate()],
@@ -37,6 +42,7 @@ export function codeCantrip(replies: (string | ScriptedResponse)[], options: Cod
 export const slowGate = (delayMs: number, result: unknown = "slow result") =>
   behaviorGate({ name: "slow_gate", behavior: { delay_ms: delayMs, result } });
 
-export const failingGate = (error = "gate failed") => behaviorGate({ name: "failing_gate", behavior: { error } });
+export const failingGate = (error = "gate failed") =>
+  behaviorGate({ name: "failing_gate", behavior: { error } });
 
 export { doneGate, echoGate };

@@ -19,7 +19,10 @@ describe("code medium: the loop", () => {
   });
 
   it("keeps the sandbox of a summoned entity across sends (ENTITY-5)", async () => {
-    const { cantrip } = codeCantrip(["var seen = ['first']; done(seen.length)", "seen.push('second'); done(seen)"]);
+    const { cantrip } = codeCantrip([
+      "var seen = ['first']; done(seen.length)",
+      "seen.push('second'); done(seen)",
+    ]);
     const entity = cantrip.summon();
     try {
       expect((await entity.send("one")).result).toBe(1);
@@ -49,8 +52,12 @@ describe("code medium: the loop", () => {
   });
 
   it("ends a text-only reply like any medium (LOOP-6), and reminds when done is required", async () => {
-    expect((await codeCantrip([{ content: "all done" }]).cantrip.cast("x")).result).toBe("all done");
-    const { cantrip } = codeCantrip([{ content: "thinking" }, "done(2)"], { wards: [{ max_turns: 5 }, { require_done_tool: true }] });
+    expect((await codeCantrip([{ content: "all done" }]).cantrip.cast("x")).result).toBe(
+      "all done",
+    );
+    const { cantrip } = codeCantrip([{ content: "thinking" }, "done(2)"], {
+      wards: [{ max_turns: 5 }, { require_done_tool: true }],
+    });
     const result = await cantrip.cast("x");
     expect(result).toMatchObject({ result: 2, turns: 2 });
   });
@@ -85,7 +92,11 @@ describe("code medium: gates as functions", () => {
   it("maps arguments by schema order", () => {
     const gate = behaviorGate({
       name: "g",
-      parameters: { type: "object", properties: { a: { type: "string" }, b: { type: "number" } }, required: ["a"] },
+      parameters: {
+        type: "object",
+        properties: { a: { type: "string" }, b: { type: "number" } },
+        required: ["a"],
+      },
       behavior: {},
     });
     expect(namedArguments(gate, "g", ["x", 2])).toEqual({ a: "x", b: 2 });
@@ -110,7 +121,11 @@ describe("code medium: gates as functions", () => {
     );
     const result = await cantrip.cast("x");
     expect(result.result).toBe("disk on fire");
-    expect(result.loom.turns()[0]!.gate_calls[0]).toMatchObject({ gate_name: "failing_gate", is_error: true, result: "disk on fire" });
+    expect(result.loom.turns()[0]!.gate_calls[0]).toMatchObject({
+      gate_name: "failing_gate",
+      is_error: true,
+      result: "disk on fire",
+    });
   });
 
   it("refuses gate calls from promise callbacks instead of crashing the sandbox", async () => {
@@ -124,7 +139,10 @@ describe("code medium: gates as functions", () => {
 
 describe("code medium: the observation", () => {
   it("is one composite object per turn: every gate call in order, console, last value (CIRCLE-7)", async () => {
-    const { cantrip, llm } = codeCantrip(["console.log('hello', { a: 1 }); echo('one'); echo('two'); 6 * 7", "done(1)"]);
+    const { cantrip, llm } = codeCantrip([
+      "console.log('hello', { a: 1 }); echo('one'); echo('two'); 6 * 7",
+      "done(1)",
+    ]);
     const result = await cantrip.cast("x");
     const turn = result.loom.turns()[0]!;
     expect(turn.gate_calls.map((g) => g.result)).toEqual(["one", "two"]);
@@ -147,7 +165,10 @@ describe("code medium: the observation", () => {
   });
 
   it("summarizes large values as type, size and a preview (viewport principle)", async () => {
-    const { cantrip } = codeCantrip(["var big = Array.from({ length: 1000 }, (_, i) => ({ i })); big", "echo('x'.repeat(5000)); done(big.length)"]);
+    const { cantrip } = codeCantrip([
+      "var big = Array.from({ length: 1000 }, (_, i) => ({ i })); big",
+      "echo('x'.repeat(5000)); done(big.length)",
+    ]);
     const result = await cantrip.cast("x");
     const [first, second] = result.loom.turns();
     expect(first!.observation).toMatch(/\[Result: array, 1000 items, \d+ chars\]/);
@@ -168,7 +189,10 @@ describe("code medium: the observation", () => {
 describe("code medium: circle state", () => {
   it("injects data as variables, not into the prompt (§3.3)", async () => {
     const rows = Array.from({ length: 500 }, (_, i) => ({ id: i, v: i * 2 }));
-    const { cantrip, llm } = codeCantrip(["done(rows.reduce((s, r) => s + r.v, 0) + notes.length)"], { state: { rows, notes: "abc" } });
+    const { cantrip, llm } = codeCantrip(
+      ["done(rows.reduce((s, r) => s + r.v, 0) + notes.length)"],
+      { state: { rows, notes: "abc" } },
+    );
     expect((await cantrip.cast("sum")).result).toBe(249500 + 3);
     const capability = llm.invocations[0]!.messages[1]!.content ?? "";
     expect(capability).toContain("rows (array, 500 items)");
@@ -180,16 +204,24 @@ describe("code medium: circle state", () => {
     writeFileSync(join(dir, "a.json"), '{"x":1}');
     writeFileSync(join(dir, "b.yaml"), "- 1\n- 2\n");
     writeFileSync(join(dir, "c.txt"), "plain");
-    const state = loadCircleState({ a: { $file: "a.json" }, b: "$file:b.yaml", c: { $file: "c.txt" }, d: 4 }, dir);
+    const state = loadCircleState(
+      { a: { $file: "a.json" }, b: "$file:b.yaml", c: { $file: "c.txt" }, d: 4 },
+      dir,
+    );
     expect(state).toEqual({ a: { x: 1 }, b: [1, 2], c: "plain", d: 4 });
-    expect(() => loadCircleState({ e: { $file: "nope.json" } }, dir)).toThrow(/cannot read nope.json/);
+    expect(() => loadCircleState({ e: { $file: "nope.json" } }, dir)).toThrow(
+      /cannot read nope.json/,
+    );
     expect(() => loadCircleState({ "bad-name": 1 }, dir)).toThrow(/not a JavaScript variable name/);
   });
 });
 
 describe("code medium: tool misuse", () => {
   it("answers a call of another tool with an error observation", async () => {
-    const { cantrip } = codeCantrip([{ tool_calls: [{ gate: "echo", args: { text: "x" } }] }, "done(1)"]);
+    const { cantrip } = codeCantrip([
+      { tool_calls: [{ gate: "echo", args: { text: "x" } }] },
+      "done(1)",
+    ]);
     const result = await cantrip.cast("x");
     expect(result.loom.turns()[0]!.observation).toMatch(/only tool is js/);
     expect(result.result).toBe(1);

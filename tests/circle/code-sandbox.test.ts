@@ -4,12 +4,31 @@ import { loadCodeEngine } from "../../src/circle/mediums/code/index.js";
 import { Shell } from "../../src/circle/mediums/code/shell.js";
 import { codeCantrip, doneGate, echoGate, slowGate } from "./code-helpers.js";
 
-const lastObservation = (r: { loom: { turns(): { observation: string }[] } }, i: number) => r.loom.turns()[i]!.observation;
+const lastObservation = (r: { loom: { turns(): { observation: string }[] } }, i: number) =>
+  r.loom.turns()[i]!.observation;
 
 describe("code sandbox: isolation (MEDIUM-2)", () => {
   it("has no require, process, fetch, filesystem or timers", async () => {
-    const names = ["require", "process", "fetch", "setTimeout", "setInterval", "setImmediate", "XMLHttpRequest", "std", "os", "module", "exports", "Deno", "Bun", "global", "Buffer"];
-    const { cantrip } = codeCantrip([`done(${JSON.stringify(names)}.filter((n) => typeof globalThis[n] !== "undefined"))`]);
+    const names = [
+      "require",
+      "process",
+      "fetch",
+      "setTimeout",
+      "setInterval",
+      "setImmediate",
+      "XMLHttpRequest",
+      "std",
+      "os",
+      "module",
+      "exports",
+      "Deno",
+      "Bun",
+      "global",
+      "Buffer",
+    ];
+    const { cantrip } = codeCantrip([
+      `done(${JSON.stringify(names)}.filter((n) => typeof globalThis[n] !== "undefined"))`,
+    ]);
     expect((await cantrip.cast("x")).result).toEqual([]);
   });
 
@@ -57,7 +76,10 @@ describe("code sandbox: wards of the medium (WARD-2)", () => {
 
   it("turns an allocation bomb into an observed error, not a crash of the host", async () => {
     const { cantrip } = codeCantrip(
-      ["var hoard = []; while (true) hoard.push({ n: hoard.length, s: 'x'.repeat(64) + hoard.length })", "hoard = null; done('alive')"],
+      [
+        "var hoard = []; while (true) hoard.push({ n: hoard.length, s: 'x'.repeat(64) + hoard.length })",
+        "hoard = null; done('alive')",
+      ],
       { wards: [{ max_turns: 3 }, { max_memory_mb: 4 }] },
     );
     const result = await cantrip.cast("x");
@@ -85,7 +107,10 @@ describe("code sandbox: wards of the medium (WARD-2)", () => {
   });
 
   it("interrupts running code when the cast is cancelled (seen when the code next waits on a gate)", async () => {
-    const { cantrip } = codeCantrip(["while (true) slow_gate()"], { gates: [doneGate(), slowGate(10)], wards: [{ max_turns: 3 }] });
+    const { cantrip } = codeCantrip(["while (true) slow_gate()"], {
+      gates: [doneGate(), slowGate(10)],
+      wards: [{ max_turns: 3 }],
+    });
     const controller = new AbortController();
     setTimeout(() => controller.abort("user_cancel"), 50);
     const result = await cantrip.cast("x", { signal: controller.signal });
@@ -130,8 +155,10 @@ describe("code sandbox: handles and lanes", () => {
   });
 
   it("runs the sandboxes of concurrent entities at the same time", async () => {
-    const casts = Array.from({ length: 8 }, () =>
-      codeCantrip(["done(slow_gate())"], { gates: [doneGate(), slowGate(150, "ok")] }).cantrip,
+    const casts = Array.from(
+      { length: 8 },
+      () =>
+        codeCantrip(["done(slow_gate())"], { gates: [doneGate(), slowGate(150, "ok")] }).cantrip,
     );
     const started = performance.now();
     const results = await Promise.all(casts.map((c) => c.cast("x")));
@@ -146,14 +173,18 @@ describe("code sandbox: handles and lanes", () => {
     const killing = {
       ...crash,
       execute(args: Record<string, unknown>, ctx: Parameters<typeof crash.execute>[1]) {
-        for (const lane of engine.laneList) if (lane.live > 0 && lane.busy) lane.kill(new Error("simulated trap"));
+        for (const lane of engine.laneList)
+          if (lane.live > 0 && lane.busy) lane.kill(new Error("simulated trap"));
         return crash.execute(args, ctx);
       },
     };
-    const { cantrip } = codeCantrip(["var kept = 1; crash_lane()", "kept", "done([typeof kept, seed])"], {
-      gates: [doneGate(), echoGate(), killing],
-      state: { seed: 42 },
-    });
+    const { cantrip } = codeCantrip(
+      ["var kept = 1; crash_lane()", "kept", "done([typeof kept, seed])"],
+      {
+        gates: [doneGate(), echoGate(), killing],
+        state: { seed: 42 },
+      },
+    );
     const result = await cantrip.cast("x");
     expect(lastObservation(result, 1)).toMatch(/sandbox crashed/);
     expect(result.result).toEqual(["undefined", 42]);

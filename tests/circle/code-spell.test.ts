@@ -37,7 +37,11 @@ circle:
     const loaded = await loadSpell(join(dir, "spell.yaml"), { loomPath: "memory" });
     const result = await loaded.cantrip!.cast("sum the rows");
     expect(result.result).toEqual({ total: 6, title: "inline value" });
-    expect(loaded.cantrip!.circle.wards).toMatchObject({ max_eval_ms: 500, max_memory_mb: 32, max_stack_kb: 128 });
+    expect(loaded.cantrip!.circle.wards).toMatchObject({
+      max_eval_ms: 500,
+      max_memory_mb: 32,
+      max_stack_kb: 128,
+    });
   });
 
   it("refuses circle.state outside the code medium, at the state's position", async () => {
@@ -50,7 +54,9 @@ circle:
   wards: [{ max_turns: 2 }]
 `,
     });
-    await expect(loadSpell(join(dir, "spell.yaml"), { loomPath: "memory" })).rejects.toThrow(/spell\.yaml:4:\d+: circle\.state needs the code medium/);
+    await expect(loadSpell(join(dir, "spell.yaml"), { loomPath: "memory" })).rejects.toThrow(
+      /spell\.yaml:4:\d+: circle\.state needs the code medium/,
+    );
   });
 
   it("reports a missing state file", async () => {
@@ -64,6 +70,8 @@ circle:
   wards: [{ max_turns: 2 }]
 `,
     });
-    await expect(loadSpell(join(dir, "spell.yaml"), { loomPath: "memory" })).rejects.toThrow(/cannot read nowhere\.json/);
+    await expect(loadSpell(join(dir, "spell.yaml"), { loomPath: "memory" })).rejects.toThrow(
+      /cannot read nowhere\.json/,
+    );
   });
 });

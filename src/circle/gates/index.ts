@@ -1,6 +1,12 @@
 import { ConfigError } from "../../core/errors.js";
 import type { Gate } from "../gate.js";
 import { behaviorGate } from "./behavior.js";
+import { callEntityBatchGate, callEntityGate } from "./call-entity.js";
+import {
+  CALL_ENTITY_DEPENDENCIES,
+  spawnConfigOf,
+  type CallEntityFactoryContext,
+} from "./call-entity-config.js";
 import { doneGate } from "./done.js";
 import { echoGate } from "./echo.js";
 import { listDirGate } from "./list-dir.js";
@@ -11,8 +17,9 @@ export { echoGate } from "./echo.js";
 export { readGate } from "./read.js";
 export { listDirGate } from "./list-dir.js";
 export { behaviorGate, type DeclaredGate, type GateBehavior } from "./behavior.js";
+export { callEntityGate, callEntityBatchGate } from "./call-entity.js";
 
-export interface GateFactoryContext {
+export interface GateFactoryContext extends CallEntityFactoryContext {
   /** Relative paths in dependencies resolve against this folder (the spell's). */
   baseDir: string;
 }
@@ -57,6 +64,14 @@ export const gateRegistry: Record<string, GateEntry> = {
         behavior: { error: typeof d["error"] === "string" ? d["error"] : "gate failed" },
       }),
   },
+  call_entity: {
+    dependencies: CALL_ENTITY_DEPENDENCIES,
+    create: (d, c) => callEntityGate(spawnConfigOf(d, c, (name) => freeGate(name, c))),
+  },
+  call_entity_batch: {
+    dependencies: CALL_ENTITY_DEPENDENCIES,
+    create: (d, c) => callEntityBatchGate(spawnConfigOf(d, c, (name) => freeGate(name, c))),
+  },
   counter: {
     dependencies: [],
     create: () =>
@@ -67,6 +82,12 @@ export const gateRegistry: Record<string, GateEntry> = {
       }),
   },
 };
+
+/** A child may ask for a built-in that takes no dependencies: it reaches nothing the parent could not give. */
+function freeGate(name: string, ctx: GateFactoryContext): Gate | undefined {
+  const entry = gateRegistry[name];
+  return entry && entry.dependencies.length === 0 ? entry.create({}, ctx) : undefined;
+}
 
 function numberDep(deps: Readonly<Record<string, unknown>>, key: string, fallback: number): number {
   const v = deps[key];

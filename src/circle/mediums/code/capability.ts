@@ -11,7 +11,9 @@ export const JS_TOOL: ToolDefinition = {
     "Run JavaScript in your sandbox. Variables persist between runs. The circle's gates are functions here; finish with done(answer).",
   parameters: {
     type: "object",
-    properties: { code: { type: "string", description: "JavaScript source to run (a script, not a module)." } },
+    properties: {
+      code: { type: "string", description: "JavaScript source to run (a script, not a module)." },
+    },
     required: ["code"],
   },
 };
@@ -29,7 +31,8 @@ function signature(gate: Gate): string {
 function describeValue(value: unknown): string {
   if (typeof value === "string") return `string, ${value.length} chars`;
   if (Array.isArray(value)) return `array, ${value.length} items`;
-  if (value !== null && typeof value === "object") return `object, ${Object.keys(value).length} keys`;
+  if (value !== null && typeof value === "object")
+    return `object, ${Object.keys(value).length} keys`;
   return value === null ? "null" : typeof value;
 }
 
@@ -44,7 +47,7 @@ export function capabilityText(circle: Circle, state: Readonly<Record<string, un
     "You act by writing JavaScript: call the `js` tool with code; it is your only tool. The code runs in a QuickJS sandbox.",
     "- State persists between runs: top-level var, let, const and function declarations stay defined in later runs (re-declaring a let/const is an error: assign instead).",
     "- The functions below are your only way out of the sandbox: there is no require, import, process, fetch, filesystem or timers.",
-    "- They are synchronous: write `const text = read(\"notes.txt\")`, without await. Pass arguments in the listed order or as one object of named arguments. A failing call throws an Error you can catch.",
+    '- They are synchronous: write `const text = read("notes.txt")`, without await. Pass arguments in the listed order or as one object of named arguments. A failing call throws an Error you can catch.',
     "- console.log prints; the value of the last expression is shown. Large values are summarized (type, size, a preview): keep data in variables and print only what you need.",
     "- Finish by calling done(answer) (submit_answer(answer) is the same); the answer keeps its type.",
     `- Limits per run: ${limits.evalMs} ms of compute, ${limits.memoryBytes / 1024 / 1024} MiB of memory.`,
@@ -54,7 +57,11 @@ export function capabilityText(circle: Circle, state: Readonly<Record<string, un
   ];
   const names = Object.keys(state);
   if (names.length) {
-    lines.push("", "Variables already defined:", ...names.map((n) => `- ${n} (${describeValue(state[n])})`));
+    lines.push(
+      "",
+      "Variables already defined:",
+      ...names.map((n) => `- ${n} (${describeValue(state[n])})`),
+    );
   }
   return lines.join("\n");
 }

@@ -27,7 +27,9 @@ export interface CodeEngineOptions {
 }
 
 /** Node has WebAssembly; the TypeScript lib we compile against does not declare it. */
-const Wasm = (globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Array): Promise<object> } }).WebAssembly;
+const Wasm = (
+  globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Array): Promise<object> } }
+).WebAssembly;
 
 const BUILDS = {
   release: { variant: RELEASE_ASYNC, wasm: "@jitl/quickjs-wasmfile-release-asyncify/wasm" },
@@ -60,7 +62,11 @@ export class CodeEngine {
     try {
       compiled = await Wasm.compile(await readFile(require.resolve(build.wasm)));
     } catch (err) {
-      throw new SystemError("quickjs_unavailable", `cannot load the QuickJS WebAssembly module: ${(err as Error).message}`, { cause: err });
+      throw new SystemError(
+        "quickjs_unavailable",
+        `cannot load the QuickJS WebAssembly module: ${(err as Error).message}`,
+        { cause: err },
+      );
     }
     const variant = newVariant(build.variant, { wasmModule: compiled as never });
     const first = await newQuickJSAsyncWASMModuleFromVariant(variant);
@@ -86,7 +92,11 @@ export class CodeEngine {
     }
     this.pending++;
     try {
-      const lane = new Lane(this.nextId++, await newQuickJSAsyncWASMModuleFromVariant(this.variant), this.asyncifyStackKey);
+      const lane = new Lane(
+        this.nextId++,
+        await newQuickJSAsyncWASMModuleFromVariant(this.variant),
+        this.asyncifyStackKey,
+      );
       this.lanes.push(lane);
       lane.live++;
       return lane;
@@ -128,7 +138,9 @@ function findAsyncifyStackKey(module: QuickJSAsyncWASMModule): string | undefine
   const runtime = module.newRuntime();
   try {
     runtime.setMaxStackSize(probe);
-    const asyncify = (module as unknown as { module?: { Asyncify?: Record<string, unknown> } }).module?.Asyncify ?? {};
+    const asyncify =
+      (module as unknown as { module?: { Asyncify?: Record<string, unknown> } }).module?.Asyncify ??
+      {};
     return Object.keys(asyncify).find((k) => asyncify[k] === probe);
   } finally {
     runtime.dispose();
@@ -149,6 +161,10 @@ export function loadCodeEngine(): Promise<CodeEngine> {
 
 /** Chooses the build before the engine loads (tests use the debug build's assertions). */
 export function configureCodeEngine(next: CodeEngineOptions): void {
-  if (loading) throw new SystemError("quickjs_loaded", "the code engine is already loaded; configure it before the first code-medium entity");
+  if (loading)
+    throw new SystemError(
+      "quickjs_loaded",
+      "the code engine is already loaded; configure it before the first code-medium entity",
+    );
   options = { ...next };
 }

@@ -4,7 +4,12 @@ import { loadCodeEngine } from "./engine.js";
 import "./limits.js"; // registers the medium's wards (WARD-2)
 import { CodeSession } from "./session.js";
 
-export { configureCodeEngine, loadCodeEngine, type CodeEngine, type CodeEngineOptions } from "./engine.js";
+export {
+  configureCodeEngine,
+  loadCodeEngine,
+  type CodeEngine,
+  type CodeEngineOptions,
+} from "./engine.js";
 export { loadCircleState, mediumWithState } from "./state.js";
 export { sandboxLimits, type SandboxLimits } from "./limits.js";
 export { JS_TOOL } from "./capability.js";
@@ -25,7 +30,11 @@ export function createCodeMedium(options: CodeMediumOptions = {}): Medium {
     present(circle) {
       // Start loading the engine now, so the first turn does not wait for the WASM compile.
       loadCodeEngine().catch(() => undefined);
-      return { tools: [JS_TOOL], toolChoice: "required", capability: capabilityText(circle, state) };
+      return {
+        tools: [JS_TOOL],
+        toolChoice: "required",
+        capability: capabilityText(circle, state),
+      };
     },
     open(circle, services) {
       return new CodeSession(circle, services, state);

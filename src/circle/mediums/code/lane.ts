@@ -57,7 +57,8 @@ export class Lane {
    */
   reserveStack(stackBytes: number): void {
     this.stackBuffer = Math.max(this.stackBuffer, stackBytes * 2);
-    const asyncify = (this.module as unknown as { module?: { Asyncify?: Record<string, unknown> } }).module?.Asyncify;
+    const asyncify = (this.module as unknown as { module?: { Asyncify?: Record<string, unknown> } })
+      .module?.Asyncify;
     if (asyncify && this.asyncifyStackKey) asyncify[this.asyncifyStackKey] = this.stackBuffer;
   }
 
@@ -75,7 +76,8 @@ export class Lane {
  * ignore the miss. Patched once per module instance.
  */
 function tolerateLateHostRefRelease(module: QuickJSAsyncWASMModule): void {
-  const callbacks = (module as unknown as { module?: { callbacks?: Record<string, unknown> } }).module?.callbacks;
+  const callbacks = (module as unknown as { module?: { callbacks?: Record<string, unknown> } })
+    .module?.callbacks;
   const release = callbacks?.["freeHostRef"];
   if (!callbacks || typeof release !== "function") return;
   callbacks["freeHostRef"] = (...args: unknown[]): void => {

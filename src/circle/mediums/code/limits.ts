@@ -10,7 +10,8 @@ registerWard("max_eval_ms", {
 registerWard("max_memory_mb", {
   type: "number",
   medium: "code",
-  description: "heap of one entity's sandbox in MiB; allocation beyond it is an error in the code (default 64)",
+  description:
+    "heap of one entity's sandbox in MiB; allocation beyond it is an error in the code (default 64)",
 });
 registerWard("max_stack_kb", {
   type: "number",

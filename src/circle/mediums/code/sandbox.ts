@@ -7,7 +7,8 @@ import { takeShell, type Helpers, type Shell } from "./shell.js";
 type EvalResult = Awaited<ReturnType<QuickJSAsyncContext["evalCodeAsync"]>>;
 
 /** What the code's gate call resolved to; `stop` ends the run (done — LOOP-3). */
-export type GateReply = { ok: true; value: unknown; stop?: boolean } | { ok: false; message: string };
+export type GateReply =
+  { ok: true; value: unknown; stop?: boolean } | { ok: false; message: string };
 
 export interface EvalHooks {
   /** Runs one gate call of the code, with the arguments as the code passed them. */
@@ -113,9 +114,13 @@ export class Sandbox {
       runtime.setMaxStackSize(setup.limits.stackBytes);
       lane.reserveStack(setup.limits.stackBytes);
       const sandbox = new Sandbox(engine, shell, setup.limits);
-      sandbox.call(shell.helpers.install, JSON.stringify({ gates: setup.gates, aliases: setup.aliases, warded: setup.warded }));
+      sandbox.call(
+        shell.helpers.install,
+        JSON.stringify({ gates: setup.gates, aliases: setup.aliases, warded: setup.warded }),
+      );
       runtime.setMemoryLimit(setup.limits.memoryBytes);
-      for (const [name, value] of Object.entries(setup.state)) sandbox.call(shell.helpers.define, name, JSON.stringify(value ?? null));
+      for (const [name, value] of Object.entries(setup.state))
+        sandbox.call(shell.helpers.define, name, JSON.stringify(value ?? null));
       return sandbox;
     } catch (err) {
       try {
@@ -137,7 +142,15 @@ export class Sandbox {
     if (!this.alive) return Promise.resolve(crashOutput());
     return this.lane.exclusive(async () => {
       if (!this.alive) return crashOutput();
-      const turn: Turn = { hooks, startedAt: performance.now(), pausedMs: 0, inGate: false, stop: undefined, console: "", consoleDropped: 0 };
+      const turn: Turn = {
+        hooks,
+        startedAt: performance.now(),
+        pausedMs: 0,
+        inGate: false,
+        stop: undefined,
+        console: "",
+        consoleDropped: 0,
+      };
       this.turn = turn;
       let result: EvalResult;
       try {
@@ -207,13 +220,18 @@ export class Sandbox {
   private onGateCall(
     nameH: QuickJSHandle,
     argsH: QuickJSHandle,
-  ): VmCallResult<QuickJSHandle> | Promise<VmCallResult<QuickJSHandle> | QuickJSHandle | undefined> {
+  ):
+    VmCallResult<QuickJSHandle> | Promise<VmCallResult<QuickJSHandle> | QuickJSHandle | undefined> {
     const ctx = this.context;
     const turn = this.turn;
     // Only the running code may cross the boundary: not a getter run while rendering a result,
     // not a promise job after the run, not a toJSON while a gate is already pending.
     if (!turn || turn.inGate) {
-      return { error: ctx.newError("gates can only be called by the running code, one at a time (not from promise callbacks, getters or toJSON)") };
+      return {
+        error: ctx.newError(
+          "gates can only be called by the running code, one at a time (not from promise callbacks, getters or toJSON)",
+        ),
+      };
     }
     if (turn.stop) return { error: ctx.newError(`skipped: the run is stopping (${turn.stop})`) };
     const name = ctx.getString(nameH);
@@ -227,7 +245,10 @@ export class Sandbox {
     const paused = performance.now();
     return turn.hooks
       .callGate(name, args)
-      .catch((err: unknown): GateReply => ({ ok: false, message: err instanceof Error ? err.message : String(err) }))
+      .catch((err: unknown): GateReply => ({
+        ok: false,
+        message: err instanceof Error ? err.message : String(err),
+      }))
       .then((reply) => {
         turn.inGate = false;
         turn.pausedMs += performance.now() - paused; // max_eval_ms counts the code, not the gates
@@ -272,7 +293,8 @@ export class Sandbox {
     const out: EvalOutput = { console: turn.console, consoleDropped: turn.consoleDropped };
     if (turn.stop) out.stopped = turn.stop;
     if (result.error) {
-      if (turn.stop === "done") result.error.dispose(); // the uncatchable interrupt that ends a run after done
+      if (turn.stop === "done")
+        result.error.dispose(); // the uncatchable interrupt that ends a run after done
       else if (turn.stop) {
         result.error.dispose();
         out.error = interruption(turn.stop, this.limits.evalMs, turn.hooks.signal.reason);
@@ -282,7 +304,8 @@ export class Sandbox {
     }
     const value = this.settle(result.value, out);
     try {
-      if (value && turn.stop !== "done" && this.context.typeof(value) !== "undefined") out.value = this.valueView(value);
+      if (value && turn.stop !== "done" && this.context.typeof(value) !== "undefined")
+        out.value = this.valueView(value);
     } finally {
       value?.dispose();
     }
@@ -353,7 +376,11 @@ function interruption(stop: "max_eval_ms" | "aborted", evalMs: number, reason: u
       stack: "",
     };
   }
-  return { name: "CancelledError", message: `the run was cancelled (${typeof reason === "string" ? reason : "aborted"})`, stack: "" };
+  return {
+    name: "CancelledError",
+    message: `the run was cancelled (${typeof reason === "string" ? reason : "aborted"})`,
+    stack: "",
+  };
 }
 
 function crashOutput(): EvalOutput {
@@ -363,7 +390,8 @@ function crashOutput(): EvalOutput {
     crashed: true,
     error: {
       name: "SandboxCrashed",
-      message: "the sandbox crashed and its variables are lost; the next run starts in a fresh sandbox (circle state is injected again)",
+      message:
+        "the sandbox crashed and its variables are lost; the next run starts in a fresh sandbox (circle state is injected again)",
       stack: "",
     },
   };

@@ -28,7 +28,11 @@ export class CodeSession implements MediumSession {
 
   async execute(response: LLMResponse, scope: TurnScope): Promise<MediumStep> {
     const calls = response.toolCalls ?? [];
-    const assistant: Message = { role: "assistant", content: response.content, ...(calls.length ? { toolCalls: calls } : {}) };
+    const assistant: Message = {
+      role: "assistant",
+      content: response.content,
+      ...(calls.length ? { toolCalls: calls } : {}),
+    };
     if (calls.length === 0) return textOnly(assistant, response.content ?? "", scope.requireDone);
     const messages: Message[] = [assistant];
     const records: GateCallRecord[] = [];
@@ -44,7 +48,12 @@ export class CodeSession implements MediumSession {
       records.push(...run.records);
       if (run.code !== undefined) codes.push(run.code);
       observations.push(run.text);
-      messages.push({ role: "tool", toolCallId: call.id, content: run.text, ...(run.isError ? { isError: true } : {}) });
+      messages.push({
+        role: "tool",
+        toolCallId: call.id,
+        content: run.text,
+        ...(run.isError ? { isError: true } : {}),
+      });
     }
     return {
       utterance: codes.length ? codes.join("\n\n") : (response.content ?? ""),
@@ -59,7 +68,10 @@ export class CodeSession implements MediumSession {
     this.disposed = true;
     this.sandbox?.dispose();
     this.sandbox = undefined;
-    void this.opening?.then((s) => s.dispose(), () => undefined);
+    void this.opening?.then(
+      (s) => s.dispose(),
+      () => undefined,
+    );
   }
 
   private async run(call: ToolCall, scope: TurnScope, done: { called: boolean; result?: unknown }) {
@@ -69,16 +81,32 @@ export class CodeSession implements MediumSession {
       return { records, text, isError: true, code: undefined };
     }
     const code = codeOf(call.arguments);
-    if (code === undefined) return { records, text: 'error: the js tool takes {"code": "<JavaScript source>"}', isError: true, code };
+    if (code === undefined)
+      return {
+        records,
+        text: 'error: the js tool takes {"code": "<JavaScript source>"}',
+        isError: true,
+        code,
+      };
     const sandbox = await this.open();
-    const ctx: GateContext = { entityId: scope.entityId, turnId: scope.turnId, signal: scope.signal, services: this.services };
+    const ctx: GateContext = {
+      entityId: scope.entityId,
+      turnId: scope.turnId,
+      signal: scope.signal,
+      services: this.services,
+    };
     const out = await sandbox.evaluate(code, {
       signal: scope.signal,
       callGate: async (name, args): Promise<GateReply> => {
         const gate = this.circle.gates.get(name);
         const named = namedArguments(gate, name, args);
         if (typeof named === "string") {
-          records.push({ gate_name: name, arguments: JSON.stringify(args), result: named, is_error: true });
+          records.push({
+            gate_name: name,
+            arguments: JSON.stringify(args),
+            result: named,
+            is_error: true,
+          });
           return { ok: false, message: named };
         }
         const result = await this.circle.callGate(name, named, ctx);
@@ -94,7 +122,12 @@ export class CodeSession implements MediumSession {
       sandbox.dispose();
       this.sandbox = undefined; // the next run opens a fresh sandbox
     }
-    return { records, text: renderObservation(records, out), isError: out.error !== undefined && !done.called, code };
+    return {
+      records,
+      text: renderObservation(records, out),
+      isError: out.error !== undefined && !done.called,
+      code,
+    };
   }
 
   /** The entity's sandbox; a dead one is returned once, so the entity hears that it was lost. */
@@ -113,13 +146,16 @@ export class CodeSession implements MediumSession {
 
   private setup(): SandboxSetup {
     const gates = [...this.circle.gates.keys()];
-    const aliases: Record<string, string> = gates.includes("submit_answer") ? {} : { submit_answer: DONE };
+    const aliases: Record<string, string> = gates.includes("submit_answer")
+      ? {}
+      : { submit_answer: DONE };
     const warded: Record<string, string> = {};
     if (numberWard(this.circle.wards, "max_depth") === 0) {
       for (const name of DELEGATION) {
         if (!gates.includes(name)) {
           // COMP-6: the gate is not in this circle; calling it says why, not just "not defined".
-          warded[name] = `${name} is not defined in this circle: delegation gates are warded off when max_depth is 0`;
+          warded[name] =
+            `${name} is not defined in this circle: delegation gates are warded off when max_depth is 0`;
         }
       }
     }
@@ -129,7 +165,14 @@ export class CodeSession implements MediumSession {
 
 function textOnly(assistant: Message, content: string, requireDone: boolean): MediumStep {
   // LOOP-6 as in every medium: text ends the loop unless only done may end it.
-  if (!requireDone) return { utterance: content, observation: "", gateCalls: [], messages: [assistant], outcome: { kind: "text", content } };
+  if (!requireDone)
+    return {
+      utterance: content,
+      observation: "",
+      gateCalls: [],
+      messages: [assistant],
+      outcome: { kind: "text", content },
+    };
   return {
     utterance: content,
     observation: DONE_REMINDER,
@@ -150,14 +193,19 @@ function codeOf(args: string): string | undefined {
   }
 }
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === "object" && !Array.isArray(v);
 
 /**
  * A gate function takes positional arguments in the order of its schema's properties, or one
  * object of named arguments: `echo("hi")` and `echo({ text: "hi" })` are the same call.
  * `done(x)` always answers with `x` itself, except `done({ answer: x })`.
  */
-export function namedArguments(gate: Gate | undefined, name: string, args: unknown[]): Record<string, unknown> | string {
+export function namedArguments(
+  gate: Gate | undefined,
+  name: string,
+  args: unknown[],
+): Record<string, unknown> | string {
   if (!gate) return `unknown gate ${JSON.stringify(name)}`;
   const props = Object.keys(gate.parameters.properties ?? {});
   const required = gate.parameters.required ?? [];
@@ -166,7 +214,10 @@ export function namedArguments(gate: Gate | undefined, name: string, args: unkno
     const keys = Object.keys(only);
     if (gate.name === DONE) {
       if (keys.length === 1 && keys[0] === "answer") return only;
-    } else if (props.length === 0 || (keys.every((k) => props.includes(k)) && required.every((k) => k in only))) {
+    } else if (
+      props.length === 0 ||
+      (keys.every((k) => props.includes(k)) && required.every((k) => k in only))
+    ) {
       return only;
     }
   }

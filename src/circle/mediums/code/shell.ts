@@ -1,10 +1,19 @@
-import type { AsyncFunctionImplementation, QuickJSAsyncContext, QuickJSAsyncRuntime, QuickJSHandle, VmCallResult } from "quickjs-emscripten";
+import type {
+  AsyncFunctionImplementation,
+  QuickJSAsyncContext,
+  QuickJSAsyncRuntime,
+  QuickJSHandle,
+  VmCallResult,
+} from "quickjs-emscripten";
 import type { Lane } from "./lane.js";
 import { PRELUDE } from "./prelude.js";
 
 /** Where a shell's host functions and interrupt checks go once an entity owns it. */
 export interface Bridge {
-  call(name: QuickJSHandle, args: QuickJSHandle): VmCallResult<QuickJSHandle> | Promise<VmCallResult<QuickJSHandle> | QuickJSHandle | undefined>;
+  call(
+    name: QuickJSHandle,
+    args: QuickJSHandle,
+  ): VmCallResult<QuickJSHandle> | Promise<VmCallResult<QuickJSHandle> | QuickJSHandle | undefined>;
   print(level: string, text: string): void;
   interrupt(): boolean;
 }
@@ -56,13 +65,24 @@ export class Shell {
 
   private evaluatePrelude(): Helpers {
     const ctx = this.context;
-    const unavailable = (): VmCallResult<QuickJSHandle> => ({ error: ctx.newError("this sandbox is not attached to an entity") });
-    const hostCall = ctx.newAsyncifiedFunction("hostCall", ((name: QuickJSHandle, args: QuickJSHandle) =>
-      this.bridge ? this.bridge.call(name, args) : unavailable()) as unknown as AsyncFunctionImplementation);
-    const hostPrint = ctx.newFunction("hostPrint", (level, text) => this.bridge?.print(ctx.getString(level), ctx.getString(text)));
+    const unavailable = (): VmCallResult<QuickJSHandle> => ({
+      error: ctx.newError("this sandbox is not attached to an entity"),
+    });
+    const hostCall = ctx.newAsyncifiedFunction("hostCall", ((
+      name: QuickJSHandle,
+      args: QuickJSHandle,
+    ) =>
+      this.bridge
+        ? this.bridge.call(name, args)
+        : unavailable()) as unknown as AsyncFunctionImplementation);
+    const hostPrint = ctx.newFunction("hostPrint", (level, text) =>
+      this.bridge?.print(ctx.getString(level), ctx.getString(text)),
+    );
     try {
       const factory = ctx.unwrapResult(ctx.evalCode(PRELUDE, "prelude.js"));
-      const helpers = factory.consume((f) => ctx.unwrapResult(ctx.callFunction(f, ctx.undefined, hostCall, hostPrint)));
+      const helpers = factory.consume((f) =>
+        ctx.unwrapResult(ctx.callFunction(f, ctx.undefined, hostCall, hostPrint)),
+      );
       return helpers.consume((h) => ({
         install: ctx.getProp(h, "install"),
         describe: ctx.getProp(h, "describe"),

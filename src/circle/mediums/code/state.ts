@@ -12,11 +12,17 @@ const FILE_PREFIX = "$file:";
  * (§3.3, §4.7). A value `{ $file: path }` (or the string `"$file:path"`) is loaded relative to
  * the spell: .json and .yaml/.yml are parsed, anything else is text.
  */
-export function loadCircleState(spec: Readonly<Record<string, unknown>>, baseDir: string): Record<string, unknown> {
+export function loadCircleState(
+  spec: Readonly<Record<string, unknown>>,
+  baseDir: string,
+): Record<string, unknown> {
   const state: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(spec)) {
     if (!/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name)) {
-      throw new ConfigError("bad_state_name", `circle.state: ${JSON.stringify(name)} is not a JavaScript variable name`);
+      throw new ConfigError(
+        "bad_state_name",
+        `circle.state: ${JSON.stringify(name)} is not a JavaScript variable name`,
+      );
     }
     state[name] = resolveValue(value, baseDir);
   }
@@ -29,7 +35,8 @@ function resolveValue(value: unknown, baseDir: string): unknown {
 }
 
 function fileRef(value: unknown): string | undefined {
-  if (typeof value === "string" && value.startsWith(FILE_PREFIX)) return value.slice(FILE_PREFIX.length).trim();
+  if (typeof value === "string" && value.startsWith(FILE_PREFIX))
+    return value.slice(FILE_PREFIX.length).trim();
   if (value !== null && typeof value === "object" && !Array.isArray(value)) {
     const keys = Object.keys(value);
     const ref = (value as Record<string, unknown>)["$file"];
@@ -44,22 +51,35 @@ function loadFile(path: string, baseDir: string): unknown {
   try {
     text = readFileSync(host, "utf8");
   } catch (err) {
-    throw new ConfigError("state_file_unreadable", `circle.state: cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    throw new ConfigError(
+      "state_file_unreadable",
+      `circle.state: cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+    );
   }
   const ext = extname(host).toLowerCase();
   try {
     if (ext === ".json") return JSON.parse(text) as unknown;
     if (ext === ".yaml" || ext === ".yml") return parse(text) as unknown;
   } catch (err) {
-    throw new ConfigError("state_file_invalid", `circle.state: ${path} is not valid ${ext.slice(1).toUpperCase()}: ${(err as Error).message.split("\n")[0]}`);
+    throw new ConfigError(
+      "state_file_invalid",
+      `circle.state: ${path} is not valid ${ext.slice(1).toUpperCase()}: ${(err as Error).message.split("\n")[0]}`,
+    );
   }
   return text;
 }
 
 /** The circle's medium carrying `circle.state`; only the code medium has variables to put it in. */
-export function mediumWithState(medium: Medium, spec: Readonly<Record<string, unknown>>, baseDir: string): Medium {
+export function mediumWithState(
+  medium: Medium,
+  spec: Readonly<Record<string, unknown>>,
+  baseDir: string,
+): Medium {
   if (medium.name !== "code") {
-    throw new ConfigError("state_needs_code_medium", `circle.state needs the code medium (medium: code); this circle's medium is ${medium.name}`);
+    throw new ConfigError(
+      "state_needs_code_medium",
+      `circle.state needs the code medium (medium: code); this circle's medium is ${medium.name}`,
+    );
   }
   return createCodeMedium({ state: loadCircleState(spec, baseDir) });
 }
