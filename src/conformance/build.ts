@@ -5,11 +5,18 @@ import type { Cantrip } from "../core/cantrip.js";
 import { ConfigError, SpellErrors } from "../core/errors.js";
 import { Redactor } from "../core/redact.js";
 import type { Spell } from "../generated/spell.js";
-import { ScriptedLLM, type ScriptedResponse } from "../llm/providers/scripted.js";
+import type { LLM } from "../llm/contract.js";
+import {
+  ScriptedLLM,
+  type RecordedQuery,
+  type ScriptedResponse,
+} from "../llm/providers/scripted.js";
+import { RetryingLLM, retryPolicy, type RetrySpec } from "../llm/retry.js";
 import { Loom } from "../loom/loom.js";
 import type { ChildLLMSource } from "../circle/spawn/index.js";
 import { compileSpell } from "../spell/compile.js";
 import { schemaErrors } from "../spell/validate.js";
+import { MockOpenAI } from "./mock-openai.js";
 
 /** Keys of an LLM entry in setup; anything else is a runner error, never ignored. */
 const LLM_KEYS = new Set([
@@ -20,13 +27,25 @@ const LLM_KEYS = new Set([
   "name",
   "provider",
   "raw_response",
+  "raw_responses",
+  "profile",
+  "model",
   "retry_behavior",
   "stateless",
 ]);
 const SETUP_KEYS = new Set(["circle", "identity", "filesystem", "folding", "retry"]);
 
+/** A setup LLM whose queries the expectations can read (scripted, or a mock provider's wire log). */
+export interface RecordingLLM {
+  readonly invocations: RecordedQuery[];
+  /** Queries answered so far. */
+  readonly queries: number;
+  /** Replies listed in the case that no query asked for. */
+  unused(): number;
+}
+
 export interface Built {
-  llms: Map<string, ScriptedLLM>;
+  llms: Map<string, RecordingLLM>;
   /** Builds (or reuses) the cantrip served by the named setup LLM; errors are the library's. */
   cantrip(llmKey?: string): Promise<Cantrip>;
   loom: Loom;
@@ -45,7 +64,7 @@ export interface BuildOptions {
 
 /** Translates a case's setup into a spell document and compiles it with the real loader. */
 export function buildSetup(setup: Record<string, unknown>, options: BuildOptions): Built {
-  const llms = new Map<string, ScriptedLLM>();
+  const llms = new Map<string, ScriptedLLM | MockOpenAI>();
   for (const [key, value] of Object.entries(setup)) {
     if (key.includes("llm")) {
       if (value !== null) llms.set(key, scriptedFrom(key, value));
@@ -53,7 +72,7 @@ export function buildSetup(setup: Record<string, unknown>, options: BuildOptions
       throw new ConfigError("unsupported_setup", `unsupported setup key: ${key}`);
     }
   }
-  for (const key of ["folding", "retry"]) {
+  for (const key of ["folding"]) {
     if (setup[key] !== undefined)
       throw new ConfigError(
         "unsupported_setup",
@@ -96,7 +115,7 @@ export function buildSetup(setup: Record<string, unknown>, options: BuildOptions
       if (hit) return hit;
       const problems = schemaErrors(spell, locate);
       if (problems.length) throw new SpellErrors(problems);
-      const llm = llms.get(llmKey);
+      const llm = await serve(llms.get(llmKey), setup["retry"] as RetrySpec | undefined, redactor);
       if (!llm && setup[llmKey] === undefined && llmKey !== "llm") {
         throw new ConfigError("unknown_llm", `setup declares no llm named ${llmKey}`);
       }
@@ -117,21 +136,34 @@ export function buildSetup(setup: Record<string, unknown>, options: BuildOptions
       return cantrip;
     },
     cleanup() {
+      for (const llm of llms.values()) if (llm instanceof MockOpenAI) llm.close();
       if (root) rmSync(root, { recursive: true, force: true });
     },
   };
 }
 
-function scriptedFrom(key: string, value: unknown): ScriptedLLM {
+/** The LLM a cast queries: a mock provider's real adapter, or the script — retried when setup.retry asks (PROD-2). */
+async function serve(
+  llm: ScriptedLLM | MockOpenAI | undefined,
+  retry: RetrySpec | undefined,
+  redactor: Redactor,
+): Promise<LLM | undefined> {
+  if (llm instanceof MockOpenAI) return llm.llm({ redactor, retry, baseDir: process.cwd() });
+  if (!llm || !retry) return llm;
+  return new RetryingLLM(llm, retryPolicy(retry), { sleep: () => Promise.resolve() });
+}
+
+function scriptedFrom(key: string, value: unknown): ScriptedLLM | MockOpenAI {
   const spec = (value ?? {}) as Record<string, unknown>;
   for (const k of Object.keys(spec)) {
     if (!LLM_KEYS.has(k))
       throw new ConfigError("unsupported_setup", `unsupported setup key: ${key}.${k}`);
   }
+  if (spec["provider"] === "mock_openai") return new MockOpenAI(key, spec);
   if (spec["provider"] !== undefined || spec["raw_response"] !== undefined) {
     throw new ConfigError(
       "unsupported_setup",
-      `unsupported setup key: ${key}.provider (provider adapters are not implemented yet)`,
+      `unsupported setup key: ${key}.provider (the suite's providers: mock_openai, or scripted replies)`,
     );
   }
   return new ScriptedLLM({

@@ -16,7 +16,21 @@ import {
 import { fromOpenAICompletion } from "../../src/llm/providers/openai/map-openai-response.js";
 import { OpenAIStreamAccumulator } from "../../src/llm/providers/openai/openai-stream.js";
 import type { OpenAIChunk } from "../../src/llm/providers/openai/wire.js";
+import { anthropicMessageToSSE, chatCompletionToSSE } from "../../src/llm/loopback/stream-body.js";
 import { fixtureJson, sseEvents } from "../support/providers.js";
+
+/** The `data:` payloads of an SSE text. */
+const dataOf = (text: string): unknown[] =>
+  text
+    .split("\n\n")
+    .map((e) =>
+      e
+        .split("\n")
+        .find((l) => l.startsWith("data: "))
+        ?.slice(6),
+    )
+    .filter((d): d is string => d !== undefined && d !== "[DONE]")
+    .map((d) => JSON.parse(d) as unknown);
 
 /** A conversation with parallel calls, an error result, and a second round. */
 const thread: Message[] = [
@@ -239,5 +253,40 @@ describe("anthropic converters", () => {
       usage: {},
     });
     expect(warnings[0]).toMatch(/server_tool_use/);
+  });
+});
+
+describe("the loopback provider's streams of a body", () => {
+  it.each([
+    "openai/chat-text.json",
+    "openai/chat-tool-calls-parallel.json",
+    "openai/openrouter-fallback.json",
+  ])("%s streamed accumulates to the same response", (file) => {
+    const body = fixtureJson(file) as Record<string, unknown>;
+    const acc = new OpenAIStreamAccumulator("openai");
+    for (const chunk of dataOf(chatCompletionToSSE(body))) acc.push(chunk as OpenAIChunk);
+    const { id: _id, ...streamed } =
+      fromOpenAICompletion(acc.finish(), "openai").response.metadata ?? {};
+    const json = fromOpenAICompletion(body, "openai").response;
+    expect(fromOpenAICompletion(acc.finish(), "openai").response).toMatchObject({
+      content: json.content,
+      toolCalls: json.toolCalls,
+      usage: json.usage,
+      thinking: json.thinking,
+    });
+    expect(streamed).toMatchObject({ model: json.metadata?.["model"] });
+  });
+
+  it.each([
+    "anthropic/message-text.json",
+    "anthropic/message-tool-use-parallel.json",
+    "anthropic/message-thinking-tool-use.json",
+  ])("%s streamed accumulates to the same response", (file) => {
+    const body = fixtureJson(file) as Record<string, unknown>;
+    const acc = new AnthropicStreamAccumulator();
+    for (const e of dataOf(anthropicMessageToSSE(body))) acc.push(e as AnthropicStreamEvent);
+    const streamed = fromAnthropicMessage(acc.finish()).response;
+    const json = fromAnthropicMessage(body).response;
+    expect({ ...streamed, providerData: undefined }).toEqual({ ...json, providerData: undefined });
   });
 });

@@ -6,6 +6,7 @@ import {
   body,
   failure,
   fixtureJson,
+  fixtureText as sseText,
   sse,
   testContext,
   withProvider,
@@ -346,5 +347,58 @@ describe("openai adapter through the real SDK (loopback)", () => {
         expect(server.requests[0]!.body).not.toHaveProperty("n");
       },
     );
+  });
+
+  it("reads the message of error bodies not shaped like OpenAI's (vLLM, Gemini)", async () => {
+    await withProvider(
+      [
+        {
+          status: 400,
+          body: {
+            object: "error",
+            message: "This model's maximum context length is 4096 tokens.",
+            type: "BadRequestError",
+            code: 400,
+          },
+        },
+        {
+          status: 404,
+          body: [
+            { error: { code: 404, message: "models/gemini-9 is not found", status: "NOT_FOUND" } },
+          ],
+        },
+        { status: 503, body: "upstream unavailable" },
+      ],
+      async (server) => {
+        const { llm } = openai(server, "local");
+        const overflow = await failure(llm.query(ask));
+        expect(overflow.code).toBe("context_window_exceeded");
+        expect(overflow.message).toContain("maximum context length is 4096 tokens");
+        expect((await failure(llm.query(ask))).message).toContain("models/gemini-9 is not found");
+        expect((await failure(llm.query(ask))).message).toContain("upstream unavailable");
+      },
+    );
+  });
+
+  it("a stream event without choices is a bad response", async () => {
+    await withProvider(
+      [{ sse: 'data: {"object":"error","message":"boom"}\n\ndata: [DONE]\n\n' }],
+      async (server) => {
+        const { llm } = openai(server);
+        expect((await failure(llm.query(ask, { onDelta: () => undefined }))).code).toBe(
+          "provider_bad_response",
+        );
+      },
+    );
+  });
+
+  it("a stream that ends cleanly but early is incomplete, not an answer", async () => {
+    const cut = sseText("openai/chat-text.sse").split("\n\n").slice(0, 3).join("\n\n") + "\n\n";
+    await withProvider([{ sse: cut }], async (server) => {
+      const { llm } = openai(server);
+      expect((await failure(llm.query(ask, { onDelta: () => undefined }))).code).toBe(
+        "provider_stream_incomplete",
+      );
+    });
   });
 });

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { bodyToSSE } from "./stream-body.js";
 
 /**
  * A provider that lives on 127.0.0.1: it answers each request with the next canned reply, in
@@ -66,7 +67,7 @@ export async function startLoopbackProvider(
         });
         return;
       }
-      serve(req, res, reply);
+      serve(req, res, streamed(reply, requests[requests.length - 1]!.body));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -80,6 +81,28 @@ export async function startLoopbackProvider(
         server.closeAllConnections();
         server.close(() => resolve());
       }),
+  };
+}
+
+/** A body answering a streaming request is sent as the provider's event stream, as a real server would. */
+function streamed(reply: LoopbackReply, request: unknown): LoopbackReply {
+  const wantsStream =
+    typeof request === "object" &&
+    request !== null &&
+    (request as { stream?: unknown }).stream === true;
+  if (
+    !wantsStream ||
+    !("body" in reply) ||
+    (reply.status ?? 200) >= 400 ||
+    typeof reply.body !== "object" ||
+    reply.body === null
+  )
+    return reply;
+  const sse = bodyToSSE(reply.body) ?? `data: ${JSON.stringify(reply.body)}\n\ndata: [DONE]\n\n`;
+  return {
+    sse,
+    ...(reply.status !== undefined ? { status: reply.status } : {}),
+    ...(reply.headers ? { headers: reply.headers } : {}),
   };
 }
 

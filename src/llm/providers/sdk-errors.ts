@@ -19,6 +19,7 @@ export function fromSDKError(
   err: unknown,
   provider: string,
   redact: (t: string) => string,
+  bodies?: ErrorBodies,
 ): unknown {
   if (err instanceof SpellbookError) return err;
   if (isAbort(err)) return err;
@@ -46,7 +47,10 @@ export function fromSDKError(
     );
   }
   if (typeof e.status === "number" || (kind === "APIError" && e.error !== undefined)) {
-    const body = bodyOf(e.error);
+    let body = bodyOf(e.error);
+    // The openai SDK keeps only `body.error`; servers that shape errors otherwise (vLLM's
+    // { message }, Gemini's [{ error }]) are read from the captured raw body instead.
+    if (body.message === undefined && e.headers) body = bodyOf(bodies?.get(e.headers));
     const message = redact(body.message ?? stripStatus(e.message ?? "request failed"));
     return classifyHttpError(provider, e.status, message, {
       providerCode: body.code,
@@ -66,10 +70,49 @@ export function fromSDKError(
   });
 }
 
+/**
+ * Raw bodies of failed responses, by their Headers object (the SDKs hand the same object to
+ * their errors). Filled by the fetch the adapter passes to its SDK; nothing global is touched.
+ */
+export class ErrorBodies {
+  private readonly bodies = new WeakMap<object, unknown>();
+
+  /** Wraps `inner` so the body of every non-2xx response is kept for the error message. */
+  fetch(inner: typeof fetch = globalThis.fetch): typeof fetch {
+    return async (input, init) => {
+      const response = await inner(input, init);
+      if (!response.ok) {
+        const text = await response
+          .clone()
+          .text()
+          .catch(() => "");
+        this.bodies.set(response.headers, parseMaybe(text));
+      }
+      return response;
+    };
+  }
+
+  get(headers: object): unknown {
+    return this.bodies.get(headers);
+  }
+}
+
+function parseMaybe(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text.trim() === "" ? undefined : text.slice(0, 500);
+  }
+}
+
 /** The provider's own message and code out of an error body, whichever provider shaped it. */
 function bodyOf(error: unknown): { message?: string; code?: string } {
+  if (typeof error === "string") return { message: error };
+  if (Array.isArray(error)) return bodyOf(error[0]);
   if (!error || typeof error !== "object") return {};
   const o = error as Record<string, unknown>;
+  if (typeof o["detail"] === "string" && o["message"] === undefined && o["error"] === undefined)
+    return { message: o["detail"] };
   // openai: { message, type, code }; anthropic: { type: "error", error: { type, message } }
   const inner = (o["error"] && typeof o["error"] === "object" ? o["error"] : o) as Record<
     string,

@@ -4,7 +4,7 @@ import type { LLMSpec, ProviderContext } from "../../registry.js";
 import { assertToolPairing } from "../../validate.js";
 import { PROFILES, requireModel, resolveApiKey, resolveBaseURL } from "../profiles.js";
 import { replayRecord } from "../replay-record.js";
-import { fromSDKError } from "../sdk-errors.js";
+import { ErrorBodies, fromSDKError } from "../sdk-errors.js";
 import { ProviderWarnings } from "../warnings.js";
 import { AnthropicStreamAccumulator } from "./anthropic-stream.js";
 import { buildAnthropicRequest } from "./convert-to-anthropic.js";
@@ -28,6 +28,7 @@ export class AnthropicLLM implements LLM {
   readonly name: string;
   private readonly client: Anthropic;
   private readonly warnings: ProviderWarnings;
+  private readonly errorBodies = new ErrorBodies();
 
   constructor(private readonly options: AnthropicOptions) {
     this.name = `anthropic/${options.model}`;
@@ -41,7 +42,7 @@ export class AnthropicLLM implements LLM {
       timeout: options.timeoutMs ?? 600_000,
       logLevel: "off",
       ...(options.headers ? { defaultHeaders: options.headers } : {}),
-      ...(options.fetch ? { fetch: options.fetch } : {}),
+      fetch: this.errorBodies.fetch(options.fetch),
     });
   }
 
@@ -73,7 +74,7 @@ export class AnthropicLLM implements LLM {
         );
       }
     } catch (err) {
-      throw fromSDKError(err, "anthropic", this.options.redact);
+      throw fromSDKError(err, "anthropic", this.options.redact, this.errorBodies);
     }
     const mapped = fromAnthropicMessage(message);
     const response = mapped.response;

@@ -4,7 +4,7 @@ import type { LLMSpec, ProviderContext } from "../../registry.js";
 import { assertToolPairing } from "../../validate.js";
 import { PROFILES, requireModel, resolveApiKey, resolveBaseURL } from "../profiles.js";
 import { replayRecord } from "../replay-record.js";
-import { fromSDKError } from "../sdk-errors.js";
+import { ErrorBodies, fromSDKError } from "../sdk-errors.js";
 import { ProviderWarnings } from "../warnings.js";
 import { buildOpenAIRequest, type OpenAIFlavor } from "./convert-to-openai.js";
 import { fromOpenAICompletion } from "./map-openai-response.js";
@@ -31,6 +31,7 @@ export class OpenAICompatibleLLM implements LLM {
   readonly name: string;
   private readonly client: OpenAI;
   private readonly warnings: ProviderWarnings;
+  private readonly errorBodies = new ErrorBodies();
 
   constructor(private readonly options: OpenAICompatibleOptions) {
     this.name = `${options.flavor}/${options.model}`;
@@ -42,7 +43,7 @@ export class OpenAICompatibleLLM implements LLM {
       timeout: options.timeoutMs ?? 600_000,
       logLevel: "off", // the SDK would print bodies; we report errors ourselves, redacted
       ...(options.headers ? { defaultHeaders: options.headers } : {}),
-      ...(options.fetch ? { fetch: options.fetch } : {}),
+      fetch: this.errorBodies.fetch(options.fetch),
       organization: null,
       project: null,
     });
@@ -78,7 +79,7 @@ export class OpenAICompatibleLLM implements LLM {
         );
       }
     } catch (err) {
-      throw fromSDKError(err, provider, this.options.redact);
+      throw fromSDKError(err, provider, this.options.redact, this.errorBodies);
     }
     const mapped = fromOpenAICompletion(completion, provider);
     const response = mapped.response;

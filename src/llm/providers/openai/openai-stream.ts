@@ -32,6 +32,13 @@ export class OpenAIStreamAccumulator {
   /** Adds one chunk; returns the text and thinking it carried, for `onDelta`. */
   push(chunk: OpenAIChunk): Delta[] {
     this.chunks++;
+    if (chunk === null || typeof chunk !== "object" || !Array.isArray(chunk.choices)) {
+      throw new ProviderError(
+        "provider_bad_response",
+        `${this.provider}: the reply is not a chat completion (a stream event without choices: ${JSON.stringify(chunk).slice(0, 120)})`,
+        { provider: this.provider },
+      );
+    }
     for (const key of [
       "id",
       "model",
@@ -65,7 +72,10 @@ export class OpenAIStreamAccumulator {
       if (part.id) call.id = part.id;
       if (part.type) call.type = part.type;
       if (part.function?.name) call.name += part.function.name;
-      if (part.function?.arguments) call.arguments += part.function.arguments;
+      const args: unknown = part.function?.arguments;
+      // Some servers send whole argument objects instead of JSON text.
+      if (args !== undefined && args !== null)
+        call.arguments += typeof args === "string" ? args : JSON.stringify(args);
     }
     if (choice.finish_reason) this.finishReason = choice.finish_reason;
     return out;
