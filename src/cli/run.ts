@@ -4,14 +4,18 @@ import type { CastResult } from "../core/entity.js";
 import { SpellbookError, errorMessage } from "../core/errors.js";
 import type { CantripEvent } from "../core/events.js";
 import { ScriptedLLM } from "../llm/providers/scripted.js";
+import { parseLLMShorthand, providerRegistry } from "../llm/registry.js";
 import { loadSpell } from "../spell/index.js";
 import { EXIT, type CliIO } from "./io.js";
+import { liveDisplay } from "./stream-text.js";
 
 export interface RunFlags {
   intent?: string | undefined;
   json?: boolean | undefined;
   loom?: string | undefined;
   quiet?: boolean | undefined;
+  /** `provider/model`: replaces the spell's LLM for this run. */
+  llm?: string | undefined;
 }
 
 export const DEFAULT_LOOM = ".spellbook/loom.jsonl";
@@ -19,11 +23,20 @@ export const DEFAULT_LOOM = ".spellbook/loom.jsonl";
 /** `spell run FILE`: progress per turn on stderr, the result on stdout. Returns the exit code. */
 export async function runCommand(file: string, flags: RunFlags, io: CliIO): Promise<number> {
   let loaded;
+  const llmSpec = flags.llm === undefined ? undefined : parseLLMShorthand(flags.llm);
+  if (llmSpec && !providerRegistry[llmSpec.provider]) {
+    io.stderr(
+      `--llm ${flags.llm}: unknown provider ${JSON.stringify(llmSpec.provider)}; known: ${Object.keys(providerRegistry).join(", ")}\n`,
+    );
+    return EXIT.invalid;
+  }
   try {
     loaded = await loadSpell(displayPath(io.cwd, file), {
       env: io.env,
       loomPath: flags.loom,
       defaultLoomPath: DEFAULT_LOOM,
+      llmSpec,
+      onWarning: (message) => io.stderr(`warning: ${message}\n`),
     });
   } catch (err) {
     io.stderr(`${errorMessage(err)}\n`);
@@ -42,7 +55,9 @@ export async function runCommand(file: string, flags: RunFlags, io: CliIO): Prom
     return EXIT.invalid;
   }
   const progress =
-    flags.quiet || flags.json ? undefined : (e: CantripEvent) => io.stderr(redact(progressLine(e)));
+    flags.quiet || flags.json
+      ? undefined
+      : liveDisplay<CantripEvent>(io.stderr, loaded.redactor, progressLine);
   let result: CastResult;
   try {
     result = await cantrip.cast(intent, {
@@ -80,7 +95,8 @@ function progressLine(e: CantripEvent): string {
       const gates = e.gates.length ? e.gates.join(", ") : "no gates";
       const tokens = e.usage.promptTokens + e.usage.completionTokens;
       const end = e.outcome === "continue" ? "" : ` → ${e.outcome}`;
-      return `turn ${e.sequence} · ${gates} · ${tokens} tokens (${e.usage.promptTokens} in, ${e.usage.completionTokens} out) · ${Math.round(e.durationMs)} ms${end}\n`;
+      const cached = e.usage.cachedTokens ? `, ${e.usage.cachedTokens} cached` : "";
+      return `turn ${e.sequence} · ${gates} · ${tokens} tokens (${e.usage.promptTokens} in, ${e.usage.completionTokens} out${cached}) · ${Math.round(e.durationMs)} ms${end}\n`;
     }
     default:
       return "";

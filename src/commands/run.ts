@@ -5,6 +5,7 @@ export default class Run extends Command {
   static override examples = [
     "spell run grimoire/04-cantrip.yaml",
     'spell run spell.yaml --intent "Summarize README.md" --json',
+    "spell run spell.yaml --llm anthropic/claude-sonnet-4-5",
   ];
   static override args = {
     file: Args.string({ description: "spell file (YAML)", required: true }),
@@ -17,6 +18,10 @@ export default class Run extends Command {
         'loom JSONL file to append to ("memory" for none); default: the spell\'s loom.path',
     }),
     quiet: Flags.boolean({ char: "q", description: "no progress on stderr" }),
+    llm: Flags.string({
+      description:
+        "provider/model for this run instead of the spell's llm, e.g. openai/gpt-4.1, anthropic/claude-sonnet-4-5, local/qwen3",
+    }),
   };
 
   async run(): Promise<void> {

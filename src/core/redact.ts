@@ -20,6 +20,13 @@ export class Redactor {
     if (secret && secret.length >= 4) this.values.add(secret);
   }
 
+  /** The length of the longest known secret (a stream must hold back this much text). */
+  get longest(): number {
+    let n = 0;
+    for (const value of this.values) n = Math.max(n, value.length);
+    return n;
+  }
+
   redact(text: string): string {
     let out = text;
     for (const value of this.values) out = out.split(value).join(REDACTED);

@@ -1,3 +1,4 @@
+import { Redactor } from "../core/redact.js";
 import type { Loom } from "./loom.js";
 import type { LoomRecord } from "./turn.js";
 
@@ -6,22 +7,33 @@ export interface ExportOptions {
   redaction?: "default" | "none";
   /** Strings to redact besides the common secret shapes. */
   secrets?: readonly string[];
+  /** The run's redactor (API keys, `${env:…}` values); default: the common shapes and `secrets`. */
   redact?: (text: string) => string;
 }
 
 /** The loom as JSONL text: identities, turns and rewards, in the order they were appended. */
 export function exportJsonl(loom: Loom, options: ExportOptions = {}): string {
+  const redact =
+    options.redaction === "none" ? undefined : (options.redact ?? redactorOf(options.secrets));
+  // Every string value is redacted before it is encoded, so escaping cannot hide a secret.
+  const replacer = redact
+    ? (_key: string, value: unknown) => (typeof value === "string" ? redact(value) : value)
+    : undefined;
   const lines: string[] = [];
   const seen = new Set<string>();
   for (const turn of loom.turns()) {
     const identity = loom.identity(turn.cantrip_id);
     if (identity && !seen.has(identity.cantrip_id)) {
       seen.add(identity.cantrip_id);
-      lines.push(JSON.stringify({ type: "identity", ...identity } satisfies LoomRecord));
+      lines.push(JSON.stringify({ type: "identity", ...identity } satisfies LoomRecord, replacer));
     }
-    lines.push(JSON.stringify({ type: "turn", ...turn } satisfies LoomRecord));
+    lines.push(JSON.stringify({ type: "turn", ...turn } satisfies LoomRecord, replacer));
   }
-  const text = lines.join("\n") + (lines.length ? "\n" : "");
-  if (options.redaction === "none" || !options.redact) return text;
-  return options.redact(text);
+  return lines.join("\n") + (lines.length ? "\n" : "");
+}
+
+function redactorOf(secrets: readonly string[] | undefined): (text: string) => string {
+  const redactor = new Redactor();
+  for (const s of secrets ?? []) redactor.add(s);
+  return (text) => redactor.redact(text);
 }

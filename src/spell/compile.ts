@@ -33,8 +33,12 @@ export interface CompileContext {
   env: NodeJS.ProcessEnv;
   redactor: Redactor;
   warnings: Warning[];
-  /** Use this LLM instead of building the spell's (tests, `--llm`). */
+  /** Use this LLM instead of building the spell's (tests). */
   llm?: LLM | undefined;
+  /** Build this `llm:` block instead of the spell's (`spell run --llm`); the spell's `retry` is kept. */
+  llmSpec?: LLMSpec | undefined;
+  /** Where provider warnings go; default process.emitWarning. */
+  warn?: ((message: string) => void) | undefined;
   /** Check the spell completely but build no LLM client (spell validate); needs `llm` as a stand-in. */
   validateOnly?: boolean | undefined;
   /** Where the loom goes instead of the spell's `loom.path`; "memory" for none. */
@@ -217,7 +221,8 @@ export async function compileSpell(
   ctx: CompileContext,
 ): Promise<{ cantrip?: Cantrip; errors: SpellbookError[] }> {
   const errors = new Errors(ctx.locate);
-  const spec = llmSpecOf(spell.llm);
+  const own = llmSpecOf(spell.llm);
+  const spec = ctx.llmSpec ? { ...(own?.retry ? { retry: own.retry } : {}), ...ctx.llmSpec } : own;
   if (spec && (!ctx.llm || ctx.validateOnly) && !providerRegistry[spec.provider]) {
     errors.add(
       new ConfigError(
@@ -233,7 +238,12 @@ export async function compileSpell(
     ctx.llm ??
     (spec
       ? await errors.guardAsync(["llm"], () =>
-          createLLM(spec, { redactor: ctx.redactor, env: ctx.env, baseDir: ctx.baseDir }),
+          createLLM(spec, {
+            redactor: ctx.redactor,
+            env: ctx.env,
+            baseDir: ctx.baseDir,
+            ...(ctx.warn ? { warn: ctx.warn } : {}),
+          }),
         )
       : undefined);
   if (errors.list.length) return { errors: errors.list };

@@ -5,6 +5,7 @@ import { ConfigError, SpellErrors, SystemError, type SpellbookError } from "../c
 import { Redactor } from "../core/redact.js";
 import type { Spell, TestCase } from "../generated/spell.js";
 import type { LLM } from "../llm/contract.js";
+import type { LLMSpec } from "../llm/registry.js";
 import { compileSpell } from "./compile.js";
 import { interpolateEnv, renameOldWords, type Warning } from "./rewrite.js";
 import { SpellSource } from "./source.js";
@@ -16,6 +17,10 @@ export interface LoadOptions {
   env?: NodeJS.ProcessEnv;
   /** Replaces the spell's LLM (spell tests, `spell run --llm`). */
   llm?: LLM;
+  /** Replaces the spell's `llm:` block; built like the spell's own, keeping its `retry` (`spell run --llm`). */
+  llmSpec?: LLMSpec | undefined;
+  /** Where provider warnings go (settings a provider cannot honour); default process.emitWarning. */
+  onWarning?: ((message: string) => void) | undefined;
   /** Replaces the spell's loom path; "memory" keeps the loom in memory. */
   loomPath?: string | undefined;
   /** The loom path when neither the spell nor `loomPath` names one (the CLI's default). */
@@ -78,6 +83,8 @@ export async function loadSpellText(
     redactor,
     warnings,
     llm: options.llm ?? (options.validateOnly ? validationLLM : undefined),
+    llmSpec: options.llmSpec,
+    warn: options.onWarning,
     validateOnly: options.validateOnly,
     loomPath: options.validateOnly ? "memory" : options.loomPath,
     defaultLoomPath: options.defaultLoomPath,

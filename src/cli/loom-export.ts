@@ -1,0 +1,56 @@
+import { existsSync } from "node:fs";
+import { errorMessage } from "../core/errors.js";
+import { Redactor } from "../core/redact.js";
+import { KEY_ENV_VARS } from "../llm/providers/profiles.js";
+import { exportJsonl } from "../loom/export.js";
+import { Loom } from "../loom/loom.js";
+import { JsonlStore } from "../loom/storage-jsonl.js";
+import { loadSpell } from "../spell/index.js";
+import { EXIT, displayPath, type CliIO } from "./io.js";
+
+export interface LoomExportFlags {
+  /** false only with the owner's explicit `--no-redact`. */
+  redact: boolean;
+  /** A spell whose `${env:…}` values are secrets too. */
+  spell?: string | undefined;
+}
+
+/**
+ * `spell loom export FILE`: the loom as JSONL on stdout, redacted by default (PROD-8): the
+ * common secret shapes, every provider key set in the environment, and the `${env:…}` values
+ * of `--spell`. `--no-redact` is the owner's explicit opt-out.
+ */
+export async function loomExportCommand(
+  file: string,
+  flags: LoomExportFlags,
+  io: CliIO,
+): Promise<number> {
+  const path = displayPath(io.cwd, file);
+  if (!existsSync(path)) {
+    io.stderr(`${path}: no such loom file\n`);
+    return EXIT.invalid;
+  }
+  const redactor = new Redactor();
+  for (const name of KEY_ENV_VARS) redactor.add(io.env[name]);
+  let spellRedactor: Redactor | undefined;
+  try {
+    if (flags.spell)
+      spellRedactor = (
+        await loadSpell(displayPath(io.cwd, flags.spell), { env: io.env, validateOnly: true })
+      ).redactor;
+    const loom = new Loom(new JsonlStore(path));
+    const text = exportJsonl(loom, {
+      redaction: flags.redact ? "default" : "none",
+      redact: (t) => redactor.redact(spellRedactor ? spellRedactor.redact(t) : t),
+    });
+    io.stdout(text);
+  } catch (err) {
+    io.stderr(`${redactor.redact(errorMessage(err))}\n`);
+    return EXIT.failure;
+  }
+  if (!flags.redact)
+    io.stderr(
+      "warning: exported without redaction (--no-redact); the output may contain secrets\n",
+    );
+  return EXIT.ok;
+}
