@@ -1,5 +1,6 @@
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
+import { replayCheck } from "../conformance/replay.js";
 import { runFile, type CaseResult } from "../conformance/runner.js";
 import { errorMessage } from "../core/errors.js";
 import { EXIT, displayPath, type CliIO } from "./io.js";
@@ -19,15 +20,37 @@ function defaultTargets(cwd: string): string[] {
 /** `spell test`: per case rule, name, pass/fail/skip and message; exit 1 when any case fails. */
 export async function testCommand(
   files: string[],
-  flags: { reporter: "text" | "json" },
+  flags: {
+    reporter: "text" | "json";
+    /** A recorded loom: each file is a spell whose run must reproduce the recorded thread. */
+    replay?: string | undefined;
+    thread?: string | undefined;
+    intent?: string | undefined;
+  },
   io: CliIO,
 ): Promise<number> {
+  if (flags.replay && !files.length) {
+    io.stderr(
+      "--replay needs the spell that made the recording: spell test spell.yaml --replay loom.jsonl\n",
+    );
+    return EXIT.invalid;
+  }
   const targets = files.length ? files : defaultTargets(io.cwd);
   const all: (CaseResult & { file: string })[] = [];
   let broken = 0;
   for (const file of targets) {
     const path = displayPath(io.cwd, file);
     try {
+      if (flags.replay) {
+        const r = await replayCheck(path, displayPath(io.cwd, flags.replay), {
+          thread: flags.thread,
+          intent: flags.intent,
+          env: io.env,
+        });
+        all.push({ ...r, file: path });
+        if (flags.reporter === "text") io.stdout(line(r));
+        continue;
+      }
       await runFile(path, (r) => {
         all.push({ ...r, file: path });
         if (flags.reporter === "text") io.stdout(line(r));

@@ -13,7 +13,23 @@ export default class Test extends Command {
       default: "text",
       description: "output format",
     }),
+    replay: Flags.string({
+      description:
+        "a recorded loom (JSONL): the spell must reproduce its thread, replies played back offline",
+    }),
+    thread: Flags.string({
+      description:
+        "with --replay: the id of the recorded thread's last turn (default: the last turn written)",
+    }),
+    intent: Flags.string({
+      description: "with --replay: the recorded run's intent (default: the spell's intent:)",
+    }),
   };
+  static override examples = [
+    "spell test",
+    "spell test tests.yaml spells/summarize-folder.yaml",
+    "spell test spell.yaml --replay .spellbook/loom.jsonl",
+  ];
 
   async run(): Promise<void> {
     const { argv, flags } = await this.parse(Test);
@@ -21,7 +37,12 @@ export default class Test extends Command {
     const { processIO } = await import("../cli/io.js");
     process.exitCode = await testCommand(
       argv as string[],
-      { reporter: flags.reporter as "text" | "json" },
+      {
+        reporter: flags.reporter as "text" | "json",
+        replay: flags.replay,
+        thread: flags.thread,
+        intent: flags.intent,
+      },
       processIO(),
     );
   }
