@@ -326,3 +326,38 @@ describe("anthropic adapter through the real SDK (loopback)", () => {
     });
   });
 });
+
+describe("anthropic in a whole cast", () => {
+  it("extended thinking with tool use: the signed thinking goes back with the next turn (through the medium)", async () => {
+    const { loadSpellText } = await import("../../src/spell/index.js");
+    await withProvider(
+      [body("anthropic/message-thinking-tool-use.json"), body("anthropic/message-done.json")],
+      async (server) => {
+        const text = `llm: { provider: anthropic, model: claude-sonnet-4-5, base_url: "${server.url}" }
+identity: { extra: { thinking: { type: enabled, budget_tokens: 1024 } } }
+circle: { gates: [done, echo], wards: [{ max_turns: 4 }] }
+`;
+        const loaded = await loadSpellText(text, "thinking.yaml", {
+          env: { ANTHROPIC_API_KEY: KEY },
+          loomPath: "memory",
+        });
+        const result = await loaded.cantrip!.cast("echo hi, then finish");
+        expect(result.result).toBe("one two");
+        const second = server.requests[1]!.body as {
+          messages: { role: string; content: { type: string }[] }[];
+        };
+        expect(second.messages[1]!.content.map((b) => b.type)).toEqual([
+          "thinking",
+          "redacted_thinking",
+          "tool_use",
+        ]);
+        const turn = result.loom.thread(result.lastTurnId!)[0]!;
+        expect(turn.metadata).toMatchObject({
+          provider: "anthropic",
+          attempts: 1,
+          llm_response: { thinking: "The user wants the word echoed. I should call echo." },
+        });
+      },
+    );
+  });
+});

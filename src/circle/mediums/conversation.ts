@@ -37,6 +37,8 @@ class ConversationSession implements MediumSession {
       role: "assistant",
       content: response.content,
       ...(calls.length ? { toolCalls: calls } : {}),
+      // What the provider needs back with this message (Anthropic's signed thinking blocks).
+      ...(response.providerData ? { providerData: response.providerData } : {}),
     };
     const utterance = response.content ?? calls.map((c) => `${c.name}(${c.arguments})`).join("\n");
     if (calls.length === 0) {
