@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { behaviorGate } from "../../src/circle/gates/index.js";
 import { loadCircleState } from "../../src/circle/mediums/code/index.js";
-import { namedArguments } from "../../src/circle/mediums/code/session.js";
+import { namedArguments } from "../../src/circle/mediums/code/arguments.js";
 import { codeCantrip, doneGate, failingGate, slowGate } from "./code-helpers.js";
 
 describe("code medium: the loop", () => {

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { delay, IntentLLM, llmSource, parentCantrip, scripted } from "./helpers.js";
 
-const batch = (intents: unknown[]) => ({ tool_calls: [{ gate: "call_entity_batch", args: { intents } }] });
+const batch = (intents: unknown[]) => ({
+  tool_calls: [{ gate: "call_entity_batch", args: { intents } }],
+});
 const finish = { tool_calls: [{ gate: "done", args: { answer: "end" } }] };
 
 /** Children whose intent is "<name>:<ms>" answer <name> after <ms>; "fail:*" fails. */
@@ -23,13 +25,21 @@ function timedWorker() {
   return { llm, peak: () => peak };
 }
 
-const gateResult = (result: { loom: { turns(): { entity_id: string; gate_calls: { result: string }[] }[] }; entityId: string }) =>
-  JSON.parse(result.loom.turns().find((t) => t.entity_id === result.entityId)!.gate_calls[0]!.result) as unknown[];
+const gateResult = (result: {
+  loom: { turns(): { entity_id: string; gate_calls: { result: string }[] }[] };
+  entityId: string;
+}) =>
+  JSON.parse(
+    result.loom.turns().find((t) => t.entity_id === result.entityId)!.gate_calls[0]!.result,
+  ) as unknown[];
 
 describe("call_entity_batch (COMP-3)", () => {
   it("runs children concurrently and returns results in request order, not completion order", async () => {
     const { llm, peak } = timedWorker();
-    const parent = parentCantrip({ llm: scripted([batch(["slow:120", "medium:60", "fast:10"]), finish]), spawn: { llms: llmSource({}, { 1: llm }) } });
+    const parent = parentCantrip({
+      llm: scripted([batch(["slow:120", "medium:60", "fast:10"]), finish]),
+      spawn: { llms: llmSource({}, { 1: llm }) },
+    });
     const started = performance.now();
     const result = await parent.cast("fan out");
     const elapsed = performance.now() - started;
@@ -41,7 +51,10 @@ describe("call_entity_batch (COMP-3)", () => {
   it("runs at most 8 at a time by default; a ward changes it", async () => {
     const intents = Array.from({ length: 12 }, (_, i) => `c${i}:40`);
     const first = timedWorker();
-    const a = parentCantrip({ llm: scripted([batch(intents), finish]), spawn: { llms: llmSource({}, { 1: first.llm }) } });
+    const a = parentCantrip({
+      llm: scripted([batch(intents), finish]),
+      spawn: { llms: llmSource({}, { 1: first.llm }) },
+    });
     expect(gateResult(await a.cast("x"))).toEqual(intents.map((i) => i.split(":")[0]));
     expect(first.peak()).toBe(8);
     const second = timedWorker();
@@ -57,7 +70,11 @@ describe("call_entity_batch (COMP-3)", () => {
   it("refuses a batch above max_batch_size (default 50)", async () => {
     const { llm } = timedWorker();
     const parent = parentCantrip({
-      llm: scripted([batch(Array.from({ length: 51 }, () => "x:0")), batch(["a:0", "b:0", "c:0"]), finish]),
+      llm: scripted([
+        batch(Array.from({ length: 51 }, () => "x:0")),
+        batch(["a:0", "b:0", "c:0"]),
+        finish,
+      ]),
       wards: [{ max_turns: 5 }],
       spawn: { llms: llmSource({}, { 1: llm }) },
     });
@@ -72,14 +89,21 @@ describe("call_entity_batch (COMP-3)", () => {
       spawn: { llms: llmSource({}, { 1: llm }) },
     });
     const refused = await small.cast("x");
-    const record = refused.loom.turns().find((t) => t.entity_id === refused.entityId)!.gate_calls[0]!;
+    const record = refused.loom.turns().find((t) => t.entity_id === refused.entityId)!
+      .gate_calls[0]!;
     expect(record).toMatchObject({ is_error: true });
     expect(record.result).toMatch(/at most 2 proposals/);
   });
 
   it("returns a failed child as { error } in its slot; the others and the parent go on (COMP-8)", async () => {
     const { llm } = timedWorker();
-    const parent = parentCantrip({ llm: scripted([batch(["a:0", "fail:0", { intent: "c:0", wards: [{ max_turns: 1 }] }]), finish]), spawn: { llms: llmSource({}, { 1: llm }) } });
+    const parent = parentCantrip({
+      llm: scripted([
+        batch(["a:0", "fail:0", { intent: "c:0", wards: [{ max_turns: 1 }] }]),
+        finish,
+      ]),
+      spawn: { llms: llmSource({}, { 1: llm }) },
+    });
     const result = await parent.cast("x");
     const [a, failed, c] = gateResult(result) as [string, { error: string }, string];
     expect(a).toBe("a");

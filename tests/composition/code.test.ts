@@ -6,7 +6,9 @@ import { IntentLLM, llmSource, parentCantrip, scripted } from "./helpers.js";
 
 /** A code-speaking child: sums its `context` (and may first wait on slow_gate). */
 const summer = (wait = false) =>
-  new IntentLLM("summer", () => ({ code: `${wait ? "slow_gate(); " : ""}done(context.reduce((a, b) => a + b, 0))` }));
+  new IntentLLM("summer", () => ({
+    code: `${wait ? "slow_gate(); " : ""}done(context.reduce((a, b) => a + b, 0))`,
+  }));
 
 describe("composition as code (§5.3)", () => {
   it("fans out over data with call_entity_batch inside the parent's code; context is the child's variable", async () => {
@@ -33,7 +35,11 @@ describe("composition as code (§5.3)", () => {
     const parent = parentCantrip({
       code: true,
       gates: [slow],
-      llm: scripted([{ code: "done(call_entity_batch(Array.from({ length: 8 }, (_, i) => ({ intent: 'sum', context: [i, 1], medium: 'code' }))))" }]),
+      llm: scripted([
+        {
+          code: "done(call_entity_batch(Array.from({ length: 8 }, (_, i) => ({ intent: 'sum', context: [i, 1], medium: 'code' }))))",
+        },
+      ]),
       spawn: { llms: llmSource({}, { 1: summer(true) }) },
     });
     const engine = await loadCodeEngine();
@@ -50,7 +56,9 @@ describe("composition as code (§5.3)", () => {
     const events: CantripEvent[] = [];
     const parent = parentCantrip({
       code: true,
-      llm: scripted([{ code: "done(call_entity({ intent: 'sum', context: [2, 2], medium: 'code' }))" }]),
+      llm: scripted([
+        { code: "done(call_entity({ intent: 'sum', context: [2, 2], medium: 'code' }))" },
+      ]),
       spawn: { llms: llmSource({}, { 1: summer() }) },
     });
     const result = await parent.cast("x", { onEvent: (e) => events.push(e) });

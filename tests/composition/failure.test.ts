@@ -7,7 +7,10 @@ const finish = (answer: unknown) => ({ tool_calls: [{ gate: "done", args: { answ
 describe("a child's failure (COMP-8)", () => {
   it("comes back to the parent as an error observation; the parent goes on", async () => {
     const child = new IntentLLM("worker", () => ({ fail: "rate limited forever" }));
-    const parent = parentCantrip({ llm: scripted([call({ intent: "x" }), finish("recovered")]), spawn: { llms: llmSource({}, { 1: child }) } });
+    const parent = parentCantrip({
+      llm: scripted([call({ intent: "x" }), finish("recovered")]),
+      spawn: { llms: llmSource({}, { 1: child }) },
+    });
     const result = await parent.cast("x");
     const first = result.loom.turns().find((t) => t.entity_id === result.entityId)!;
     expect(first.gate_calls[0]).toMatchObject({ gate_name: "call_entity", is_error: true });
@@ -17,7 +20,10 @@ describe("a child's failure (COMP-8)", () => {
 
   it("reports a truncated child as an error too: it never answered", async () => {
     const child = new IntentLLM("worker", () => ({ call: "echo", args: { text: "again" } }));
-    const parent = parentCantrip({ llm: scripted([call({ intent: "loop", wards: [{ max_turns: 2 }] }), finish(1)]), spawn: { llms: llmSource({}, { 1: child }) } });
+    const parent = parentCantrip({
+      llm: scripted([call({ intent: "loop", wards: [{ max_turns: 2 }] }), finish(1)]),
+      spawn: { llms: llmSource({}, { 1: child }) },
+    });
     const result = await parent.cast("x");
     const first = result.loom.turns().find((t) => t.entity_id === result.entityId)!;
     expect(first.gate_calls[0]!.result).toMatch(/child entity was truncated \(max_turns\)/);
@@ -27,7 +33,11 @@ describe("a child's failure (COMP-8)", () => {
     const child = new IntentLLM("worker", () => ({ fail: "boom" }));
     const parent = parentCantrip({
       code: true,
-      llm: scripted([{ code: "let msg; try { call_entity('sub') } catch (e) { msg = e.message } done('caught: ' + msg)" }]),
+      llm: scripted([
+        {
+          code: "let msg; try { call_entity('sub') } catch (e) { msg = e.message } done('caught: ' + msg)",
+        },
+      ]),
       spawn: { llms: llmSource({}, { 1: child }) },
     });
     expect((await parent.cast("x")).result).toMatch(/^caught: child entity failed: boom/);
@@ -35,10 +45,11 @@ describe("a child's failure (COMP-8)", () => {
 });
 
 describe("a terminated parent (COMP-9)", () => {
-  const slowChild = () => new IntentLLM("worker", async (_i, turn) => {
-    await delay(30);
-    return turn < 50 ? { call: "echo", args: { text: `step ${turn}` } } : { done: "late" };
-  });
+  const slowChild = () =>
+    new IntentLLM("worker", async (_i, turn) => {
+      await delay(30);
+      return turn < 50 ? { call: "echo", args: { text: `step ${turn}` } } : { done: "late" };
+    });
 
   it("truncates running children with reason parent_terminated; their turns stay in the loom", async () => {
     const parent = parentCantrip({
@@ -56,7 +67,10 @@ describe("a terminated parent (COMP-9)", () => {
 
   it("passes a caller's cancel down to every child of a batch", async () => {
     const parent = parentCantrip({
-      llm: scripted([{ tool_calls: [{ gate: "call_entity_batch", args: { intents: ["a", "b", "c"] } }] }, finish("never")]),
+      llm: scripted([
+        { tool_calls: [{ gate: "call_entity_batch", args: { intents: ["a", "b", "c"] } }] },
+        finish("never"),
+      ]),
       spawn: { llms: llmSource({}, { 1: slowChild() }) },
     });
     const controller = new AbortController();
@@ -64,7 +78,12 @@ describe("a terminated parent (COMP-9)", () => {
     const result = await parent.cast("x", { signal: controller.signal });
     expect(result).toMatchObject({ truncated: true, reason: "user_cancel" });
     const children = new Map<string, string | null>();
-    for (const t of result.loom.turns()) if (t.entity_id !== result.entityId) children.set(t.entity_id, t.reason);
-    expect([...children.values()]).toEqual(["parent_terminated", "parent_terminated", "parent_terminated"]);
+    for (const t of result.loom.turns())
+      if (t.entity_id !== result.entityId) children.set(t.entity_id, t.reason);
+    expect([...children.values()]).toEqual([
+      "parent_terminated",
+      "parent_terminated",
+      "parent_terminated",
+    ]);
   });
 });

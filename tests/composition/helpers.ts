@@ -3,12 +3,21 @@ import { Cantrip } from "../../src/core/cantrip.js";
 import type { Ward } from "../../src/core/wards.js";
 import { Circle } from "../../src/circle/circle.js";
 import type { Gate } from "../../src/circle/gate.js";
-import { callEntityBatchGate, callEntityGate, doneGate, echoGate } from "../../src/circle/gates/index.js";
+import {
+  callEntityBatchGate,
+  callEntityGate,
+  doneGate,
+  echoGate,
+} from "../../src/circle/gates/index.js";
 import { codeMedium } from "../../src/circle/mediums/code/index.js";
-import { combineSources, type ChildLLMSource, type SpawnConfig } from "../../src/circle/spawn/index.js";
+import {
+  combineSources,
+  type ChildLLMSource,
+  type SpawnConfig,
+} from "../../src/circle/spawn/index.js";
 import type { LLM, LLMResponse, Message } from "../../src/llm/contract.js";
 import { ScriptedLLM, type ScriptedResponse } from "../../src/llm/providers/scripted.js";
-import { Loom } from "../../src/loom/loom.js";
+import type { Loom } from "../../src/loom/loom.js";
 
 export type Reply =
   | { done: unknown }
@@ -26,7 +35,11 @@ export class IntentLLM implements LLM {
   private calls = 0;
   constructor(
     readonly name: string,
-    private readonly answer: (intent: string, turn: number, messages: readonly Message[]) => Reply | Promise<Reply>,
+    private readonly answer: (
+      intent: string,
+      turn: number,
+      messages: readonly Message[],
+    ) => Reply | Promise<Reply>,
   ) {}
 
   async query(messages: readonly Message[]): Promise<LLMResponse> {
@@ -38,17 +51,37 @@ export class IntentLLM implements LLM {
     const usage = { promptTokens: 1, completionTokens: 1, cachedTokens: 0 };
     if ("fail" in reply) throw new Error(reply.fail);
     if ("text" in reply) return { content: reply.text, toolCalls: null, usage };
-    if ("code" in reply) return { content: null, toolCalls: [{ id, name: "js", arguments: JSON.stringify({ code: reply.code }) }], usage };
-    if ("done" in reply) return { content: null, toolCalls: [{ id, name: "done", arguments: JSON.stringify({ answer: reply.done }) }], usage };
-    return { content: null, toolCalls: [{ id, name: reply.call, arguments: JSON.stringify(reply.args) }], usage };
+    if ("code" in reply)
+      return {
+        content: null,
+        toolCalls: [{ id, name: "js", arguments: JSON.stringify({ code: reply.code }) }],
+        usage,
+      };
+    if ("done" in reply)
+      return {
+        content: null,
+        toolCalls: [{ id, name: "done", arguments: JSON.stringify({ answer: reply.done }) }],
+        usage,
+      };
+    return {
+      content: null,
+      toolCalls: [{ id, name: reply.call, arguments: JSON.stringify(reply.args) }],
+      usage,
+    };
   }
 }
 
 export const delay = (ms: number) => sleep(ms);
 
-export function llmSource(named: Record<string, { llm: LLM; medium?: string }>, byDepth: Record<number, LLM> = {}): ChildLLMSource {
+export function llmSource(
+  named: Record<string, { llm: LLM; medium?: string }>,
+  byDepth: Record<number, LLM> = {},
+): ChildLLMSource {
   return combineSources({
-    pick: (name, depth) => Promise.resolve(name !== undefined ? named[name] : byDepth[depth] ? { llm: byDepth[depth] } : undefined),
+    pick: (name, depth) =>
+      Promise.resolve(
+        name !== undefined ? named[name] : byDepth[depth] ? { llm: byDepth[depth] } : undefined,
+      ),
     names: () => Object.keys(named),
   });
 }
@@ -71,11 +104,18 @@ export function parentCantrip(options: ParentOptions): Cantrip {
     identity: { systemPrompt: options.systemPrompt ?? "You are the PARENT orchestrator." },
     circle: new Circle({
       ...(options.code ? { medium: codeMedium } : {}),
-      gates: [doneGate(), echoGate(), callEntityGate(spawn), callEntityBatchGate(spawn), ...(options.gates ?? [])],
+      gates: [
+        doneGate(),
+        echoGate(),
+        callEntityGate(spawn),
+        callEntityBatchGate(spawn),
+        ...(options.gates ?? []),
+      ],
       wards: options.wards ?? [{ max_turns: 10 }],
     }),
     ...(options.loom ? { loom: options.loom } : {}),
   });
 }
 
-export const scripted = (responses: ScriptedResponse[], name = "scripted") => new ScriptedLLM({ responses, recordInputs: true, name });
+export const scripted = (responses: ScriptedResponse[], name = "scripted") =>
+  new ScriptedLLM({ responses, recordInputs: true, name });

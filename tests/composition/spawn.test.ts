@@ -2,7 +2,9 @@ import { describe, expect, it } from "vitest";
 import { CHILD_IDENTITY } from "../../src/circle/spawn/index.js";
 import { IntentLLM, llmSource, parentCantrip, scripted } from "./helpers.js";
 
-const callChild = (args: Record<string, unknown>) => ({ tool_calls: [{ gate: "call_entity", args }] });
+const callChild = (args: Record<string, unknown>) => ({
+  tool_calls: [{ gate: "call_entity", args }],
+});
 const finish = (answer: unknown) => ({ tool_calls: [{ gate: "done", args: { answer } }] });
 
 describe("call_entity: one child", () => {
@@ -14,14 +16,24 @@ describe("call_entity: one child", () => {
     });
     const result = await parent.cast("summarize the book");
     const [spawning] = result.loom.turns().filter((t) => t.entity_id === result.entityId);
-    expect(spawning!.gate_calls[0]).toMatchObject({ gate_name: "call_entity", result: "summary of chapter 1", is_error: false });
+    expect(spawning!.gate_calls[0]).toMatchObject({
+      gate_name: "call_entity",
+      result: "summary of chapter 1",
+      is_error: false,
+    });
     expect(result).toMatchObject({ terminated: true, result: "ok" });
   });
 
   it("gives the child its own context and a generic identity, never the parent's (COMP-4, COMP-10)", async () => {
     const child = new IntentLLM("worker", () => ({ done: 1 }));
     const parent = parentCantrip({
-      llm: scripted([{ content: "thinking out loud", tool_calls: [{ gate: "call_entity", args: { intent: "sub task" } }] }, finish(1)]),
+      llm: scripted([
+        {
+          content: "thinking out loud",
+          tool_calls: [{ gate: "call_entity", args: { intent: "sub task" } }],
+        },
+        finish(1),
+      ]),
       spawn: { llms: llmSource({}, { 1: child }) },
     });
     await parent.cast("the parent's intent");
@@ -37,7 +49,14 @@ describe("call_entity: one child", () => {
   it("passes context after the intent to a conversation child, and a proposed identity", async () => {
     const child = new IntentLLM("worker", () => ({ done: 1 }));
     const parent = parentCantrip({
-      llm: scripted([callChild({ intent: "count", context: { items: [1, 2] }, identity: { system_prompt: "You count.", temperature: 0 } }), finish(1)]),
+      llm: scripted([
+        callChild({
+          intent: "count",
+          context: { items: [1, 2] },
+          identity: { system_prompt: "You count.", temperature: 0 },
+        }),
+        finish(1),
+      ]),
       spawn: { llms: llmSource({}, { 1: child }) },
     });
     await parent.cast("x");
@@ -48,9 +67,15 @@ describe("call_entity: one child", () => {
   });
 
   it("records the child's turns in the parent's loom, its root under the spawning turn (COMP-5, LOOM-8, LOOM-12)", async () => {
-    const child = new IntentLLM("worker", (_i, turn) => (turn === 1 ? { call: "echo", args: { text: "step" } } : { done: "fine" }));
+    const child = new IntentLLM("worker", (_i, turn) =>
+      turn === 1 ? { call: "echo", args: { text: "step" } } : { done: "fine" },
+    );
     const parent = parentCantrip({
-      llm: scripted([{ tool_calls: [{ gate: "echo", args: { text: "first" } }] }, callChild({ intent: "do it" }), finish("end")]),
+      llm: scripted([
+        { tool_calls: [{ gate: "echo", args: { text: "first" } }] },
+        callChild({ intent: "do it" }),
+        finish("end"),
+      ]),
       spawn: { llms: llmSource({}, { 1: child }) },
     });
     const result = await parent.cast("x");
@@ -63,39 +88,58 @@ describe("call_entity: one child", () => {
     expect(childTurns[1]!.parent_id).toBe(childTurns[0]!.id);
     expect(parentTurns[2]!.parent_id).toBe(parentTurns[1]!.id);
     // One tree: the child's thread runs through the parent's first two turns.
-    expect(result.loom.thread(childTurns[1]!.id).map((t) => t.id)).toEqual([parentTurns[0]!.id, parentTurns[1]!.id, ...childTurns.map((t) => t.id)]);
+    expect(result.loom.thread(childTurns[1]!.id).map((t) => t.id)).toEqual([
+      parentTurns[0]!.id,
+      parentTurns[1]!.id,
+      ...childTurns.map((t) => t.id),
+    ]);
     expect(result.loom.leaves()).toHaveLength(2);
   });
 
   it("lets the proposal choose the child's llm by name, and its gates (COMP-1, COMP-7)", async () => {
     const fast = new IntentLLM("fast", () => ({ call: "echo", args: { text: "from fast" } }));
     const parent = parentCantrip({
-      llm: scripted([callChild({ intent: "use echo", llm: "fast", gates: ["echo"], wards: [{ max_turns: 1 }] }), finish(1)]),
+      llm: scripted([
+        callChild({ intent: "use echo", llm: "fast", gates: ["echo"], wards: [{ max_turns: 1 }] }),
+        finish(1),
+      ]),
       spawn: { llms: llmSource({ fast: { llm: fast } }) },
     });
     const result = await parent.cast("x");
     expect(fast.queries).toHaveLength(1);
     // The child's circle: echo and done (CIRCLE-1), no delegation at depth 0 (COMP-11).
     const spawning = result.loom.turns().find((t) => t.entity_id === result.entityId)!;
-    expect(spawning.gate_calls[0]!.result).toMatch(/truncated \(max_turns\): Truncated by max_turns after 1 turn. Gates called: echo/);
+    expect(spawning.gate_calls[0]!.result).toMatch(
+      /truncated \(max_turns\): Truncated by max_turns after 1 turn. Gates called: echo/,
+    );
   });
 
   it("refuses an llm name nobody knows, with the names it knows", async () => {
-    const parent = parentCantrip({ llm: scripted([callChild({ intent: "x", llm: "mystery" }), finish(1)], "boss") });
+    const parent = parentCantrip({
+      llm: scripted([callChild({ intent: "x", llm: "mystery" }), finish(1)], "boss"),
+    });
     const result = await parent.cast("x");
     expect(result.loom.turns()[0]!.gate_calls[0]).toMatchObject({ is_error: true });
-    expect(result.loom.turns()[0]!.gate_calls[0]!.result).toMatch(/no llm named "mystery"; children may use: boss/);
+    expect(result.loom.turns()[0]!.gate_calls[0]!.result).toMatch(
+      /no llm named "mystery"; children may use: boss/,
+    );
   });
 
   it("uses the parent's llm when nothing else is configured", async () => {
-    const llm = scripted([callChild({ intent: "inner" }), finish("child answer"), finish("parent answer")]);
+    const llm = scripted([
+      callChild({ intent: "inner" }),
+      finish("child answer"),
+      finish("parent answer"),
+    ]);
     const result = await parentCantrip({ llm }).cast("outer");
     expect(result.result).toBe("parent answer");
     expect(result.loom.turns()[0]!.gate_calls[0]!.result).toBe("child answer");
   });
 
   it("refuses a proposal without an intent, and unknown fields", async () => {
-    const parent = parentCantrip({ llm: scripted([callChild({ intent: "" }), callChild({ intent: "a", budget: 3 }), finish(1)]) });
+    const parent = parentCantrip({
+      llm: scripted([callChild({ intent: "" }), callChild({ intent: "a", budget: 3 }), finish(1)]),
+    });
     const result = await parent.cast("x");
     const [a, b] = result.loom.turns();
     expect(a!.gate_calls[0]!.result).toMatch(/missing required argument|intent is required/);

@@ -33,8 +33,12 @@ circle:
     const turns = result.loom.turns();
     const child = turns.filter((t) => t.entity_id !== result.entityId);
     expect(child.map((t) => t.gate_calls[0]!.gate_name)).toEqual(["echo", "done"]);
-    expect(result.loom.identity(child[0]!.cantrip_id)!.identity).toMatchObject({ system_prompt: "You are the child spell." });
-    expect(turns.find((t) => t.entity_id === result.entityId)!.gate_calls[0]!.result).toBe("child done");
+    expect(result.loom.identity(child[0]!.cantrip_id)!.identity).toMatchObject({
+      system_prompt: "You are the child spell.",
+    });
+    expect(turns.find((t) => t.entity_id === result.entityId)!.gate_calls[0]!.result).toBe(
+      "child done",
+    );
     expect(result.result).toBe("parent done");
   });
 
@@ -75,7 +79,10 @@ circle:
     const loaded = await load(dir);
     expect([...loaded.cantrip!.circle.gates.keys()]).toEqual(["done"]);
     const result = await loaded.cantrip!.cast("x");
-    expect(result.loom.turns()[0]!.gate_calls[0]).toMatchObject({ gate_name: "call_entity", is_error: true });
+    expect(result.loom.turns()[0]!.gate_calls[0]).toMatchObject({
+      gate_name: "call_entity",
+      is_error: true,
+    });
   });
 
   it("reports a child spell that does not exist when the spell loads (CIRCLE-10)", async () => {
@@ -86,6 +93,8 @@ identity: {}
 circle: { gates: [done, { call_entity: { spell: ./missing.yaml } }], wards: [{ max_turns: 3 }] }
 `,
     });
-    await expect(load(dir)).rejects.toThrow(/spell\.yaml:4:\d+: call_entity: child spell \.\/missing\.yaml does not exist/);
+    await expect(load(dir)).rejects.toThrow(
+      /spell\.yaml:4:\d+: call_entity: child spell \.\/missing\.yaml does not exist/,
+    );
   });
 });

@@ -166,7 +166,7 @@ function childIdentity(proposal: Proposal, template: ChildTemplate | undefined):
       throw new ModelError("bad_proposal", "call_entity: identity.system_prompt must be text");
     }
     return createIdentity({
-      systemPrompt: (system_prompt as string | null | undefined) ?? CHILD_IDENTITY,
+      systemPrompt: system_prompt ?? CHILD_IDENTITY,
       hyperparameters,
       ...(typeof tool_choice === "string" ? { toolChoice: tool_choice as ToolChoice } : {}),
     });

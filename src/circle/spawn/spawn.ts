@@ -3,7 +3,7 @@ import type { CastResult, Entity } from "../../core/entity.js";
 import { SystemError, errorMessage } from "../../core/errors.js";
 import type { CantripEvent } from "../../core/events.js";
 import type { Identity } from "../../core/identity.js";
-import { Circle } from "../circle.js";
+import type { Circle } from "../circle.js";
 import type { Gate, GateContext } from "../gate.js";
 import type { LLM } from "../../llm/contract.js";
 import type { ChildLLMSource } from "./child-llms.js";

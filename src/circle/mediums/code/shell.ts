@@ -58,7 +58,8 @@ export class Shell {
 
   /** Frees every handle, the context and the runtime. Throws if QuickJS finds a leak. */
   dispose(): void {
-    for (const h of Object.values(this.helpers)) h.dispose();
+    const { install, describe, describeError, define } = this.helpers;
+    for (const h of [install, describe, describeError, define]) h.dispose();
     this.context.dispose();
     this.runtime.dispose();
   }

@@ -1,0 +1,92 @@
+import type { QuickJSAsyncContext, QuickJSHandle } from "quickjs-emscripten";
+import type { EvalOutput, ErrorView, Run, ValueView } from "./run.js";
+import type { Shell } from "./shell.js";
+
+export type EvalResult = Awaited<ReturnType<QuickJSAsyncContext["evalCodeAsync"]>>;
+
+const PREVIEW_CHARS = 2000;
+export const UNRENDERABLE = "[the error could not be rendered]";
+
+/**
+ * Turns what a run left behind — a value or an error handle, queued promise jobs — into the
+ * output the observation is made of. Runs the prelude's describe helpers inside the sandbox:
+ * only strings come out. Disposes every handle it is given.
+ */
+export class RunReader {
+  private readonly context: QuickJSAsyncContext;
+
+  constructor(private readonly shell: Shell) {
+    this.context = shell.context;
+  }
+
+  read(result: EvalResult, run: Run, evalMs: number): EvalOutput {
+    const out: EvalOutput = { console: run.console, consoleDropped: run.consoleDropped };
+    if (run.stop) out.stopped = run.stop;
+    if (result.error) {
+      if (run.stop === "done")
+        result.error.dispose(); // the uncatchable interrupt that ends a run after done
+      else if (run.stop) {
+        result.error.dispose();
+        out.error = run.interruption(evalMs);
+      } else out.error = this.errorView(result.error);
+      this.drainJobs(out);
+      return out;
+    }
+    const value = this.settle(result.value, out);
+    try {
+      if (value && run.stop !== "done" && this.context.typeof(value) !== "undefined")
+        out.value = this.valueView(value);
+    } finally {
+      value?.dispose();
+    }
+    return out;
+  }
+
+  errorView(handle: QuickJSHandle): ErrorView {
+    const ctx = this.context;
+    const r = ctx.callFunction(this.shell.helpers.describeError, ctx.undefined, handle);
+    handle.dispose();
+    if (r.error) {
+      r.error.dispose();
+      return { name: "Error", message: UNRENDERABLE, stack: "" };
+    }
+    return JSON.parse(r.value.consume((v) => ctx.getString(v))) as ErrorView;
+  }
+
+  /** Runs promise jobs the code queued; a promise as the last value shows its outcome. */
+  private settle(value: QuickJSHandle, out: EvalOutput): QuickJSHandle | undefined {
+    this.drainJobs(out);
+    const state = this.context.getPromiseState(value);
+    if (state.type === "fulfilled" && state.notAPromise) return value;
+    value.dispose();
+    if (state.type === "fulfilled") return state.value;
+    if (state.type === "rejected") {
+      out.error = this.errorView(state.error);
+      return undefined;
+    }
+    out.value = { type: "Promise", chars: 17, text: "Promise <pending>" };
+    return undefined;
+  }
+
+  private drainJobs(out: EvalOutput): void {
+    const { runtime } = this.shell;
+    if (!runtime.hasPendingJob()) return;
+    const jobs = runtime.executePendingJobs();
+    if (jobs.error) {
+      const view = this.errorView(jobs.error);
+      out.console += `[error in a promise callback] ${view.name}: ${view.message}\n`;
+    }
+  }
+
+  private valueView(handle: QuickJSHandle): ValueView {
+    const ctx = this.context;
+    const limit = ctx.newNumber(PREVIEW_CHARS);
+    const r = ctx.callFunction(this.shell.helpers.describe, ctx.undefined, handle, limit);
+    limit.dispose();
+    if (r.error) {
+      r.error.dispose();
+      return { type: "unknown", chars: 0, text: "[the value could not be rendered]" };
+    }
+    return JSON.parse(r.value.consume((v) => ctx.getString(v))) as ValueView;
+  }
+}

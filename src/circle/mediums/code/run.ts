@@ -1,0 +1,122 @@
+import type { SandboxLimits } from "./limits.js";
+
+/** What the code's gate call resolved to; `stop` ends the run (done — LOOP-3). */
+export type GateReply =
+  { ok: true; value: unknown; stop?: boolean } | { ok: false; message: string };
+
+export interface EvalHooks {
+  /** Runs one gate call of the code, with the arguments as the code passed them. */
+  callGate(name: string, args: unknown[]): Promise<GateReply>;
+  /** Aborts a running evaluation (a ward of the cast, a terminated parent — COMP-9). */
+  signal: AbortSignal;
+}
+
+/** A value as the viewport shows it: type, size, and its text (cut at a preview length). */
+export interface ValueView {
+  type: string;
+  size?: number;
+  /** Length of the full text representation. */
+  chars: number;
+  text: string;
+}
+
+export interface ErrorView {
+  name: string;
+  message: string;
+  stack: string;
+}
+
+/** Why a run stopped before its end: done was called, a ward, a cancel. */
+export type Stop = "done" | "max_eval_ms" | "aborted";
+
+export interface EvalOutput {
+  console: string;
+  /** Console characters dropped past the cap. */
+  consoleDropped: number;
+  /** The value of the last expression (absent when undefined or when the run failed). */
+  value?: ValueView;
+  error?: ErrorView;
+  stopped?: Stop;
+  /** The module trapped: this sandbox and its state are gone. */
+  crashed?: boolean;
+}
+
+export interface SandboxSetup {
+  gates: readonly string[];
+  /** Other names for gates (submit_answer → done). */
+  aliases: Readonly<Record<string, string>>;
+  /** Names that throw a fixed message (delegation gates warded off at depth 0 — COMP-6). */
+  warded: Readonly<Record<string, string>>;
+  /** Data injected as variables (circle.state, a child's context). */
+  state: Readonly<Record<string, unknown>>;
+  limits: SandboxLimits;
+}
+
+const CONSOLE_CAP = 64 * 1024;
+
+/** One evaluation in progress: its clock (gates excluded), its console, why it is stopping. */
+export class Run {
+  readonly startedAt = performance.now();
+  pausedMs = 0;
+  inGate = false;
+  stop: Stop | undefined;
+  console = "";
+  consoleDropped = 0;
+
+  constructor(readonly hooks: EvalHooks) {}
+
+  print(level: string, text: string): void {
+    const line = (level === "log" || level === "info" ? "" : `[${level}] `) + text + "\n";
+    const room = CONSOLE_CAP - this.console.length;
+    if (room <= 0) this.consoleDropped += line.length;
+    else {
+      this.console += line.slice(0, room);
+      this.consoleDropped += Math.max(0, line.length - room);
+    }
+  }
+
+  /** Polled by QuickJS while the code runs; true interrupts it (uncatchably). */
+  shouldInterrupt(evalMs: number): boolean {
+    if (this.stop) return true;
+    if (this.hooks.signal.aborted) {
+      this.stop = "aborted";
+      return true;
+    }
+    if (!this.inGate && performance.now() - this.startedAt - this.pausedMs > evalMs) {
+      this.stop = "max_eval_ms"; // WARD-2: the runtime interrupts, the entity cannot opt out
+      return true;
+    }
+    return false;
+  }
+
+  /** The error the entity sees when the runtime stopped its code. */
+  interruption(evalMs: number): ErrorView {
+    if (this.stop === "max_eval_ms") {
+      return {
+        name: "TimeoutError",
+        message: `the run exceeded max_eval_ms (${evalMs} ms of compute) and was interrupted; the sandbox is still usable and keeps the state it had when it stopped`,
+        stack: "",
+      };
+    }
+    const reason: unknown = this.hooks.signal.reason;
+    return {
+      name: "CancelledError",
+      message: `the run was cancelled (${typeof reason === "string" ? reason : "aborted"})`,
+      stack: "",
+    };
+  }
+}
+
+export function crashOutput(): EvalOutput {
+  return {
+    console: "",
+    consoleDropped: 0,
+    crashed: true,
+    error: {
+      name: "SandboxCrashed",
+      message:
+        "the sandbox crashed and its variables are lost; the next run starts in a fresh sandbox (circle state is injected again)",
+      stack: "",
+    },
+  };
+}
