@@ -55,9 +55,7 @@ export async function runCommand(file: string, flags: RunFlags, io: CliIO): Prom
     return EXIT.invalid;
   }
   const progress =
-    flags.quiet || flags.json
-      ? undefined
-      : liveDisplay<CantripEvent>(io.stderr, loaded.redactor, progressLine);
+    flags.quiet || flags.json ? undefined : liveDisplay(io.stderr, loaded.redactor, progressLine);
   let result: CastResult;
   try {
     result = await cantrip.cast(intent, {

@@ -266,3 +266,45 @@ describe("StreamRedactor", () => {
     expect(s.flush()).toBe("four five");
   });
 });
+
+describe("redactingListener: events carry no secrets (PROD-8)", () => {
+  it("redacts text deltas, tool results, message contents and the final result of a real cast", async () => {
+    const { redactingListener } = await import("../../src/core/redact-stream.js");
+    const { loadSpellText } = await import("../../src/spell/index.js");
+    const SECRET = "s3cr3t-token-from-env";
+    const loaded = await loadSpellText(
+      `llm:
+  provider: scripted
+  responses:
+    - content: "the token is \${env:TOKEN}, calling the vault"
+      tool_calls: [{ gate: vault, args: {} }]
+    - tool_calls: [{ gate: done, args: { answer: "done with \${env:TOKEN}" } }]
+identity: { system_prompt: "token \${env:TOKEN}" }
+circle:
+  gates: [done, { name: vault, behavior: { result: "vault: \${env:TOKEN}" } }]
+  wards: [{ max_turns: 4 }]
+`,
+      "events.yaml",
+      { env: { TOKEN: SECRET }, loomPath: "memory" },
+    );
+    const raw: unknown[] = [];
+    const clean: unknown[] = [];
+    const redacted = redactingListener((e) => clean.push(e), loaded.redactor);
+    await loaded.cantrip!.cast("go", {
+      onEvent: (e) => {
+        raw.push(e);
+        redacted(e);
+      },
+    });
+    expect(JSON.stringify(raw)).toContain(SECRET); // the planted secret was in the events
+    expect(JSON.stringify(clean)).not.toContain(SECRET);
+    const types = (clean as { type: string }[]).map((e) => e.type);
+    expect(types).toContain("tool_result");
+    expect(types).toContain("final");
+    const text = (clean as { type: string; text?: string }[])
+      .filter((e) => e.type === "text")
+      .map((e) => e.text)
+      .join("");
+    expect(text).toBe("the token is [REDACTED], calling the vault");
+  });
+});

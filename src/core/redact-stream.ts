@@ -1,0 +1,99 @@
+import type { CantripEvent, EventListener } from "./events.js";
+import type { Redactor } from "./redact.js";
+
+/**
+ * Redacts text that arrives in pieces (PROD-8): a secret can be split across two deltas, so
+ * text is released only up to a word boundary that no secret can span — the last two words
+ * are held back (a "Bearer <token>" pair), as many characters as the longest known secret has,
+ * and a prefix is released only when redacting it
+ * alone gives the same text as redacting everything held. `flush` releases the rest.
+ */
+export class StreamRedactor {
+  private held = "";
+
+  /**
+   * @param redact the run's redaction
+   * @param hold characters always held back: the longest known secret (one with spaces in it
+   *   must be whole before its first word is released). Default 0.
+   */
+  constructor(
+    private readonly redact: (text: string) => string,
+    private readonly hold = 0,
+  ) {}
+
+  push(text: string): string {
+    this.held += text;
+    const cut = cutBeforeLastWords(
+      this.held.slice(0, Math.max(0, this.held.length - this.hold)),
+      2,
+    );
+    if (cut <= 0) return "";
+    const prefix = this.redact(this.held.slice(0, cut));
+    // A match spanning the cut (a key split across deltas) changes the whole: wait for more text.
+    if (!this.redact(this.held).startsWith(prefix)) return "";
+    this.held = this.held.slice(cut);
+    return prefix;
+  }
+
+  flush(): string {
+    const rest = this.redact(this.held);
+    this.held = "";
+    return rest;
+  }
+}
+
+/** The index where the last `n` whitespace-separated words (and what follows them) begin. */
+function cutBeforeLastWords(text: string, n: number): number {
+  let i = text.length;
+  for (let word = 0; word < n; word++) {
+    while (i > 0 && /\s/.test(text[i - 1]!)) i--; // trailing space of this word
+    while (i > 0 && !/\s/.test(text[i - 1]!)) i--; // the word
+  }
+  return i;
+}
+
+/**
+ * An event listener that sees no secrets (PROD-8): text and thinking deltas pass through a
+ * StreamRedactor per entity (the rest of a message is released just before its
+ * message_complete), and every string in every other event is redacted. For any consumer
+ * that forwards events outside the process: the CLI display, HTTP SSE, ACP updates.
+ */
+export function redactingListener(
+  listener: EventListener,
+  redactor: Pick<Redactor, "redact" | "longest">,
+): EventListener {
+  const redact = (t: string) => redactor.redact(t);
+  const streams = new Map<string, StreamRedactor>();
+  const stream = (entityId: string, type: "text" | "thinking") => {
+    const key = `${entityId}\u0000${type}`;
+    let s = streams.get(key);
+    if (!s) streams.set(key, (s = new StreamRedactor(redact, redactor.longest)));
+    return s;
+  };
+  return (event: CantripEvent) => {
+    if (event.type === "text" || event.type === "thinking") {
+      const text = stream(event.entityId, event.type).push(event.text);
+      if (text) listener({ ...event, text });
+      return;
+    }
+    if (event.type === "message_complete") {
+      for (const type of ["thinking", "text"] as const) {
+        const rest = stream(event.entityId, type).flush();
+        if (rest) listener({ type, entityId: event.entityId, text: rest });
+      }
+    }
+    listener(redactDeep(event, redact));
+  };
+}
+
+/** A copy of `value` with every string redacted. */
+export function redactDeep<T>(value: T, redact: (text: string) => string): T {
+  if (typeof value === "string") return redact(value) as T;
+  if (Array.isArray(value)) return value.map((v: unknown) => redactDeep(v, redact)) as T;
+  if (value !== null && typeof value === "object") {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = redactDeep(v, redact);
+    return out as T;
+  }
+  return value;
+}
