@@ -5,7 +5,7 @@ import { SpellbookError, errorMessage } from "../core/errors.js";
 import type { CantripEvent } from "../core/events.js";
 import { ScriptedLLM } from "../llm/providers/scripted.js";
 import { parseLLMShorthand, providerRegistry } from "../llm/registry.js";
-import { loadSpell } from "../spell/index.js";
+import { loadSpell, type LoadedSpell } from "../spell/index.js";
 import { EXIT, type CliIO } from "./io.js";
 import { liveDisplay } from "./stream-text.js";
 
@@ -22,7 +22,7 @@ export const DEFAULT_LOOM = ".spellbook/loom.jsonl";
 
 /** `spell run FILE`: progress per turn on stderr, the result on stdout. Returns the exit code. */
 export async function runCommand(file: string, flags: RunFlags, io: CliIO): Promise<number> {
-  let loaded;
+  let loaded: LoadedSpell | undefined;
   const llmSpec = flags.llm === undefined ? undefined : parseLLMShorthand(flags.llm);
   if (llmSpec && !providerRegistry[llmSpec.provider]) {
     io.stderr(
@@ -36,7 +36,8 @@ export async function runCommand(file: string, flags: RunFlags, io: CliIO): Prom
       loomPath: flags.loom,
       defaultLoomPath: DEFAULT_LOOM,
       llmSpec,
-      onWarning: (message) => io.stderr(`warning: ${message}\n`),
+      onWarning: (message) =>
+        io.stderr(`warning: ${loaded?.redactor.redact(message) ?? message}\n`),
     });
   } catch (err) {
     io.stderr(`${errorMessage(err)}\n`);

@@ -56,12 +56,17 @@ export interface ProviderEntry {
 
 /** Real providers: one retry policy (PROD-2) inside, the LLM-5 guarantee outside. */
 function production(llm: LLM, spec: LLMSpec, ctx: ProviderContext): LLM {
-  const retry = new RetryingLLM(
-    llm,
-    retryPolicy(spec.retry),
-    ctx.sleep ? { sleep: ctx.sleep } : {},
-  );
+  const retry = new RetryingLLM(llm, retryPolicy(spec.retry), {
+    ...(ctx.sleep ? { sleep: ctx.sleep } : {}),
+    // A wait is news to whoever watches the run: said through the warning channel.
+    ...(ctx.warn ? { onRetry: (info) => ctx.warn!(retryNotice(info)) } : {}),
+  });
   return new RequiredToolChoiceLLM(retry);
+}
+
+function retryNotice(info: { attempt: number; delayMs: number; error: unknown }): string {
+  const why = info.error instanceof Error ? info.error.message : String(info.error);
+  return `${why} — retrying in ${(info.delayMs / 1000).toFixed(1)} s (attempt ${info.attempt + 1})`;
 }
 
 function openAICompatible(flavor: OpenAIFlavor, description: string): ProviderEntry {

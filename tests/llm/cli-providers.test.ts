@@ -127,6 +127,24 @@ describe("spell run --llm", () => {
     expect(o.err).toContain('unknown provider "opneai"');
   });
 
+  it("a retried query is announced on stderr and stays one turn", async () => {
+    await withProvider(
+      [
+        body("openai/error-rate-limit.json", 429, { "retry-after": "0" }),
+        body("openai/chat-text.json"),
+      ],
+      async (server) => {
+        const o = io({ LOCAL_LLM_BASE_URL: `${server.url}/v1` });
+        expect(await runCommand(textSpell(), { llm: "local/m", loom: "memory" }, o)).toBe(EXIT.ok);
+        expect(o.err).toContain(
+          "warning: local: rate limited (HTTP 429): Rate limit reached for gpt-4.1",
+        );
+        expect(o.err).toContain("— retrying in 0.0 s (attempt 2)");
+        expect(o.err).toMatch(/terminated \(text\) after 1 turn/);
+      },
+    );
+  });
+
   it("provider warnings are printed once as warnings", async () => {
     await withProvider([body("openai/chat-text.json")], async (server) => {
       const o = io({ LOCAL_LLM_BASE_URL: `${server.url}/v1` });

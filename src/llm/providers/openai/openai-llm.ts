@@ -120,9 +120,9 @@ export function createOpenAICompatible(
   }
   const models = Array.isArray(spec["models"]) ? spec["models"] : undefined;
   if (models && flavor !== "openrouter") {
-    ctx.warn?.(
+    new ProviderWarnings(ctx.warn).report([
       `llm.models (a fallback list) is an OpenRouter feature; the ${flavor} provider ignores it`,
-    );
+    ]);
   }
   return new OpenAICompatibleLLM({
     flavor,
