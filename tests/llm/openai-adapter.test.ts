@@ -401,4 +401,18 @@ describe("openai adapter through the real SDK (loopback)", () => {
       );
     });
   });
+
+  it("a cancel mid-stream rejects with the cancel, not a provider error, and is not retried by the policy", async () => {
+    await withProvider([sse("openai/chat-text.sse", 3)], async (server) => {
+      const { llm } = openai(server);
+      const controller = new AbortController();
+      const pending = llm.query(ask, {
+        signal: controller.signal,
+        onDelta: () => controller.abort("interrupted"),
+      });
+      const err = await failure(pending);
+      expect(err).not.toBeInstanceOf(ProviderError);
+      expect(controller.signal.aborted).toBe(true);
+    });
+  });
 });

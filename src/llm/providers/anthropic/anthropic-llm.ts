@@ -74,6 +74,7 @@ export class AnthropicLLM implements LLM {
         );
       }
     } catch (err) {
+      if (options.signal?.aborted) throw err; // a cancel is not a provider failure
       throw fromSDKError(err, "anthropic", this.options.redact, this.errorBodies);
     }
     const mapped = fromAnthropicMessage(message);

@@ -79,6 +79,7 @@ export class OpenAICompatibleLLM implements LLM {
         );
       }
     } catch (err) {
+      if (options.signal?.aborted) throw err; // a cancel is not a provider failure
       throw fromSDKError(err, provider, this.options.redact, this.errorBodies);
     }
     const mapped = fromOpenAICompletion(completion, provider);
