@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { SpellErrors } from "../../src/core/errors.js";
@@ -107,5 +108,27 @@ describe("provider registry", () => {
         )
       ).code,
     ).toBe("bad_base_url");
+  });
+
+  it("loading the llm module (and the registry) loads no SDK; building a provider does (built dist/)", () => {
+    const script = `const m = await import("./dist/llm/index.js");
+      process.stderr.write("IMPORTED\\n");
+      await m.createLLM({ provider: "anthropic", model: "x", api_key: "k-123456" }, { redactor: { add() {} }, env: {}, baseDir: "." });`;
+    const r = spawnSync(
+      process.execPath,
+      [
+        "--no-warnings",
+        "--loader",
+        "./tests/cli/trace-loader.mjs",
+        "--input-type=module",
+        "-e",
+        script,
+      ],
+      { encoding: "utf8" },
+    );
+    const [before, after] = r.stderr.split("IMPORTED");
+    expect(after, r.stderr).toBeDefined();
+    expect(before!.split("\n").filter((l) => /LOADED (openai|@anthropic-ai)/.test(l))).toEqual([]);
+    expect(after).toContain("LOADED @anthropic-ai/sdk");
   });
 });
