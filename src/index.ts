@@ -9,6 +9,24 @@ export { Circle, type CircleConfig } from "./circle/circle.js";
 export type { Gate, GateCallRecord, GateContext } from "./circle/gate.js";
 export * from "./circle/gates/index.js";
 export { conversationMedium } from "./circle/mediums/conversation.js";
+export {
+  codeMedium,
+  createCodeMedium,
+  configureCodeEngine,
+  loadCodeEngine,
+  loadCircleState,
+  JS_TOOL,
+  type CodeMediumOptions,
+  type CodeEngineOptions,
+} from "./circle/mediums/code/index.js";
+export {
+  CHILD_IDENTITY,
+  parseProposal,
+  type ChildLLMChoice,
+  type ChildLLMSource,
+  type Proposal,
+  type SpawnConfig,
+} from "./circle/spawn/index.js";
 export type { Medium } from "./circle/medium.js";
 export type * from "./llm/contract.js";
 export { ScriptedLLM } from "./llm/providers/scripted.js";

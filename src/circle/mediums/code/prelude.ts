@@ -6,7 +6,7 @@
  * output — the host receives nothing but strings and numbers from the sandbox.
  *
  * - gates become plain global functions: arguments cross as one JSON string, the result comes
- *   back as JSON and is parsed, a gate error is thrown as an Error the code may catch;
+ *   back as a value (objects through `parse`), a gate error is thrown as an Error the code may catch;
  * - console.log/info/warn/error/debug print through the host;
  * - describe(value) and describeError(error) render values for the viewport (§4.6);
  * - define(name, json) injects a variable (circle state, a child's context).
@@ -56,8 +56,7 @@ export const PRELUDE = String.raw`(function (hostCall, hostPrint) {
 
   const makeGate = (name, target) => {
     const gate = function (...args) {
-      const out = hostCall(target, stringify(args));
-      return out === undefined ? undefined : parse(out);
+      return hostCall(target, stringify(args));
     };
     define(gate, "name", { value: name });
     return gate;
@@ -92,7 +91,13 @@ export const PRELUDE = String.raw`(function (hostCall, hostPrint) {
         else if (type === "object") size = keys(v).length;
       }
     } else if (type === "string") size = v.length;
-    const text = type === "string" ? stringify(v) : inspect(v);
+    let text;
+    if (type === "string") text = stringify(v);
+    else if (type === "object" || type === "array") {
+      // Plain JSON when it can say everything (the common case, and native speed).
+      try { text = stringify(v); } catch (e) { text = undefined; }
+      if (text === undefined) text = inspect(v);
+    } else text = inspect(v);
     return stringify({ type, size, chars: text.length, text: text.length > limit ? apply(slice, text, [0, limit]) : text });
   };
 
@@ -103,5 +108,5 @@ export const PRELUDE = String.raw`(function (hostCall, hostPrint) {
 
   const defineVariable = (name, json) => { put(name, parse(json)); };
 
-  return { install, describe, describeError, define: defineVariable };
+  return { install, describe, describeError, define: defineVariable, parse: (json) => parse(json) };
 })`;

@@ -32,10 +32,17 @@ export class RunReader {
       this.drainJobs(out);
       return out;
     }
-    const value = this.settle(result.value, out);
+    this.drainJobs(out);
+    // Only an object can be a promise: primitives skip the promise check (the common case).
+    const value =
+      this.context.typeof(result.value) === "object"
+        ? this.settle(result.value, out)
+        : result.value;
     try {
-      if (value && run.stop !== "done" && this.context.typeof(value) !== "undefined")
-        out.value = this.valueView(value);
+      if (value && run.stop !== "done") {
+        const view = this.valueView(value);
+        if (view) out.value = view;
+      }
     } finally {
       value?.dispose();
     }
@@ -53,9 +60,8 @@ export class RunReader {
     return JSON.parse(r.value.consume((v) => ctx.getString(v))) as ErrorView;
   }
 
-  /** Runs promise jobs the code queued; a promise as the last value shows its outcome. */
+  /** A promise as the last value shows its outcome (after the queued jobs ran). */
   private settle(value: QuickJSHandle, out: EvalOutput): QuickJSHandle | undefined {
-    this.drainJobs(out);
     const state = this.context.getPromiseState(value);
     if (state.type === "fulfilled" && state.notAPromise) return value;
     value.dispose();
@@ -78,8 +84,22 @@ export class RunReader {
     }
   }
 
-  private valueView(handle: QuickJSHandle): ValueView {
+  /** The value for the viewport; undefined shows nothing. Primitives are read without a VM call. */
+  private valueView(handle: QuickJSHandle): ValueView | undefined {
     const ctx = this.context;
+    const type = ctx.typeof(handle);
+    if (type === "undefined") return undefined;
+    if (type === "number") {
+      const text = String(ctx.getNumber(handle));
+      return { type, chars: text.length, text };
+    }
+    if (type === "string") {
+      const value = ctx.getString(handle);
+      const text = JSON.stringify(
+        value.length > PREVIEW_CHARS ? value.slice(0, PREVIEW_CHARS) : value,
+      );
+      return { type, size: value.length, chars: value.length + 2, text };
+    }
     const limit = ctx.newNumber(PREVIEW_CHARS);
     const r = ctx.callFunction(this.shell.helpers.describe, ctx.undefined, handle, limit);
     limit.dispose();

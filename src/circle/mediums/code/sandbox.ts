@@ -133,7 +133,8 @@ export class Sandbox {
   private read(result: EvalResult, run: Run): EvalOutput {
     const { runtime } = this.shell;
     this.renderDeadline = performance.now() + RENDER_MS;
-    runtime.setMemoryLimit(this.limits.memoryBytes + RENDER_HEADROOM);
+    // Headroom to render an error even when the code used up its memory.
+    if (result.error) runtime.setMemoryLimit(this.limits.memoryBytes + RENDER_HEADROOM);
     try {
       const out = this.reader.read(result, run, this.limits.evalMs);
       if (out.error?.message === "out of memory" || out.error?.message === UNRENDERABLE) {
@@ -142,7 +143,7 @@ export class Sandbox {
       }
       return out;
     } finally {
-      runtime.setMemoryLimit(this.limits.memoryBytes);
+      if (result.error) runtime.setMemoryLimit(this.limits.memoryBytes);
       this.renderDeadline = 0;
       if (this.disposeWhenIdle) this.dispose();
     }
@@ -190,24 +191,54 @@ export class Sandbox {
       return { error: ctx.newError(`${name}: arguments must be JSON data`) };
     }
     run.inGate = true;
+    return this.finishGateCall(run, run.hooks.callGate(name, args));
+  }
+
+  private async finishGateCall(
+    run: Run,
+    pending: Promise<GateReply>,
+  ): Promise<VmCallResult<QuickJSHandle> | QuickJSHandle | undefined> {
+    const ctx = this.shell.context;
     const paused = performance.now();
-    return run.hooks
-      .callGate(name, args)
-      .catch((err: unknown): GateReply => ({
-        ok: false,
-        message: err instanceof Error ? err.message : String(err),
-      }))
-      .then((reply) => {
-        run.inGate = false;
-        run.pausedMs += performance.now() - paused; // max_eval_ms counts the code, not the gates
-        if (run.hooks.signal.aborted) {
-          run.stop ??= "aborted"; // the run ends here; the interrupt makes it uncatchable
-          return { error: ctx.newError("cancelled") };
+    let reply: GateReply;
+    try {
+      reply = await pending;
+    } catch (err) {
+      reply = { ok: false, message: err instanceof Error ? err.message : String(err) };
+    }
+    run.inGate = false;
+    run.pausedMs += performance.now() - paused; // max_eval_ms counts the code, not the gates
+    if (run.hooks.signal.aborted) {
+      run.stop ??= "aborted"; // the run ends here; the interrupt makes it uncatchable
+      return { error: ctx.newError("cancelled") };
+    }
+    if (!reply.ok) return { error: ctx.newError(reply.message) };
+    if (reply.stop) run.stop = "done";
+    return this.toVm(reply.value);
+  }
+
+  /** A gate's value inside the sandbox: primitives directly, structured values through JSON. */
+  private toVm(value: unknown): QuickJSHandle | undefined {
+    const ctx = this.shell.context;
+    switch (typeof value) {
+      case "undefined":
+        return undefined;
+      case "number":
+        return ctx.newNumber(value);
+      case "string":
+        return ctx.newString(value);
+      case "boolean":
+        return value ? ctx.true : ctx.false;
+      default: {
+        if (value === null) return ctx.null;
+        const json = ctx.newString(toJson(value));
+        try {
+          return ctx.unwrapResult(ctx.callFunction(this.shell.helpers.parse, ctx.undefined, json));
+        } finally {
+          json.dispose();
         }
-        if (!reply.ok) return { error: ctx.newError(reply.message) };
-        if (reply.stop) run.stop = "done";
-        return reply.value === undefined ? undefined : ctx.newString(toJson(reply.value));
-      });
+      }
+    }
   }
 }
 

@@ -23,6 +23,8 @@ export interface Helpers {
   describe: QuickJSHandle;
   describeError: QuickJSHandle;
   define: QuickJSHandle;
+  /** JSON.parse as it was before the entity's code ran. */
+  parse: QuickJSHandle;
 }
 
 /**
@@ -58,8 +60,8 @@ export class Shell {
 
   /** Frees every handle, the context and the runtime. Throws if QuickJS finds a leak. */
   dispose(): void {
-    const { install, describe, describeError, define } = this.helpers;
-    for (const h of [install, describe, describeError, define]) h.dispose();
+    const { install, describe, describeError, define, parse } = this.helpers;
+    for (const h of [install, describe, describeError, define, parse]) h.dispose();
     this.context.dispose();
     this.runtime.dispose();
   }
@@ -88,6 +90,7 @@ export class Shell {
         install: ctx.getProp(h, "install"),
         describe: ctx.getProp(h, "describe"),
         describeError: ctx.getProp(h, "describeError"),
+        parse: ctx.getProp(h, "parse"),
         define: ctx.getProp(h, "define"),
       }));
     } finally {

@@ -1,0 +1,252 @@
+// The code medium and composition (issue 3), measured on the built library:
+// - per-turn cost of the code medium in steady state (200 turns, each calling an async gate)
+//   against raw QuickJS in the same process (evalCodeAsync of the same snippet calling an
+//   async host function) — target ≤ 1.5×;
+// - first-turn latency of a code entity and start of a child entity once the module is
+//   loaded — target < 2 ms;
+// - batches of 8 and 50 scripted children, each waiting 50 ms on a gate — wall time close to
+//   ceil(n / 8) child durations;
+// - RSS per live (summoned) code entity — target < 200 KB.
+import {
+  Cantrip,
+  Circle,
+  behaviorGate,
+  callEntityBatchGate,
+  callEntityGate,
+  codeMedium,
+  createIdentity,
+  doneGate,
+  echoGate,
+  loadCodeEngine,
+  ScriptedLLM,
+} from "../dist/index.js";
+
+const SNIPPET = "var v = fetch_value(); v + 1";
+const TURNS = 200;
+const rows = [];
+const row = (metric, value, target, ok) =>
+  rows.push({ metric, value, target, ok: ok ? "yes" : "NO" });
+const gc = () => globalThis.gc?.();
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const tick = () => new Promise((r) => globalThis.setImmediate(r));
+
+const engine = await loadCodeEngine();
+
+/** An async gate: its execute returns a promise, so the sandbox suspends on it. */
+const fetchValue = () => behaviorGate({ name: "fetch_value", behavior: { result: 1 } });
+
+function codeCantrip(
+  responses,
+  gates = [doneGate(), fetchValue()],
+  wards = [{ max_turns: TURNS + 50 }],
+) {
+  return new Cantrip({
+    llm: new ScriptedLLM({ responses }),
+    identity: createIdentity({ systemPrompt: "bench" }),
+    circle: new Circle({ medium: codeMedium, gates, wards }),
+  });
+}
+
+// ── 1. per-turn cost vs raw QuickJS ─────────────────────────────────────────────────────
+async function castTurns(n) {
+  const responses = Array.from({ length: n - 1 }, () => ({ code: SNIPPET }));
+  responses.push({ code: "done(v)" });
+  const cantrip = codeCantrip(responses);
+  await tick(); // the lane's spare shell is ready, as after any I/O
+  const t0 = performance.now();
+  const r = await cantrip.cast("loop");
+  const ms = performance.now() - t0;
+  if (r.turns !== n || !r.terminated) throw new Error(`code medium ran ${r.turns} turns`);
+  return ms;
+}
+
+/** Steady state: the cost of 200 more turns of one entity, without its start and end. */
+async function mediumPerTurn() {
+  const short = await castTurns(20);
+  const long = await castTurns(20 + TURNS);
+  return (long - short) / TURNS;
+}
+
+async function rawPerEval() {
+  const lane = await engine.acquire();
+  const runtime = lane.module.newRuntime();
+  runtime.setMaxStackSize(256 * 1024);
+  lane.reserveStack(256 * 1024);
+  const ctx = runtime.newContext();
+  const fn = ctx.newAsyncifiedFunction("fetch_value", async () => ctx.newNumber(1));
+  ctx.setProp(ctx.global, "fetch_value", fn);
+  fn.dispose();
+  const t0 = performance.now();
+  for (let i = 0; i < TURNS; i++) {
+    const result = await ctx.evalCodeAsync(SNIPPET);
+    const handle = ctx.unwrapResult(result);
+    ctx.dump(handle);
+    handle.dispose();
+  }
+  const ms = performance.now() - t0;
+  ctx.dispose();
+  runtime.dispose();
+  engine.release(lane);
+  return ms / TURNS;
+}
+
+for (let i = 0; i < 3; i++) {
+  await mediumPerTurn(); // warm up: V8's baseline code for both paths, the lanes, the spares
+  await rawPerEval();
+}
+const medium = [];
+const raw = [];
+for (let i = 0; i < 7; i++) {
+  raw.push(await rawPerEval());
+  medium.push(await mediumPerTurn());
+}
+const perTurn = median(medium);
+const perEval = median(raw);
+row("code medium, ms per turn (200 turns, async gate)", perTurn.toFixed(3), "", true);
+row("raw QuickJS, ms per evalCodeAsync (same snippet)", perEval.toFixed(3), "", true);
+row(
+  "code medium / raw QuickJS",
+  `${(perTurn / perEval).toFixed(2)}×`,
+  "≤ 1.5×",
+  perTurn / perEval <= 1.5,
+);
+
+// ── 2. first turn of an entity, start of a child ────────────────────────────────────────
+async function firstTurn(yieldFirst) {
+  const cantrip = codeCantrip([{ code: "done(1)" }]);
+  if (yieldFirst) await tick(); // lets the lane make its spare sandbox shell, as real I/O would
+  const t0 = performance.now();
+  await cantrip.cast("one turn");
+  return performance.now() - t0;
+}
+for (let i = 0; i < 20; i++) await firstTurn(true);
+const firsts = [];
+for (let i = 0; i < 50; i++) firsts.push(await firstTurn(true));
+const firstsBackToBack = [];
+for (let i = 0; i < 50; i++) firstsBackToBack.push(await firstTurn(false));
+row(
+  "first turn of a code entity (summon → done), ms",
+  median(firsts).toFixed(3),
+  "< 2",
+  median(firsts) < 2,
+);
+row(
+  "  same, back to back (no idle time for a spare shell)",
+  median(firstsBackToBack).toFixed(3),
+  "",
+  true,
+);
+
+function parent(code, gates, childCode) {
+  const spawn = {
+    llms: {
+      pick: async () => ({
+        llm: new ScriptedLLM({ responses: [{ code: childCode }] }),
+        medium: "code",
+      }),
+      names: () => [],
+    },
+  };
+  return new Cantrip({
+    llm: new ScriptedLLM({ responses: [{ code }] }),
+    identity: createIdentity({ systemPrompt: "bench" }),
+    circle: new Circle({
+      medium: codeMedium,
+      gates: [doneGate(), echoGate(), callEntityGate(spawn), callEntityBatchGate(spawn), ...gates],
+      wards: [{ max_turns: 3 }],
+    }),
+  });
+}
+
+async function childStart() {
+  // The same parent turn with a trivial child and with a trivial gate: the difference is the
+  // child's whole life — spawn, circle, sandbox, one turn, dispose.
+  const withChild = parent("done(call_entity('x'))", [], "done(1)");
+  const withGate = parent("done(echo('x'))", [], "done(1)");
+  await tick();
+  let t0 = performance.now();
+  await withChild.cast("delegate");
+  const a = performance.now() - t0;
+  await tick();
+  t0 = performance.now();
+  await withGate.cast("no delegation");
+  return a - (performance.now() - t0);
+}
+for (let i = 0; i < 20; i++) await childStart();
+const starts = [];
+for (let i = 0; i < 50; i++) starts.push(await childStart());
+row(
+  "start of a child entity (spawn → child done → back), ms",
+  median(starts).toFixed(3),
+  "< 2",
+  median(starts) < 2,
+);
+
+// ── 3. batches ──────────────────────────────────────────────────────────────────────────
+const CHILD_WAIT = 50;
+async function batch(n) {
+  const slow = behaviorGate({
+    name: "slow_gate",
+    behavior: { delay_ms: CHILD_WAIT, result: "ok" },
+  });
+  const p = parent(
+    `done(call_entity_batch(Array.from({ length: ${n} }, (_, i) => ({ intent: 'part ' + i }))).length)`,
+    [slow],
+    "done(slow_gate())",
+  );
+  const t0 = performance.now();
+  const r = await p.cast("fan out");
+  if (r.result !== n) throw new Error(`batch of ${n} returned ${JSON.stringify(r.result)}`);
+  return performance.now() - t0;
+}
+const single = median([await batch(1), await batch(1), await batch(1)]);
+for (const n of [8, 50]) {
+  await batch(n);
+  const wall = median([await batch(n), await batch(n), await batch(n)]);
+  const waves = Math.ceil(n / 8);
+  const ratio = wall / (waves * single);
+  row(
+    `batch of ${n} children (${CHILD_WAIT} ms gate each), wall ms`,
+    wall.toFixed(1),
+    `≈ ${waves} × ${single.toFixed(1)}`,
+    ratio < 1.5,
+  );
+}
+
+// ── 4. memory per live entity ───────────────────────────────────────────────────────────
+const N = 200;
+gc();
+await tick();
+const before = process.memoryUsage().rss;
+const live = [];
+for (let i = 0; i < N; i++) {
+  const entity = codeCantrip([{ code: `var mine = ${i}` }, { code: "done(mine)" }]).summon();
+  await entity.send("hold a variable");
+  live.push(entity);
+}
+gc();
+await tick();
+const perEntity = (process.memoryUsage().rss - before) / N / 1024;
+row(
+  `RSS per live code entity (${N} summoned, sandboxes open), KB`,
+  perEntity.toFixed(1),
+  "< 200",
+  perEntity < 200,
+);
+for (const e of live) e.dispose();
+
+const stats = engine.stats();
+row(
+  "lanes (WASM instances) at the end / dead lanes",
+  `${stats.lanes} / ${stats.dead}`,
+  "dead 0",
+  stats.dead === 0,
+);
+
+const width = (k) => Math.max(...rows.map((r) => String(r[k]).length), k.length);
+const cols = ["metric", "value", "target", "ok"];
+const line = (r) => cols.map((c) => String(r[c]).padEnd(width(c))).join("  ");
+console.log(line(Object.fromEntries(cols.map((c) => [c, c]))));
+console.log(cols.map((c) => "-".repeat(width(c))).join("  "));
+for (const r of rows) console.log(line(r));
+process.exit(0);
