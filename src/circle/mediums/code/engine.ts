@@ -1,14 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { setFlagsFromString } from "node:v8";
-import {
-  DEBUG_ASYNC,
-  newQuickJSAsyncWASMModuleFromVariant,
-  newVariant,
-  RELEASE_ASYNC,
-  type QuickJSAsyncVariant,
-  type QuickJSAsyncWASMModule,
-} from "quickjs-emscripten";
+import type { QuickJSAsyncVariant, QuickJSAsyncWASMModule } from "quickjs-emscripten";
 import { SystemError } from "../../../core/errors.js";
 import { Lane } from "./lane.js";
 
@@ -32,9 +25,12 @@ const Wasm = (
 ).WebAssembly;
 
 const BUILDS = {
-  release: { variant: RELEASE_ASYNC, wasm: "@jitl/quickjs-wasmfile-release-asyncify/wasm" },
-  debug: { variant: DEBUG_ASYNC, wasm: "@jitl/quickjs-wasmfile-debug-asyncify/wasm" },
+  release: { variant: "RELEASE_ASYNC", wasm: "@jitl/quickjs-wasmfile-release-asyncify/wasm" },
+  debug: { variant: "DEBUG_ASYNC", wasm: "@jitl/quickjs-wasmfile-debug-asyncify/wasm" },
 } as const;
+
+/** quickjs-emscripten is imported on first use: a spell without a code circle never loads it. */
+type QuickJS = typeof import("quickjs-emscripten");
 
 /**
  * The process-wide QuickJS engine: the WASM is read and compiled once; lanes (instances of it)
@@ -46,6 +42,7 @@ export class CodeEngine {
   private nextId = 0;
 
   private constructor(
+    private readonly quickjs: QuickJS,
     private readonly variant: QuickJSAsyncVariant,
     private readonly asyncifyStackKey: string | undefined,
     private readonly maxLanes: number,
@@ -68,9 +65,11 @@ export class CodeEngine {
         { cause: err },
       );
     }
-    const variant = newVariant(build.variant, { wasmModule: compiled as never });
-    const first = await newQuickJSAsyncWASMModuleFromVariant(variant);
-    return new CodeEngine(variant, findAsyncifyStackKey(first), options.maxLanes ?? 16, first);
+    const quickjs = await import("quickjs-emscripten");
+    const variant = quickjs.newVariant(quickjs[build.variant], { wasmModule: compiled as never });
+    const first = await quickjs.newQuickJSAsyncWASMModuleFromVariant(variant);
+    const key = findAsyncifyStackKey(first);
+    return new CodeEngine(quickjs, variant, key, options.maxLanes ?? 16, first);
   }
 
   /**
@@ -94,7 +93,7 @@ export class CodeEngine {
     try {
       const lane = new Lane(
         this.nextId++,
-        await newQuickJSAsyncWASMModuleFromVariant(this.variant),
+        await this.quickjs.newQuickJSAsyncWASMModuleFromVariant(this.variant),
         this.asyncifyStackKey,
       );
       this.lanes.push(lane);
