@@ -2,6 +2,7 @@ import type { Cantrip } from "../core/cantrip.js";
 import type { CastResult, Entity } from "../core/entity.js";
 import { ConfigError } from "../core/errors.js";
 import type { CantripEvent } from "../core/events.js";
+import { redactingListener } from "../core/redact-stream.js";
 import { exportJsonl } from "../loom/export.js";
 import type { Turn } from "../loom/turn.js";
 import type { Built } from "./build.js";
@@ -14,6 +15,8 @@ export interface Outcome {
   casts: CastResult[];
   error?: unknown;
   events: CantripEvent[];
+  /** What a log would show: every event through the redacting listener, and the error. */
+  logs: string[];
   extracted?: Turn[];
   exported?: string;
 }
@@ -49,18 +52,27 @@ export async function runActions(
     if (cast !== undefined) {
       const cantrip = cast.llm ? await built.cantrip(cast.llm) : outcome.cantrip!;
       outcome.casts.push(
-        await cantrip.cast(cast.intent as string, { onEvent: (e) => outcome.events.push(e) }),
+        await cantrip.cast(cast.intent as string, { onEvent: listener(built, outcome) }),
       );
     }
     const send = action["send"] as { intent?: unknown } | undefined;
     if (send !== undefined) {
       // Summon once; later sends reach the same entity, whose state accumulates (ENTITY-5).
-      outcome.entity ??= outcome.cantrip!.summon({ onEvent: (e) => outcome.events.push(e) });
+      outcome.entity ??= outcome.cantrip!.summon({ onEvent: listener(built, outcome) });
       outcome.casts.push(await outcome.entity.send(send.intent as string));
     }
     const then = action["then"] as Record<string, unknown> | undefined;
     if (then !== undefined) runThen(then, built, outcome);
   }
+}
+
+/** Keeps every event, and its redacted form as a log line (PROD-8: logs_exclude reads them). */
+function listener(built: Built, outcome: Outcome): (e: CantripEvent) => void {
+  const log = redactingListener((e) => outcome.logs.push(JSON.stringify(e)), built.redactor);
+  return (e) => {
+    outcome.events.push(e);
+    log(e);
+  };
 }
 
 function runThen(then: Record<string, unknown>, built: Built, outcome: Outcome): void {

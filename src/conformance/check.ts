@@ -324,6 +324,10 @@ const checks: Record<string, Check> = {
     }
     return turns ? matchTurns(turns, all, m, "loom.turns") : null;
   },
+  logs_exclude: (w, o) => {
+    const hit = o.logs.find((l) => l.includes(String(w)));
+    return hit ? `a log line contains ${show(w)}: ${show(hit)}` : null;
+  },
   loom_export_exclude: (w, o) => {
     if (o.exported === undefined)
       throw new ConfigError(

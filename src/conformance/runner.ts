@@ -39,7 +39,7 @@ export async function runCase(
   }
   if (Object.keys(expect).length === 0)
     return { ...head, status: "fail", message: "a case must expect something" };
-  const outcome: Outcome = { casts: [], events: [] };
+  const outcome: Outcome = { casts: [], events: [], logs: [] };
   let built;
   try {
     built = buildSetup(c.setup ?? {}, { location: c.location, ...options });
@@ -54,6 +54,7 @@ export async function runCase(
     } catch (err) {
       if (isRunnerError(err)) return { ...head, status: "fail", message: errorMessage(err) };
       outcome.error = err;
+      outcome.logs.push(built.redactor.redact(errorMessage(err)));
     }
     const failures: string[] = [];
     if ("error" in expect) {

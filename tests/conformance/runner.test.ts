@@ -94,4 +94,9 @@ describe("the conformance runner can fail", () => {
       message: "scripted llm has 1 response(s) left unused",
     });
   });
+  it("logs_exclude fails when the text is in the event log", async () => {
+    const r = await run({ expect: { logs_exclude: "42" } });
+    expect(r.status).toBe("fail");
+    expect(r.message).toMatch(/a log line contains "42"/);
+  });
 });
