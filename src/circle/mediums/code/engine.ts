@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { setFlagsFromString } from "node:v8";
+import type * as QuickJSPackage from "quickjs-emscripten";
 import type { QuickJSAsyncVariant, QuickJSAsyncWASMModule } from "quickjs-emscripten";
 import { SystemError } from "../../../core/errors.js";
 import { Lane } from "./lane.js";
@@ -30,7 +31,7 @@ const BUILDS = {
 } as const;
 
 /** quickjs-emscripten is imported on first use: a spell without a code circle never loads it. */
-type QuickJS = typeof import("quickjs-emscripten");
+type QuickJS = typeof QuickJSPackage;
 
 /**
  * The process-wide QuickJS engine: the WASM is read and compiled once; lanes (instances of it)
