@@ -1,7 +1,9 @@
 // The code medium and composition (issue 3), measured on the built library:
 // - per-turn cost of the code medium in steady state (200 turns, each calling an async gate)
 //   against raw QuickJS in the same process (evalCodeAsync of the same snippet calling an
-//   async host function) — target ≤ 1.5×;
+//   async host function) — target ≤ 1.5× — for the medium layer alone (its session executing
+//   the utterance: bridge, gate through the circle, observation) and for a whole loop turn
+//   (LLM query, medium, loom record, outcome);
 // - first-turn latency of a code entity and start of a child entity once the module is
 //   loaded — target < 2 ms;
 // - batches of 8 and 50 scripted children, each waiting 50 ms on a gate — wall time close to
@@ -67,6 +69,29 @@ async function mediumPerTurn() {
   return (long - short) / TURNS;
 }
 
+/** The medium alone: its session executing the same utterance, without the entity's loop around it. */
+async function sessionPerTurn() {
+  const circle = new Circle({
+    medium: codeMedium,
+    gates: [doneGate(), fetchValue()],
+    wards: [{ max_turns: 3 }],
+  });
+  const session = codeMedium.open(circle, {});
+  const response = {
+    content: null,
+    toolCalls: [{ id: "call_1", name: "js", arguments: JSON.stringify({ code: SNIPPET }) }],
+    usage: { promptTokens: 0, completionTokens: 0, cachedTokens: 0 },
+  };
+  const signal = new globalThis.AbortController().signal;
+  const scope = { entityId: "ent_bench", turnId: "turn_bench", signal, requireDone: false };
+  await session.execute(response, scope); // opens the sandbox
+  const t0 = performance.now();
+  for (let i = 0; i < TURNS; i++) await session.execute(response, scope);
+  const ms = performance.now() - t0;
+  session.dispose();
+  return ms / TURNS;
+}
+
 async function rawPerEval() {
   const lane = await engine.acquire();
   const runtime = lane.module.newRuntime();
@@ -91,25 +116,27 @@ async function rawPerEval() {
 }
 
 for (let i = 0; i < 3; i++) {
-  await mediumPerTurn(); // warm up: V8's baseline code for both paths, the lanes, the spares
+  await mediumPerTurn(); // warm up: V8's baseline code for all paths, the lanes, the spares
+  await sessionPerTurn();
   await rawPerEval();
 }
 const medium = [];
+const layer = [];
 const raw = [];
 for (let i = 0; i < 7; i++) {
   raw.push(await rawPerEval());
+  layer.push(await sessionPerTurn());
   medium.push(await mediumPerTurn());
 }
 const perTurn = median(medium);
+const perLayer = median(layer);
 const perEval = median(raw);
-row("code medium, ms per turn (200 turns, async gate)", perTurn.toFixed(3), "", true);
-row("raw QuickJS, ms per evalCodeAsync (same snippet)", perEval.toFixed(3), "", true);
-row(
-  "code medium / raw QuickJS",
-  `${(perTurn / perEval).toFixed(2)}×`,
-  "≤ 1.5×",
-  perTurn / perEval <= 1.5,
-);
+const ratio = (x) => `${(x / perEval).toFixed(2)}×`;
+row("raw QuickJS, ms per evalCodeAsync (async host fn)", perEval.toFixed(3), "", true);
+row("code medium layer (session.execute), ms per turn", perLayer.toFixed(3), "", true);
+row("  medium layer / raw QuickJS", ratio(perLayer), "≤ 1.5×", perLayer / perEval <= 1.5);
+row("whole loop turn in the code medium, ms per turn", perTurn.toFixed(3), "", true);
+row("  whole turn / raw QuickJS", ratio(perTurn), "≤ 1.5×", perTurn / perEval <= 1.5);
 
 // ── 2. first turn of an entity, start of a child ────────────────────────────────────────
 async function firstTurn(yieldFirst) {

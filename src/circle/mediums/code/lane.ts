@@ -23,7 +23,7 @@ export class Lane {
   /** A ready shell for the next sandbox of this lane (see shell.ts). */
   spare: Shell | undefined;
   spareScheduled = false;
-  private tail: Promise<void> = Promise.resolve();
+  private readonly waiting: (() => void)[] = [];
   private stackBuffer = 0;
 
   constructor(
@@ -36,16 +36,16 @@ export class Lane {
 
   /** Runs `fn` with the lane to itself; callers queue in order. */
   async exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    const previous = this.tail;
-    let release!: () => void;
-    this.tail = new Promise<void>((resolve) => (release = resolve));
-    await previous;
+    // An idle lane is taken at once; otherwise wait to be handed the lane by its holder.
+    if (this.busy) await new Promise<void>((resolve) => this.waiting.push(resolve));
     this.busy = true;
     try {
       return await fn();
     } finally {
-      this.busy = false;
-      release();
+      const next = this.waiting.shift();
+      if (next)
+        next(); // busy stays true: the lane passes straight to the next in line
+      else this.busy = false;
     }
   }
 

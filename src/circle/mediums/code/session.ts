@@ -89,7 +89,7 @@ export class CodeSession implements MediumSession {
         isError: true,
         code,
       };
-    const sandbox = await this.open();
+    const sandbox = this.sandbox ?? (await this.open());
     const ctx: GateContext = {
       entityId: scope.entityId,
       turnId: scope.turnId,
