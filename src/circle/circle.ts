@@ -115,5 +115,9 @@ export class Circle {
 }
 
 function unknownGateMessage(name: string, known: string[]): string {
+  if (name === "call_entity" || name === "call_entity_batch") {
+    // COMP-6: say why delegation is missing, not just that it is.
+    return `unknown gate ${JSON.stringify(name)}: delegation is warded off in this circle (max_depth 0, COMP-6); this circle has: ${known.join(", ")}`;
+  }
   return `unknown gate ${JSON.stringify(name)}; this circle has: ${known.join(", ")}`;
 }

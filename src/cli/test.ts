@@ -1,9 +1,19 @@
-import { existsSync, readdirSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { replayCheck } from "../conformance/replay.js";
 import { runFile, type CaseResult } from "../conformance/runner.js";
 import { errorMessage } from "../core/errors.js";
 import { EXIT, displayPath, type CliIO } from "./io.js";
+
+/** A folder stands for the YAML files in it. */
+function expandDir(cwd: string, file: string): string[] {
+  const full = resolve(cwd, file);
+  if (!existsSync(full) || !statSync(full).isDirectory()) return [file];
+  return readdirSync(full)
+    .filter((f) => /\.ya?ml$/.test(f))
+    .sort()
+    .map((f) => join(file, f));
+}
 
 /** Default targets: tests.yaml, then every spell in spells/ and grimoire/ that has tests. */
 function defaultTargets(cwd: string): string[] {
@@ -35,7 +45,9 @@ export async function testCommand(
     );
     return EXIT.invalid;
   }
-  const targets = files.length ? files : defaultTargets(io.cwd);
+  const targets = files.length
+    ? files.flatMap((f) => expandDir(io.cwd, f))
+    : defaultTargets(io.cwd);
   const all: (CaseResult & { file: string })[] = [];
   let broken = 0;
   for (const file of targets) {

@@ -164,6 +164,17 @@ describe("spell test", () => {
   });
 });
 
+describe("spell test on a folder", () => {
+  it("runs the tests of every spell in it", async () => {
+    const o = io();
+    expect(await testCommand(["grimoire"], { reporter: "json" }, o)).toBe(EXIT.ok);
+    const report = JSON.parse(o.out) as { passed: number; failed: number; broken_files: number };
+    expect(report.failed).toBe(0);
+    expect(report.broken_files).toBe(0);
+    expect(report.passed).toBeGreaterThan(10);
+  });
+});
+
 describe("the bin", () => {
   it("spell --help works and loads no provider SDK or sandbox", () => {
     // A resolve hook reports every module loaded from node_modules.
