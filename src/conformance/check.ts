@@ -139,6 +139,8 @@ function threadN(i: number): Check {
       return `thread_${i}.turns: expected ${turns}, got ${cast.turns}`;
     if (result !== undefined && !looselyEqual(result, cast.result))
       return `thread_${i}.result: expected ${show(result)}, got ${show(cast.result)}`;
+    if (last_turn !== undefined && Object.keys(last_turn as object).length === 0)
+      return `thread_${i}.last_turn checks nothing`;
     return last_turn === undefined
       ? null
       : matchValue(last_turn, thread[thread.length - 1], m, `thread_${i}.last_turn`);

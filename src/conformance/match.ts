@@ -87,6 +87,8 @@ export function matchSymbol(
     return matchValue(expected, actual, ctx, path);
   const bound = ctx.bindings.get(expected);
   if (bound === undefined) {
+    if (actual === undefined || actual === null)
+      return `${path}: ${expected} cannot bind to a missing value`;
     for (const [name, value] of ctx.bindings) {
       if (value === actual)
         return `${path}: ${expected} and ${name} are the same entity ${show(actual)}`;

@@ -37,8 +37,20 @@ export async function runCase(
     if (key !== "error" && !checkFor(key))
       return { ...head, status: "fail", message: `unsupported expectation: ${key}` };
   }
-  if (Object.keys(expect).length === 0)
+  if (Object.keys(expect).length === 0) {
     return { ...head, status: "fail", message: "a case must expect something" };
+  }
+  // An expectation that checks nothing cannot fail: refuse it rather than pass it.
+  for (const [key, want] of Object.entries(expect)) {
+    const empty =
+      want !== null &&
+      typeof want === "object" &&
+      !Array.isArray(want) &&
+      Object.keys(want).length === 0;
+    if (empty || (key === "error" && typeof want === "string" && want.trim() === "")) {
+      return { ...head, status: "fail", message: `expectation ${key} checks nothing` };
+    }
+  }
   const outcome: Outcome = { casts: [], events: [], logs: [] };
   let built;
   try {

@@ -98,8 +98,14 @@ export class Entity {
       throw new ConfigError("entity_disposed", "entity was released; summon a new one");
     this.messages.push({ role: "user", content: intent }); // INTENT-2
     const cast = new CastRun(this, this.options.signal);
+    const before = this.sequence;
     try {
       return await cast.run();
+    } catch (err) {
+      // A cast that failed before recording any turn leaves no dangling intent behind, so a
+      // summoned entity's next send does not follow one user message with another.
+      if (this.sequence === before && this.messages.at(-1)?.role === "user") this.messages.pop();
+      throw err;
     } finally {
       cast.release();
     }
@@ -177,7 +183,11 @@ class CastRun {
   ) {
     const timeout = entity.cantrip.circle.wards["timeout_ms"];
     if (typeof timeout === "number") {
-      this.timer = setTimeout(() => this.controller.abort("timeout_ms"), timeout);
+      // setTimeout takes at most 2^31-1 ms (~24.8 days); a larger delay would fire at once.
+      this.timer = setTimeout(
+        () => this.controller.abort("timeout_ms"),
+        Math.min(timeout, 2 ** 31 - 1),
+      );
       this.timer.unref();
     }
     if (outer) {
@@ -255,6 +265,8 @@ class CastRun {
             }
           : {}),
       });
+      // An LLM that ignored the signal: its late answer does not outrun the ward.
+      if (signal.aborted) return null;
       this.emit({ type: "message_complete", entityId: id, sequence, content: response.content });
       this.emit({ type: "usage", entityId: id, usage: response.usage });
       return response;

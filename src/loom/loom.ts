@@ -86,11 +86,16 @@ export class Loom {
   /** The path root → leaf ending at `leafId` (LOOM-10). */
   thread(leafId: string): Turn[] {
     const path: Turn[] = [];
+    const seen = new Set<string>();
     for (
       let t = this.turnsById.get(leafId);
       t;
       t = t.parent_id ? this.turnsById.get(t.parent_id) : undefined
     ) {
+      // A hand-edited file could link a turn to itself: a cycle is corruption, not a thread.
+      if (seen.has(t.id))
+        throw new ConfigError("loom_corrupt", `loom has a parent cycle at turn ${t.id}`);
+      seen.add(t.id);
       path.push(this.withReward(t));
     }
     if (path.length === 0)

@@ -99,4 +99,11 @@ describe("the conformance runner can fail", () => {
     expect(r.status).toBe("fail");
     expect(r.message).toMatch(/a log line contains "42"/);
   });
+  it("fails an expectation that checks nothing", async () => {
+    expect(await run({ expect: { loom: {} } })).toMatchObject({
+      status: "fail",
+      message: "expectation loom checks nothing",
+    });
+    expect((await run({ expect: { error: "" } })).status).toBe("fail");
+  });
 });

@@ -142,4 +142,12 @@ describe("loom tree", () => {
     ]);
     expect(loom.thread(two.lastTurnId!).map((t) => t.utterance)).toEqual(["c"]);
   });
+  it("refuses a parent cycle in a hand-edited file instead of hanging", () => {
+    const path = join(tmp(), "cycle.jsonl");
+    const turn = JSON.parse(
+      readFileSync("tests/fixtures/loom-v1.jsonl", "utf8").split("\n")[2]!,
+    ) as Record<string, unknown>;
+    writeFileSync(path, JSON.stringify({ ...turn, id: "t1", parent_id: "t1" }) + "\n");
+    expect(() => new Loom(new JsonlStore(path)).thread("t1")).toThrow(/parent cycle/);
+  });
 });

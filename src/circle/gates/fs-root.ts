@@ -45,6 +45,21 @@ export class FsRoot {
     }
     return real;
   }
+  /** Runs a filesystem call; a host error comes back naming only the virtual path. */
+  guard<T>(path: unknown, fn: () => T): T {
+    try {
+      return fn();
+    } catch (err) {
+      throw hostError(err, path);
+    }
+  }
+}
+
+/** Errors of the host filesystem, with the host path replaced by the virtual one. */
+export function hostError(err: unknown, path: unknown): Error {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code) return new Error(`${code}: ${JSON.stringify(path)}`);
+  return err instanceof Error ? err : new Error(String(err));
 }
 
 function inside(root: string, path: string): boolean {

@@ -13,10 +13,13 @@ export function listDirGate(options: { root: string }): Gate {
       properties: { path: { type: "string", description: "Directory path; default the root." } },
     },
     execute(args) {
-      const host = fs.resolve(args["path"] ?? ".");
-      return readdirSync(host, { withFileTypes: true })
-        .map((e) => (e.isDirectory() ? `${e.name}/` : e.name))
-        .sort();
+      const path = args["path"] ?? ".";
+      const host = fs.resolve(path);
+      return fs.guard(path, () =>
+        readdirSync(host, { withFileTypes: true })
+          .map((e) => (e.isDirectory() ? `${e.name}/` : e.name))
+          .sort(),
+      );
     },
   };
 }

@@ -23,14 +23,18 @@ export function readGate(options: ReadOptions): Gate {
     },
     ephemeral: options.ephemeral ?? false,
     execute(args) {
-      const host = fs.resolve(args["path"]);
-      const stat = statSync(host);
-      if (stat.isDirectory())
-        throw new Error(`EISDIR: ${JSON.stringify(args["path"])} is a directory`);
-      if (stat.size > MAX_READ_BYTES) {
-        throw new Error(`file is ${stat.size} bytes; read returns at most ${MAX_READ_BYTES}`);
-      }
-      return readFileSync(host, "utf8");
+      const path = args["path"];
+      const host = fs.resolve(path);
+      return fs.guard(path, () => {
+        const stat = statSync(host);
+        if (stat.isDirectory()) throw new Error(`EISDIR: ${JSON.stringify(path)} is a directory`);
+        // A FIFO or device would block the whole process on read: only regular files.
+        if (!stat.isFile()) throw new Error(`${JSON.stringify(path)} is not a regular file`);
+        if (stat.size > MAX_READ_BYTES) {
+          throw new Error(`file is ${stat.size} bytes; read returns at most ${MAX_READ_BYTES}`);
+        }
+        return readFileSync(host, "utf8");
+      });
     },
   };
 }

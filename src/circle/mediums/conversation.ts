@@ -71,9 +71,13 @@ class ConversationSession implements MediumSession {
       services: this.services,
     };
     for (const call of calls) {
-      if (done) {
+      if (done || scope.signal.aborted) {
         // Every call still gets a result so the history stays well paired (LLM-7).
-        messages.push({ role: "tool", toolCallId: call.id, content: SKIPPED });
+        // LOOP-4: after a ward fires, nothing more runs.
+        const content = done
+          ? SKIPPED
+          : `skipped: the loop was stopped (${typeof scope.signal.reason === "string" ? scope.signal.reason : "aborted"})`;
+        messages.push({ role: "tool", toolCallId: call.id, content });
         continue;
       }
       const out = await this.circle.callGate(call.name, call.arguments, ctx);
