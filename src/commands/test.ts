@@ -1,4 +1,6 @@
-import { Args, Command, Flags } from "@oclif/core";
+import * as Args from "@oclif/core/args";
+import { Command } from "@oclif/core/command";
+import * as Flags from "@oclif/core/flags";
 
 export default class Test extends Command {
   static override description =

@@ -1,4 +1,5 @@
-import { Args, Command } from "@oclif/core";
+import * as Args from "@oclif/core/args";
+import { Command } from "@oclif/core/command";
 
 export default class Validate extends Command {
   static override description =
