@@ -207,7 +207,7 @@ class CastRun {
       const turnId = newId("turn");
       const sequence = this.turns + 1;
       const started = performance.now();
-      this.emit({ type: "step_start", entityId: this.entity.id, sequence });
+      if (this.observed) this.emit({ type: "step_start", entityId: this.entity.id, sequence });
       const response = await this.query(sequence);
       if (response === null) return this.finish(this.recordAbort(turnId, started));
       validateResponse(response, this.entity.messages); // LLM-3, LLM-4, LLM-7
@@ -251,7 +251,7 @@ class CastRun {
     const bus = this.entity.bus;
     const signal = this.controller.signal;
     if (signal.aborted) return null;
-    this.emit({ type: "message_start", entityId: id, sequence });
+    if (this.observed) this.emit({ type: "message_start", entityId: id, sequence });
     try {
       const response = await cantrip.llm.query(this.entity.messages, {
         tools: cantrip.presentation.tools,
@@ -267,8 +267,9 @@ class CastRun {
       });
       // An LLM that ignored the signal: its late answer does not outrun the ward.
       if (signal.aborted) return null;
-      this.emit({ type: "message_complete", entityId: id, sequence, content: response.content });
-      this.emit({ type: "usage", entityId: id, usage: response.usage });
+      if (this.observed)
+        this.emit({ type: "message_complete", entityId: id, sequence, content: response.content });
+      if (this.observed) this.emit({ type: "usage", entityId: id, usage: response.usage });
       return response;
     } catch (err) {
       if (signal.aborted) return null; // a ward or the caller stopped the query: a truncation
@@ -323,16 +324,17 @@ class CastRun {
         this.emit({ type: "tool_result", entityId: id, record });
       }
     }
-    this.emit({
-      type: "step_complete",
-      entityId: id,
-      sequence: turn.sequence,
-      turnId: turn.id,
-      gates: step.gateCalls.map((r) => r.gate_name),
-      usage: response.usage,
-      durationMs: performance.now() - started,
-      outcome: outcome.type === "continue" ? "continue" : outcome.type,
-    });
+    if (this.observed)
+      this.emit({
+        type: "step_complete",
+        entityId: id,
+        sequence: turn.sequence,
+        turnId: turn.id,
+        gates: step.gateCalls.map((r) => r.gate_name),
+        usage: response.usage,
+        durationMs: performance.now() - started,
+        outcome: outcome.type === "continue" ? "continue" : outcome.type,
+      });
   }
 
   private finish(outcome: TurnOutcome): CastResult {
@@ -371,6 +373,11 @@ class CastRun {
       now: performance.now(),
       aborted: this.controller.signal.aborted ? reasonOf(this.controller.signal.reason) : null,
     };
+  }
+
+  /** Events cost nothing when nobody listens: callers skip building them. */
+  private get observed(): boolean {
+    return this.entity.bus.active;
   }
 
   private emit(event: Parameters<EventBus["emit"]>[0]): void {

@@ -20,17 +20,17 @@ export function validateResponse(response: LLMResponse, messages: readonly Messa
   if (!hasContent && calls.length === 0) {
     throw new ModelError("empty_response", "llm returned neither content nor tool_calls");
   }
-  const seen = new Set<string>();
+  const seen = calls.length > 1 ? new Set<string>() : null;
   for (const call of calls) {
     if (!call.id) throw new ModelError("tool_call_without_id", "tool call without an id");
     if (!call.name) throw new ModelError("tool_call_without_name", "tool call without a gate name");
-    if (seen.has(call.id)) {
+    if (seen?.has(call.id)) {
       throw new ModelError(
         "duplicate_tool_call_id",
         `duplicate tool call ID ${JSON.stringify(call.id)}`,
       );
     }
-    seen.add(call.id);
+    seen?.add(call.id);
   }
 }
 
