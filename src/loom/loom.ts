@@ -12,7 +12,6 @@ export class Loom {
   private readonly childCount = new Map<string, number>();
   private readonly identities = new Map<string, IdentityNode>();
   private readonly rewards = new Map<string, number>();
-  private readonly reserved = new Set<string>();
 
   constructor(readonly store: LoomStore = new MemoryStore()) {
     for (const record of store.load()) this.index(record);
@@ -32,6 +31,10 @@ export class Loom {
     return this.identities.get(cantripId);
   }
 
+  /**
+   * Appends a turn. Its parent may be recorded later: a child's root turn hangs from the turn
+   * that spawned it (COMP-5), which is appended only when it ends — after the child's turns.
+   */
   append(turn: Turn): void {
     if (this.turnsById.has(turn.id)) {
       throw new ConfigError(
@@ -42,15 +45,6 @@ export class Loom {
     // The hot path: the store writes the turn as is; the index keeps the same frozen object.
     this.store.appendTurn(turn);
     this.indexTurn(Object.freeze(turn));
-  }
-
-  /**
-   * Lets a turn that is not recorded yet be named as a parent. A child entity's root turn hangs
-   * from the turn that spawned it (COMP-5), and that turn is appended only when it ends — after
-   * the child's turns.
-   */
-  reserve(turnId: string): void {
-    if (!this.turnsById.has(turnId)) this.reserved.add(turnId);
   }
 
   /** LOOM-3's one exception: a reward, appended as its own record, never by rewriting. */

@@ -63,9 +63,6 @@ export async function spawnChild(
     loom: parentCantrip.loom, // LOOM-8 / LOOM-12: one tree for parent and children
     name: `${parentCantrip.name}/child`,
   });
-  // COMP-5: the child's root turn hangs from the turn that spawned it, which the loom records
-  // when that turn ends — after the child's turns.
-  parentCantrip.loom.reserve(ctx.turnId);
   const controller = new AbortController();
   // COMP-9: whatever ends the parent truncates the child, with its own reason.
   const stop = (): void => controller.abort("parent_terminated");
