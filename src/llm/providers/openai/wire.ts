@@ -34,7 +34,8 @@ export interface OpenAIRequest {
 }
 
 /** A response body, read defensively: servers differ, and some are wrong. */
-export interface OpenAICompletionBody {
+/** The fields a full body and a streamed chunk share. */
+export interface OpenAIResponseHead {
   id?: string;
   model?: string;
   created?: number;
@@ -42,6 +43,9 @@ export interface OpenAICompletionBody {
   service_tier?: string | null;
   /** OpenRouter: the upstream provider that served the request. */
   provider?: string;
+}
+
+export interface OpenAICompletionBody extends OpenAIResponseHead {
   choices?: {
     index?: number;
     finish_reason?: string | null;
@@ -74,13 +78,7 @@ export interface OpenAICompletionBody {
 }
 
 /** One streamed chunk (`chat.completion.chunk`). */
-export interface OpenAIChunk {
-  id?: string;
-  model?: string;
-  created?: number;
-  system_fingerprint?: string | null;
-  service_tier?: string | null;
-  provider?: string;
+export interface OpenAIChunk extends OpenAIResponseHead {
   choices?: {
     index?: number;
     finish_reason?: string | null;
