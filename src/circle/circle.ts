@@ -74,28 +74,29 @@ export class Circle {
    * Executes one gate call. Failures — unknown gate, bad arguments, a throw — come back as
    * an error record the entity sees (CIRCLE-5), never as an exception of the loop.
    */
-  async callGate(name: string, args: unknown, ctx: GateContext): Promise<GateOutcome> {
-    const encoded = typeof args === "string" ? args : JSON.stringify(args ?? {});
-    const fail = (message: string): GateOutcome => ({
-      record: { gate_name: name, arguments: encoded, result: message, is_error: true },
-      value: undefined,
-      ok: false,
-    });
+  async callGate(
+    name: string,
+    args: unknown,
+    ctx: GateContext,
+    /** The JSON text of `args` when the caller has it already (a decoded tool call). */
+    text?: string,
+  ): Promise<GateOutcome> {
+    const encoded = typeof args === "string" ? args : (text ?? JSON.stringify(args ?? {}));
     const gate = this.gates.get(name);
-    if (!gate) return fail(unknownGateMessage(name, [...this.gates.keys()]));
+    if (!gate) return failure(name, encoded, unknownGateMessage(name, [...this.gates.keys()]));
     let parsed: unknown = args;
     if (typeof args === "string") {
       try {
         parsed = args.trim() === "" ? {} : JSON.parse(args);
       } catch {
-        return fail(`arguments are not valid JSON: ${args.slice(0, 200)}`);
+        return failure(name, encoded, `arguments are not valid JSON: ${args.slice(0, 200)}`);
       }
     }
     if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
-      return fail("arguments must be a JSON object");
+      return failure(name, encoded, "arguments must be a JSON object");
     }
     const problem = checkArguments(gate, parsed as Record<string, unknown>);
-    if (problem) return fail(`${name}: ${problem}`);
+    if (problem) return failure(name, encoded, `${name}: ${problem}`);
     try {
       const value: unknown = await gate.execute(parsed as Record<string, unknown>, ctx);
       return {
@@ -109,9 +110,17 @@ export class Circle {
         ok: true,
       };
     } catch (err) {
-      return fail(err instanceof Error ? err.message : String(err));
+      return failure(name, encoded, err instanceof Error ? err.message : String(err));
     }
   }
+}
+
+function failure(name: string, encoded: string, message: string): GateOutcome {
+  return {
+    record: { gate_name: name, arguments: encoded, result: message, is_error: true },
+    value: undefined,
+    ok: false,
+  };
 }
 
 function unknownGateMessage(name: string, known: string[]): string {

@@ -60,16 +60,17 @@ export function renderResult(value: unknown): string {
  * an error observation (LOOP-7 for a malformed done), never a crash of the loop.
  */
 export function checkArguments(gate: Gate, args: Record<string, unknown>): string | null {
-  const { properties = {}, required = [] } = gate.parameters;
+  const { properties = {}, required = [], additionalProperties } = gate.parameters;
   for (const key of required) {
     if (args[key] === undefined) return `missing required argument ${JSON.stringify(key)}`;
   }
-  for (const [key, value] of Object.entries(args)) {
+  for (const key in args) {
+    const value = args[key];
     const want = properties[key]?.type;
     if (typeof want === "string" && value !== undefined && !matchesType(want, value)) {
       return `argument ${JSON.stringify(key)} must be of type ${want}`;
     }
-    if (!(key in properties) && gate.parameters.additionalProperties === false) {
+    if (additionalProperties === false && !(key in properties)) {
       return `unknown argument ${JSON.stringify(key)}`;
     }
   }

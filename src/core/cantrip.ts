@@ -3,6 +3,7 @@ import type { Presentation } from "../circle/medium.js";
 import type { LLM, Message, ToolChoice } from "../llm/contract.js";
 import { Loom } from "../loom/loom.js";
 import { Entity, type CastResult, type EntityOptions } from "./entity.js";
+import { isoNow } from "./clock.js";
 import { ConfigError } from "./errors.js";
 import { EventBus, type EventListener } from "./events.js";
 import { createIdentity, identityRecord, type Identity, type IdentityInput } from "./identity.js";
@@ -76,7 +77,7 @@ export class Cantrip {
       identity: identityRecord(this.identity),
       tools: this.presentation.tools.map((t) => t.name),
       medium: this.circle.medium.name,
-      timestamp: new Date().toISOString(),
+      timestamp: isoNow(),
     });
     return new Entity(this, bus, options);
   }

@@ -4,16 +4,25 @@ import {
   emptyUsage,
   type LLMResponse,
   type Message,
+  type QueryOptions,
   type Usage,
 } from "../llm/contract.js";
 import { validateResponse } from "../llm/validate.js";
 import type { Loom } from "../loom/loom.js";
-import type { Turn } from "../loom/turn.js";
+import type { Turn, TurnMetadata } from "../loom/turn.js";
 import type { Cantrip } from "./cantrip.js";
+import { isoNow } from "./clock.js";
 import { ConfigError } from "./errors.js";
 import type { EventBus } from "./events.js";
 import { newId } from "./ids.js";
-import { decideOutcome, truncationSummary, wardTruncation, type TurnOutcome } from "./outcome.js";
+import {
+  decideOutcome,
+  loopLimits,
+  truncationSummary,
+  wardTruncation,
+  type LoopLimits,
+  type TurnOutcome,
+} from "./outcome.js";
 
 export interface UsageTotals {
   prompt_tokens: number;
@@ -40,18 +49,8 @@ export interface CastResult {
   lastTurnId: string | null;
 }
 
-/** What a cast supplies for a turn; the entity adds its place in the tree. */
-type TurnFields = Pick<
-  Turn,
-  | "id"
-  | "utterance"
-  | "observation"
-  | "gate_calls"
-  | "metadata"
-  | "terminated"
-  | "truncated"
-  | "reason"
->;
+/** What a turn's step supplies to its record: the medium's side of the turn. */
+type TurnContent = Pick<MediumStep, "utterance" | "observation" | "gateCalls">;
 
 export interface EntityOptions {
   /** The turn this entity hangs from: a spawning parent turn (COMP-5) or a fork point (LOOM-4). */
@@ -128,26 +127,26 @@ export class Entity {
   }
 
   /** @internal — records a turn; one object literal in one shape keeps the hot path cheap. */
-  record(t: TurnFields): Turn {
+  record(id: string, step: TurnContent, metadata: TurnMetadata, outcome: TurnOutcome): Turn {
     const turn: Turn = {
-      id: t.id,
+      id,
       parent_id: this.lastTurnId,
       cantrip_id: this.cantrip.id,
       entity_id: this.id,
       role: "turn",
       sequence: ++this.sequence,
-      utterance: t.utterance,
-      observation: t.observation,
-      gate_calls: t.gate_calls,
-      metadata: t.metadata,
+      utterance: step.utterance,
+      observation: step.observation,
+      gate_calls: step.gateCalls,
+      metadata,
       reward: null,
-      terminated: t.terminated,
-      truncated: t.truncated,
-      reason: t.reason,
+      terminated: outcome.type === "terminated",
+      truncated: outcome.type === "truncated",
+      reason: outcome.type === "continue" ? null : outcome.reason,
     };
     // LOOM-1: on the store before the next turn begins.
     this.cantrip.loom.append(turn);
-    this.lastTurnId = turn.id;
+    this.lastTurnId = id;
     return turn;
   }
 
@@ -173,6 +172,10 @@ class CastRun {
   private readonly startedAt = performance.now();
   private readonly timer: NodeJS.Timeout | undefined;
   private readonly unlink: (() => void) | undefined;
+  private readonly limits: LoopLimits;
+  /** What every query of this cast passes; with `onDelta` while someone listens to events. */
+  private readonly queryOptions: QueryOptions;
+  private readonly streamingQueryOptions: QueryOptions;
   private turns = 0;
   private lastUtterance = "";
   private lastTurnId: string | null = null;
@@ -181,8 +184,20 @@ class CastRun {
     private readonly entity: Entity,
     outer: AbortSignal | undefined,
   ) {
-    const timeout = entity.cantrip.circle.wards["timeout_ms"];
-    if (typeof timeout === "number") {
+    const { cantrip, id } = entity;
+    this.limits = loopLimits(cantrip.circle.wards);
+    this.queryOptions = {
+      tools: cantrip.presentation.tools,
+      toolChoice: cantrip.toolChoice,
+      extra: cantrip.extra,
+      signal: this.controller.signal,
+    };
+    this.streamingQueryOptions = {
+      ...this.queryOptions,
+      onDelta: (d) => this.emit({ type: d.type, entityId: id, text: d.text }),
+    };
+    const timeout = this.limits.timeoutMs;
+    if (timeout !== undefined) {
       // setTimeout takes at most 2^31-1 ms (~24.8 days); a larger delay would fire at once.
       this.timer = setTimeout(
         () => this.controller.abort("timeout_ms"),
@@ -199,9 +214,7 @@ class CastRun {
   }
 
   async run(): Promise<CastResult> {
-    const { cantrip } = this.entity;
-    const wards = cantrip.circle.wards;
-    const early = wardTruncation(wards, this.state());
+    const early = wardTruncation(this.limits, this.state());
     if (early?.type === "truncated") return this.finish(early);
     for (;;) {
       const turnId = newId("turn");
@@ -216,24 +229,16 @@ class CastRun {
       const step = await this.entity.step(response, turnId, this.controller.signal);
       this.entity.messages.push(...step.messages);
       this.turns++;
-      const outcome = decideOutcome(step.outcome, wards, this.state());
-      const turn = this.entity.record({
-        id: turnId,
-        utterance: step.utterance,
-        observation: step.observation,
-        gate_calls: step.gateCalls,
-        metadata: {
-          tokens_prompt: response.usage.promptTokens,
-          tokens_completion: response.usage.completionTokens,
-          tokens_cached: response.usage.cachedTokens,
-          duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
-          timestamp: new Date().toISOString(),
-          ...response.metadata,
-        },
-        terminated: outcome.type === "terminated",
-        truncated: outcome.type === "truncated",
-        reason: outcome.type === "continue" ? null : outcome.reason,
-      });
+      const outcome = decideOutcome(step.outcome, this.limits, this.state());
+      const metadata: TurnMetadata = {
+        tokens_prompt: response.usage.promptTokens,
+        tokens_completion: response.usage.completionTokens,
+        tokens_cached: response.usage.cachedTokens,
+        duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
+        timestamp: isoNow(),
+      };
+      if (response.metadata) Object.assign(metadata, response.metadata);
+      const turn = this.entity.record(turnId, step, metadata, outcome);
       this.afterTurn(turn, step, response, outcome, started);
       if (outcome.type !== "continue") return this.finish(outcome);
     }
@@ -248,23 +253,14 @@ class CastRun {
 
   private async query(sequence: number): Promise<LLMResponse | null> {
     const { cantrip, id } = this.entity;
-    const bus = this.entity.bus;
     const signal = this.controller.signal;
     if (signal.aborted) return null;
     if (this.observed) this.emit({ type: "message_start", entityId: id, sequence });
     try {
-      const response = await cantrip.llm.query(this.entity.messages, {
-        tools: cantrip.presentation.tools,
-        toolChoice: cantrip.toolChoice,
-        extra: cantrip.extra,
-        signal,
-        ...(bus.active
-          ? {
-              onDelta: (d: { type: "text" | "thinking"; text: string }) =>
-                this.emit({ type: d.type, entityId: id, text: d.text }),
-            }
-          : {}),
-      });
+      const response = await cantrip.llm.query(
+        this.entity.messages,
+        this.observed ? this.streamingQueryOptions : this.queryOptions,
+      );
       // An LLM that ignored the signal: its late answer does not outrun the ward.
       if (signal.aborted) return null;
       if (this.observed)
@@ -281,24 +277,21 @@ class CastRun {
   private recordAbort(turnId: string, started: number): TurnOutcome {
     const reason = reasonOf(this.controller.signal.reason);
     this.turns++;
-    this.entity.record({
-      id: turnId,
-      utterance: "",
-      observation: `[truncated: ${reason}]`,
-      gate_calls: [],
-      metadata: {
+    const outcome: TurnOutcome = { type: "truncated", reason };
+    this.entity.record(
+      turnId,
+      { utterance: "", observation: `[truncated: ${reason}]`, gateCalls: [] },
+      {
         tokens_prompt: 0,
         tokens_completion: 0,
         tokens_cached: 0,
         duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
-        timestamp: new Date().toISOString(),
+        timestamp: isoNow(),
       },
-      terminated: false,
-      truncated: true,
-      reason,
-    });
+      outcome,
+    );
     this.lastTurnId = turnId;
-    return { type: "truncated", reason };
+    return outcome;
   }
 
   private afterTurn(

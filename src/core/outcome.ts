@@ -15,26 +15,41 @@ export interface LoopState {
   aborted: string | null;
 }
 
+/** The wards the loop checks after every turn, read from the circle once per cast. */
+export interface LoopLimits {
+  maxTurns: number | undefined;
+  timeoutMs: number | undefined;
+  maxTokens: number | undefined;
+}
+
+export function loopLimits(wards: WardValues): LoopLimits {
+  return {
+    maxTurns: numberWard(wards, "max_turns"),
+    timeoutMs: numberWard(wards, "timeout_ms"),
+    maxTokens: numberWard(wards, "max_tokens"),
+  };
+}
+
 /**
  * Decides how a turn ends. The entity's own choice wins (done, LOOP-3; text, LOOP-6); then the
  * wards, enforced here by the runtime and not by the entity (CIRCLE-6, LOOP-4).
  */
-export function decideOutcome(step: MediumOutcome, wards: WardValues, s: LoopState): TurnOutcome {
+export function decideOutcome(step: MediumOutcome, limits: LoopLimits, s: LoopState): TurnOutcome {
   if (step.kind === "done") return { type: "terminated", result: step.result, reason: "done" };
   if (step.kind === "text") return { type: "terminated", result: step.content, reason: "text" };
-  return wardTruncation(wards, s) ?? { type: "continue" };
+  return wardTruncation(limits, s) ?? CONTINUE;
 }
 
+const CONTINUE: TurnOutcome = Object.freeze({ type: "continue" });
+
 /** The first ward the loop has run into, as a truncation; null while all hold. */
-export function wardTruncation(wards: WardValues, s: LoopState): TurnOutcome | null {
+export function wardTruncation(limits: LoopLimits, s: LoopState): TurnOutcome | null {
   if (s.aborted !== null) return { type: "truncated", reason: s.aborted };
-  const maxTurns = numberWard(wards, "max_turns");
+  const { maxTurns, timeoutMs, maxTokens } = limits;
   if (maxTurns !== undefined && s.turns >= maxTurns)
     return { type: "truncated", reason: "max_turns" };
-  const timeout = numberWard(wards, "timeout_ms");
-  if (timeout !== undefined && s.now - s.startedAt >= timeout)
+  if (timeoutMs !== undefined && s.now - s.startedAt >= timeoutMs)
     return { type: "truncated", reason: "timeout_ms" };
-  const maxTokens = numberWard(wards, "max_tokens");
   if (maxTokens !== undefined && s.tokens >= maxTokens)
     return { type: "truncated", reason: "max_tokens" };
   return null;

@@ -8,6 +8,18 @@ export interface ToolCall {
   name: string;
   /** JSON-encoded arguments (LLM-4). */
   arguments: string;
+  /**
+   * The same arguments, already decoded, when the provider handed them over as an object
+   * (scripted, Anthropic): the circle uses them instead of parsing `arguments` again.
+   */
+  input?: Record<string, unknown>;
+}
+
+/** Keeps a provider's decoded arguments on the call when they are an object (`ToolCall.input`). */
+export function keepInput(call: ToolCall, value: unknown): ToolCall {
+  if (value !== null && typeof value === "object" && !Array.isArray(value))
+    call.input = value as Record<string, unknown>;
+  return call;
 }
 
 export type Message =

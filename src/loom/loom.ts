@@ -1,4 +1,5 @@
 import { ConfigError } from "../core/errors.js";
+import { isoNow } from "../core/clock.js";
 import { MemoryStore, type LoomStore } from "./store.js";
 import type { IdentityNode, LoomRecord, Turn } from "./turn.js";
 
@@ -9,7 +10,6 @@ import type { IdentityNode, LoomRecord, Turn } from "./turn.js";
 export class Loom {
   private readonly turnsById = new Map<string, Turn>();
   private readonly order: Turn[] = [];
-  private readonly childCount = new Map<string, number>();
   private readonly identities = new Map<string, IdentityNode>();
   private readonly rewards = new Map<string, number>();
 
@@ -54,7 +54,7 @@ export class Loom {
     if (typeof reward !== "number" || !Number.isFinite(reward)) {
       throw new ConfigError("bad_reward", "reward must be a finite number");
     }
-    this.write({ type: "reward", turn_id: turnId, reward, timestamp: new Date().toISOString() });
+    this.write({ type: "reward", turn_id: turnId, reward, timestamp: isoNow() });
   }
 
   /** LOOM-3: there is no deletion. */
@@ -99,7 +99,10 @@ export class Loom {
 
   /** Turns without children: one per thread. */
   leaves(): Turn[] {
-    return this.order.filter((t) => !this.childCount.has(t.id)).map((t) => this.withReward(t));
+    // Computed when asked rather than counted on every append: the append is the hot path.
+    const parents = new Set<string>();
+    for (const t of this.order) if (t.parent_id) parents.add(t.parent_id);
+    return this.order.filter((t) => !parents.has(t.id)).map((t) => this.withReward(t));
   }
 
   threads(): Turn[][] {
@@ -143,9 +146,6 @@ export class Loom {
   private indexTurn(turn: Turn): void {
     this.turnsById.set(turn.id, turn);
     this.order.push(turn);
-    if (turn.parent_id) {
-      this.childCount.set(turn.parent_id, (this.childCount.get(turn.parent_id) ?? 0) + 1);
-    }
   }
 
   private withReward(turn: Turn): Turn {

@@ -1,6 +1,7 @@
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import { SystemError } from "../core/errors.js";
+import { isoNow } from "../core/clock.js";
 import type { LoomStore } from "./store.js";
 import { LOOM_FORMAT_VERSION, type LoomRecord, type Turn } from "./turn.js";
 
@@ -55,14 +56,14 @@ export class JsonlStore implements LoomStore {
       this.fd = openSync(this.location, "a");
       if (!fresh && endsTorn(this.location)) {
         // Close the cut line and mark it, so readers know it is a known tear, not corruption.
-        const marker: LoomRecord = { type: "torn", timestamp: new Date().toISOString() };
+        const marker: LoomRecord = { type: "torn", timestamp: isoNow() };
         writeSync(this.fd, `\n${JSON.stringify(marker)}\n`);
       }
       if (fresh) {
         const header: LoomRecord = {
           type: "loom",
           version: LOOM_FORMAT_VERSION,
-          created: new Date().toISOString(),
+          created: isoNow(),
         };
         writeSync(this.fd, `${JSON.stringify(header)}\n`);
       }

@@ -81,8 +81,18 @@ describe("anthropic adapter through the real SDK (loopback)", () => {
       });
       expect(r.content).toBe("I'll echo both words.");
       expect(r.toolCalls).toEqual([
-        { id: "toolu_01A09q90qw90lq917835lq9", name: "echo", arguments: '{"text":"one"}' },
-        { id: "toolu_01B8s7d6f5g4h3j2k1l0zx9", name: "echo", arguments: '{"text":"two"}' },
+        {
+          id: "toolu_01A09q90qw90lq917835lq9",
+          name: "echo",
+          arguments: '{"text":"one"}',
+          input: { text: "one" },
+        },
+        {
+          id: "toolu_01B8s7d6f5g4h3j2k1l0zx9",
+          name: "echo",
+          arguments: '{"text":"two"}',
+          input: { text: "two" },
+        },
       ]);
       expect(r.usage.promptTokens).toBe(412 + 1290);
       expect(r.metadata?.["cache_creation_input_tokens"]).toBe(1290);
@@ -115,7 +125,12 @@ describe("anthropic adapter through the real SDK (loopback)", () => {
       ];
       const r = await llm.query(history, { tools: [echo] });
       expect(r.toolCalls).toEqual([
-        { id: "toolu_01C7d6f5g4h3j2k1l0zx9ab", name: "done", arguments: '{"answer":"one two"}' },
+        {
+          id: "toolu_01C7d6f5g4h3j2k1l0zx9ab",
+          name: "done",
+          arguments: '{"answer":"one two"}',
+          input: { answer: "one two" },
+        },
       ]);
       const sent = server.requests[0]!.body as { messages: unknown[] };
       expect(sent.messages.slice(1)).toEqual([
@@ -148,7 +163,7 @@ describe("anthropic adapter through the real SDK (loopback)", () => {
         const first = await llm.query(ask, { tools: [echo], extra });
         expect(first.thinking).toBe("The user wants the word echoed. I should call echo.");
         expect(first.toolCalls).toEqual([
-          { id: "toolu_01Th1nk", name: "echo", arguments: '{"text":"hi"}' },
+          { id: "toolu_01Th1nk", name: "echo", arguments: '{"text":"hi"}', input: { text: "hi" } },
         ]);
         const assistant: Message = {
           role: "assistant",
@@ -211,8 +226,8 @@ describe("anthropic adapter through the real SDK (loopback)", () => {
       expect(r.thinking).toBe("The user wants both words echoed.");
       expect(r.content).toBe("Echoing both.");
       expect(r.toolCalls).toEqual([
-        { id: "toolu_01StrA", name: "echo", arguments: '{"text":"one"}' },
-        { id: "toolu_01StrB", name: "echo", arguments: '{"text":"two"}' },
+        { id: "toolu_01StrA", name: "echo", arguments: '{"text":"one"}', input: { text: "one" } },
+        { id: "toolu_01StrB", name: "echo", arguments: '{"text":"two"}', input: { text: "two" } },
       ]);
       expect(r.usage).toEqual({
         promptTokens: 520 + 300,

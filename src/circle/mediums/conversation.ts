@@ -1,4 +1,4 @@
-import type { LLMResponse, Message } from "../../llm/contract.js";
+import type { LLMResponse, Message, ToolCall } from "../../llm/contract.js";
 import type { Circle } from "../circle.js";
 import { toolDefinition, type GateCallRecord } from "../gate.js";
 import { DONE } from "../gates/done.js";
@@ -33,14 +33,11 @@ class ConversationSession implements MediumSession {
   async execute(response: LLMResponse, scope: TurnScope): Promise<MediumStep> {
     this.trimEphemeral();
     const calls = response.toolCalls ?? [];
-    const assistant: Message = {
-      role: "assistant",
-      content: response.content,
-      ...(calls.length ? { toolCalls: calls } : {}),
-      // What the provider needs back with this message (Anthropic's signed thinking blocks).
-      ...(response.providerData ? { providerData: response.providerData } : {}),
-    };
-    const utterance = response.content ?? calls.map((c) => `${c.name}(${c.arguments})`).join("\n");
+    const assistant: Message = { role: "assistant", content: response.content };
+    if (calls.length) assistant.toolCalls = calls;
+    // What the provider needs back with this message (Anthropic's signed thinking blocks).
+    if (response.providerData) assistant.providerData = response.providerData;
+    const utterance = response.content ?? callsUtterance(calls);
     if (calls.length === 0) {
       const content = response.content ?? "";
       if (!scope.requireDone) {
@@ -80,16 +77,17 @@ class ConversationSession implements MediumSession {
         messages.push({ role: "tool", toolCallId: call.id, content });
         continue;
       }
-      const out = await this.circle.callGate(call.name, call.arguments, ctx);
+      const out = await this.circle.callGate(
+        call.name,
+        call.input ?? call.arguments,
+        ctx,
+        call.arguments,
+      );
       records.push(out.record);
-      const message: Message = {
-        role: "tool",
-        toolCallId: call.id,
-        content: out.record.result,
-        ...(out.record.is_error ? { isError: true } : {}),
-      };
+      const message: Message = { role: "tool", toolCallId: call.id, content: out.record.result };
+      if (out.record.is_error) message.isError = true;
       messages.push(message);
-      if (this.circle.gates.get(call.name)?.ephemeral && out.ok) this.ephemeral.push(message);
+      if (out.ok && this.circle.gates.get(call.name)?.ephemeral) this.ephemeral.push(message);
       // LOOP-3 stops after a done that worked; LOOP-7: a failed done does not terminate.
       if (call.name === DONE && out.ok) done = { result: out.value };
     }
@@ -115,6 +113,13 @@ class ConversationSession implements MediumSession {
   dispose(): void {
     this.ephemeral = [];
   }
+}
+
+/** A tool-calling utterance as the loom shows it: one `gate(arguments)` line per call. */
+function callsUtterance(calls: readonly ToolCall[]): string {
+  let out = "";
+  for (const c of calls) out += `${out ? "\n" : ""}${c.name}(${c.arguments})`;
+  return out;
 }
 
 /** The turn's observation for the loom: one line per gate call, in order (CIRCLE-7). */

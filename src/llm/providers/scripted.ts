@@ -1,13 +1,14 @@
 import { ConfigError, SystemError } from "../../core/errors.js";
-import type {
-  LLM,
-  LLMResponse,
-  Message,
-  QueryOptions,
-  ToolCall,
-  ToolChoice,
-  ToolDefinition,
-  Usage,
+import {
+  keepInput,
+  type LLM,
+  type LLMResponse,
+  type Message,
+  type QueryOptions,
+  type ToolCall,
+  type ToolChoice,
+  type ToolDefinition,
+  type Usage,
 } from "../contract.js";
 
 /** One scripted reply, in the spell/tests.yaml vocabulary (snake_case, as written in YAML). */
@@ -97,11 +98,9 @@ export class ScriptedLLM implements LLM {
   private toResponse(script: ScriptedResponse): LLMResponse {
     const toolCalls: ToolCall[] = [];
     for (const call of script.tool_calls ?? []) {
-      toolCalls.push({
-        id: call.id ?? `call_${++this.calls}`,
-        name: call.gate,
-        arguments: JSON.stringify(call.args ?? {}),
-      });
+      const args = call.args ?? {};
+      const id = call.id ?? `call_${++this.calls}`;
+      toolCalls.push(keepInput({ id, name: call.gate, arguments: JSON.stringify(args) }, args));
     }
     if (script.code !== undefined) {
       toolCalls.push({

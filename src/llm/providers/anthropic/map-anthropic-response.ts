@@ -1,4 +1,4 @@
-import type { LLMResponse, ToolCall } from "../../contract.js";
+import { keepInput, type LLMResponse, type ToolCall } from "../../contract.js";
 import { ProviderError } from "../../errors.js";
 import { THINKING_KEY } from "./convert-to-anthropic.js";
 import type { AnthropicResponseBody, AnthropicThinkingBlock } from "./wire.js";
@@ -37,12 +37,17 @@ export function fromAnthropicMessage(
         signed.push({ type: "redacted_thinking", data: block.data ?? "" });
         break;
       case "tool_use":
-        toolCalls.push({
-          id: block.id ?? "",
-          name: block.name ?? "",
-          arguments:
-            typeof block.input === "string" ? block.input : JSON.stringify(block.input ?? {}),
-        });
+        toolCalls.push(
+          keepInput(
+            {
+              id: block.id ?? "",
+              name: block.name ?? "",
+              arguments:
+                typeof block.input === "string" ? block.input : JSON.stringify(block.input ?? {}),
+            },
+            block.input,
+          ),
+        );
         break;
       default:
         ignored.add(String(block.type));
