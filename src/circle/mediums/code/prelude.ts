@@ -5,8 +5,9 @@
  * captured up front, so code that later tampers with JSON or prototypes only breaks its own
  * output — the host receives nothing but strings and numbers from the sandbox.
  *
- * - gates become plain global functions: arguments cross as one JSON string, the result comes
- *   back as a value (objects through `parse`), a gate error is thrown as an Error the code may catch;
+ * - gates become plain global functions: arguments cross as one JSON string (none when there are
+ *   none), the result comes back as a value (objects through `parse`), a gate error is thrown as
+ *   an Error the code may catch;
  * - console.log/info/warn/error/debug print through the host;
  * - describe(value) and describeError(error) render values for the viewport (§4.6);
  * - define(name, json) injects a variable (circle state, a child's context).
@@ -56,7 +57,8 @@ export const PRELUDE = String.raw`(function (hostCall, hostPrint) {
 
   const makeGate = (name, target) => {
     const gate = function (...args) {
-      return hostCall(target, stringify(args));
+      // JSON.stringify is most of the sandbox's cost of a call: a call without arguments skips it.
+      return args.length === 0 ? hostCall(target) : hostCall(target, stringify(args));
     };
     define(gate, "name", { value: name });
     return gate;

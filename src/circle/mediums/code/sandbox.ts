@@ -168,7 +168,7 @@ export class Sandbox {
   /** The bridge of every gate function: synchronous inside, a host promise outside (asyncify). */
   private onGateCall(
     nameH: QuickJSHandle,
-    argsH: QuickJSHandle,
+    argsH: QuickJSHandle | undefined,
   ):
     VmCallResult<QuickJSHandle> | Promise<VmCallResult<QuickJSHandle> | QuickJSHandle | undefined> {
     const ctx = this.shell.context;
@@ -184,9 +184,9 @@ export class Sandbox {
     }
     if (run.stop) return { error: ctx.newError(`skipped: the run is stopping (${run.stop})`) };
     const name = ctx.getString(nameH);
-    let args: unknown[];
+    let args: unknown[] = [];
     try {
-      args = JSON.parse(ctx.getString(argsH)) as unknown[];
+      if (argsH) args = JSON.parse(ctx.getString(argsH)) as unknown[];
     } catch {
       return { error: ctx.newError(`${name}: arguments must be JSON data`) };
     }

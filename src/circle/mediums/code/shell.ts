@@ -10,9 +10,10 @@ import { PRELUDE } from "./prelude.js";
 
 /** Where a shell's host functions and interrupt checks go once an entity owns it. */
 export interface Bridge {
+  /** A gate call: the gate's name and its arguments as a JSON array (absent: no arguments). */
   call(
     name: QuickJSHandle,
-    args: QuickJSHandle,
+    args: QuickJSHandle | undefined,
   ): VmCallResult<QuickJSHandle> | Promise<VmCallResult<QuickJSHandle> | QuickJSHandle | undefined>;
   print(level: string, text: string): void;
   interrupt(): boolean;
@@ -73,7 +74,7 @@ export class Shell {
     });
     const hostCall = ctx.newAsyncifiedFunction("hostCall", ((
       name: QuickJSHandle,
-      args: QuickJSHandle,
+      args: QuickJSHandle | undefined,
     ) =>
       this.bridge
         ? this.bridge.call(name, args)
