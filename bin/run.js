@@ -1,4 +1,6 @@
 #!/usr/bin/env node
-import { execute } from "@oclif/core/execute";
+import { loadBundle } from "./load.js";
 
-await execute({ dir: import.meta.url });
+// SPELLBOOK_TRAIN_CODE_CACHE is set only by the build (scripts/bundle.mjs).
+const cli = loadBundle({ writeCache: process.env["SPELLBOOK_TRAIN_CODE_CACHE"] === "1" });
+await cli.exports.execute({ dir: import.meta.url });

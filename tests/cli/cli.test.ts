@@ -177,15 +177,51 @@ describe("spell test on a folder", () => {
 
 describe("the bin", () => {
   it("spell --help works and loads no provider SDK or sandbox", () => {
-    // A resolve hook reports every module loaded from node_modules.
+    // Hooks report every ES module resolved and every CommonJS module required.
     const r = spawnSync(
       process.execPath,
-      ["--no-warnings", "--loader", "./tests/cli/trace-loader.mjs", "bin/run.js", "--help"],
+      [
+        "--no-warnings",
+        "--loader",
+        "./tests/cli/trace-loader.mjs",
+        "--require",
+        "./tests/cli/trace-require.cjs",
+        "bin/run.js",
+        "--help",
+      ],
       { encoding: "utf8" },
     );
     expect(r.stdout).toMatch(/USAGE/);
     const loaded = r.stderr.split("\n").filter((l) => l.startsWith("LOADED "));
-    expect(loaded.length).toBeGreaterThan(0); // the hook works: @oclif/core is seen
-    expect(loaded.filter((l) => /openai|@anthropic-ai|quickjs|ajv|yaml/.test(l))).toEqual([]);
+    // The hooks work: the bundled CLI is seen. yaml, ajv and oclif are inside that bundle.
+    expect(loaded.some((l) => l.endsWith("dist/spell.cjs"))).toBe(true);
+    expect(loaded.filter((l) => /openai|@anthropic-ai|quickjs/.test(l))).toEqual([]);
+  });
+
+  it("the CLI starts from the code cache the build trained", () => {
+    const r = spawnSync(
+      process.execPath,
+      [
+        "--input-type=module",
+        "-e",
+        'const { loadBundle } = await import("./bin/load.js"); console.log(JSON.stringify({ rejected: loadBundle().cacheRejected }));',
+      ],
+      { encoding: "utf8" },
+    );
+    expect(r.stderr).toBe("");
+    expect(JSON.parse(r.stdout)).toEqual({ rejected: false });
+  });
+
+  it("runs a code-medium spell through the bundle (QuickJS loads from node_modules)", () => {
+    const r = spawnSync(
+      process.execPath,
+      ["bin/run.js", "run", "grimoire/06-medium.yaml", "--loom", "memory", "--quiet", "--json"],
+      { encoding: "utf8" },
+    );
+    expect(r.status).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      reason: "done",
+      result: { growing: ["garden", "toys", "kitchen"] },
+    });
   });
 });

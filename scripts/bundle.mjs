@@ -1,0 +1,57 @@
+#!/usr/bin/env node
+// Bundles the CLI into dist/spell.cjs, writes oclif.manifest.json, and trains its V8 code cache (dist/spell.cjs.v8cache), so
+// `spell` starts without resolving ~150 module files and compiling them (see bin/load.js).
+// Provider SDKs and QuickJS stay outside: they load from node_modules on first use.
+import { spawnSync } from "node:child_process";
+import { rmSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const outfile = join(root, "dist", "spell.cjs");
+
+await build({
+  entryPoints: [join(root, "dist", "cli", "main.js")],
+  outfile,
+  bundle: true,
+  platform: "node",
+  target: "node20",
+  format: "cjs",
+  // import.meta.url of the bundled modules: the bundle's own location.
+  banner: { js: 'const __bundleUrl = require("node:url").pathToFileURL(__filename).href;' },
+  define: { "import.meta.url": "__bundleUrl" },
+  // import() becomes require(): a vm.Script (bin/load.js) cannot import() on Node 20 without
+  // --experimental-vm-modules, and the externals all ship CommonJS builds.
+  supported: { "dynamic-import": false },
+  external: ["openai", "@anthropic-ai/sdk", "quickjs-emscripten", "@jitl/*", "typescript"],
+  logLevel: "warning",
+});
+
+// The manifest lists the commands for help without loading them; training must see it.
+const manifest = spawnSync(process.execPath, [join(root, "scripts", "manifest.mjs")], {
+  stdio: "inherit",
+});
+if (manifest.status !== 0) throw new Error("writing oclif.manifest.json failed");
+
+// Training: each run compiles the code its command needs and saves the cache at exit; the next
+// run starts from that cache and adds to it. Only conversation spells here: the code medium
+// changes V8 flags (--liftoff-only), and a cache made under other flags is rejected.
+rmSync(`${outfile}.v8cache`, { force: true });
+const runs = [
+  ["--help"],
+  ["run", "--help"],
+  ["validate", "grimoire/04-cantrip.yaml"],
+  ["run", "grimoire/04-cantrip.yaml", "--loom", "memory", "--quiet"],
+  ["run", "grimoire/04-cantrip.yaml", "--loom", "memory", "--json"],
+];
+for (const args of runs) {
+  const r = spawnSync(process.execPath, [join(root, "bin", "run.js"), ...args], {
+    cwd: root,
+    env: { ...process.env, SPELLBOOK_TRAIN_CODE_CACHE: "1" },
+    encoding: "utf8",
+  });
+  if (r.status !== 0) {
+    throw new Error(`training run \`spell ${args.join(" ")}\` exited ${r.status}:\n${r.stderr}`);
+  }
+}
