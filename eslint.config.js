@@ -19,7 +19,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ["**/*.js", "**/*.mjs"],
+    files: ["**/*.js", "**/*.mjs", "**/*.cjs"],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: {
       parserOptions: { projectService: false, project: null },
@@ -28,6 +28,7 @@ export default tseslint.config(
         console: "readonly",
         performance: "readonly",
         Buffer: "readonly",
+        require: "readonly",
       },
     },
   },

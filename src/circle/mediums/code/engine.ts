@@ -67,7 +67,7 @@ export class CodeEngine {
       );
     }
     const quickjs = await import("quickjs-emscripten");
-    const variant = quickjs.newVariant(quickjs[build.variant], { wasmModule: compiled as never });
+    const variant = quickjs.newVariant(quickjs[build.variant], { wasmModule: compiled });
     const first = await quickjs.newQuickJSAsyncWASMModuleFromVariant(variant);
     const key = findAsyncifyStackKey(first);
     return new CodeEngine(quickjs, variant, key, options.maxLanes ?? 16, first);
