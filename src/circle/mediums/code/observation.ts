@@ -1,5 +1,5 @@
 import type { GateCallRecord } from "../../gate.js";
-import type { EvalOutput, ValueView } from "./sandbox.js";
+import type { ErrorView, EvalOutput } from "./sandbox.js";
 
 /** Values up to this many characters are shown whole; longer ones as a summary (§4.6). */
 export const INLINE_CHARS = 500;
@@ -39,8 +39,30 @@ function gateLine(r: GateCallRecord, i: number): string {
   return `  ${i + 1}. ${r.gate_name}(${args}) → ${result}`;
 }
 
-function valueLine(v: ValueView): string {
-  return `result: ${summarize(v.text, v)}`;
+function consoleSection(out: EvalOutput): string {
+  const shown =
+    out.console.length > CONSOLE_CHARS ? out.console.slice(0, CONSOLE_CHARS) : out.console;
+  const hidden = out.console.length - shown.length + out.consoleDropped;
+  const text = shown.endsWith("\n") ? shown.slice(0, -1) : shown;
+  return `console:\n${text}${hidden > 0 ? `\n… [${hidden} more console chars not shown]` : ""}`;
+}
+
+function errorSection(error: ErrorView): string {
+  const lines = error.stack.trim().split("\n");
+  const stack =
+    lines.length > STACK_LINES
+      ? [...lines.slice(0, STACK_LINES), `    … ${lines.length - STACK_LINES} more frames`].join(
+          "\n",
+        )
+      : lines.join("\n");
+  return `error: ${error.name}: ${error.message}${stack ? `\n${stack}` : ""}`;
+}
+
+/** The run's end: its error, the submitted answer, or the value of the last expression. */
+function resultSection(out: EvalOutput): string {
+  if (out.error) return errorSection(out.error);
+  if (out.stopped === "done") return "done: the answer was submitted";
+  return out.value ? `result: ${summarize(out.value.text, out.value)}` : "";
 }
 
 /**
@@ -48,31 +70,11 @@ function valueLine(v: ValueView): string {
  * then the console, then the last value or the error with its stack (CIRCLE-5).
  */
 export function renderObservation(records: readonly GateCallRecord[], out: EvalOutput): string {
-  const parts: string[] = [];
-  if (records.length) parts.push(["gates:", ...records.map(gateLine)].join("\n"));
-  if (out.console) {
-    const shown =
-      out.console.length > CONSOLE_CHARS ? out.console.slice(0, CONSOLE_CHARS) : out.console;
-    const hidden = out.console.length - shown.length + out.consoleDropped;
-    parts.push(
-      `console:\n${shown.replace(/\n$/, "")}${hidden > 0 ? `\n… [${hidden} more console chars not shown]` : ""}`,
-    );
-  }
-  if (out.error) {
-    const lines = out.error.stack.trim().split("\n");
-    const stack =
-      lines.length > STACK_LINES
-        ? [...lines.slice(0, STACK_LINES), `    … ${lines.length - STACK_LINES} more frames`].join(
-            "\n",
-          )
-        : lines.join("\n");
-    parts.push(`error: ${out.error.name}: ${out.error.message}${stack ? `\n${stack}` : ""}`);
-  } else if (out.stopped === "done") {
-    parts.push("done: the answer was submitted");
-  } else if (out.value) {
-    parts.push(valueLine(out.value));
-  }
-  return parts.length
-    ? parts.join("\n")
-    : "(no output: nothing was printed and the last expression was undefined)";
+  // Built as one string, section by section: this runs on every turn.
+  let text = records.length ? "gates:" : "";
+  for (let i = 0; i < records.length; i++) text += `\n${gateLine(records[i]!, i)}`;
+  if (out.console) text += (text && "\n") + consoleSection(out);
+  const last = resultSection(out);
+  if (last) text += (text && "\n") + last;
+  return text || "(no output: nothing was printed and the last expression was undefined)";
 }

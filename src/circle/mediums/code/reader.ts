@@ -34,13 +34,12 @@ export class RunReader {
     }
     this.drainJobs(out);
     // Only an object can be a promise: primitives skip the promise check (the common case).
-    const value =
-      this.context.typeof(result.value) === "object"
-        ? this.settle(result.value, out)
-        : result.value;
+    const type = this.context.typeof(result.value);
+    const value = type === "object" ? this.settle(result.value, out) : result.value;
     try {
       if (value && run.stop !== "done") {
-        const view = this.valueView(value);
+        // A settled promise's value is another handle, of its own type.
+        const view = this.valueView(value, value === result.value ? type : undefined);
         if (view) out.value = view;
       }
     } finally {
@@ -85,9 +84,9 @@ export class RunReader {
   }
 
   /** The value for the viewport; undefined shows nothing. Primitives are read without a VM call. */
-  private valueView(handle: QuickJSHandle): ValueView | undefined {
+  private valueView(handle: QuickJSHandle, known?: string): ValueView | undefined {
     const ctx = this.context;
-    const type = ctx.typeof(handle);
+    const type = known ?? ctx.typeof(handle);
     if (type === "undefined") return undefined;
     if (type === "number") {
       const text = String(ctx.getNumber(handle));

@@ -81,7 +81,7 @@ export class CodeSession implements MediumSession {
       const text = `error: unknown tool ${JSON.stringify(call.name)}: in a code circle the only tool is js; call gates as functions inside your code`;
       return { records, text, isError: true, code: undefined };
     }
-    const code = codeOf(call.arguments);
+    const code = codeOf(call);
     if (code === undefined)
       return {
         records,
@@ -183,7 +183,10 @@ function textOnly(assistant: Message, content: string, requireDone: boolean): Me
   };
 }
 
-function codeOf(args: string): string | undefined {
+function codeOf(call: ToolCall): string | undefined {
+  const decoded = call.input?.["code"]; // the provider decoded the arguments already
+  if (typeof decoded === "string") return decoded;
+  const args = call.arguments;
   try {
     const parsed: unknown = JSON.parse(args);
     if (typeof parsed === "string") return parsed;
