@@ -33,6 +33,8 @@ export async function generate() {
       verbose: true,
       code: { source: true, esm: true },
     });
+    // tsType: a TypeScript type json-schema-to-typescript cannot derive (patternProperties).
+    ajv.addKeyword({ keyword: "tsType", schemaType: "string" });
     const validate = ajv.compile(schema);
     let code = standaloneCode.default(ajv, validate);
     if (/require\(/.test(code))

@@ -166,8 +166,18 @@ function scriptedFrom(key: string, value: unknown): ScriptedLLM | MockOpenAI {
       `unsupported setup key: ${key}.provider (the suite's providers: mock_openai, or scripted replies)`,
     );
   }
+  const responses = spec["responses"] ?? [];
+  if (!Array.isArray(responses))
+    throw new ConfigError("unsupported_setup", `${key}.responses must be a list of replies`);
+  responses.forEach((r, i) => {
+    if (r === null || typeof r !== "object" || Array.isArray(r))
+      throw new ConfigError(
+        "unsupported_setup",
+        `${key}.responses[${i}] must be a reply (content, tool_calls, code, error, ...), got ${JSON.stringify(r)}`,
+      );
+  });
   return new ScriptedLLM({
-    responses: (spec["responses"] as ScriptedResponse[] | undefined) ?? [],
+    responses: responses as ScriptedResponse[],
     ...(spec["usage"] ? { usage: spec["usage"] } : {}),
     recordInputs: true,
     name: typeof spec["name"] === "string" ? spec["name"] : key,

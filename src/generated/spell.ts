@@ -13,6 +13,13 @@ export type Llm = string | LlmObject;
  */
 export type MediumName = "conversation" | "code";
 /**
+ * What a test builds: the spell's own parts, overridden (CONFORMANCE.md, setup).
+ *
+ * This interface was referenced by `Spell`'s JSON-Schema
+ * via the `definition` "test_setup".
+ */
+export type TestSetup = {[key: string]: unknown};
+/**
  * This interface was referenced by `Spell`'s JSON-Schema
  * via the `definition` "gate_name".
  */
@@ -280,7 +287,7 @@ export interface TestCase {
   name?: string;
   description?: string;
   skip?: string;
-  setup?: {};
+  setup?: TestSetup;
   action?: {} | unknown[];
   expect?: {};
 }
@@ -308,4 +315,22 @@ export interface DeclaredGate {
     throw?: boolean | string;
     stateful?: boolean;
   };
+}
+/**
+ * This interface was referenced by `Spell`'s JSON-Schema
+ * via the `definition` "test_llm".
+ */
+export interface TestLlm {
+  responses?: ScriptedResponse[];
+  usage?: Usage;
+  record_inputs?: boolean;
+  type?: string;
+  name?: string;
+  provider?: string;
+  raw_response?: {};
+  raw_responses?: {}[];
+  profile?: {};
+  model?: string;
+  retry_behavior?: boolean;
+  stateless?: boolean;
 }

@@ -65,9 +65,15 @@ function describe(e: ErrorObject, path: Path): { message: string; key?: string }
     case "additionalProperties": {
       const key = String(params["additionalProperty"]);
       const allowed = Object.keys((e.parentSchema?.["properties"] as object | undefined) ?? {});
+      // Keys allowed by pattern (a test's `llm`, `child_llm`, ...) are named by their pattern.
+      const patterns = Object.keys(
+        (e.parentSchema?.["patternProperties"] as object | undefined) ?? {},
+      ).map((p) => `any key matching /${p}/`);
+      const listed = [...allowed, ...patterns];
+      const hint = didYouMean(key, allowed);
       return {
         key,
-        message: `unknown key${didYouMean(key, allowed)}${allowed.length && !didYouMean(key, allowed) ? ` (allowed: ${allowed.join(", ")})` : ""}`,
+        message: `unknown key${hint}${listed.length && !hint ? ` (allowed: ${listed.join(", ")})` : ""}`,
       };
     }
     case "required":

@@ -34,6 +34,18 @@ describe("the conformance runner can fail", () => {
     );
     expect(r).toMatchObject({ status: "fail", message: "unsupported setup key: gravity" });
   });
+  it("fails a reply that is not a reply, saying which", async () => {
+    const r = await runCase(
+      toCase(
+        { ...base, setup: { ...base.setup, llm: { responses: [null] } }, expect: { turns: 1 } },
+        "t:1",
+      ),
+    );
+    expect(r).toMatchObject({
+      status: "fail",
+      message: "llm.responses[0] must be a reply (content, tool_calls, code, error, ...), got null",
+    });
+  });
   it("fails an expected error that never happens", async () => {
     expect((await run({ expect: { error: "boom" } })).status).toBe("fail");
   });

@@ -48,6 +48,28 @@ circle:
     expect(errors[2]).toMatch(/^spell\.yaml:5:24: circle\.wards\.0\.max_turns: must be >= 0/);
   });
 
+  it("checks a spell's own tests: replies and setup keys, at line:col", async () => {
+    const text = `${valid}tests:
+  - name: t
+    setup:
+      llm:
+        responses:
+          - null
+      gravity: 1
+    action: { cast: { intent: go } }
+    expect: { terminated: true }
+`;
+    const errors = await errorsOf(text);
+    expect(errors).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(
+          /^spell\.yaml:12:13: tests\.0\.setup\.llm\.responses\.0: must be object$/,
+        ),
+        "spell.yaml:13:7: tests.0.setup.gravity: unknown key (allowed: circle, identity, filesystem, folding, retry, any key matching /llm/)",
+      ]) as unknown,
+    );
+  });
+
   it("points an unknown top-level key at the key", async () => {
     const errors = await errorsOf(`${valid}circel: {}\n`);
     expect(errors).toEqual([
