@@ -90,7 +90,7 @@ export async function loadSpellText(
     defaultLoomPath: options.defaultLoomPath,
   };
   const { cantrip, errors } = await compileSpell(spell, ctx);
-  if (errors.length) throw new SpellErrors(errors);
+  if (errors.length) throw redactedErrors(errors, redactor);
   return { ...base, cantrip: options.validateOnly ? undefined : cantrip };
 }
 
@@ -120,8 +120,14 @@ export function parseSpell(text: string, file: string, env: NodeJS.ProcessEnv) {
     ]);
   }
   const all = [...rewriteErrors, ...schemaErrors(value, source.position.bind(source))];
-  if (all.length) throw new SpellErrors(all.sort(byPosition));
+  if (all.length) throw redactedErrors(all.sort(byPosition), redactor);
   return { source, value, warnings, redactor };
+}
+
+/** An error may quote a value that came from the environment: it leaves redacted (PROD-8). */
+function redactedErrors(errors: SpellbookError[], redactor: Redactor): SpellErrors {
+  for (const e of errors) e.message = redactor.redact(e.message);
+  return new SpellErrors(errors);
 }
 
 const byPosition = (a: SpellbookError, b: SpellbookError): number =>

@@ -97,6 +97,16 @@ circle:
     expect(spell.redactor.redact("say howdy")).toBe("say [REDACTED]");
   });
 
+  it("never quotes an interpolated value in an error (PROD-8)", async () => {
+    const errors = await errorsOf(
+      valid.replace("provider: scripted", 'provider: "${env:MY_TOKEN}"'),
+      { MY_TOKEN: "tok-1234-abcd" },
+    );
+    expect(errors).toEqual([
+      'spell.yaml:1:18: llm.provider: unknown provider "[REDACTED]"; expected one of: anthropic, google, local, openai, openrouter, replay, scripted',
+    ]);
+  });
+
   it("errors on an unset variable without default, at its position", async () => {
     const errors = await errorsOf(
       valid.replace("system_prompt: hello", 'system_prompt: "${env:NOPE}"'),
