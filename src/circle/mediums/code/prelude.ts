@@ -66,7 +66,8 @@ export const PRELUDE = String.raw`(function (hostCall, hostPrint) {
   const put = (name, value) => define(G, name, { value, writable: true, configurable: true, enumerable: false });
   const install = (setup) => {
     const config = parse(setup);
-    for (const name of config.gates) put(name, makeGate(name, name));
+    // A gate function passes the host its gate's index (in gates, or given for an alias).
+    for (let i = 0; i < config.gates.length; i++) put(config.gates[i], makeGate(config.gates[i], i));
     for (const name of keys(config.aliases)) put(name, makeGate(name, config.aliases[name]));
     for (const name of keys(config.warded)) {
       const message = config.warded[name];

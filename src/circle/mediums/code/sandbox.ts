@@ -47,6 +47,8 @@ export class Sandbox {
     private readonly engine: CodeEngine,
     private readonly shell: Shell,
     private readonly limits: SandboxLimits,
+    /** The gates the sandbox's gate functions call, by the index they pass to the host. */
+    private readonly targets: readonly string[],
   ) {
     this.lane = shell.lane;
     this.reader = new RunReader(shell);
@@ -68,8 +70,15 @@ export class Sandbox {
       const { runtime, helpers } = shell;
       runtime.setMaxStackSize(setup.limits.stackBytes);
       lane.reserveStack(setup.limits.stackBytes);
-      const sandbox = new Sandbox(engine, shell, setup.limits);
-      const { gates, aliases, warded } = setup;
+      // A gate function names its gate by an index into `targets`: a number crosses cheaper than a string.
+      const targets = [...setup.gates];
+      const aliases: Record<string, number> = {};
+      for (const [alias, target] of Object.entries(setup.aliases)) {
+        const i = targets.indexOf(target);
+        aliases[alias] = i >= 0 ? i : targets.push(target) - 1;
+      }
+      const sandbox = new Sandbox(engine, shell, setup.limits, targets);
+      const { gates, warded } = setup;
       sandbox.call(helpers.install, JSON.stringify({ gates, aliases, warded }));
       runtime.setMemoryLimit(setup.limits.memoryBytes);
       for (const [name, value] of Object.entries(setup.state))
@@ -167,7 +176,7 @@ export class Sandbox {
 
   /** The bridge of every gate function: synchronous inside, a host promise outside (asyncify). */
   private onGateCall(
-    nameH: QuickJSHandle,
+    targetH: QuickJSHandle,
     argsH: QuickJSHandle | undefined,
   ):
     VmCallResult<QuickJSHandle> | Promise<VmCallResult<QuickJSHandle> | QuickJSHandle | undefined> {
@@ -183,7 +192,7 @@ export class Sandbox {
       };
     }
     if (run.stop) return { error: ctx.newError(`skipped: the run is stopping (${run.stop})`) };
-    const name = ctx.getString(nameH);
+    const name = this.targets[ctx.getNumber(targetH)] ?? "";
     let args: unknown[] = [];
     try {
       if (argsH) args = JSON.parse(ctx.getString(argsH)) as unknown[];

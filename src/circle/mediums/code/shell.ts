@@ -10,9 +10,9 @@ import { PRELUDE } from "./prelude.js";
 
 /** Where a shell's host functions and interrupt checks go once an entity owns it. */
 export interface Bridge {
-  /** A gate call: the gate's name and its arguments as a JSON array (absent: no arguments). */
+  /** A gate call: the gate's index and its arguments as a JSON array (absent: no arguments). */
   call(
-    name: QuickJSHandle,
+    target: QuickJSHandle,
     args: QuickJSHandle | undefined,
   ): VmCallResult<QuickJSHandle> | Promise<VmCallResult<QuickJSHandle> | QuickJSHandle | undefined>;
   print(level: string, text: string): void;
@@ -73,11 +73,11 @@ export class Shell {
       error: ctx.newError("this sandbox is not attached to an entity"),
     });
     const hostCall = ctx.newAsyncifiedFunction("hostCall", ((
-      name: QuickJSHandle,
+      target: QuickJSHandle,
       args: QuickJSHandle | undefined,
     ) =>
       this.bridge
-        ? this.bridge.call(name, args)
+        ? this.bridge.call(target, args)
         : unavailable()) as unknown as AsyncFunctionImplementation);
     const hostPrint = ctx.newFunction("hostPrint", (level, text) =>
       this.bridge?.print(ctx.getString(level), ctx.getString(text)),
