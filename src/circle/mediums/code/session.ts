@@ -29,11 +29,10 @@ export class CodeSession implements MediumSession {
 
   async execute(response: LLMResponse, scope: TurnScope): Promise<MediumStep> {
     const calls = response.toolCalls ?? [];
-    const assistant: Message = {
-      role: "assistant",
-      content: response.content,
-      ...(calls.length ? { toolCalls: calls } : {}),
-    };
+    // Messages are built whole, not spread from optional parts: this runs on every turn.
+    const assistant: Message = calls.length
+      ? { role: "assistant", content: response.content, toolCalls: calls }
+      : { role: "assistant", content: response.content };
     if (calls.length === 0) return textOnly(assistant, response.content ?? "", scope.requireDone);
     const messages: Message[] = [assistant];
     const records: GateCallRecord[] = [];
@@ -46,15 +45,15 @@ export class CodeSession implements MediumSession {
         continue;
       }
       const run = await this.run(call, scope, done);
-      records.push(...run.records);
+      for (const record of run.records) records.push(record);
       if (run.code !== undefined) codes.push(run.code);
       observations.push(run.text);
-      messages.push({
-        role: "tool",
-        toolCallId: call.id,
-        content: run.text,
-        ...(run.isError ? { isError: true } : {}),
-      });
+      const toolCallId = call.id;
+      messages.push(
+        run.isError
+          ? { role: "tool", toolCallId, content: run.text, isError: true }
+          : { role: "tool", toolCallId, content: run.text },
+      );
     }
     return {
       utterance: codes.length ? codes.join("\n\n") : (response.content ?? ""),
