@@ -145,7 +145,7 @@ export class Entity {
       reason: outcome.type === "continue" ? null : outcome.reason,
     };
     // LOOM-1: on the store before the next turn begins.
-    this.cantrip.loom.append(turn);
+    this.cantrip.loom.appendGenerated(turn);
     this.lastTurnId = id;
     return turn;
   }

@@ -1,4 +1,13 @@
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  writeSync,
+} from "node:fs";
 import { dirname } from "node:path";
 import { SystemError } from "../core/errors.js";
 import { isoNow } from "../core/clock.js";
@@ -14,23 +23,25 @@ export interface LoomReadResult {
 
 /**
  * The spec's reference format: one JSON record per line, appended with one write each so a
- * turn is on disk before the next begins (LOOM-1). One file descriptor stays open.
+ * turn is on disk before the next begins (LOOM-1). One file descriptor stays open. The file is
+ * read only when the loom is: opening a long history costs a look at its last line, not a parse.
  */
 export class JsonlStore implements LoomStore {
   private fd: number | null = null;
+  readonly readsBack = true;
   readonly warnings: string[] = [];
 
-  constructor(readonly location: string) {}
-
-  load(): LoomRecord[] {
-    if (!existsSync(this.location)) return [];
-    const read = readLoomFile(this.location);
-    if (read.tornTail !== null) {
+  constructor(readonly location: string) {
+    const torn = tornTailLength(location);
+    if (torn !== null) {
       this.warnings.push(
-        `${this.location}: the last line was cut off mid-write (${read.tornTail.length} bytes) and was skipped; every record before it is intact`,
+        `${location}: the last line was cut off mid-write (${torn} bytes) and was skipped; every record before it is intact`,
       );
     }
-    return read.records;
+  }
+
+  load(): LoomRecord[] {
+    return existsSync(this.location) ? readLoomFile(this.location).records : [];
   }
 
   append(record: LoomRecord): void {
@@ -52,14 +63,14 @@ export class JsonlStore implements LoomStore {
   private open(): void {
     try {
       mkdirSync(dirname(this.location), { recursive: true });
-      const fresh = !existsSync(this.location) || readFileSync(this.location).length === 0;
       this.fd = openSync(this.location, "a");
-      if (!fresh && endsTorn(this.location)) {
+      const size = fstatSync(this.fd).size;
+      if (size > 0 && tornTailLength(this.location) !== null) {
         // Close the cut line and mark it, so readers know it is a known tear, not corruption.
         const marker: LoomRecord = { type: "torn", timestamp: isoNow() };
         writeSync(this.fd, `\n${JSON.stringify(marker)}\n`);
       }
-      if (fresh) {
+      if (size === 0) {
         const header: LoomRecord = {
           type: "loom",
           version: LOOM_FORMAT_VERSION,
@@ -77,10 +88,31 @@ export class JsonlStore implements LoomStore {
   }
 }
 
-/** A torn tail must not glue the next record onto it: start a fresh line. */
-function endsTorn(path: string): boolean {
-  const data = readFileSync(path);
-  return data.length > 0 && data[data.length - 1] !== 0x0a;
+/** How far back a cut line is looked for; a longer one is reported as at least this long. */
+const TAIL_WINDOW = 1 << 20;
+
+/**
+ * The length of a last line cut off mid-write (the file does not end in a newline), or null.
+ * Reads only the end of the file.
+ */
+function tornTailLength(path: string): number | null {
+  let fd: number;
+  try {
+    fd = openSync(path, "r");
+  } catch {
+    return null; // no file yet
+  }
+  try {
+    const size = fstatSync(fd).size;
+    if (size === 0) return null;
+    const length = Math.min(size, TAIL_WINDOW);
+    const tail = Buffer.alloc(length);
+    readSync(fd, tail, 0, length, size - length);
+    if (tail[length - 1] === 0x0a) return null;
+    return length - (tail.lastIndexOf(0x0a) + 1);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 export function readLoomFile(path: string): LoomReadResult {

@@ -5,22 +5,24 @@ export interface LoomStore {
   append(record: LoomRecord): void;
   /** A turn record (`type: "turn"`), without building a wrapper object first. */
   appendTurn(turn: Turn): void;
-  /** Records already stored, for a loom reopened from disk. */
+  /**
+   * True when `load()` returns every record appended so far (a file): the loom then keeps
+   * nothing in memory until it is read. False when the loom must keep the records itself.
+   */
+  readonly readsBack: boolean;
+  /** Every record in the store, in order (for a store that reads back). */
   load(): LoomRecord[];
   close(): void;
   /** A description for messages ("memory", a file path). */
   readonly location: string;
 }
 
+/** A loom kept in memory only: the loom's own index is the record. */
 export class MemoryStore implements LoomStore {
   readonly location = "memory";
-  readonly records: LoomRecord[] = [];
-  append(record: LoomRecord): void {
-    this.records.push(record);
-  }
-  appendTurn(turn: Turn): void {
-    this.records.push({ type: "turn", ...turn });
-  }
+  readonly readsBack = false;
+  append(_record: LoomRecord): void {}
+  appendTurn(_turn: Turn): void {}
   load(): LoomRecord[] {
     return [];
   }

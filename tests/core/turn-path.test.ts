@@ -107,6 +107,24 @@ describe("the turn's hot path keeps its meaning", () => {
     });
   });
 
+  it("lookups see every turn, whether made before or after the first lookup", async () => {
+    const loom = new Loom();
+    const make = () =>
+      new Cantrip({
+        llm: new ScriptedLLM({
+          responses: [{ tool_calls: [{ gate: "done", args: { answer: 1 } }] }],
+        }),
+        identity: {},
+        circle: new Circle({ gates: [doneGate()], wards: [{ max_turns: 2 }] }),
+        loom,
+      });
+    const a = await make().cast("one");
+    expect(loom.get(a.lastTurnId!)?.id).toBe(a.lastTurnId); // the index is built here
+    const b = await make().cast("two");
+    expect(loom.get(b.lastTurnId!)?.id).toBe(b.lastTurnId); // and kept current after
+    expect(() => loom.append({ ...loom.get(b.lastTurnId!)! })).toThrow("loom is append-only");
+  });
+
   it("leaves are the turns nobody continues, one per thread", async () => {
     const loom = new Loom();
     const make = () =>

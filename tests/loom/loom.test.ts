@@ -94,6 +94,26 @@ describe("JSONL loom", () => {
     expect(new Loom(new JsonlStore(path)).size).toBe(2);
   });
 
+  it("is read when it is asked, not when it is opened", async () => {
+    const path = join(tmp(), "loom.jsonl");
+    writeFileSync(path, '{"type":"loom","version":1,"created":"x"}\nnot json\n');
+    const loom = new Loom(new JsonlStore(path)); // a long history costs nothing here
+    const r = await cantrip(loom, [{ content: "one" }]).cast("go"); // appending reads nothing
+    expect(r.terminated).toBe(true);
+    expect(() => loom.turns()).toThrow(/loom.jsonl:2: not a JSON record/);
+  });
+
+  it("keeps its index current once read", async () => {
+    const path = join(tmp(), "loom.jsonl");
+    const loom = new Loom(new JsonlStore(path));
+    const c = cantrip(loom, [{ content: "one" }, { content: "two" }]);
+    const one = await c.cast("go");
+    expect(loom.turns().map((t) => t.id)).toEqual([one.lastTurnId]); // read from the file
+    const two = await c.cast("again");
+    expect(loom.turns().map((t) => t.id)).toEqual([one.lastTurnId, two.lastTurnId]);
+    expect(new Loom(new JsonlStore(path)).turns()).toEqual(loom.turns());
+  });
+
   it("refuses a corrupt line in the middle", () => {
     const path = join(tmp(), "loom.jsonl");
     writeFileSync(
