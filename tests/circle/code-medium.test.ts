@@ -89,6 +89,20 @@ describe("code medium: gates as functions", () => {
     expect(calls.slice(0, 2).map((c) => c.arguments)).toEqual(['{"text":"hi"}', '{"text":"hi"}']);
   });
 
+  it("passes a string argument whole: NUL, unpaired surrogates, U+FFFD, long text", async () => {
+    // One string crosses without JSON; the copy out of the sandbox must not lose a character.
+    const texts = ["a\u0000b", "\ud800", "x".repeat(40) + "\udc00y", "\ud83d\ude00", "\ufffd"];
+    texts.push("\ud800a\u0000b", "é", "long ".repeat(1000), 'line\n\t"q"\\');
+    const code = texts.map((t) => `echo(${JSON.stringify(t)})`).join("; ");
+    const { cantrip } = codeCantrip([`${code}; done(${JSON.stringify(texts[0])})`]);
+    const result = await cantrip.cast("x");
+    expect(result.result).toBe(texts[0]);
+    const calls = result.loom.turns()[0]!.gate_calls;
+    expect(calls.slice(0, texts.length).map((c) => c.arguments)).toEqual(
+      texts.map((text) => JSON.stringify({ text })),
+    );
+  });
+
   it("maps arguments by schema order", () => {
     const gate = behaviorGate({
       name: "g",

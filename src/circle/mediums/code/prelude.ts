@@ -5,9 +5,9 @@
  * captured up front, so code that later tampers with JSON or prototypes only breaks its own
  * output — the host receives nothing but strings and numbers from the sandbox.
  *
- * - gates become plain global functions: arguments cross as one JSON string (none when there are
- *   none), the result comes back as a value (objects through `parse`), a gate error is thrown as
- *   an Error the code may catch;
+ * - gates become plain global functions: arguments cross as one JSON string (or, when there are
+ *   none or one string, as they are), the result comes back as a value (objects through `parse`),
+ *   a gate error is thrown as an Error the code may catch;
  * - console.log/info/warn/error/debug print through the host;
  * - describe(value) and describeError(error) render values for the viewport (§4.6);
  * - define(name, json) injects a variable (circle state, a child's context).
@@ -57,8 +57,12 @@ export const PRELUDE = String.raw`(function (hostCall, hostPrint) {
 
   const makeGate = (name, target) => {
     const gate = function (...args) {
-      // JSON.stringify is most of the sandbox's cost of a call: a call without arguments skips it.
-      return args.length === 0 ? hostCall(target) : hostCall(target, stringify(args));
+      // JSON.stringify is most of the sandbox's cost of a call: the common calls, without
+      // arguments or with one string, skip it (the host checks the string came out whole).
+      if (args.length === 0) return hostCall(target);
+      const only = args[0];
+      if (args.length === 1 && typeof only === "string") return hostCall(target, only, only.length);
+      return hostCall(target, stringify(args));
     };
     define(gate, "name", { value: name });
     return gate;
@@ -111,5 +115,6 @@ export const PRELUDE = String.raw`(function (hostCall, hostPrint) {
 
   const defineVariable = (name, json) => { put(name, parse(json)); };
 
-  return { install, describe, describeError, define: defineVariable, parse: (json) => parse(json) };
+  const quote = (text) => stringify(text); // a string primitive: no toJSON of the entity can run
+  return { install, describe, describeError, define: defineVariable, parse: (json) => parse(json), quote };
 })`;

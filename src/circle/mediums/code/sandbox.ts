@@ -53,7 +53,7 @@ export class Sandbox {
     this.lane = shell.lane;
     this.reader = new RunReader(shell);
     shell.bridge = {
-      call: (name, args) => this.onGateCall(name, args),
+      call: (target, args, length) => this.onGateCall(target, args, length),
       print: (level, text) => this.run?.print(level, text),
       interrupt: () =>
         this.run
@@ -178,6 +178,7 @@ export class Sandbox {
   private onGateCall(
     targetH: QuickJSHandle,
     argsH: QuickJSHandle | undefined,
+    lengthH: QuickJSHandle | undefined,
   ):
     VmCallResult<QuickJSHandle> | Promise<VmCallResult<QuickJSHandle> | QuickJSHandle | undefined> {
     const ctx = this.shell.context;
@@ -193,14 +194,32 @@ export class Sandbox {
     }
     if (run.stop) return { error: ctx.newError(`skipped: the run is stopping (${run.stop})`) };
     const name = this.targets[ctx.getNumber(targetH)] ?? "";
-    let args: unknown[] = [];
-    try {
-      if (argsH) args = JSON.parse(ctx.getString(argsH)) as unknown[];
-    } catch {
-      return { error: ctx.newError(`${name}: arguments must be JSON data`) };
-    }
+    const args = this.gateArguments(argsH, lengthH);
+    if (!args) return { error: ctx.newError(`${name}: arguments must be JSON data`) };
     run.inGate = true;
     return this.finishGateCall(run, run.hooks.callGate(name, args));
+  }
+
+  /**
+   * A gate call's arguments as the gate function passed them: none, one string (with its length),
+   * or a JSON array. A string is copied out as it is, but the copy stops at a NUL and turns an
+   * unpaired surrogate into U+FFFD: a copy shorter than the string, or holding U+FFFD, is redone
+   * through JSON. Undefined when the JSON does not parse.
+   */
+  private gateArguments(argsH?: QuickJSHandle, lengthH?: QuickJSHandle): unknown[] | undefined {
+    if (!argsH) return [];
+    const ctx = this.shell.context;
+    try {
+      if (!lengthH) return JSON.parse(ctx.getString(argsH)) as unknown[];
+      const text = ctx.getString(argsH);
+      if (text.length === ctx.getNumber(lengthH) && !text.includes("\uFFFD")) return [text];
+      const quoted = ctx.unwrapResult(
+        ctx.callFunction(this.shell.helpers.quote, ctx.undefined, argsH),
+      );
+      return [JSON.parse(quoted.consume((q) => ctx.getString(q))) as unknown];
+    } catch {
+      return undefined;
+    }
   }
 
   private async finishGateCall(

@@ -10,10 +10,14 @@ import { PRELUDE } from "./prelude.js";
 
 /** Where a shell's host functions and interrupt checks go once an entity owns it. */
 export interface Bridge {
-  /** A gate call: the gate's index and its arguments as a JSON array (absent: no arguments). */
+  /**
+   * A gate call: the gate's index, then its arguments — none, one string and its length, or a
+   * JSON array.
+   */
   call(
     target: QuickJSHandle,
     args: QuickJSHandle | undefined,
+    length: QuickJSHandle | undefined,
   ): VmCallResult<QuickJSHandle> | Promise<VmCallResult<QuickJSHandle> | QuickJSHandle | undefined>;
   print(level: string, text: string): void;
   interrupt(): boolean;
@@ -26,6 +30,8 @@ export interface Helpers {
   define: QuickJSHandle;
   /** JSON.parse as it was before the entity's code ran. */
   parse: QuickJSHandle;
+  /** A string as JSON text (JSON.stringify as it was before the entity's code ran). */
+  quote: QuickJSHandle;
 }
 
 /**
@@ -61,8 +67,8 @@ export class Shell {
 
   /** Frees every handle, the context and the runtime. Throws if QuickJS finds a leak. */
   dispose(): void {
-    const { install, describe, describeError, define, parse } = this.helpers;
-    for (const h of [install, describe, describeError, define, parse]) h.dispose();
+    const { install, describe, describeError, define, parse, quote } = this.helpers;
+    for (const h of [install, describe, describeError, define, parse, quote]) h.dispose();
     this.context.dispose();
     this.runtime.dispose();
   }
@@ -75,9 +81,10 @@ export class Shell {
     const hostCall = ctx.newAsyncifiedFunction("hostCall", ((
       target: QuickJSHandle,
       args: QuickJSHandle | undefined,
+      length: QuickJSHandle | undefined,
     ) =>
       this.bridge
-        ? this.bridge.call(target, args)
+        ? this.bridge.call(target, args, length)
         : unavailable()) as unknown as AsyncFunctionImplementation);
     const hostPrint = ctx.newFunction("hostPrint", (level, text) =>
       this.bridge?.print(ctx.getString(level), ctx.getString(text)),
@@ -93,6 +100,7 @@ export class Shell {
         describeError: ctx.getProp(h, "describeError"),
         parse: ctx.getProp(h, "parse"),
         define: ctx.getProp(h, "define"),
+        quote: ctx.getProp(h, "quote"),
       }));
     } finally {
       hostCall.dispose();
