@@ -1,39 +1,17 @@
 import { ConfigError } from "../core/errors.js";
 import type { Redactor } from "../core/redact.js";
+import type { LlmObject } from "../generated/spell.js";
 import type { LLM } from "./contract.js";
 import type { OpenAIFlavor } from "./providers/openai/convert-to-openai.js";
-import { ScriptedLLM, type ScriptedResponse } from "./providers/scripted.js";
+import { ScriptedLLM } from "./providers/scripted.js";
 import { RequiredToolChoiceLLM } from "./require-tool.js";
-import { RetryingLLM, retryPolicy, type RetrySpec, type Sleep } from "./retry.js";
+import { RetryingLLM, retryPolicy, type Sleep } from "./retry.js";
 
-/** An `llm:` block of a spell after interpolation, in the spell's snake_case words. */
-export interface LLMSpec {
-  provider: string;
-  model?: string;
-  name?: string;
-  base_url?: string;
-  api_key?: string;
-  context_window?: number;
-  retry?: RetrySpec;
-  headers?: Record<string, string>;
-  /** Per-request timeout of real providers. Default 600 000 ms. */
-  timeout_ms?: number;
-  /** openrouter: fallback models, tried in order by OpenRouter. */
-  models?: string[];
-  /** openrouter: attribution headers (HTTP-Referer, X-Title). */
-  app_url?: string;
-  app_name?: string;
-  /** anthropic: mark cache breakpoints (default true). */
-  prompt_caching?: boolean;
-  /** replay: the recorded loom file and the thread's last turn id (default: the last turn). */
-  loom?: string;
-  thread?: string;
-  /** scripted */
-  responses?: ScriptedResponse[];
-  usage?: ScriptedResponse["usage"];
-  record_inputs?: boolean;
-  [key: string]: unknown;
-}
+/**
+ * An `llm:` block of a spell after interpolation, in the spell's snake_case words: the
+ * schema's type, with the provider as any registered name (the registry checks it).
+ */
+export type LLMSpec = Omit<LlmObject, "provider"> & { provider: string };
 
 export interface ProviderContext {
   /** Secrets found while building (API keys) are added here so they are redacted (PROD-8). */
