@@ -123,20 +123,38 @@ for (let i = 0; i < 3; i++) {
 const medium = [];
 const layer = [];
 const raw = [];
+// Each round measures raw QuickJS and the medium back to back, and a ratio is the median of the
+// rounds' ratios: load from other processes on a shared machine falls on both sides alike.
+const layerRatios = [];
+const turnRatios = [];
 for (let i = 0; i < 7; i++) {
   raw.push(await rawPerEval());
   layer.push(await sessionPerTurn());
   medium.push(await mediumPerTurn());
+  layerRatios.push(layer[i] / raw[i]);
+  turnRatios.push(medium[i] / raw[i]);
 }
 const perTurn = median(medium);
 const perLayer = median(layer);
 const perEval = median(raw);
-const ratio = (x) => `${(x / perEval).toFixed(2)}×`;
+const layerRatio = median(layerRatios);
+const turnRatio = median(turnRatios);
+const ratio = (x) => `${x.toFixed(2)}×`;
 row("raw QuickJS, ms per evalCodeAsync (async host fn)", perEval.toFixed(3), "", true);
 row("code medium layer (session.execute), ms per turn", perLayer.toFixed(3), "", true);
-row("  medium layer / raw QuickJS", ratio(perLayer), "≤ 1.5×", perLayer / perEval <= 1.5);
+row(
+  "  medium layer / raw QuickJS (median of 7 rounds)",
+  ratio(layerRatio),
+  "≤ 1.5×",
+  layerRatio <= 1.5,
+);
 row("whole loop turn in the code medium, ms per turn", perTurn.toFixed(3), "", true);
-row("  whole turn / raw QuickJS", ratio(perTurn), "≤ 1.5×", perTurn / perEval <= 1.5);
+row(
+  "  whole turn / raw QuickJS (median of 7 rounds)",
+  ratio(turnRatio),
+  "≤ 1.5×",
+  turnRatio <= 1.5,
+);
 
 // ── 2. first turn of an entity, start of a child ────────────────────────────────────────
 async function firstTurn(yieldFirst) {
