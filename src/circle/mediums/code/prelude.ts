@@ -116,5 +116,8 @@ export const PRELUDE = String.raw`(function (hostCall, hostPrint) {
   const defineVariable = (name, json) => { put(name, parse(json)); };
 
   const quote = (text) => stringify(text); // a string primitive: no toJSON of the entity can run
-  return { install, describe, describeError, define: defineVariable, parse: (json) => parse(json), quote };
+
+  return {
+    install, describe, describeError, define: defineVariable, parse: (json) => parse(json), quote,
+  };
 })`;

@@ -70,7 +70,8 @@ export class Sandbox {
       const { runtime, helpers } = shell;
       runtime.setMaxStackSize(setup.limits.stackBytes);
       lane.reserveStack(setup.limits.stackBytes);
-      // A gate function names its gate by an index into `targets`: a number crosses cheaper than a string.
+      // A gate function names its gate by an index into `targets`: a number crosses the boundary
+      // cheaper than a string.
       const targets = [...setup.gates];
       const aliases: Record<string, number> = {};
       for (const [alias, target] of Object.entries(setup.aliases)) {
