@@ -85,6 +85,12 @@ describe("the turn's hot path keeps its meaning", () => {
     const r = await llm.query([{ role: "user", content: "x" }]);
     expect(r.toolCalls![0]).toMatchObject({ arguments: '{"text":"a"}', input: { text: "a" } });
     expect(r.toolCalls![1]!.input).toBeUndefined();
+    const code = await new ScriptedLLM({ responses: [{ code: "done(1)" }] }).query([]);
+    expect(code.toolCalls![0]).toMatchObject({
+      name: "js",
+      arguments: '{"code":"done(1)"}',
+      input: { code: "done(1)" },
+    });
     expect(r.toolCalls![1]!.arguments).toBe("[1]");
   });
 

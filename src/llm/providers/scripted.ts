@@ -103,11 +103,10 @@ export class ScriptedLLM implements LLM {
       toolCalls.push(keepInput({ id, name: call.gate, arguments: JSON.stringify(args) }, args));
     }
     if (script.code !== undefined) {
-      toolCalls.push({
-        id: `call_${++this.calls}`,
-        name: this.options.codeTool ?? "js",
-        arguments: JSON.stringify({ code: script.code }),
-      });
+      const args = { code: script.code };
+      const id = `call_${++this.calls}`;
+      const name = this.options.codeTool ?? "js";
+      toolCalls.push(keepInput({ id, name, arguments: JSON.stringify(args) }, args));
     }
     const response: LLMResponse = {
       content: script.content ?? null,
