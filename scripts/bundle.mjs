@@ -11,6 +11,8 @@ import { build } from "esbuild";
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const outfile = join(root, "dist", "spell.cjs");
 
+// The old cache goes first: whatever fails below, no cache of another bundle is left beside it.
+rmSync(`${outfile}.v8cache`, { force: true });
 await build({
   entryPoints: [join(root, "dist", "cli", "main.js")],
   outfile,
@@ -37,7 +39,6 @@ if (manifest.status !== 0) throw new Error("writing oclif.manifest.json failed")
 // Training: each run compiles the code its command needs and saves the cache at exit; the next
 // run starts from that cache and adds to it. Only conversation spells here: the code medium
 // changes V8 flags (--liftoff-only), and a cache made under other flags is rejected.
-rmSync(`${outfile}.v8cache`, { force: true });
 const runs = [
   ["--help"],
   ["run", "--help"],
@@ -54,4 +55,18 @@ for (const args of runs) {
   if (r.status !== 0) {
     throw new Error(`training run \`spell ${args.join(" ")}\` exited ${r.status}:\n${r.stderr}`);
   }
+}
+
+// The cache the runs left must be the one a user's `spell` accepts.
+const check = spawnSync(
+  process.execPath,
+  [
+    "--input-type=module",
+    "-e",
+    'const { loadBundle } = await import("./bin/load.js"); process.stdout.write(String(loadBundle().cacheRejected));',
+  ],
+  { cwd: root, encoding: "utf8" },
+);
+if (check.stdout !== "false") {
+  throw new Error(`the trained code cache is not accepted:\n${check.stdout}${check.stderr}`);
 }

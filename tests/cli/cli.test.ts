@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -210,6 +210,59 @@ describe("the bin", () => {
     );
     expect(r.stderr).toBe("");
     expect(JSON.parse(r.stdout)).toEqual({ rejected: false });
+  });
+
+  it("uses a code cache only when it is whole and made from this very bundle", () => {
+    // A copy of bin/ and dist/spell.cjs, whose cache is damaged in two ways.
+    const root = mkdtempSync(join(tmpdir(), "spell-cache-"));
+    mkdirSync(join(root, "dist"));
+    cpSync("bin", join(root, "bin"), { recursive: true });
+    cpSync("dist/spell.cjs", join(root, "dist/spell.cjs"));
+    const cache = readFileSync("dist/spell.cjs.v8cache");
+    const loads = () =>
+      spawnSync(
+        process.execPath,
+        [
+          "--input-type=module",
+          "-e",
+          `const { loadBundle } = await import(${JSON.stringify(join(root, "bin/load.js"))}); const b = loadBundle(); console.log(JSON.stringify({ rejected: b.cacheRejected, commands: Object.keys(b.exports.COMMANDS) }));`,
+        ],
+        { encoding: "utf8" },
+      );
+    const expectRejectedAndWorking = () => {
+      const r = loads();
+      expect(r.status).toBe(0);
+      expect(JSON.parse(r.stdout)).toEqual({
+        rejected: true,
+        commands: ["run", "test", "validate", "loom:export"],
+      });
+    };
+    // Bytes flipped in the middle of the V8 data: V8 itself would crash or run garbage.
+    const damaged = Buffer.from(cache);
+    damaged.writeUInt32LE(0xfcfdfeff, Math.floor(damaged.length / 2));
+    writeFileSync(join(root, "dist/spell.cjs.v8cache"), damaged);
+    expectRejectedAndWorking();
+    // A bundle of the same length but other content: V8 would accept the old cache.
+    const source = readFileSync("dist/spell.cjs", "utf8");
+    writeFileSync(join(root, "dist/spell.cjs"), source.replace("loom:export", "loom:exporT"));
+    writeFileSync(join(root, "dist/spell.cjs.v8cache"), cache);
+    const r = loads();
+    expect(JSON.parse(r.stdout)).toMatchObject({ rejected: true });
+    expect((JSON.parse(r.stdout) as { commands: string[] }).commands).toContain("loom:exporT");
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it("says how to build when the checkout is not built", () => {
+    const root = mkdtempSync(join(tmpdir(), "spell-unbuilt-"));
+    cpSync("bin", join(root, "bin"), { recursive: true });
+    const r = spawnSync(process.execPath, [join(root, "bin/run.js"), "--help"], {
+      encoding: "utf8",
+    });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toBe(
+      "spell: the CLI is not built in this checkout (dist/spell.cjs is missing): run `npm run build`\n",
+    );
+    rmSync(root, { recursive: true, force: true });
   });
 
   it("runs a code-medium spell through the bundle (QuickJS loads from node_modules)", () => {
