@@ -94,6 +94,37 @@ describe("the turn's hot path keeps its meaning", () => {
     expect(r.toolCalls![1]!.arguments).toBe("[1]");
   });
 
+  it("a scripted call hands its gate an object of its own, as its JSON text says", async () => {
+    const seen: unknown[] = [];
+    const grabby: Gate = {
+      name: "grabby",
+      description: "changes its arguments",
+      parameters: { type: "object" },
+      execute: (args) => {
+        seen.push(structuredClone(args));
+        (args["items"] as unknown[]).push("seen");
+        return "ok";
+      },
+    };
+    const responses = [
+      { tool_calls: [{ gate: "grabby", args: { items: ["a"], n: Number.NaN } }] },
+      { tool_calls: [{ gate: "done", args: { answer: 1 } }] },
+    ];
+    const cast = () =>
+      new Cantrip({
+        llm: new ScriptedLLM({ responses }),
+        identity: {},
+        circle: new Circle({ gates: [doneGate(), grabby], wards: [{ max_turns: 3 }] }),
+      }).cast("go");
+    await cast();
+    await cast();
+    expect(seen).toEqual([
+      { items: ["a"], n: null },
+      { items: ["a"], n: null },
+    ]);
+    expect(responses[0]!.tool_calls[0]!.args.items).toEqual(["a"]);
+  });
+
   it("a turn appended twice is refused: the loom is append-only", () => {
     const loom = new Loom();
     const c = new Cantrip({

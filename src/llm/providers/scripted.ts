@@ -47,9 +47,23 @@ export class ScriptedLLM implements LLM {
   readonly invocations: RecordedQuery[] = [];
   private next = 0;
   private calls = 0;
+  /**
+   * Each reply's tool-call arguments as a gate receives them: decoded from their JSON once, when
+   * the script is read, into objects of this LLM's own — a gate that changes its arguments
+   * changes no script, and it sees exactly what the JSON text says (no NaN where the text says null).
+   */
+  private readonly decoded: (Record<string, unknown> | undefined)[][];
 
   constructor(private readonly options: ScriptedLLMOptions) {
     this.name = options.name ?? "scripted";
+    this.decoded = options.responses.map((r) =>
+      (r?.tool_calls ?? []).map((c) => {
+        const args: unknown = c?.args ?? {};
+        return isObject(args)
+          ? (JSON.parse(JSON.stringify(args)) as Record<string, unknown>)
+          : undefined;
+      }),
+    );
   }
 
   get queries(): number {
@@ -87,7 +101,7 @@ export class ScriptedLLM implements LLM {
         }),
       );
     }
-    const response = this.toResponse(script);
+    const response = this.toResponse(script, this.decoded[this.next - 1] ?? []);
     if (options.onDelta) {
       if (response.thinking) options.onDelta({ type: "thinking", text: response.thinking });
       if (response.content) options.onDelta({ type: "text", text: response.content });
@@ -95,13 +109,17 @@ export class ScriptedLLM implements LLM {
     return Promise.resolve(response);
   }
 
-  private toResponse(script: ScriptedResponse): LLMResponse {
+  private toResponse(
+    script: ScriptedResponse,
+    decoded: readonly (Record<string, unknown> | undefined)[],
+  ): LLMResponse {
     const toolCalls: ToolCall[] = [];
-    for (const call of script.tool_calls ?? []) {
-      const args = call.args ?? {};
+    (script.tool_calls ?? []).forEach((call, i) => {
       const id = call.id ?? `call_${++this.calls}`;
-      toolCalls.push(keepInput({ id, name: call.gate, arguments: JSON.stringify(args) }, args));
-    }
+      const input = decoded[i];
+      const text = JSON.stringify(input ?? call.args ?? {});
+      toolCalls.push(keepInput({ id, name: call.gate, arguments: text }, input));
+    });
     if (script.code !== undefined) {
       const args = { code: script.code };
       const id = `call_${++this.calls}`;
@@ -122,6 +140,9 @@ export class ScriptedLLM implements LLM {
     return response;
   }
 }
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === "object" && !Array.isArray(v);
 
 function toUsage(u: ScriptedResponse["usage"]): Usage {
   return {
