@@ -106,8 +106,9 @@ describe("the turn's hot path keeps its meaning", () => {
         return "ok";
       },
     };
+    const items = ["a"];
     const responses = [
-      { tool_calls: [{ gate: "grabby", args: { items: ["a"], n: Number.NaN } }] },
+      { tool_calls: [{ gate: "grabby", args: { items, n: Number.NaN } }] },
       { tool_calls: [{ gate: "done", args: { answer: 1 } }] },
     ];
     const cast = () =>
@@ -122,7 +123,7 @@ describe("the turn's hot path keeps its meaning", () => {
       { items: ["a"], n: null },
       { items: ["a"], n: null },
     ]);
-    expect(responses[0]!.tool_calls[0]!.args.items).toEqual(["a"]);
+    expect(items).toEqual(["a"]);
   });
 
   it("a turn appended twice is refused: the loom is append-only", () => {
