@@ -66,7 +66,9 @@ export async function runCommand(file: string, flags: RunFlags, io: CliIO): Prom
   } catch (err) {
     io.stderr(redact(`spell run failed: ${errorMessage(err)}\n`));
     io.stderr(
-      `the loom keeps every turn recorded before the failure (${cantrip.loom.store.location})\n`,
+      redact(
+        `the loom keeps every turn recorded before the failure (${cantrip.loom.store.location})\n`,
+      ),
     );
     cantrip.loom.close();
     return err instanceof SpellbookError && err.family === "spell" ? EXIT.invalid : EXIT.failure;

@@ -207,6 +207,8 @@ function openLoom(spell: Spell, ctx: CompileContext): Loom {
   const store = new JsonlStore(
     isAbsolute(path) ? path : resolve(fromSpell ? ctx.baseDir : process.cwd(), path),
   );
+  // Refused before the first query, not at the first turn: the file is not a loom we may write.
+  if (store.refusal) throw new ConfigError("loom_refused", store.refusal);
   const loom = new Loom(store);
   for (const w of store.warnings) ctx.warnings.push({ message: w, position: ctx.locate(["loom"]) });
   return loom;
@@ -259,5 +261,6 @@ export async function compileSpell(
         ...(spell.name ? { name: spell.name } : {}),
       }),
   );
-  return cantrip ? { cantrip, errors: [] } : { errors: errors.list };
+  // A loom that could not be opened is an error, never a silent fall-back to memory.
+  return cantrip && errors.list.length === 0 ? { cantrip, errors: [] } : { errors: errors.list };
 }

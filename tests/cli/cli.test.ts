@@ -93,6 +93,33 @@ intent: go
   });
 });
 
+describe("spell run and the loom file", () => {
+  it("refuses a --loom path that is not a loom, before any query, and leaves it untouched", async () => {
+    const notes = write("notes.md", "# notes\n");
+    const o = io();
+    expect(await runCommand("grimoire/04-cantrip.yaml", { loom: notes }, o)).toBe(EXIT.invalid);
+    expect(o.err).toContain(`${notes} is not a loom file`);
+    expect(readFileSync(notes, "utf8")).toBe("# notes\n");
+  });
+
+  it("never prints a secret in the loom's path", async () => {
+    const spell = write(
+      "secret-loom.yaml",
+      `llm: { provider: scripted, responses: [{ error: { status: 500, message: down } }] }
+identity: {}
+circle: { gates: [done], wards: [{ max_turns: 2 }] }
+loom: { path: "./looms/\${env:LOOM_TOKEN}.jsonl" }
+intent: go
+`,
+    );
+    const o = io();
+    o.env = { LOOM_TOKEN: "tok-secret-9876" };
+    expect(await runCommand(spell, {}, o)).toBe(EXIT.failure);
+    expect(o.err).toContain("the loom keeps every turn recorded before the failure");
+    expect(o.err).not.toContain("tok-secret-9876");
+  });
+});
+
 describe("spell validate", () => {
   it("prints all three mistakes of a file with line and column", async () => {
     const spell = write(

@@ -114,6 +114,41 @@ describe("JSONL loom", () => {
     expect(new Loom(new JsonlStore(path)).turns()).toEqual(loom.turns());
   });
 
+  it("never appends to a file that is not a loom, or a loom of a newer format", async () => {
+    for (const text of ["# my notes\nhello\n", '{"type":"loom","version":99,"created":"x"}\n']) {
+      const path = join(tmp(), "file");
+      writeFileSync(path, text);
+      const store = new JsonlStore(path);
+      expect(store.refusal).toMatch(/is not a loom file|newer than this Spellbook writes/);
+      await expect(cantrip(new Loom(store), [{ content: "one" }]).cast("go")).rejects.toThrow(
+        store.refusal!,
+      );
+      expect(readFileSync(path, "utf8")).toBe(text);
+    }
+  });
+
+  it("ends a last record that lacks its newline without calling it torn", async () => {
+    const path = join(tmp(), "loom.jsonl");
+    const loom = new Loom(new JsonlStore(path));
+    await cantrip(loom, [{ content: "one" }]).cast("go");
+    loom.close();
+    writeFileSync(path, readFileSync(path, "utf8").trimEnd()); // the final newline is lost
+    const store = new JsonlStore(path);
+    expect(store.warnings).toEqual([]);
+    const again = new Loom(store);
+    await cantrip(again, [{ content: "two" }]).cast("again");
+    again.close();
+    const read = readLoomFile(path);
+    expect(read.tornTail).toBeNull();
+    expect(read.records.map((r) => r.type)).toEqual([
+      "loom",
+      "identity",
+      "turn",
+      "identity",
+      "turn",
+    ]);
+  });
+
   it("refuses a corrupt line in the middle", () => {
     const path = join(tmp(), "loom.jsonl");
     writeFileSync(
