@@ -4,19 +4,22 @@
 // V8 flags), V8 rejects it and compiles as usual — slower, never wrong.
 //
 // V8 checks only the source's length and its own version and flags, and a damaged cache can
-// crash it: the cache file therefore starts with the SHA-256 of the bundle it was made from and
-// of the data that follows, and is used only when both match.
-import { createHash } from "node:crypto";
+// crash it: the cache file therefore starts with the CRC-32 of the bundle it was made from and of
+// the data that follows, and is used only when both match. (CRC-32, from zlib: node:crypto alone
+// takes longer to load than the whole check saves; this guards against accidents, not attacks —
+// whoever can write dist/ can write the bundle itself.)
 import { existsSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import Module, { createRequire } from "node:module";
 import { dirname } from "node:path";
 import { fileURLToPath, URL } from "node:url";
 import vm from "node:vm";
+import zlib from "node:zlib";
 
 const linkedPath = fileURLToPath(new URL("../dist/spell.cjs", import.meta.url));
-const HASH_BYTES = 32;
+const SUM_BYTES = 4;
 
-const sha256 = (bytes) => createHash("sha256").update(bytes).digest();
+/** zlib.crc32 arrived in Node 20.15; without it no cache is trusted. */
+const crc32 = typeof zlib.crc32 === "function" ? (bytes) => zlib.crc32(bytes) : undefined;
 
 /** The cache's V8 data when it was made from exactly this bundle and arrived whole. */
 function verifiedCache(cachePath, bundle) {
@@ -26,11 +29,10 @@ function verifiedCache(cachePath, bundle) {
   } catch {
     return undefined; // not built yet, or removed: compile from source
   }
-  if (file.length <= 2 * HASH_BYTES) return undefined;
-  const data = file.subarray(2 * HASH_BYTES);
-  const madeFrom = file.subarray(0, HASH_BYTES);
-  const dataHash = file.subarray(HASH_BYTES, 2 * HASH_BYTES);
-  if (!madeFrom.equals(sha256(bundle)) || !dataHash.equals(sha256(data))) return undefined;
+  if (!crc32 || file.length <= 2 * SUM_BYTES) return undefined;
+  const data = file.subarray(2 * SUM_BYTES);
+  if (file.readUInt32LE(0) !== crc32(bundle) || file.readUInt32LE(SUM_BYTES) !== crc32(data))
+    return undefined;
   return data;
 }
 
@@ -72,8 +74,12 @@ export function loadBundle(options = {}) {
   module.loaded = true;
   if (options.writeCache) {
     process.once("exit", () => {
+      if (!crc32) return; // a cache nobody could check is not written
       const data = script.createCachedData();
-      writeFileSync(cachePath, Buffer.concat([sha256(bundle), sha256(data), data]));
+      const sums = Buffer.alloc(2 * SUM_BYTES);
+      sums.writeUInt32LE(crc32(bundle), 0);
+      sums.writeUInt32LE(crc32(data), SUM_BYTES);
+      writeFileSync(cachePath, Buffer.concat([sums, data]));
     });
   }
   return {
