@@ -56,7 +56,12 @@ export class CodeSession implements MediumSession {
       );
     }
     return {
-      utterance: codes.length ? codes.join("\n\n") : (response.content ?? ""),
+      utterance:
+        codes.length === 1
+          ? codes[0]!
+          : codes.length
+            ? codes.join("\n\n")
+            : (response.content ?? ""),
       observation: observations.join("\n\n"),
       gateCalls: records,
       messages,
@@ -109,7 +114,9 @@ export class CodeSession implements MediumSession {
           });
           return { ok: false, message: named };
         }
-        const result = await this.circle.callGate(name, named, ctx);
+        // The call's JSON text: "{}" is known without encoding (most calls take no arguments).
+        const text = args.length === 0 ? "{}" : undefined;
+        const result = await this.circle.callGate(name, named, ctx, text);
         records.push(result.record); // every gate the code called, in order (CIRCLE-7)
         if (!result.ok) return { ok: false, message: result.record.result }; // CIRCLE-5
         if (name !== DONE) return { ok: true, value: result.value };
