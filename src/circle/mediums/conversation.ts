@@ -8,6 +8,10 @@ import type { Medium, MediumSession, MediumStep, Presentation, TurnScope } from 
 export const DONE_REMINDER =
   "No gate was called. Continue with the task; call the done gate with your answer when finished.";
 
+/** What stays in the working context of an ephemeral gate's result after the next turn (PROD-5). */
+export const ephemeralNote = (chars: number): string =>
+  `[ephemeral result removed from context (${chars} chars); the loom keeps it — call the gate again if needed]`;
+
 const SKIPPED = "skipped: done was called earlier in this utterance (LOOP-3)";
 
 /** A tool-calling circle: each gate is a tool, tool_choice auto (§4.5, §4.6). */
@@ -104,7 +108,7 @@ class ConversationSession implements MediumSession {
     for (const m of this.ephemeral) {
       if (m.role === "tool") {
         const size = m.content.length;
-        m.content = `[ephemeral result removed from context (${size} chars); the loom keeps it — call the gate again if needed]`;
+        m.content = ephemeralNote(size);
       }
     }
     this.ephemeral = [];

@@ -4,7 +4,7 @@ import type { Circle } from "../../circle.js";
 import type { GateCallRecord, GateContext } from "../../gate.js";
 import { DONE } from "../../gates/done.js";
 import type { MediumSession, MediumStep, TurnScope } from "../../medium.js";
-import { DONE_REMINDER } from "../conversation.js";
+import { DONE_REMINDER, ephemeralNote } from "../conversation.js";
 import { namedArguments } from "./arguments.js";
 import { JS_TOOL } from "./capability.js";
 import { loadCodeEngine } from "./engine.js";
@@ -20,6 +20,8 @@ export class CodeSession implements MediumSession {
   private sandbox: Sandbox | undefined;
   private opening: Promise<Sandbox> | undefined;
   private disposed = false;
+  /** Observations of the previous turn that hold ephemeral results, trimmed after this one (PROD-5). */
+  private ephemeral: { message: { content: string }; records: GateCallRecord[] }[] = [];
 
   constructor(
     private readonly circle: Circle,
@@ -28,6 +30,7 @@ export class CodeSession implements MediumSession {
   ) {}
 
   async execute(response: LLMResponse, scope: TurnScope): Promise<MediumStep> {
+    if (this.ephemeral.length) this.trimEphemeral();
     const calls = response.toolCalls ?? [];
     // Messages are built whole, not spread from optional parts: this runs on every turn.
     const assistant: Message = calls.length
@@ -49,11 +52,12 @@ export class CodeSession implements MediumSession {
       if (run.code !== undefined) codes.push(run.code);
       observations.push(run.text);
       const toolCallId = call.id;
-      messages.push(
-        run.isError
-          ? { role: "tool", toolCallId, content: run.text, isError: true }
-          : { role: "tool", toolCallId, content: run.text },
-      );
+      const message: Message = run.isError
+        ? { role: "tool", toolCallId, content: run.text, isError: true }
+        : { role: "tool", toolCallId, content: run.text };
+      messages.push(message);
+      if (run.records.some((r) => !r.is_error && this.circle.gates.get(r.gate_name)?.ephemeral))
+        this.ephemeral.push({ message, records: run.records });
     }
     return {
       utterance:
@@ -69,8 +73,28 @@ export class CodeSession implements MediumSession {
     };
   }
 
+  /**
+   * PROD-5: an ephemeral gate's result leaves the working context after the next turn; the loom
+   * keeps it. Whatever the run printed or returned may carry that result too, so the trimmed
+   * observation keeps only the gate calls, with the ephemeral results replaced.
+   */
+  private trimEphemeral(): void {
+    for (const { message, records } of this.ephemeral) {
+      const kept = records.map((r) =>
+        !r.is_error && this.circle.gates.get(r.gate_name)?.ephemeral
+          ? { ...r, result: ephemeralNote(r.result.length) }
+          : r,
+      );
+      message.content =
+        renderObservation(kept, { console: "", consoleDropped: 0 }) +
+        "\n[the console and last value of this run are removed from context with the ephemeral results; the loom keeps them]";
+    }
+    this.ephemeral = [];
+  }
+
   dispose(): void {
     this.disposed = true;
+    this.ephemeral = [];
     this.sandbox?.dispose();
     this.sandbox = undefined;
     void this.opening?.then(
