@@ -202,6 +202,21 @@ describe("spell test on a folder", () => {
   });
 });
 
+/** Loads the bundle through a bin/load.js in a child process: was its cache used, and what commands. */
+function loadBundleIn(loadJs: string) {
+  const r = spawnSync(
+    process.execPath,
+    [
+      "--input-type=module",
+      "-e",
+      `const { loadBundle } = await import(${JSON.stringify(loadJs)}); const b = loadBundle(); console.log(JSON.stringify({ rejected: b.cacheRejected, commands: Object.keys(b.exports.COMMANDS) }));`,
+    ],
+    { encoding: "utf8" },
+  );
+  expect(r.stderr).toBe("");
+  return JSON.parse(r.stdout) as { rejected: boolean; commands: string[] };
+}
+
 describe("the bin", () => {
   it("spell --help works and loads no provider SDK or sandbox", () => {
     // Hooks report every ES module resolved and every CommonJS module required.
@@ -226,17 +241,10 @@ describe("the bin", () => {
   });
 
   it("the CLI starts from the code cache the build trained", () => {
-    const r = spawnSync(
-      process.execPath,
-      [
-        "--input-type=module",
-        "-e",
-        'const { loadBundle } = await import("./bin/load.js"); console.log(JSON.stringify({ rejected: loadBundle().cacheRejected }));',
-      ],
-      { encoding: "utf8" },
-    );
-    expect(r.stderr).toBe("");
-    expect(JSON.parse(r.stdout)).toEqual({ rejected: false });
+    expect(loadBundleIn(join(process.cwd(), "bin/load.js"))).toEqual({
+      rejected: false,
+      commands: ["run", "test", "validate", "loom:export"],
+    });
   });
 
   it("uses a code cache only when it is whole and made from this very bundle", () => {
@@ -246,36 +254,21 @@ describe("the bin", () => {
     cpSync("bin", join(root, "bin"), { recursive: true });
     cpSync("dist/spell.cjs", join(root, "dist/spell.cjs"));
     const cache = readFileSync("dist/spell.cjs.v8cache");
-    const loads = () =>
-      spawnSync(
-        process.execPath,
-        [
-          "--input-type=module",
-          "-e",
-          `const { loadBundle } = await import(${JSON.stringify(join(root, "bin/load.js"))}); const b = loadBundle(); console.log(JSON.stringify({ rejected: b.cacheRejected, commands: Object.keys(b.exports.COMMANDS) }));`,
-        ],
-        { encoding: "utf8" },
-      );
-    const expectRejectedAndWorking = () => {
-      const r = loads();
-      expect(r.status).toBe(0);
-      expect(JSON.parse(r.stdout)).toEqual({
-        rejected: true,
-        commands: ["run", "test", "validate", "loom:export"],
-      });
-    };
     // Bytes flipped in the middle of the V8 data: V8 itself would crash or run garbage.
     const damaged = Buffer.from(cache);
     damaged.writeUInt32LE(0xfcfdfeff, Math.floor(damaged.length / 2));
     writeFileSync(join(root, "dist/spell.cjs.v8cache"), damaged);
-    expectRejectedAndWorking();
+    expect(loadBundleIn(join(root, "bin/load.js"))).toEqual({
+      rejected: true,
+      commands: ["run", "test", "validate", "loom:export"],
+    });
     // A bundle of the same length but other content: V8 would accept the old cache.
     const source = readFileSync("dist/spell.cjs", "utf8");
     writeFileSync(join(root, "dist/spell.cjs"), source.replace("loom:export", "loom:exporT"));
     writeFileSync(join(root, "dist/spell.cjs.v8cache"), cache);
-    const r = loads();
-    expect(JSON.parse(r.stdout)).toMatchObject({ rejected: true });
-    expect((JSON.parse(r.stdout) as { commands: string[] }).commands).toContain("loom:exporT");
+    const stale = loadBundleIn(join(root, "bin/load.js"));
+    expect(stale.rejected).toBe(true);
+    expect(stale.commands).toContain("loom:exporT");
     rmSync(root, { recursive: true, force: true });
   });
 
