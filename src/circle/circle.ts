@@ -72,15 +72,17 @@ export class Circle {
 
   /**
    * Executes one gate call. Failures — unknown gate, bad arguments, a throw — come back as
-   * an error record the entity sees (CIRCLE-5), never as an exception of the loop.
+   * an error record the entity sees (CIRCLE-5), never as an exception of the loop. A gate that
+   * answers synchronously is answered synchronously: the code medium then has no reason to
+   * suspend its sandbox.
    */
-  async callGate(
+  callGate(
     name: string,
     args: unknown,
     ctx: GateContext,
     /** The JSON text of `args` when the caller has it already (a decoded tool call). */
     text?: string,
-  ): Promise<GateOutcome> {
+  ): GateOutcome | Promise<GateOutcome> {
     const encoded = typeof args === "string" ? args : (text ?? JSON.stringify(args ?? {}));
     const gate = this.gates.get(name);
     if (!gate) return failure(name, encoded, unknownGateMessage(name, [...this.gates.keys()]));
@@ -97,23 +99,34 @@ export class Circle {
     }
     const problem = checkArguments(gate, parsed as Record<string, unknown>);
     if (problem) return failure(name, encoded, `${name}: ${problem}`);
+    let value: unknown;
     try {
-      const value: unknown = await gate.execute(parsed as Record<string, unknown>, ctx);
-      return {
-        record: {
-          gate_name: name,
-          arguments: encoded,
-          result: renderResult(value),
-          is_error: false,
-        },
-        value,
-        ok: true,
-      };
+      value = gate.execute(parsed as Record<string, unknown>, ctx);
     } catch (err) {
-      return failure(name, encoded, err instanceof Error ? err.message : String(err));
+      return failure(name, encoded, messageOf(err));
     }
+    if (!isThenable(value)) return success(name, encoded, value);
+    return Promise.resolve(value).then(
+      (v) => success(name, encoded, v),
+      (err: unknown) => failure(name, encoded, messageOf(err)),
+    );
   }
 }
+
+function success(name: string, encoded: string, value: unknown): GateOutcome {
+  return {
+    record: { gate_name: name, arguments: encoded, result: renderResult(value), is_error: false },
+    value,
+    ok: true,
+  };
+}
+
+const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+
+const isThenable = (v: unknown): v is PromiseLike<unknown> =>
+  v !== null &&
+  (typeof v === "object" || typeof v === "function") &&
+  typeof (v as { then?: unknown }).then === "function";
 
 function failure(name: string, encoded: string, message: string): GateOutcome {
   return {

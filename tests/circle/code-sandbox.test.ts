@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import type { Gate } from "../../src/circle/gate.js";
 import { behaviorGate } from "../../src/circle/gates/index.js";
 import { loadCodeEngine } from "../../src/circle/mediums/code/index.js";
 import { Shell } from "../../src/circle/mediums/code/shell.js";
@@ -72,6 +73,41 @@ describe("code sandbox: wards of the medium (WARD-2)", () => {
       wards: [{ max_turns: 2 }, { max_eval_ms: 50 }],
     });
     expect((await cantrip.cast("x")).result).toBe("waited");
+  });
+
+  it("answers a synchronous gate without suspending, and does not count its time either", async () => {
+    const spin: Gate = {
+      name: "spin",
+      description: "works synchronously for 40 ms",
+      parameters: { type: "object", properties: {} },
+      execute: () => {
+        const until = performance.now() + 40;
+        while (performance.now() < until);
+        return "spun";
+      },
+    };
+    const engine = await loadCodeEngine();
+    // quickjs-emscripten counts the suspensions of each module instance (lane).
+    const suspensions = () =>
+      (
+        engine as unknown as { lanes: { module: { callbacks: { suspendedCount: number } } }[] }
+      ).lanes.reduce((n, lane) => n + lane.module.callbacks.suspendedCount, 0);
+    const sync = codeCantrip(
+      ["var got = []; for (var i = 0; i < 3; i++) got.push(spin()); done(got.join(','))"],
+      { gates: [doneGate(), spin], wards: [{ max_turns: 2 }, { max_eval_ms: 60 }] },
+    );
+    let before = suspensions();
+    // 120 ms in gates under a 60 ms code budget: gate time is not code time.
+    expect((await sync.cantrip.cast("x")).result).toBe("spun,spun,spun");
+    expect(suspensions() - before).toBe(0);
+    // The control: an async gate does suspend the sandbox, once per call.
+    const async = codeCantrip(["done(slow_gate() + slow_gate())"], {
+      gates: [doneGate(), slowGate(1, "w")],
+      wards: [{ max_turns: 2 }],
+    });
+    before = suspensions();
+    expect((await async.cantrip.cast("x")).result).toBe("ww");
+    expect(suspensions() - before).toBe(2);
   });
 
   it("turns an allocation bomb into an observed error, not a crash of the host", async () => {

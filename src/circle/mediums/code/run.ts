@@ -5,8 +5,11 @@ export type GateReply =
   { ok: true; value: unknown; stop?: boolean } | { ok: false; message: string };
 
 export interface EvalHooks {
-  /** Runs one gate call of the code, with the arguments as the code passed them. */
-  callGate(name: string, args: unknown[]): Promise<GateReply>;
+  /**
+   * Runs one gate call of the code, with the arguments as the code passed them; a synchronous
+   * gate's reply comes back synchronously (no suspension of the sandbox).
+   */
+  callGate(name: string, args: unknown[]): GateReply | Promise<GateReply>;
   /** Aborts a running evaluation (a ward of the cast, a terminated parent — COMP-9). */
   signal: AbortSignal;
 }

@@ -11,7 +11,7 @@ import {
   type GateReply,
   type SandboxSetup,
 } from "./run.js";
-import { takeShell, type Shell } from "./shell.js";
+import { takeShell, type GateAnswer, type Shell } from "./shell.js";
 
 export type {
   EvalHooks,
@@ -180,8 +180,7 @@ export class Sandbox {
     targetH: QuickJSHandle,
     argsH: QuickJSHandle | undefined,
     lengthH: QuickJSHandle | undefined,
-  ):
-    VmCallResult<QuickJSHandle> | Promise<VmCallResult<QuickJSHandle> | QuickJSHandle | undefined> {
+  ): GateAnswer | Promise<GateAnswer> {
     const ctx = this.shell.context;
     const run = this.run;
     // Only the running code may cross the boundary: not a getter run while rendering a result,
@@ -198,7 +197,18 @@ export class Sandbox {
     const args = this.gateArguments(argsH, lengthH);
     if (!args) return { error: ctx.newError(`${name}: arguments must be JSON data`) };
     run.inGate = true;
-    return this.finishGateCall(run, run.hooks.callGate(name, args));
+    const started = performance.now();
+    let reply: GateReply | Promise<GateReply>;
+    try {
+      reply = run.hooks.callGate(name, args);
+    } catch (err) {
+      reply = { ok: false, message: messageOf(err) };
+    }
+    // A gate that answers at once is answered without suspending the sandbox (no asyncify unwind).
+    if (reply instanceof Promise) return this.awaitGate(run, reply, started);
+    run.inGate = false;
+    run.pausedMs += performance.now() - started; // max_eval_ms counts the code, not the gates
+    return this.answer(run, reply);
   }
 
   /**
@@ -223,20 +233,29 @@ export class Sandbox {
     }
   }
 
-  private async finishGateCall(
+  /** A gate that answers later: the sandbox suspends until it does. */
+  private async awaitGate(
     run: Run,
     pending: Promise<GateReply>,
-  ): Promise<VmCallResult<QuickJSHandle> | QuickJSHandle | undefined> {
-    const ctx = this.shell.context;
-    const paused = performance.now();
+    started: number,
+  ): Promise<GateAnswer> {
     let reply: GateReply;
     try {
       reply = await pending;
     } catch (err) {
-      reply = { ok: false, message: err instanceof Error ? err.message : String(err) };
+      reply = { ok: false, message: messageOf(err) };
     }
     run.inGate = false;
-    run.pausedMs += performance.now() - paused; // max_eval_ms counts the code, not the gates
+    run.pausedMs += performance.now() - started; // max_eval_ms counts the code, not the gates
+    return this.answer(run, reply);
+  }
+
+  /** A gate's reply as the code sees it: a value, an error it may catch, or the end of its run. */
+  private answer(
+    run: Run,
+    reply: GateReply,
+  ): VmCallResult<QuickJSHandle> | QuickJSHandle | undefined {
+    const ctx = this.shell.context;
     if (run.hooks.signal.aborted) {
       run.stop ??= "aborted"; // the run ends here; the interrupt makes it uncatchable
       return { error: ctx.newError("cancelled") };
@@ -278,3 +297,5 @@ function toJson(value: unknown): string {
     return JSON.stringify(String(value));
   }
 }
+
+const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));

@@ -1,6 +1,6 @@
 import type { LLMResponse, Message, ToolCall } from "../../../llm/contract.js";
 import { numberWard } from "../../../core/wards.js";
-import type { Circle } from "../../circle.js";
+import type { Circle, GateOutcome } from "../../circle.js";
 import type { GateCallRecord, GateContext } from "../../gate.js";
 import { DONE } from "../../gates/done.js";
 import type { MediumSession, MediumStep, TurnScope } from "../../medium.js";
@@ -126,7 +126,7 @@ export class CodeSession implements MediumSession {
     };
     const out = await sandbox.evaluate(code, {
       signal: scope.signal,
-      callGate: async (name, args): Promise<GateReply> => {
+      callGate: (name, args): GateReply | Promise<GateReply> => {
         const gate = this.circle.gates.get(name);
         const named = namedArguments(gate, name, args);
         if (typeof named === "string") {
@@ -140,13 +140,17 @@ export class CodeSession implements MediumSession {
         }
         // The call's JSON text: "{}" is known without encoding (most calls take no arguments).
         const text = args.length === 0 ? "{}" : undefined;
-        const result = await this.circle.callGate(name, named, ctx, text);
-        records.push(result.record); // every gate the code called, in order (CIRCLE-7)
-        if (!result.ok) return { ok: false, message: result.record.result }; // CIRCLE-5
-        if (name !== DONE) return { ok: true, value: result.value };
-        done.called = true; // LOOP-3; a malformed done failed above and does not end the loop (LOOP-7)
-        done.result = result.value;
-        return { ok: true, value: result.value, stop: true };
+        const reply = (result: GateOutcome): GateReply => {
+          records.push(result.record); // every gate the code called, in order (CIRCLE-7)
+          if (!result.ok) return { ok: false, message: result.record.result }; // CIRCLE-5
+          if (name !== DONE) return { ok: true, value: result.value };
+          done.called = true; // LOOP-3; a malformed done failed above and does not end the loop (LOOP-7)
+          done.result = result.value;
+          return { ok: true, value: result.value, stop: true };
+        };
+        // A synchronous gate answers at once: the sandbox need not suspend for it.
+        const result = this.circle.callGate(name, named, ctx, text);
+        return result instanceof Promise ? result.then(reply) : reply(result);
       },
     });
     if (out.crashed && this.sandbox === sandbox) {

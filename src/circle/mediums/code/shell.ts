@@ -8,6 +8,12 @@ import type {
 import type { Lane } from "./lane.js";
 import { PRELUDE } from "./prelude.js";
 
+/**
+ * What a gate function returns inside the sandbox: a value (undefined for none) or an error to
+ * throw. Given synchronously, the sandbox runs on; given as a promise, it suspends until then.
+ */
+export type GateAnswer = VmCallResult<QuickJSHandle> | QuickJSHandle | undefined;
+
 /** Where a shell's host functions and interrupt checks go once an entity owns it. */
 export interface Bridge {
   /**
@@ -18,7 +24,7 @@ export interface Bridge {
     target: QuickJSHandle,
     args: QuickJSHandle | undefined,
     length: QuickJSHandle | undefined,
-  ): VmCallResult<QuickJSHandle> | Promise<VmCallResult<QuickJSHandle> | QuickJSHandle | undefined>;
+  ): GateAnswer | Promise<GateAnswer>;
   print(level: string, text: string): void;
   interrupt(): boolean;
 }
