@@ -1,4 +1,4 @@
-import { ConfigError } from "../core/errors.js";
+import { ConfigError, errorMessage } from "../core/errors.js";
 import {
   boolWard,
   composeWards,
@@ -103,12 +103,12 @@ export class Circle {
     try {
       value = gate.execute(parsed as Record<string, unknown>, ctx);
     } catch (err) {
-      return failure(name, encoded, messageOf(err));
+      return failure(name, encoded, errorMessage(err));
     }
     if (!isThenable(value)) return success(name, encoded, value);
     return Promise.resolve(value).then(
       (v) => success(name, encoded, v),
-      (err: unknown) => failure(name, encoded, messageOf(err)),
+      (err: unknown) => failure(name, encoded, errorMessage(err)),
     );
   }
 }
@@ -120,8 +120,6 @@ function success(name: string, encoded: string, value: unknown): GateOutcome {
     ok: true,
   };
 }
-
-const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 const isThenable = (v: unknown): v is PromiseLike<unknown> =>
   v !== null &&

@@ -17,10 +17,13 @@ export interface ToolCall {
 
 /** Keeps a provider's decoded arguments on the call when they are an object (`ToolCall.input`). */
 export function keepInput(call: ToolCall, value: unknown): ToolCall {
-  if (value !== null && typeof value === "object" && !Array.isArray(value))
-    call.input = value as Record<string, unknown>;
+  if (isJsonObject(value)) call.input = value;
   return call;
 }
+
+/** A JSON object: not null, not an array. */
+export const isJsonObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === "object" && !Array.isArray(v);
 
 export type Message =
   | { role: "system"; content: string }

@@ -1,5 +1,6 @@
 import { ConfigError, SystemError } from "../../core/errors.js";
 import {
+  isJsonObject,
   keepInput,
   type LLM,
   type LLMResponse,
@@ -59,7 +60,7 @@ export class ScriptedLLM implements LLM {
     this.decoded = options.responses.map((r) =>
       (r?.tool_calls ?? []).map((c) => {
         const args: unknown = c?.args ?? {};
-        return isObject(args)
+        return isJsonObject(args)
           ? (JSON.parse(JSON.stringify(args)) as Record<string, unknown>)
           : undefined;
       }),
@@ -140,9 +141,6 @@ export class ScriptedLLM implements LLM {
     return response;
   }
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  v !== null && typeof v === "object" && !Array.isArray(v);
 
 function toUsage(u: ScriptedResponse["usage"]): Usage {
   return {

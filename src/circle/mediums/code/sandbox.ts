@@ -1,4 +1,5 @@
 import type { QuickJSHandle, VmCallResult } from "quickjs-emscripten";
+import { errorMessage } from "../../../core/errors.js";
 import type { CodeEngine } from "./engine.js";
 import type { Lane } from "./lane.js";
 import type { SandboxLimits } from "./limits.js";
@@ -202,7 +203,7 @@ export class Sandbox {
     try {
       reply = run.hooks.callGate(name, args);
     } catch (err) {
-      reply = { ok: false, message: messageOf(err) };
+      reply = { ok: false, message: errorMessage(err) };
     }
     // A gate that answers at once is answered without suspending the sandbox (no asyncify unwind).
     if (reply instanceof Promise) return this.awaitGate(run, reply, started);
@@ -243,7 +244,7 @@ export class Sandbox {
     try {
       reply = await pending;
     } catch (err) {
-      reply = { ok: false, message: messageOf(err) };
+      reply = { ok: false, message: errorMessage(err) };
     }
     run.inGate = false;
     run.pausedMs += performance.now() - started; // max_eval_ms counts the code, not the gates
@@ -297,5 +298,3 @@ function toJson(value: unknown): string {
     return JSON.stringify(String(value));
   }
 }
-
-const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
