@@ -5,18 +5,13 @@ import { SpellbookError, errorMessage } from "../core/errors.js";
 import type { CantripEvent } from "../core/events.js";
 import { ScriptedLLM } from "../llm/providers/scripted.js";
 import { parseLLMShorthand, providerRegistry } from "../llm/registry.js";
-import { loadSpell, type LoadedSpell } from "../spell/index.js";
+import { loadDocument, spellOf, type LoadedDocument, type LoadedSpell } from "../spell/index.js";
 import { EXIT, type CliIO } from "./io.js";
 import { liveDisplay } from "./stream-text.js";
+import { kindRunners } from "./kind-runners.js";
+import type { RunFlags } from "./run-flags.js";
 
-export interface RunFlags {
-  intent?: string | undefined;
-  json?: boolean | undefined;
-  loom?: string | undefined;
-  quiet?: boolean | undefined;
-  /** `provider/model`: replaces the spell's LLM for this run. */
-  llm?: string | undefined;
-}
+export type { RunFlags } from "./run-flags.js";
 
 export const DEFAULT_LOOM = ".spellbook/loom.jsonl";
 
@@ -30,15 +25,17 @@ export async function runCommand(file: string, flags: RunFlags, io: CliIO): Prom
     );
     return EXIT.invalid;
   }
+  let doc: LoadedDocument | undefined;
   try {
-    loaded = await loadSpell(displayPath(io.cwd, file), {
+    doc = await loadDocument(displayPath(io.cwd, file), {
       env: io.env,
       loomPath: flags.loom,
       defaultLoomPath: DEFAULT_LOOM,
       llmSpec,
-      onWarning: (message) =>
-        io.stderr(`warning: ${loaded?.redactor.redact(message) ?? message}\n`),
+      onWarning: (message) => io.stderr(`warning: ${doc?.redactor.redact(message) ?? message}\n`),
     });
+    if (doc.kind !== "cantrip") return await runKind(doc, flags, io);
+    loaded = spellOf(doc);
   } catch (err) {
     io.stderr(`${errorMessage(err)}\n`);
     return err instanceof SpellbookError && err.family === "spell" ? EXIT.invalid : EXIT.failure;
@@ -88,6 +85,13 @@ export async function runCommand(file: string, flags: RunFlags, io: CliIO): Prom
     if (!flags.quiet) io.stderr(redact(summaryLine(result, cantrip.loom.store.location)));
   }
   return result.terminated ? EXIT.ok : EXIT.truncated;
+}
+
+async function runKind(doc: LoadedDocument, flags: RunFlags, io: CliIO): Promise<number> {
+  const run = kindRunners[doc.kind];
+  if (run) return run(doc, flags, io);
+  io.stderr(`${doc.file}: spell run does not run a kind: ${doc.kind} document\n`);
+  return EXIT.invalid;
 }
 
 function progressLine(e: CantripEvent): string {

@@ -16,6 +16,7 @@ import { Loom } from "../loom/loom.js";
 import type { ChildLLMSource } from "../circle/spawn/index.js";
 import { compileSpell } from "../spell/compile.js";
 import { schemaErrors } from "../spell/validate.js";
+import { cantripKind } from "../spell/kinds/cantrip.js";
 import { MockOpenAI } from "./mock-openai.js";
 
 /** Keys of an LLM entry in setup; anything else is a runner error, never ignored. */
@@ -113,7 +114,7 @@ export function buildSetup(setup: Record<string, unknown>, options: BuildOptions
     async cantrip(llmKey = "llm") {
       const hit = cache.get(llmKey);
       if (hit) return hit;
-      const problems = schemaErrors(spell, locate);
+      const problems = schemaErrors(spell, locate, cantripKind.validator);
       if (problems.length) throw new SpellErrors(problems);
       const llm = await serve(llms.get(llmKey), setup["retry"] as RetrySpec | undefined, redactor);
       if (!llm && setup[llmKey] === undefined && llmKey !== "llm") {

@@ -1,6 +1,7 @@
 import { ConfigError, errorMessage } from "../core/errors.js";
 import type { Spell } from "../generated/spell.js";
-import { loadSpell } from "../spell/index.js";
+import { loadDocument, loadSpell } from "../spell/index.js";
+import { kindTestRunners } from "./kinds.js";
 import { dirname, resolve } from "node:path";
 import type { Outcome } from "./act.js";
 import { runActions } from "./act.js";
@@ -125,6 +126,12 @@ export async function runFile(
     onResult?.(r);
   };
   if (await isSpellFile(file)) {
+    const doc = await loadDocument(file, { validateOnly: true });
+    if (doc.kind !== "cantrip") {
+      const run = kindTestRunners[doc.kind];
+      for (const r of run ? await run(doc, file) : []) push(r);
+      return results;
+    }
     const loaded = await loadSpell(file, { validateOnly: true });
     for (let i = 0; i < loaded.tests.length; i++) {
       const pos = loaded.source.position(["tests", i]);

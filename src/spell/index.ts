@@ -1,60 +1,111 @@
+/**
+ * The loader: parse → rewrite → validate → resolve → compile. Parse and rewrite are shared;
+ * a document's `kind:` picks the schema, resolver and compiler of the rest (kinds/).
+ */
 import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type { Cantrip } from "../core/cantrip.js";
 import { ConfigError, SpellErrors, SystemError, type SpellbookError } from "../core/errors.js";
 import { Redactor } from "../core/redact.js";
 import type { Spell, TestCase } from "../generated/spell.js";
-import type { LLM } from "../llm/contract.js";
-import type { LLMSpec } from "../llm/registry.js";
-import { compileSpell } from "./compile.js";
+import {
+  defaultKinds,
+  type DocumentKind,
+  type KindContext,
+  type KindRegistry,
+} from "./kinds/index.js";
+import type { LoadOptions } from "./options.js";
 import { interpolateEnv, renameOldWords, type Warning } from "./rewrite.js";
 import { SpellSource } from "./source.js";
 import { schemaErrors } from "./validate.js";
 
 export type { Warning } from "./rewrite.js";
+export type { LoadOptions } from "./options.js";
+export { defaultKinds, KindRegistry, type DocumentKind, type KindContext } from "./kinds/index.js";
 
-export interface LoadOptions {
-  env?: NodeJS.ProcessEnv;
-  /** Replaces the spell's LLM (spell tests, `spell run --llm`). */
-  llm?: LLM;
-  /** Replaces the spell's `llm:` block; built like the spell's own, keeping its `retry` (`spell run --llm`). */
-  llmSpec?: LLMSpec | undefined;
-  /** Where provider warnings go (settings a provider cannot honour); default process.emitWarning. */
-  onWarning?: ((message: string) => void) | undefined;
-  /** Replaces the spell's loom path; "memory" keeps the loom in memory. */
-  loomPath?: string | undefined;
-  /** The loom path when neither the spell nor `loomPath` names one (the CLI's default). */
-  defaultLoomPath?: string | undefined;
-  /** Parse and validate only: no LLM client is built (spell validate). */
-  validateOnly?: boolean;
-}
-
-export interface LoadedSpell {
+/** Any kind of document, loaded. */
+export interface LoadedDocument<Value = unknown, Doc = Record<string, unknown>> {
   file: string;
+  /** The document's kind (`cantrip` when it names none). */
+  kind: string;
   name: string;
   description: string | undefined;
+  /** The compiled value; absent when `validateOnly`. */
+  value: Value | undefined;
+  warnings: Warning[];
+  redactor: Redactor;
+  /** The validated, interpolated document (snake_case, as written). */
+  document: Doc;
+  source: SpellSource;
+}
+
+/** A `kind: cantrip` document, loaded. */
+export interface LoadedSpell extends LoadedDocument<Cantrip, Spell> {
   intent: string | undefined;
   /** Absent when `validateOnly`. */
   cantrip: Cantrip | undefined;
   tests: TestCase[];
-  warnings: Warning[];
-  redactor: Redactor;
   /** The validated, interpolated document (snake_case, as written). */
   spell: Spell;
-  source: SpellSource;
 }
 
-/** parse → rename old words → interpolate → validate → compile. Throws SpellErrors with all errors. */
-export async function loadSpell(file: string, options: LoadOptions = {}): Promise<LoadedSpell> {
-  let text: string;
+function readDocument(file: string): string {
   try {
-    text = readFileSync(file, "utf8");
+    return readFileSync(file, "utf8");
   } catch (err) {
     throw new SystemError("spell_unreadable", `cannot read ${file}: ${(err as Error).message}`, {
       cause: err,
     });
   }
-  return loadSpellText(text, file, options);
+}
+
+/** Loads a document of any kind the registry knows. Throws SpellErrors with all errors. */
+export async function loadDocument(
+  file: string,
+  options: LoadOptions = {},
+  kinds: KindRegistry = defaultKinds(),
+): Promise<LoadedDocument> {
+  return loadDocumentText(readDocument(file), file, options, kinds);
+}
+
+export async function loadDocumentText(
+  text: string,
+  file: string,
+  options: LoadOptions = {},
+  kinds: KindRegistry = defaultKinds(),
+): Promise<LoadedDocument> {
+  const env = options.env ?? process.env;
+  const { source, value, warnings, redactor, kind } = parseDocument(text, file, env, kinds);
+  const ctx: KindContext = {
+    file,
+    baseDir: dirname(resolve(file)),
+    locate: source.position.bind(source),
+    env,
+    redactor,
+    warnings,
+    source,
+    options,
+  };
+  const { resolved, errors } = await kind.resolve(value, ctx);
+  if (errors.length) throw redactedErrors(errors, redactor);
+  const compiled = await kind.compile(resolved, ctx);
+  if (compiled.errors.length) throw redactedErrors(compiled.errors, redactor);
+  return {
+    file,
+    kind: kind.name,
+    name: typeof value["name"] === "string" ? value["name"] : file,
+    description: typeof value["description"] === "string" ? value["description"] : undefined,
+    value: options.validateOnly ? undefined : compiled.value,
+    warnings,
+    redactor,
+    document: value,
+    source,
+  };
+}
+
+/** Loads a `kind: cantrip` spell; a document of another kind is an error. */
+export async function loadSpell(file: string, options: LoadOptions = {}): Promise<LoadedSpell> {
+  return spellOf(await loadDocument(file, options));
 }
 
 export async function loadSpellText(
@@ -62,40 +113,39 @@ export async function loadSpellText(
   file: string,
   options: LoadOptions = {},
 ): Promise<LoadedSpell> {
-  const { source, value, warnings, redactor } = parseSpell(text, file, options.env ?? process.env);
-  const spell = value as Spell;
-  const base = {
-    file,
-    name: spell.name ?? file,
-    description: spell.description,
-    intent: spell.intent,
-    tests: spell.tests ?? [],
-    warnings,
-    redactor,
-    spell,
-    source,
-  };
-  const ctx = {
-    file,
-    baseDir: dirname(resolve(file)),
-    locate: source.position.bind(source),
-    env: options.env ?? process.env,
-    redactor,
-    warnings,
-    llm: options.llm ?? (options.validateOnly ? validationLLM : undefined),
-    llmSpec: options.llmSpec,
-    warn: options.onWarning,
-    validateOnly: options.validateOnly,
-    loomPath: options.validateOnly ? "memory" : options.loomPath,
-    defaultLoomPath: options.defaultLoomPath,
-  };
-  const { cantrip, errors } = await compileSpell(spell, ctx);
-  if (errors.length) throw redactedErrors(errors, redactor);
-  return { ...base, cantrip: options.validateOnly ? undefined : cantrip };
+  return spellOf(await loadDocumentText(text, file, options));
 }
 
-/** Parse, rewrite and validate; throws SpellErrors holding every problem found. */
-export function parseSpell(text: string, file: string, env: NodeJS.ProcessEnv) {
+/** The cantrip view of a loaded document; a document of another kind is an error. */
+export function spellOf(loaded: LoadedDocument): LoadedSpell {
+  if (loaded.kind !== "cantrip") {
+    throw new SpellErrors([
+      new ConfigError(
+        "not_a_cantrip",
+        `this is a kind: ${loaded.kind} document, not a cantrip`,
+        loaded.source.position(["kind"]),
+      ),
+    ]);
+  }
+  const spell = loaded.document as Spell;
+  const cantrip = loaded.value as Cantrip | undefined;
+  return {
+    ...loaded,
+    value: cantrip,
+    cantrip,
+    spell,
+    intent: spell.intent,
+    tests: spell.tests ?? [],
+  };
+}
+
+/** Parse, rewrite and validate against the kind's schema; throws SpellErrors holding every problem found. */
+export function parseDocument(
+  text: string,
+  file: string,
+  env: NodeJS.ProcessEnv,
+  kinds: KindRegistry = defaultKinds(),
+) {
   const source = new SpellSource(file, text);
   const errors: SpellbookError[] = source.syntaxErrors();
   if (errors.length) throw new SpellErrors(errors);
@@ -119,9 +169,17 @@ export function parseSpell(text: string, file: string, env: NodeJS.ProcessEnv) {
       ),
     ]);
   }
-  const all = [...rewriteErrors, ...schemaErrors(value, source.position.bind(source))];
+  const doc = value as Record<string, unknown>;
+  const locate = source.position.bind(source);
+  let kind: DocumentKind;
+  try {
+    kind = kinds.pick(doc, locate);
+  } catch (err) {
+    throw redactedErrors([...rewriteErrors, err as ConfigError], redactor);
+  }
+  const all = [...rewriteErrors, ...schemaErrors(doc, locate, kind.validator)];
   if (all.length) throw redactedErrors(all.sort(byPosition), redactor);
-  return { source, value, warnings, redactor };
+  return { source, value: doc, warnings, redactor, kind };
 }
 
 /** An error may quote a value that came from the environment: it leaves redacted (PROD-8). */
@@ -133,10 +191,3 @@ function redactedErrors(errors: SpellbookError[], redactor: Redactor): SpellErro
 const byPosition = (a: SpellbookError, b: SpellbookError): number =>
   (a.position?.line ?? 0) - (b.position?.line ?? 0) ||
   (a.position?.col ?? 0) - (b.position?.col ?? 0);
-
-/** Stands in for the LLM when a spell is only validated; it is never queried. */
-const validationLLM: LLM = {
-  name: "validation-only",
-  query: () =>
-    Promise.reject(new ConfigError("validate_only", "this spell was loaded for validation only")),
-};

@@ -1,8 +1,8 @@
 import type { ErrorObject } from "ajv";
 import { ConfigError } from "../core/errors.js";
-import validateSpell from "../generated/spell-validate.js";
 import type { Path } from "./source.js";
 import { didYouMean } from "./suggest.js";
+import type { SchemaValidator } from "./kinds/kind.js";
 
 export type Locate = (
   path: Path,
@@ -10,10 +10,11 @@ export type Locate = (
 ) => { file: string; line: number; col: number };
 
 /** Schema errors as positioned, readable errors; all of them, each said once. */
-export function schemaErrors(value: unknown, locate: Locate): ConfigError[] {
-  const validate = validateSpell as unknown as ((data: unknown) => boolean) & {
-    errors?: ErrorObject[] | null;
-  };
+export function schemaErrors(
+  value: unknown,
+  locate: Locate,
+  validate: SchemaValidator,
+): ConfigError[] {
   if (validate(value)) return [];
   const raw = validate.errors ?? [];
   const out = new Map<string, ConfigError>();

@@ -1,0 +1,11 @@
+/**
+ * What `spell run FILE` does with a document that is not a cantrip: one entry per kind, built
+ * here in one place. Each returns the exit code (io.ts EXIT).
+ */
+import type { LoadedDocument } from "../spell/index.js";
+import type { CliIO } from "./io.js";
+import type { RunFlags } from "./run-flags.js";
+
+export type KindRunner = (loaded: LoadedDocument, flags: RunFlags, io: CliIO) => Promise<number>;
+
+export const kindRunners: Readonly<Record<string, KindRunner>> = {};

@@ -1,0 +1,10 @@
+/**
+ * How `spell test` runs the `tests:` of a document that is not a cantrip: one entry per kind,
+ * built here in one place. A kind whose documents carry no tests needs no entry.
+ */
+import type { LoadedDocument } from "../spell/index.js";
+import type { CaseResult } from "./case.js";
+
+export type KindTestRunner = (loaded: LoadedDocument, file: string) => Promise<CaseResult[]>;
+
+export const kindTestRunners: Readonly<Record<string, KindTestRunner>> = {};

@@ -1,0 +1,84 @@
+/**
+ * Kinds of document (ARCHITECTURE.md "Kinds of document"): one loader, and a YAML document's
+ * `kind:` picks how it is validated, resolved and compiled. `cantrip` is the first kind; a
+ * kind is data in a registry, built in one place (kinds/index.ts), never filled by imports.
+ */
+import type { ErrorObject } from "ajv";
+import type { SpellbookError } from "../../core/errors.js";
+import type { Redactor } from "../../core/redact.js";
+import type { Warning } from "../rewrite.js";
+import type { SpellSource } from "../source.js";
+import type { Locate } from "../validate.js";
+import { didYouMean } from "../suggest.js";
+import { ConfigError } from "../../core/errors.js";
+
+/** A standalone ajv validator, as scripts/gen.mjs generates one per schema. */
+export type SchemaValidator = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
+
+/** What every stage of one load shares: where the document is, and where problems go. */
+export interface KindContext<Options = unknown> {
+  file: string;
+  /** The folder of the document: relative paths in it resolve here, never the working directory. */
+  baseDir: string;
+  locate: Locate;
+  env: NodeJS.ProcessEnv;
+  redactor: Redactor;
+  warnings: Warning[];
+  source: SpellSource;
+  /** The caller's options (for `cantrip`, the loader's LoadOptions). */
+  options: Options;
+}
+
+/** The stages a kind supplies; parse and rewrite are shared by every kind. */
+export interface DocumentKind<Doc = unknown, Resolved = unknown, Value = unknown> {
+  /** The value of `kind:` that selects this kind. */
+  readonly name: string;
+  /** The kind's schema, generated from `schemas/<kind>.schema.json`. */
+  readonly validator: SchemaValidator;
+  /**
+   * Everything the document names outside itself (files, child spells, LLM specs, roots),
+   * loaded and checked. Returns the problems found, all of them, each positioned.
+   */
+  resolve(doc: Doc, ctx: KindContext): Promise<{ resolved?: Resolved; errors: SpellbookError[] }>;
+  /** The runtime value; problems collected as in `resolve`. */
+  compile(
+    resolved: Resolved,
+    ctx: KindContext,
+  ): Promise<{ value?: Value; errors: SpellbookError[] }>;
+}
+
+/** The kinds a loader knows, by name. */
+export class KindRegistry {
+  private readonly byName = new Map<string, DocumentKind>();
+
+  constructor(kinds: readonly DocumentKind[] = []) {
+    for (const k of kinds) this.register(k);
+  }
+
+  register(kind: DocumentKind): this {
+    if (this.byName.has(kind.name))
+      throw new ConfigError(
+        "duplicate_kind",
+        `kind ${JSON.stringify(kind.name)} is registered twice`,
+      );
+    this.byName.set(kind.name, kind);
+    return this;
+  }
+
+  names(): string[] {
+    return [...this.byName.keys()];
+  }
+
+  /** The kind a document names (`cantrip` when it names none); unknown kinds say "did you mean". */
+  pick(value: Record<string, unknown>, locate: Locate): DocumentKind {
+    const named = value["kind"] ?? "cantrip";
+    const kind = typeof named === "string" ? this.byName.get(named) : undefined;
+    if (kind) return kind;
+    const known = this.names();
+    throw new ConfigError(
+      "unknown_kind",
+      `kind: unknown document kind ${JSON.stringify(named)}${didYouMean(typeof named === "string" ? named : "", known) || `; known: ${known.join(", ")}`}`,
+      locate(["kind"]),
+    );
+  }
+}

@@ -1,0 +1,20 @@
+import type { LLM } from "../llm/contract.js";
+import type { LLMSpec } from "../llm/registry.js";
+
+/** How a document is loaded; every field is optional. */
+export interface LoadOptions {
+  /** Where `${env:…}` reads from; default process.env. */
+  env?: NodeJS.ProcessEnv;
+  /** Replaces the spell's LLM (spell tests, `spell run --llm`). */
+  llm?: LLM;
+  /** Replaces the spell's `llm:` block; built like the spell's own, keeping its `retry` (`spell run --llm`). */
+  llmSpec?: LLMSpec | undefined;
+  /** Where provider warnings go (settings a provider cannot honour); default process.emitWarning. */
+  onWarning?: ((message: string) => void) | undefined;
+  /** Replaces the spell's loom path; "memory" keeps the loom in memory. */
+  loomPath?: string | undefined;
+  /** The loom path when neither the spell nor `loomPath` names one (the CLI's default). */
+  defaultLoomPath?: string | undefined;
+  /** Parse and validate only: no LLM client is built (spell validate). */
+  validateOnly?: boolean;
+}
