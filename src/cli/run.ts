@@ -1,6 +1,7 @@
 import { relative } from "node:path";
 import { displayPath } from "./io.js";
-import type { CastResult } from "../core/entity.js";
+import type { CastResult } from "../core/result.js";
+import type { Loom } from "../loom/loom.js";
 import { SpellbookError, errorMessage } from "../core/errors.js";
 import type { CantripEvent } from "../core/events.js";
 import { ScriptedLLM } from "../llm/providers/scripted.js";
@@ -54,13 +55,8 @@ export async function runCommand(file: string, flags: RunFlags, io: CliIO): Prom
   }
   const progress =
     flags.quiet || flags.json ? undefined : liveDisplay(io.stderr, loaded.redactor, progressLine);
-  let result: CastResult;
-  try {
-    result = await cantrip.cast(intent, {
-      ...(io.signal ? { signal: io.signal } : {}),
-      ...(progress ? { onEvent: progress } : {}),
-    });
-  } catch (err) {
+  let result: CastResult<Loom>;
+  const failed = (err: unknown): number => {
     io.stderr(redact(`spell run failed: ${errorMessage(err)}\n`));
     io.stderr(
       redact(
@@ -69,7 +65,16 @@ export async function runCommand(file: string, flags: RunFlags, io: CliIO): Prom
     );
     cantrip.loom.close();
     return err instanceof SpellbookError && err.family === "spell" ? EXIT.invalid : EXIT.failure;
+  };
+  try {
+    result = await cantrip.cast(intent, {
+      ...(io.signal ? { signal: io.signal } : {}),
+      ...(progress ? { onEvent: progress } : {}),
+    });
+  } catch (err) {
+    return failed(err);
   }
+  if (result.status === "failed") return failed(result.error);
   cantrip.loom.close();
   if (cantrip.llm instanceof ScriptedLLM && result.terminated && cantrip.llm.unused() > 0) {
     io.stderr(`warning: the scripted llm has ${cantrip.llm.unused()} response(s) left unused\n`);
@@ -112,7 +117,7 @@ function summaryLine(r: CastResult, location: string): string {
   const loom = location.startsWith("/") ? relative(process.cwd(), location) || location : location;
   const how = r.terminated ? `terminated (${r.reason})` : `truncated (${r.reason})`;
   const u = r.usage;
-  return `${how} after ${r.turns} turn${r.turns === 1 ? "" : "s"} · ${u.total_tokens} tokens (${u.prompt_tokens} in, ${u.completion_tokens} out, ${u.cached_tokens} cached) · entity ${r.entityId} · loom ${loom}\n`;
+  return `${how} after ${r.turns} turn${r.turns === 1 ? "" : "s"} · ${u.totalTokens} tokens (${u.promptTokens} in, ${u.completionTokens} out, ${u.cachedTokens} cached) · entity ${r.entityId} · loom ${loom}\n`;
 }
 
 function resultJson(r: CastResult, loom: string) {
@@ -123,7 +128,12 @@ function resultJson(r: CastResult, loom: string) {
     reason: r.reason,
     entity_id: r.entityId,
     turns: r.turns,
-    usage: r.usage,
+    usage: {
+      prompt_tokens: r.usage.promptTokens,
+      completion_tokens: r.usage.completionTokens,
+      cached_tokens: r.usage.cachedTokens,
+      total_tokens: r.usage.totalTokens,
+    },
     loom,
     last_turn_id: r.lastTurnId,
   };

@@ -5,7 +5,7 @@ import type { Cantrip } from "../core/cantrip.js";
 import { ConfigError, SpellErrors } from "../core/errors.js";
 import { Redactor } from "../core/redact.js";
 import type { Spell } from "../generated/spell.js";
-import type { LLM } from "../llm/contract.js";
+import type { LLM } from "../core/contract.js";
 import {
   ScriptedLLM,
   type RecordedQuery,
@@ -14,9 +14,9 @@ import {
 import { RetryingLLM, retryPolicy, type RetrySpec } from "../llm/retry.js";
 import { Loom } from "../loom/loom.js";
 import type { ChildLLMSource } from "../circle/spawn/index.js";
-import { compileSpell } from "../spell/compile.js";
+import { loadDocument } from "../spell/index.js";
 import { schemaErrors } from "../spell/validate.js";
-import { cantripKind } from "../spell/kinds/cantrip.js";
+import { buildCantrip, cantripKind } from "../spell/kinds/cantrip.js";
 import { MockOpenAI } from "./mock-openai.js";
 
 /** Keys of an LLM entry in setup; anything else is a runner error, never ignored. */
@@ -48,7 +48,7 @@ export interface RecordingLLM {
 export interface Built {
   llms: Map<string, RecordingLLM>;
   /** Builds (or reuses) the cantrip served by the named setup LLM; errors are the library's. */
-  cantrip(llmKey?: string): Promise<Cantrip>;
+  cantrip(llmKey?: string): Promise<Cantrip<Loom>>;
   loom: Loom;
   redactor: Redactor;
   /** The spell document the setup was translated into (what a user would have written). */
@@ -103,7 +103,7 @@ export function buildSetup(setup: Record<string, unknown>, options: BuildOptions
   const spell = toSpell(setup, options.base, root);
   const loom = new Loom();
   const redactor = new Redactor();
-  const cache = new Map<string, Cantrip>();
+  const cache = new Map<string, Cantrip<Loom>>();
   const location = options.location;
   const locate = () => ({ file: location, line: 0, col: 0 });
   return {
@@ -120,18 +120,27 @@ export function buildSetup(setup: Record<string, unknown>, options: BuildOptions
       if (!llm && setup[llmKey] === undefined && llmKey !== "llm") {
         throw new ConfigError("unknown_llm", `setup declares no llm named ${llmKey}`);
       }
-      const { cantrip, errors } = await compileSpell(spell, {
-        file: location,
-        baseDir: options.baseDir ?? root ?? process.cwd(),
-        locate,
-        env: process.env,
-        redactor,
-        warnings: [],
-        llm,
-        loomPath: "memory",
-        loom,
-        childLLMs: childLLMs(setup, llms),
-      });
+      const loadNested = (file: string) =>
+        loadDocument(file, { loomPath: "memory", redactor }).then((d) => ({
+          kind: d.kind,
+          value: d.value,
+        }));
+      const { cantrip, errors } = await buildCantrip(
+        spell,
+        {
+          file: location,
+          baseDir: options.baseDir ?? root ?? process.cwd(),
+          locate,
+          env: process.env,
+          redactor,
+          warnings: [],
+          llm,
+          loomPath: "memory",
+          loom,
+          childLLMs: childLLMs(setup, llms),
+        },
+        loadNested,
+      );
       if (!cantrip) throw errors.length === 1 ? errors[0]! : new SpellErrors(errors);
       cache.set(llmKey, cantrip);
       return cantrip;

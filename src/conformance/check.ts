@@ -1,5 +1,6 @@
 import { ConfigError, errorMessage } from "../core/errors.js";
-import type { Message } from "../llm/contract.js";
+import type { UsageTotals } from "../core/result.js";
+import type { Message } from "../core/contract.js";
 import type { RecordedQuery } from "../llm/providers/scripted.js";
 import type { Turn } from "../loom/turn.js";
 import type { Outcome } from "./act.js";
@@ -110,13 +111,15 @@ function mainLLM(b: Built) {
   return llm;
 }
 
-function usageMatch(
-  want: unknown,
-  got: Record<string, number>,
-  path: string,
-  m: MatchContext,
-): string | null {
-  return matchValue(want, got, m, path);
+/** The suite speaks the wire's snake_case; the TypeScript API's usage is camelCase. */
+function usageMatch(want: unknown, got: UsageTotals, path: string, m: MatchContext): string | null {
+  const wire = {
+    prompt_tokens: got.promptTokens,
+    completion_tokens: got.completionTokens,
+    cached_tokens: got.cachedTokens,
+    total_tokens: got.totalTokens,
+  };
+  return matchValue(want, wire, m, path);
 }
 
 /** `thread_N`: the thread of cast N — `{ turns, result, last_turn: { terminated, truncated } }`. */
@@ -267,9 +270,8 @@ const checks: Record<string, Check> = {
       ? null
       : `llm_received_tools: expected ${show(want)}, got ${show(got)}`;
   },
-  usage: (w, o, _b, m) => usageMatch(w, { ...last(o).usage }, "usage", m),
-  cumulative_usage: (w, o, _b, m) =>
-    usageMatch(w, { ...last(o).cumulativeUsage }, "cumulative_usage", m),
+  usage: (w, o, _b, m) => usageMatch(w, last(o).usage, "usage", m),
+  cumulative_usage: (w, o, _b, m) => usageMatch(w, last(o).cumulativeUsage, "cumulative_usage", m),
   thread: (w, o, b, m) => {
     const thread = threadOf(o, b);
     if (Array.isArray(w)) return matchValue(w, roles(thread), m, "thread");

@@ -1,6 +1,6 @@
 import { ConfigError } from "../core/errors.js";
 import type { Redactor } from "../core/redact.js";
-import type { LLM, ToolChoice, ToolDefinition } from "../llm/contract.js";
+import type { LLM, ToolChoice, ToolDefinition } from "../core/contract.js";
 import {
   startLoopbackProvider,
   type LoopbackReply,

@@ -1,7 +1,7 @@
 import { ConfigError } from "../core/errors.js";
 import type { Redactor } from "../core/redact.js";
 import type { LlmObject } from "../generated/spell.js";
-import type { LLM } from "./contract.js";
+import type { LLM } from "../core/contract.js";
 import type { OpenAIFlavor } from "./providers/openai/convert-to-openai.js";
 import { ScriptedLLM } from "./providers/scripted.js";
 import { RequiredToolChoiceLLM } from "./require-tool.js";

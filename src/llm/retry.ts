@@ -1,5 +1,5 @@
 import { ConfigError, SystemError } from "../core/errors.js";
-import type { LLM, LLMResponse, Message, QueryOptions } from "./contract.js";
+import type { LLM, LLMResponse, Message, QueryOptions } from "../core/contract.js";
 import { ProviderError } from "./errors.js";
 
 /** How failed queries are retried (PROD-2, spec §7.3). */

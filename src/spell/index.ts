@@ -5,6 +5,7 @@
 import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type { Cantrip } from "../core/cantrip.js";
+import type { Loom } from "../loom/loom.js";
 import { ConfigError, SpellErrors, SystemError, type SpellbookError } from "../core/errors.js";
 import { Redactor } from "../core/redact.js";
 import type { Spell, TestCase } from "../generated/spell.js";
@@ -40,10 +41,10 @@ export interface LoadedDocument<Value = unknown, Doc = Record<string, unknown>> 
 }
 
 /** A `kind: cantrip` document, loaded. */
-export interface LoadedSpell extends LoadedDocument<Cantrip, Spell> {
+export interface LoadedSpell extends LoadedDocument<Cantrip<Loom>, Spell> {
   intent: string | undefined;
   /** Absent when `validateOnly`. */
-  cantrip: Cantrip | undefined;
+  cantrip: Cantrip<Loom> | undefined;
   tests: TestCase[];
   /** The validated, interpolated document (snake_case, as written). */
   spell: Spell;
@@ -75,7 +76,21 @@ export async function loadDocumentText(
   kinds: KindRegistry = defaultKinds(),
 ): Promise<LoadedDocument> {
   const env = options.env ?? process.env;
-  const { source, value, warnings, redactor, kind } = parseDocument(text, file, env, kinds);
+  const parsed = parseDocument(text, file, env, kinds, options.redactor);
+  const { source, value, warnings, redactor, kind } = parsed;
+  const loadNested = async (nested: string) => {
+    const child = await loadDocument(
+      nested,
+      {
+        env,
+        redactor,
+        loomPath: "memory",
+        ...(options.validateOnly ? { validateOnly: true } : {}),
+      },
+      kinds,
+    );
+    return { kind: child.kind, value: child.value };
+  };
   const ctx: KindContext = {
     file,
     baseDir: dirname(resolve(file)),
@@ -85,6 +100,7 @@ export async function loadDocumentText(
     warnings,
     source,
     options,
+    loadNested,
   };
   const { resolved, errors } = await kind.resolve(value, ctx);
   if (errors.length) throw redactedErrors(errors, redactor);
@@ -128,7 +144,7 @@ export function spellOf(loaded: LoadedDocument): LoadedSpell {
     ]);
   }
   const spell = loaded.document as Spell;
-  const cantrip = loaded.value as Cantrip | undefined;
+  const cantrip = loaded.value as Cantrip<Loom> | undefined;
   return {
     ...loaded,
     value: cantrip,
@@ -145,12 +161,13 @@ export function parseDocument(
   file: string,
   env: NodeJS.ProcessEnv,
   kinds: KindRegistry = defaultKinds(),
+  shared?: Redactor,
 ) {
   const source = new SpellSource(file, text);
   const errors: SpellbookError[] = source.syntaxErrors();
   if (errors.length) throw new SpellErrors(errors);
   const warnings: Warning[] = [];
-  const redactor = new Redactor();
+  const redactor = shared ?? new Redactor();
   const rewriteErrors: ConfigError[] = [];
   try {
     renameOldWords(source, warnings);

@@ -1,4 +1,5 @@
-import type { LLM } from "../llm/contract.js";
+import type { LLM } from "../core/contract.js";
+import type { Redactor } from "../core/redact.js";
 import type { LLMSpec } from "../llm/registry.js";
 
 /** How a document is loaded; every field is optional. */
@@ -17,4 +18,6 @@ export interface LoadOptions {
   defaultLoomPath?: string | undefined;
   /** Parse and validate only: no LLM client is built (spell validate). */
   validateOnly?: boolean;
+  /** Where secrets of `${env:…}` go; a nested document (a child spell) shares its parent's. */
+  redactor?: Redactor;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Message, ToolDefinition } from "../../src/llm/contract.js";
+import type { Message, ToolDefinition } from "../../src/core/contract.js";
 import { ProviderError } from "../../src/llm/errors.js";
 import { createAnthropic } from "../../src/llm/providers/anthropic/anthropic-llm.js";
 import {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ToolDefinition } from "../../src/llm/contract.js";
+import type { ToolDefinition } from "../../src/core/contract.js";
 import { createOpenAICompatible } from "../../src/llm/providers/openai/openai-llm.js";
 import { ScriptedLLM } from "../../src/llm/providers/scripted.js";
 import { RequiredToolChoiceLLM, TOOL_REQUIRED_REMINDER } from "../../src/llm/require-tool.js";

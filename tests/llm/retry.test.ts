@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ModelError, SystemError } from "../../src/core/errors.js";
-import type { LLM, LLMResponse } from "../../src/llm/contract.js";
+import type { LLM, LLMResponse } from "../../src/core/contract.js";
 import { classifyHttpError, parseRetryAfter, ProviderError } from "../../src/llm/errors.js";
 import { createOpenAICompatible } from "../../src/llm/providers/openai/openai-llm.js";
 import {

@@ -27,6 +27,11 @@ export interface KindContext<Options = unknown> {
   source: SpellSource;
   /** The caller's options (for `cantrip`, the loader's LoadOptions). */
   options: Options;
+  /**
+   * Loads another document with this one's environment and redactor (a child spell); handed in
+   * by the loader, so a kind never imports the loader back.
+   */
+  loadNested(file: string): Promise<{ kind: string; value: unknown }>;
 }
 
 /** The stages a kind supplies; parse and rewrite are shared by every kind. */

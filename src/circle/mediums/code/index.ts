@@ -10,7 +10,7 @@ export {
   type CodeEngine,
   type CodeEngineOptions,
 } from "./engine.js";
-export { loadCircleState, mediumWithState } from "./state.js";
+
 export { sandboxLimits, type SandboxLimits } from "./limits.js";
 export { JS_TOOL } from "./capability.js";
 
@@ -36,8 +36,8 @@ export function createCodeMedium(options: CodeMediumOptions = {}): Medium {
         capability: capabilityText(circle, state),
       };
     },
-    open(circle, services) {
-      return new CodeSession(circle, services, state);
+    open(circle, context) {
+      return new CodeSession(circle, context, state);
     },
   };
 }

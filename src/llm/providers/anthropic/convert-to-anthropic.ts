@@ -1,4 +1,4 @@
-import type { Message, QueryOptions, ToolChoice, ToolDefinition } from "../../contract.js";
+import type { Message, QueryOptions, ToolChoice, ToolDefinition } from "../../../core/contract.js";
 import type {
   AnthropicBlock,
   AnthropicMessage,

@@ -1,4 +1,4 @@
-import { keepInput, type LLMResponse, type ToolCall } from "../../contract.js";
+import { keepInput, type LLMResponse, type ToolCall } from "../../../core/contract.js";
 import { ProviderError } from "../../errors.js";
 import { THINKING_KEY } from "./convert-to-anthropic.js";
 import type { AnthropicResponseBody, AnthropicThinkingBlock } from "./wire.js";

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { LLMResponse, ToolCall } from "../../contract.js";
+import type { LLMResponse, ToolCall } from "../../../core/contract.js";
 import { ProviderError } from "../../errors.js";
 import type { OpenAICompletionBody } from "./wire.js";
 

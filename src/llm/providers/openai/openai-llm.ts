@@ -1,7 +1,7 @@
 import OpenAI from "openai";
-import type { LLM, LLMResponse, Message, QueryOptions } from "../../contract.js";
+import type { LLM, LLMResponse, Message, QueryOptions } from "../../../core/contract.js";
 import type { LLMSpec, ProviderContext } from "../../registry.js";
-import { assertToolPairing } from "../../validate.js";
+import { assertToolPairing } from "../../../core/validate-response.js";
 import { PROFILES, requireModel, resolveApiKey, resolveBaseURL } from "../profiles.js";
 import { replayRecord } from "../replay-record.js";
 import { ErrorBodies, fromSDKError } from "../sdk-errors.js";
