@@ -15,6 +15,7 @@ import { RetryingLLM, retryPolicy, type RetrySpec } from "../llm/retry.js";
 import { Loom } from "../loom/loom.js";
 import type { ChildLLMSource } from "../circle/spawn/index.js";
 import { loadDocument } from "../spell/index.js";
+import { retrySpecOf } from "../spell/llm-spec.js";
 import { schemaErrors } from "../spell/validate.js";
 import { buildCantrip, cantripKind } from "../spell/kinds/cantrip.js";
 import { MockOpenAI } from "./mock-openai.js";
@@ -116,7 +117,7 @@ export function buildSetup(setup: Record<string, unknown>, options: BuildOptions
       if (hit) return hit;
       const problems = schemaErrors(spell, locate, cantripKind.validator);
       if (problems.length) throw new SpellErrors(problems);
-      const llm = await serve(llms.get(llmKey), setup["retry"] as RetrySpec | undefined, redactor);
+      const llm = await serve(llms.get(llmKey), retrySpecOf(setup["retry"]), redactor);
       if (!llm && setup[llmKey] === undefined && llmKey !== "llm") {
         throw new ConfigError("unknown_llm", `setup declares no llm named ${llmKey}`);
       }

@@ -10,7 +10,6 @@ export {
   createLLM,
   parseLLMShorthand,
   providerRegistry,
-  registerProvider,
   type LLMSpec,
   type ProviderContext,
   type ProviderEntry,

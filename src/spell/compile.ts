@@ -18,7 +18,8 @@ import type { Redactor } from "../core/redact.js";
 import { composeWards, numberWard, type Ward } from "../core/wards.js";
 import type { Circle as CircleSpec, Identity as IdentitySpec, Spell } from "../generated/spell.js";
 import type { LLM } from "../core/contract.js";
-import { createLLM, parseLLMShorthand, providerRegistry, type LLMSpec } from "../llm/registry.js";
+import { createLLM, providerRegistry, type LLMSpec } from "../llm/registry.js";
+import { llmSpecOf } from "./llm-spec.js";
 import { Loom } from "../loom/loom.js";
 import { JsonlStore } from "../loom/storage-jsonl.js";
 import { ErrorList } from "./collect.js";
@@ -51,10 +52,6 @@ export interface CompileContext {
   childLLMs?: ChildLLMSource | undefined;
 }
 
-export function llmSpecOf(value: Spell["llm"]): LLMSpec | undefined {
-  if (value === undefined || value === null) return undefined;
-  return typeof value === "string" ? parseLLMShorthand(value) : { ...value };
-}
 
 export function compileIdentity(
   spec: IdentitySpec | null | undefined,

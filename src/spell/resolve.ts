@@ -10,6 +10,7 @@ import type { ChildTemplate } from "../circle/spawn/index.js";
 import { ConfigError } from "../core/errors.js";
 import type { Spell } from "../generated/spell.js";
 import type { ErrorList } from "./collect.js";
+import { llmSpecOf } from "./llm-spec.js";
 import { loadCircleState } from "./resolve-state.js";
 
 /** One gate as written, normalised: its name and its dependencies, resolved. */
@@ -67,11 +68,27 @@ function gateSpec(item: unknown): GateSpec {
 async function resolveGate(item: unknown, ctx: ResolveContext): Promise<GateSpec> {
   const gate = gateSpec(item);
   if (ROOTED.has(gate.name)) gate.deps["root"] = rootOf(gate.deps["root"], ctx.baseDir);
-  if (DELEGATES.has(gate.name) && gate.deps["spell"] !== undefined) {
-    const { spell, ...rest } = gate.deps;
-    gate.deps = { ...rest, template: await childTemplate(spell, ctx) };
-  }
+  if (DELEGATES.has(gate.name)) await resolveDelegation(gate, ctx);
   return gate;
+}
+
+/** call_entity's dependencies: the child spell loaded, child LLMs converted (CIRCLE-10). */
+async function resolveDelegation(gate: GateSpec, ctx: ResolveContext): Promise<void> {
+  const { spell, llm, llms, ...rest } = gate.deps;
+  const deps: Record<string, unknown> = { ...rest };
+  if (llm !== undefined) deps["llm"] = llmSpecOf(llm, "call_entity: llm");
+  if (llms !== undefined) {
+    if (llms === null || typeof llms !== "object" || Array.isArray(llms))
+      throw new ConfigError(
+        "bad_dependency",
+        "call_entity: llms maps names to llms, e.g. { fast: openai/gpt-4.1-mini }",
+      );
+    deps["llms"] = Object.fromEntries(
+      Object.entries(llms).map(([k, v]) => [k, llmSpecOf(v, `call_entity: llms.${k}`)]),
+    );
+  }
+  if (spell !== undefined) deps["template"] = await childTemplate(spell, ctx);
+  gate.deps = deps;
 }
 
 /** A file gate's root, absolute: relative to the spell, never the working directory. */

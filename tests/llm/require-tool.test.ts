@@ -63,7 +63,7 @@ describe("tool_choice required (LLM-5)", () => {
       async (server) => {
         const adapter = createOpenAICompatible(
           "local",
-          { provider: "local", model: "qwen3:8b", base_url: `${server.url}/v1` },
+          { provider: "local", model: "qwen3:8b", baseUrl: `${server.url}/v1` },
           testContext(),
         );
         const r = await new RequiredToolChoiceLLM(adapter).query(ask, {

@@ -49,7 +49,7 @@ export function spawnConfigOf(
 }
 
 /** An LLM dependency as written: `provider/model` or `{ provider, model, … }`. */
-export function specOf(value: unknown, what: string): LLMSpec {
+function specOf(value: unknown, what: string): LLMSpec {
   if (typeof value === "string") return parseLLMShorthand(value);
   if (
     value !== null &&
