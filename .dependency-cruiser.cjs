@@ -40,7 +40,8 @@ module.exports = {
     },
     {
       name: "generated-only-in-spell",
-      comment: "snake_case documents are converted once, in the loader: only src/spell/ reads src/generated/",
+      comment:
+        "snake_case documents are converted once, in the loader: only src/spell/ reads src/generated/",
       severity: "error",
       from: { path: "^src/", pathNot: "^src/(spell|generated)/" },
       to: { path: "^src/generated/" },

@@ -4,7 +4,7 @@ import { dirname, join } from "node:path";
 import type { Cantrip } from "../core/cantrip.js";
 import { ConfigError, SpellErrors } from "../core/errors.js";
 import { Redactor } from "../core/redact.js";
-import type { Spell } from "../generated/spell.js";
+import type { Spell } from "../spell/index.js";
 import type { LLM } from "../core/contract.js";
 import {
   ScriptedLLM,

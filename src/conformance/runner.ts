@@ -1,6 +1,5 @@
 import { ConfigError, errorMessage } from "../core/errors.js";
-import type { Spell } from "../generated/spell.js";
-import { loadDocument, loadSpell } from "../spell/index.js";
+import { loadDocument, loadSpell, type Spell } from "../spell/index.js";
 import { kindTestRunners } from "./kinds.js";
 import { dirname, resolve } from "node:path";
 import type { Outcome } from "./act.js";

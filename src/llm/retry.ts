@@ -1,5 +1,5 @@
 import { ConfigError, SystemError } from "../core/errors.js";
-import type { RetrySpec } from "./spec.js";
+import type { RetrySpec, Sleep } from "./spec.js";
 import type { LLM, LLMResponse, Message, QueryOptions } from "../core/contract.js";
 import { ProviderError } from "./errors.js";
 
@@ -44,7 +44,7 @@ export function retryPolicy(spec: RetrySpec | undefined): RetryPolicy {
   };
 }
 
-export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
+export type { Sleep } from "./spec.js";
 
 export interface RetryOptions {
   /** Waits between attempts; tests pass one that records instead of waiting. */

@@ -4,7 +4,9 @@
  */
 import type { Redactor } from "../core/redact.js";
 import type { ScriptedResponse } from "./providers/scripted.js";
-import type { Sleep } from "./retry.js";
+
+/** How a retry waits: tests pass one that records instead of waiting. */
+export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
 
 /** PROD-2: how failed queries are retried. Every field has a default (retry.ts). */
 export interface RetrySpec {

@@ -52,7 +52,6 @@ export interface CompileContext {
   childLLMs?: ChildLLMSource | undefined;
 }
 
-
 export function compileIdentity(
   spec: IdentitySpec | null | undefined,
 ): IdentityInput | null | undefined {

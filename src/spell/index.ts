@@ -21,6 +21,7 @@ import { SpellSource } from "./source.js";
 import { schemaErrors } from "./validate.js";
 
 export type { Warning } from "./rewrite.js";
+export type { Spell, TestCase } from "../generated/spell.js";
 export type { LoadOptions } from "./options.js";
 export { defaultKinds, KindRegistry, type DocumentKind, type KindContext } from "./kinds/index.js";
 

@@ -3,17 +3,15 @@
  * `kind:` picks how it is validated, resolved and compiled. `cantrip` is the first kind; a
  * kind is data in a registry, built in one place (kinds/index.ts), never filled by imports.
  */
-import type { ErrorObject } from "ajv";
 import type { SpellbookError } from "../../core/errors.js";
 import type { Redactor } from "../../core/redact.js";
 import type { Warning } from "../rewrite.js";
 import type { SpellSource } from "../source.js";
-import type { Locate } from "../validate.js";
+import type { Locate, SchemaValidator } from "../validate.js";
 import { didYouMean } from "../suggest.js";
 import { ConfigError } from "../../core/errors.js";
 
-/** A standalone ajv validator, as scripts/gen.mjs generates one per schema. */
-export type SchemaValidator = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
+export type { SchemaValidator } from "../validate.js";
 
 /** What every stage of one load shares: where the document is, and where problems go. */
 export interface KindContext<Options = unknown> {
