@@ -16,6 +16,7 @@ import { Loom } from "../loom/loom.js";
 import type { ChildLLMSource } from "../circle/spawn/index.js";
 import { loadDocument } from "../spell/index.js";
 import { retrySpecOf } from "../spell/llm-spec.js";
+import { caseGates } from "./test-gates.js";
 import { schemaErrors } from "../spell/validate.js";
 import { buildCantrip, cantripKind } from "../spell/kinds/cantrip.js";
 import { MockOpenAI } from "./mock-openai.js";
@@ -139,6 +140,7 @@ export function buildSetup(setup: Record<string, unknown>, options: BuildOptions
           loomPath: "memory",
           loom,
           childLLMs: childLLMs(setup, llms),
+          gates: caseGates,
         },
         loadNested,
       );

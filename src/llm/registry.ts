@@ -4,7 +4,7 @@ import type { LLM } from "../core/contract.js";
 import type { OpenAIFlavor } from "./providers/openai/convert-to-openai.js";
 import { ScriptedLLM } from "./providers/scripted.js";
 import { RequiredToolChoiceLLM } from "./require-tool.js";
-import { RetryingLLM, retryPolicy, type Sleep } from "./retry.js";
+import { RetryingLLM, retryPolicy } from "./retry.js";
 
 export type { LLMSpec, ProviderContext, RetrySpec } from "./spec.js";
 

@@ -5,6 +5,7 @@ import {
   behaviorGate,
   createGate,
   gateRegistry,
+  type GateRegistry,
   type GateBehavior,
 } from "../circle/gates/index.js";
 import type { Medium } from "../circle/medium.js";
@@ -48,6 +49,8 @@ export interface CompileContext {
   defaultLoomPath?: string | undefined;
   /** An existing loom to record into (casts of one conformance case share it). */
   loom?: Loom | undefined;
+  /** The gates the spell may name; default the built-ins (the conformance runner adds its test gates). */
+  gates?: GateRegistry | undefined;
   /** LLMs offered to children of call_entity, ahead of the spell's own (the conformance runner's child_llm). */
   childLLMs?: ChildLLMSource | undefined;
 }
@@ -98,11 +101,13 @@ export function resolveMedium(spec: CircleSpec, warnings: Warning[], locate: Loc
 }
 
 function compileGate(spec: GateSpec, ctx: CompileContext): Gate {
+  const registry = ctx.gates ?? gateRegistry;
   const factoryCtx = {
     baseDir: ctx.baseDir,
     env: ctx.env,
     redactor: ctx.redactor,
     childLLMs: ctx.childLLMs,
+    registry,
   };
   const { name, deps, declared } = spec;
   const behavior = declared?.["behavior"] as GateBehavior | undefined;
@@ -119,13 +124,13 @@ function compileGate(spec: GateSpec, ctx: CompileContext): Gate {
       ...(typeof declared["ephemeral"] === "boolean" ? { ephemeral: declared["ephemeral"] } : {}),
     });
   }
-  if (declared && !gateRegistry[name]) {
+  if (declared && !registry[name]) {
     throw new ConfigError(
       "unknown_gate",
-      `unknown gate ${JSON.stringify(name)}${didYouMean(name, Object.keys(gateRegistry))} (a gate of your own needs a behavior)`,
+      `unknown gate ${JSON.stringify(name)}${didYouMean(name, Object.keys(registry))} (a gate of your own needs a behavior)`,
     );
   }
-  const gate = createGate(name, deps, factoryCtx);
+  const gate = createGate(name, deps, factoryCtx, registry);
   return declared?.["ephemeral"] === true
     ? { ...gate, ephemeral: true, execute: gate.execute.bind(gate) }
     : gate;

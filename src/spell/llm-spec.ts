@@ -37,7 +37,7 @@ const RETRY_KEYS: Readonly<Record<string, keyof RetrySpec>> = {
 /** A retry block as written → RetrySpec. */
 export function retrySpecOf(value: unknown): RetrySpec | undefined {
   if (value === undefined || value === null) return undefined;
-  return renamed(value as Record<string, unknown>, RETRY_KEYS, "retry") as RetrySpec;
+  return renamed(value as Record<string, unknown>, RETRY_KEYS, "retry");
 }
 
 /** An llm as written — shorthand or block — → LLMSpec; `what` names it in errors. */

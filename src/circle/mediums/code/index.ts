@@ -1,7 +1,6 @@
 import type { Medium } from "../../medium.js";
 import { capabilityText, JS_TOOL } from "./capability.js";
 import { loadCodeEngine } from "./engine.js";
-import "./limits.js"; // registers the medium's wards (WARD-2)
 import { CodeSession } from "./session.js";
 
 export {
