@@ -21,7 +21,9 @@ describe("the resolve stage", () => {
     expect(err).toBeInstanceOf(SpellErrors);
     const text = (err as SpellErrors).errors.map((e) => e.format()).join("\n");
     expect(text).toContain(`${join(d, "spell.yaml")}:6:7: call_entity: child spell`);
-    expect(text).toContain(`${join(d, "child.yaml")}:3:1: circel: unknown key; did you mean "circle"?`);
+    expect(text).toContain(
+      `${join(d, "child.yaml")}:3:1: circel: unknown key; did you mean "circle"?`,
+    );
   });
 
   it("a missing child spell is an error at load, not at the first call", async () => {
