@@ -1,6 +1,7 @@
 import type { ToolDefinition } from "../core/contract.js";
 import type { Entity } from "../core/entity.js";
 import type { GateCallRecord } from "../core/medium.js";
+import { isJsonObject } from "../core/json.js";
 
 export type { GateCallRecord } from "../core/medium.js";
 
@@ -94,7 +95,7 @@ function matchesType(type: string, value: unknown): boolean {
     case "array":
       return Array.isArray(value);
     case "object":
-      return typeof value === "object" && value !== null && !Array.isArray(value);
+      return isJsonObject(value);
     default:
       return true;
   }

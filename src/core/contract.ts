@@ -1,3 +1,4 @@
+import { isJsonObject } from "./json.js";
 /**
  * The LLM contract (spec §2.1): stateless, messages in, response out.
  * Everything provider-specific lives behind this interface.
@@ -21,9 +22,7 @@ export function keepInput(call: ToolCall, value: unknown): ToolCall {
   return call;
 }
 
-/** A JSON object: not null, not an array. */
-export const isJsonObject = (v: unknown): v is Record<string, unknown> =>
-  v !== null && typeof v === "object" && !Array.isArray(v);
+export { isJsonObject } from "./json.js";
 
 export type Message =
   | { role: "system"; content: string }

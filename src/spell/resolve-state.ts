@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { extname, isAbsolute, resolve } from "node:path";
 import { parse } from "yaml";
 import { ConfigError } from "../core/errors.js";
+import { isJsonObject } from "../core/json.js";
 
 const FILE_PREFIX = "$file:";
 
@@ -35,9 +36,9 @@ function resolveValue(value: unknown, baseDir: string): unknown {
 function fileRef(value: unknown): string | undefined {
   if (typeof value === "string" && value.startsWith(FILE_PREFIX))
     return value.slice(FILE_PREFIX.length).trim();
-  if (value !== null && typeof value === "object" && !Array.isArray(value)) {
+  if (isJsonObject(value)) {
     const keys = Object.keys(value);
-    const ref = (value as Record<string, unknown>)["$file"];
+    const ref = value["$file"];
     if (keys.length === 1 && typeof ref === "string") return ref;
   }
   return undefined;

@@ -6,6 +6,7 @@
  */
 import { existsSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
+import { DELEGATION_GATES } from "../circle/gate-names.js";
 import type { ChildTemplate } from "../circle/spawn/index.js";
 import { ConfigError } from "../core/errors.js";
 import type { Spell } from "../generated/spell.js";
@@ -36,7 +37,6 @@ export interface ResolveContext {
   loadChild(file: string): Promise<ChildTemplate>;
 }
 
-const DELEGATES = new Set(["call_entity", "call_entity_batch"]);
 const ROOTED = new Set(["read", "read_ephemeral", "list_dir"]);
 
 export async function resolveSpell(spell: Spell, ctx: ResolveContext): Promise<ResolvedSpell> {
@@ -68,7 +68,7 @@ function gateSpec(item: unknown): GateSpec {
 async function resolveGate(item: unknown, ctx: ResolveContext): Promise<GateSpec> {
   const gate = gateSpec(item);
   if (ROOTED.has(gate.name)) gate.deps["root"] = rootOf(gate.deps["root"], ctx.baseDir);
-  if (DELEGATES.has(gate.name)) await resolveDelegation(gate, ctx);
+  if (DELEGATION_GATES.includes(gate.name)) await resolveDelegation(gate, ctx);
   return gate;
 }
 

@@ -1,5 +1,6 @@
 import { ModelError } from "../../core/errors.js";
 import type { Ward } from "../../core/wards.js";
+import { isJsonObject } from "../../core/json.js";
 
 /** A child's configuration as the entity proposes it (§5.1); every field but intent optional. */
 export interface Proposal {
@@ -47,8 +48,7 @@ export function parseProposal(value: unknown): Proposal {
   if (p["identity"] !== undefined) {
     const identity = p["identity"];
     if (typeof identity === "string") out.identity = { system_prompt: identity };
-    else if (identity !== null && typeof identity === "object" && !Array.isArray(identity))
-      out.identity = identity as Record<string, unknown>;
+    else if (isJsonObject(identity)) out.identity = identity;
     else throw bad("identity is an object like { system_prompt, temperature }");
   }
   return out;

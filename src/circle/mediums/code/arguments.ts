@@ -1,8 +1,6 @@
 import type { Gate } from "../../gate.js";
 import { DONE } from "../../gates/done.js";
-
-const isPlainObject = (v: unknown): v is Record<string, unknown> =>
-  v !== null && typeof v === "object" && !Array.isArray(v);
+import { isJsonObject as isPlainObject } from "../../../core/json.js";
 
 /**
  * A gate function takes positional arguments in the order of its schema's properties, or one

@@ -1,4 +1,5 @@
 import type { SandboxLimits } from "./limits.js";
+import { abortReason } from "../../../core/loop.js";
 
 /** What the code's gate call resolved to; `stop` ends the run (done — LOOP-3). */
 export type GateReply =
@@ -101,10 +102,9 @@ export class Run {
         stack: "",
       };
     }
-    const reason: unknown = this.hooks.signal.reason;
     return {
       name: "CancelledError",
-      message: `the run was cancelled (${typeof reason === "string" ? reason : "aborted"})`,
+      message: `the run was cancelled (${abortReason(this.hooks.signal.reason)})`,
       stack: "",
     };
   }

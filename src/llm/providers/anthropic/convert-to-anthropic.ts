@@ -7,6 +7,7 @@ import type {
   AnthropicTool,
   AnthropicToolChoice,
 } from "./wire.js";
+import { isJsonObject } from "../../../core/json.js";
 
 /** Anthropic requires max_tokens; this is used when the identity sets none. */
 export const DEFAULT_MAX_TOKENS = 4096;
@@ -125,7 +126,7 @@ function thinkingBlocksOf(data: Record<string, unknown> | undefined): AnthropicT
 function toolInput(args: string): unknown {
   try {
     const value: unknown = JSON.parse(args.trim() === "" ? "{}" : args);
-    if (value !== null && typeof value === "object" && !Array.isArray(value)) return value;
+    if (isJsonObject(value)) return value;
   } catch {
     // fall through
   }
