@@ -75,8 +75,9 @@ export function interpolateEnv(
     Scalar(key, node) {
       if (key === "key" || typeof node.value !== "string" || !node.value.includes("${")) return;
       node.value = node.value.replace(ENV, (_match, name: string, fallback: string | undefined) => {
-        const value = env[name];
-        if (value !== undefined && value !== "") {
+        // Only the environment's own keys: ${env:constructor} is not Object.prototype's.
+        const value = Object.hasOwn(env, name) ? env[name] : undefined;
+        if (typeof value === "string" && value !== "") {
           redactor.add(value);
           return value;
         }
@@ -92,6 +93,20 @@ export function interpolateEnv(
       });
     },
   });
+}
+
+/**
+ * The values of every `${env:NAME}` a text names (own keys of `env` only): what a run of that
+ * text may print, for outputs that do not go through the loaded document's redactor (PROD-8).
+ */
+export function envSecretsIn(text: string, env: NodeJS.ProcessEnv): string[] {
+  const out: string[] = [];
+  for (const match of text.matchAll(ENV)) {
+    const name = match[1]!;
+    const value = Object.hasOwn(env, name) ? env[name] : undefined;
+    if (typeof value === "string" && value !== "") out.push(value);
+  }
+  return out;
 }
 
 function pos(source: SpellSource, node: Scalar) {
