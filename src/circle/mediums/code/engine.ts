@@ -5,6 +5,7 @@ import type * as QuickJSPackage from "quickjs-emscripten";
 import type { QuickJSAsyncVariant, QuickJSAsyncWASMModule } from "quickjs-emscripten";
 import { SystemError } from "../../../core/errors.js";
 import { Lane } from "./lane.js";
+import { LaneMemory } from "./lane-memory.js";
 
 export interface CodeEngineOptions {
   /** "release" (default), or "debug": QuickJS built with assertions, for tests. */
@@ -45,11 +46,13 @@ export class CodeEngine {
   private constructor(
     private readonly quickjs: QuickJS,
     private readonly variant: QuickJSAsyncVariant,
+    private readonly compiled: object,
     private readonly asyncifyStackKey: string | undefined,
     private readonly maxLanes: number,
-    first: Lane["module"],
+    first: Lane,
   ) {
-    this.lanes.push(new Lane(this.nextId++, first, asyncifyStackKey));
+    first.id = this.nextId++;
+    this.lanes.push(first);
   }
 
   static async create(options: CodeEngineOptions = {}): Promise<CodeEngine> {
@@ -67,10 +70,11 @@ export class CodeEngine {
       );
     }
     const quickjs = await import("quickjs-emscripten");
-    const variant = quickjs.newVariant(quickjs[build.variant], { wasmModule: compiled });
-    const first = await quickjs.newQuickJSAsyncWASMModuleFromVariant(variant);
-    const key = findAsyncifyStackKey(first);
-    return new CodeEngine(quickjs, variant, key, options.maxLanes ?? 16, first);
+    const variant = quickjs[build.variant];
+    const first = await newLane(quickjs, variant, compiled, undefined);
+    const key = findAsyncifyStackKey(first.module);
+    first.asyncifyStackKey = key;
+    return new CodeEngine(quickjs, variant, compiled, key, options.maxLanes ?? 16, first);
   }
 
   /**
@@ -92,11 +96,8 @@ export class CodeEngine {
     }
     this.pending++;
     try {
-      const lane = new Lane(
-        this.nextId++,
-        await this.quickjs.newQuickJSAsyncWASMModuleFromVariant(this.variant),
-        this.asyncifyStackKey,
-      );
+      const lane = await newLane(this.quickjs, this.variant, this.compiled, this.asyncifyStackKey);
+      lane.id = this.nextId++;
       this.lanes.push(lane);
       lane.live++;
       return lane;
@@ -130,6 +131,25 @@ export class CodeEngine {
       retiring: this.lanes.filter((l) => l.retiring && !l.dead).length,
     };
   }
+}
+
+/** A module instance with its own heap, whose growth the memory ward decides (lane-memory.ts). */
+async function newLane(
+  quickjs: QuickJS,
+  base: QuickJSAsyncVariant,
+  compiled: object,
+  asyncifyStackKey: string | undefined,
+): Promise<Lane> {
+  const memory = new LaneMemory();
+  const variant = quickjs.newVariant(base, {
+    wasmModule: compiled,
+    wasmMemory: memory.memory as never,
+  });
+  const module = await quickjs.newQuickJSAsyncWASMModuleFromVariant(variant);
+  memory.pinInitialHeap(
+    (module as unknown as { module: Parameters<LaneMemory["pinInitialHeap"]>[0] }).module,
+  );
+  return new Lane(0, module, asyncifyStackKey, memory);
 }
 
 /** The asyncify buffer size lives under a minified name in release builds: find it by value. */

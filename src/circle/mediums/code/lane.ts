@@ -1,4 +1,5 @@
 import type { QuickJSAsyncWASMModule } from "quickjs-emscripten";
+import type { LaneMemory } from "./lane-memory.js";
 import type { Shell } from "./shell.js";
 
 /**
@@ -27,9 +28,11 @@ export class Lane {
   private stackBuffer = 0;
 
   constructor(
-    readonly id: number,
+    public id: number,
     readonly module: QuickJSAsyncWASMModule,
-    private readonly asyncifyStackKey: string | undefined,
+    public asyncifyStackKey: string | undefined,
+    /** The lane's heap and its memory ward (max_memory_mb). */
+    readonly memory: LaneMemory,
   ) {
     tolerateLateHostRefRelease(module);
   }

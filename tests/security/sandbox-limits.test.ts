@@ -1,0 +1,111 @@
+import { describe, expect, it } from "vitest";
+import { behaviorGate } from "../../src/circle/gates/index.js";
+import { loadCodeEngine } from "../../src/circle/mediums/code/index.js";
+import { codeCantrip } from "../circle/code-helpers.js";
+import type { CastResult } from "../../src/core/entity.js";
+import { IntentLLM, llmSource, parentCantrip, scripted } from "../composition/helpers.js";
+
+const MiB = 1024 * 1024;
+/**
+ * The stated tolerance of max_memory_mb (README, security; lane-memory.ts): what the code holds
+ * stays under limit + 4 MiB + 10% of the limit (the 1 MiB reserve of the initial heap, the
+ * grace QuickJS builds its error in, the heap's growth steps); the lane's whole heap under its
+ * initial 16 MiB + 2 MiB + the limit + the grace (max(2 MiB, 6% of the heap)).
+ */
+const tolerance = (limit: number) => 4 * MiB + limit * 0.1;
+const laneBound = (limit: number) => {
+  const heap = 18 * MiB + limit;
+  return heap + Math.max(2 * MiB, heap * 0.07);
+};
+
+/** Allocation patterns: each keeps what it allocates and counts the bytes it holds. */
+const PATTERNS: Record<string, string> = {
+  "1 MiB arrays": "h.push(new Array(131072).fill(1.5)); held += 131072 * 8",
+  "64 KiB arrays": "h.push(new Array(8192).fill(1.5)); held += 8192 * 8",
+  "1 MiB strings": "h.push('x'.repeat(1 << 20) + h.length); held += 1 << 20",
+  "small objects": "h.push({ n: h.length, s: 'k' + h.length }); held += 48",
+  "1 MiB typed arrays": "h.push(new Uint8Array(1 << 20)); held += 1 << 20",
+  "64 KiB typed arrays": "h.push(new Float64Array(8192)); held += 1 << 16",
+};
+
+const bomb = (step: string) =>
+  `var h = [], held = 0; try { while (true) { ${step} } } catch (e) { h = null; String(e) + ' after ' + held }`;
+
+function observation(result: CastResult, turn: number): string {
+  return result.loom.turns()[turn]!.observation;
+}
+
+/** The heap (WebAssembly memory) of every lane alive now. */
+async function heaps(): Promise<Map<object, number>> {
+  return new Map((await loadCodeEngine()).laneList.map((l) => [l, l.memory.heapBytes]));
+}
+
+/** The heaps of the lanes that are new or grew since `before`. */
+async function grown(before: Map<object, number>): Promise<number[]> {
+  return [...(await heaps())].filter(([l, h]) => h > (before.get(l) ?? 0)).map(([, h]) => h);
+}
+
+describe("max_memory_mb holds for every allocation pattern", () => {
+  for (const mb of [4, 16, 64]) {
+    it.each(Object.keys(PATTERNS))(`${mb} MiB: %s`, async (pattern) => {
+      const before = await heaps();
+      const entity = codeCantrip([bomb(PATTERNS[pattern]!), "done('alive')"], {
+        wards: [{ max_turns: 3 }, { max_memory_mb: mb }, { max_eval_ms: 20_000 }],
+      }).cantrip.summon();
+      try {
+        const first = await entity.send("allocate");
+        const seen = observation(first, 0);
+        expect(seen).toMatch(/out of memory/);
+        const held = Number(/after (\d+)/.exec(seen)?.[1]);
+        // Held bytes never pass the limit plus the tolerance; nor is the ward far too tight.
+        expect(held).toBeLessThanOrEqual(mb * MiB + tolerance(mb * MiB));
+        if (pattern !== "small objects") expect(held).toBeGreaterThanOrEqual(mb * MiB * 0.5);
+        // The host's side: the sandbox's lane never holds more than its budget.
+        for (const heap of await grown(before))
+          expect(heap).toBeLessThanOrEqual(laneBound(mb * MiB));
+      } finally {
+        entity.dispose();
+      }
+    });
+  }
+});
+
+describe("max_memory_mb holds for a batch of children together", () => {
+  it("4 children at 16 MiB, each bombing at once, hold at most 4 × their bound", async () => {
+    const wait = behaviorGate({ name: "slow_gate", behavior: { delay_ms: 150, result: "ok" } });
+    const child = new IntentLLM("bomber", () => ({
+      // Allocate to the limit, keep it while the siblings do the same, then report.
+      code:
+        "var h = [], held = 0; try { while (true) { h.push(new Uint8Array(1 << 16)); held += 1 << 16 } } catch (e) { }" +
+        " slow_gate(); done(held)",
+    }));
+    const parent = parentCantrip({
+      code: true,
+      gates: [wait],
+      wards: [{ max_turns: 3 }, { max_memory_mb: 16 }],
+      llm: scripted([
+        {
+          code: "done(call_entity_batch(Array.from({ length: 4 }, (_, i) => ({ intent: 'fill ' + i, medium: 'code' }))))",
+        },
+      ]),
+      spawn: { llms: llmSource({}, { 1: child }) },
+    });
+    const engine = await loadCodeEngine();
+    const before = await heaps();
+    let peak = 0;
+    const sample = setInterval(() => {
+      let total = 0;
+      for (const lane of engine.laneList)
+        total += Math.max(0, lane.memory.heapBytes - (before.get(lane) ?? 0));
+      peak = Math.max(peak, total);
+    }, 5);
+    const result = await parent.cast("fill memory");
+    clearInterval(sample);
+    const held = result.result as number[];
+    expect(held).toHaveLength(4);
+    for (const h of held) expect(h).toBeLessThanOrEqual(16 * MiB + tolerance(16 * MiB));
+    // What the batch added to the host's heaps while all four held their memory.
+    expect(peak).toBeGreaterThan(0);
+    expect(peak).toBeLessThanOrEqual(4 * laneBound(16 * MiB));
+  });
+});
