@@ -6,6 +6,7 @@ import type { QuickJSAsyncVariant, QuickJSAsyncWASMModule } from "quickjs-emscri
 import { SystemError } from "../../../core/errors.js";
 import { Lane } from "./lane.js";
 import { LaneMemory } from "./lane-memory.js";
+import { findCounterOffset } from "./interrupt-pace.js";
 
 export interface CodeEngineOptions {
   /** "release" (default), or "debug": QuickJS built with assertions, for tests. */
@@ -42,6 +43,7 @@ export class CodeEngine {
   private readonly lanes: Lane[] = [];
   private pending = 0;
   private nextId = 0;
+  private readonly counterOffset: number | undefined;
 
   private constructor(
     private readonly quickjs: QuickJS,
@@ -52,6 +54,7 @@ export class CodeEngine {
     first: Lane,
   ) {
     first.id = this.nextId++;
+    this.counterOffset = first.counterOffset = findCounterOffset(first.module, first.memory.memory);
     this.lanes.push(first);
   }
 
@@ -98,6 +101,7 @@ export class CodeEngine {
     try {
       const lane = await newLane(this.quickjs, this.variant, this.compiled, this.asyncifyStackKey);
       lane.id = this.nextId++;
+      lane.counterOffset = this.counterOffset;
       this.lanes.push(lane);
       lane.live++;
       return lane;

@@ -23,6 +23,8 @@ export class Lane {
   retiring = false;
   /** A ready shell for the next sandbox of this lane (see shell.ts). */
   spare: Shell | undefined;
+  /** Where QuickJS keeps its interrupt counter in a JSContext (interrupt-pace.ts), if known. */
+  counterOffset: number | undefined;
   spareScheduled = false;
   private readonly waiting: (() => void)[] = [];
   private stackBuffer = 0;

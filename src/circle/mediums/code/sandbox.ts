@@ -125,6 +125,7 @@ export class Sandbox {
       let result: EvalResult;
       // The lane runs one evaluation at a time: heap growth meanwhile is this sandbox's.
       this.lane.memory.startRun(this.charge);
+      this.shell.pace?.reset();
       const refused = this.lane.memory.refused;
       try {
         result = await this.shell.context.evalCodeAsync(code, `run-${++this.runs}.js`);
