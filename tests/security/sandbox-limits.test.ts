@@ -141,3 +141,35 @@ describe("max_eval_ms holds for code that catches its own errors", () => {
     expect(result.result).toBe("alive");
   });
 });
+
+describe("deeply nested values are an error observation, never a crash", () => {
+  const nest = (v: string) => `var v = []; for (var i = 0; i < 5000; i++) v = [v]; ${v}`;
+  const CASES: [string, string, RegExp][] = [
+    ["as the last value", nest("v"), /^result: \[a value nested deeper than 1000 levels\]/],
+    [
+      "as a thrown value",
+      nest("throw v"),
+      /^error: Thrown: \[a value nested deeper than 1000 levels\]/,
+    ],
+    ["as a promise's value", nest("Promise.resolve(v)"), /^result: \[a value nested deeper/],
+    [
+      "as a rejected promise",
+      nest("Promise.reject({ v })"),
+      /^error: Thrown: \[a value nested deeper/,
+    ],
+    [
+      "as a gate argument",
+      nest("echo({ v })"),
+      /^error: Error: echo: arguments nested deeper than 1000 levels/,
+    ],
+    ["in console.log", nest("console.log(v); 1"), /\[a value nested deeper than 1000 levels\]/],
+  ];
+  it.each(CASES)("%s", async (_name, code, seen) => {
+    const { cantrip } = codeCantrip([code, "done(typeof v)"], { wards: [{ max_turns: 3 }] });
+    const result = await cantrip.cast("nest");
+    expect(result.loom.turns()[0]!.observation).toMatch(seen);
+    // The turn was recorded and the same sandbox goes on, its variables intact.
+    expect(result.result).toBe("object");
+    expect((await loadCodeEngine()).stats().dead).toBe(0);
+  });
+});
