@@ -70,6 +70,27 @@ describe("max_memory_mb holds for every allocation pattern", () => {
   }
 });
 
+describe("max_memory_mb holds after a bigger sandbox left its lane", () => {
+  it("the space a 64 MiB sandbox grew and freed is not a 4 MiB newcomer's", async () => {
+    // The big one allocates 40 MiB and finishes normally (no out-of-memory: its lane is kept).
+    const big = codeCantrip(
+      [
+        "var h = []; for (var i = 0; i < 640; i++) h.push(new Uint8Array(1 << 16)); h = null; done(1)",
+      ],
+      { wards: [{ max_turns: 2 }, { max_memory_mb: 64 }] },
+    );
+    await big.cantrip.cast("grow");
+    for (let i = 0; i < 3; i++) {
+      const small = codeCantrip([bomb(PATTERNS["64 KiB typed arrays"]!), "done(1)"], {
+        wards: [{ max_turns: 3 }, { max_memory_mb: 4 }],
+      });
+      const seen = observation(await small.cantrip.cast("fill"), 0);
+      const held = Number(/after (\d+)/.exec(seen)?.[1]);
+      expect(held).toBeLessThanOrEqual(4 * MiB + tolerance(4 * MiB));
+    }
+  });
+});
+
 describe("max_memory_mb holds for a batch of children together", () => {
   it("4 children at 16 MiB, each bombing at once, hold at most 4 × their bound", async () => {
     const wait = behaviorGate({ name: "slow_gate", behavior: { delay_ms: 150, result: "ok" } });

@@ -112,6 +112,8 @@ export class CodeEngine {
 
   release(lane: Lane): void {
     lane.live = Math.max(0, lane.live - 1);
+    // Space a departed sandbox grew and freed would be a newcomer's beyond its limit.
+    if (lane.memory.oversized) lane.retiring = true;
     if ((lane.dead || lane.retiring) && lane.live === 0) {
       // The whole module instance goes: V8 reclaims its memory, leaks and all.
       const i = this.lanes.indexOf(lane);

@@ -131,15 +131,28 @@ export class LaneMemory {
     this.live.delete(charge);
   }
 
+  /**
+   * True when the heap is bigger than its residents may hold: sandboxes that left it grew it,
+   * and the space they freed would let a newcomer pass its limit. Such a lane takes no new
+   * sandboxes (Lane.retiring) and is dropped, whole, when its last one is gone.
+   */
+  get oversized(): boolean {
+    return this.heapBytes > this.budget();
+  }
+
+  private budget(): number {
+    let budget = INITIAL_HEAP + HEADROOM;
+    for (const c of this.live) budget += c.limitBytes;
+    return budget;
+  }
+
   get heapBytes(): number {
     return this.memory.buffer.byteLength;
   }
 
   private mayGrow(bytes: number): boolean {
     if (this.closed) return false;
-    let budget = INITIAL_HEAP + HEADROOM;
-    for (const c of this.live) budget += c.limitBytes;
-    const fits = this.heapBytes + bytes <= budget;
+    const fits = this.heapBytes + bytes <= this.budget();
     const charge = this.running;
     if (!charge) return fits;
     if (fits && charge.grownBytes + bytes <= charge.limitBytes) {
