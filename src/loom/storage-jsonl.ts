@@ -101,10 +101,12 @@ function headerLine(): string {
   return `${JSON.stringify(header)}\n`;
 }
 
+let created = 0;
+
 /** Creates the file holding its header, unless it exists: never two headers, never none. */
 function createWithHeader(path: string): void {
   if (existsSync(path)) return;
-  const temp = `${path}.${process.pid}.${Date.now()}.new`;
+  const temp = `${path}.${process.pid}.${++created}.${Date.now()}.new`;
   writeFileSync(temp, headerLine(), { flag: "wx" });
   try {
     linkSync(temp, path); // atomic: fails when another writer created the file first
