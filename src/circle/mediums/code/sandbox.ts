@@ -78,6 +78,7 @@ export class Sandbox {
   static async open(engine: CodeEngine, setup: SandboxSetup): Promise<Sandbox> {
     const lane = await engine.acquire();
     let shell: Shell | undefined;
+    let sandbox: Sandbox | undefined;
     try {
       shell = takeShell(lane);
       const { runtime, helpers } = shell;
@@ -91,16 +92,17 @@ export class Sandbox {
         const i = targets.indexOf(target);
         aliases[alias] = i >= 0 ? i : targets.push(target) - 1;
       }
-      const sandbox = new Sandbox(engine, shell, setup.limits, targets);
+      const opened = (sandbox = new Sandbox(engine, shell, setup.limits, targets));
       const { gates, warded } = setup;
-      lane.memory.chargedTo(sandbox.charge, () => {
-        sandbox.call(helpers.install, JSON.stringify({ gates, aliases, warded }));
+      lane.memory.chargedTo(opened.charge, () => {
+        opened.call(helpers.install, JSON.stringify({ gates, aliases, warded }));
         runtime.setMemoryLimit(quickjsLimit(setup.limits));
         for (const [name, value] of Object.entries(setup.state))
-          sandbox.call(helpers.define, name, JSON.stringify(value ?? null));
+          opened.call(helpers.define, name, JSON.stringify(value ?? null));
       });
-      return sandbox;
+      return opened;
     } catch (err) {
+      if (sandbox) lane.memory.leave(sandbox.charge);
       try {
         shell?.dispose();
       } catch (disposeErr) {
