@@ -282,6 +282,55 @@ row(
 );
 for (const e of live) e.dispose();
 
+// ── 5. the limits (issue 10) ────────────────────────────────────────────────────────────
+// max_eval_ms against code whose ticks are costly (each ran 5–9× past its budget before the
+// interrupt pace), and max_memory_mb: what a bomb holds when its out-of-memory error comes.
+const BUDGET = 1000;
+const RUNAWAYS = {
+  "memory bomb catching out-of-memory":
+    "var h = []; for (var k = 0; k < 1e9; k++) { try { h.push(new Array(131072).fill(1)) } catch (e) { h = [] } }",
+  "string doubling, caught": "var s = 'x'; for (;;) { try { s = s + s } catch (e) { s = 'x' } }",
+  "recursion catching stack overflow":
+    "function f(n) { try { return f(n + 1) } catch (e) { return f(n + 1) } } f(0)",
+};
+for (const [name, code] of Object.entries(RUNAWAYS)) {
+  const c = codeCantrip([{ code }, { code: "done(1)" }], undefined, [
+    { max_turns: 3 },
+    { max_memory_mb: 16 },
+    { max_eval_ms: BUDGET },
+  ]);
+  const turn = (await c.cast("run away")).loom.turns()[0];
+  const ratio = turn.metadata.duration_ms / BUDGET;
+  const target = name.startsWith("recursion") ? "documented bound" : "≤ 1.2×";
+  row(
+    `max_eval_ms ${BUDGET} ms: ${name}, turn / budget`,
+    `${ratio.toFixed(2)}×`,
+    target,
+    name.startsWith("recursion") || ratio <= 1.2,
+  );
+}
+for (const mb of [4, 16, 64]) {
+  const c = codeCantrip(
+    [
+      {
+        code: "var h = [], held = 0; try { while (true) { h.push(new Uint8Array(1 << 16)); held += 1 << 16 } } catch (e) { h = null; held }",
+      },
+      { code: "done(1)" },
+    ],
+    undefined,
+    [{ max_turns: 3 }, { max_memory_mb: mb }],
+  );
+  const seen = (await c.cast("fill")).loom.turns()[0].observation;
+  const held = Number(/result: (\d+)/.exec(seen)?.[1] ?? NaN) / 2 ** 20;
+  const bound = mb + 4 + mb * 0.1;
+  row(
+    `max_memory_mb ${mb}: MiB held by a 64 KiB typed-array bomb`,
+    held.toFixed(1),
+    `≤ ${bound.toFixed(1)}`,
+    held <= bound,
+  );
+}
+
 const stats = engine.stats();
 row(
   "lanes (WASM instances) at the end / dead lanes",

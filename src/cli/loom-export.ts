@@ -2,9 +2,7 @@ import { existsSync } from "node:fs";
 import { errorMessage } from "../core/errors.js";
 import { Redactor } from "../core/redact.js";
 import { KEY_ENV_VARS } from "../llm/providers/profiles.js";
-import { exportJsonl } from "../loom/export.js";
-import { Loom } from "../loom/loom.js";
-import { JsonlStore } from "../loom/storage-jsonl.js";
+import { exportLoomFile } from "../loom/export-file.js";
 import { loadSpell } from "../spell/index.js";
 import { EXIT, displayPath, type CliIO } from "./io.js";
 
@@ -18,7 +16,8 @@ export interface LoomExportFlags {
 /**
  * `spell loom export FILE`: the loom as JSONL on stdout, redacted by default (PROD-8): the
  * common secret shapes, every provider key set in the environment, and the `${env:…}` values
- * of `--spell`. `--no-redact` is the owner's explicit opt-out.
+ * of `--spell`. `--no-redact` is the owner's explicit opt-out. A torn piece of a record (a
+ * killed writer) is skipped and reported on stderr.
  */
 export async function loomExportCommand(
   file: string,
@@ -38,12 +37,13 @@ export async function loomExportCommand(
       spellRedactor = (
         await loadSpell(displayPath(io.cwd, flags.spell), { env: io.env, validateOnly: true })
       ).redactor;
-    const loom = new Loom(new JsonlStore(path));
-    const text = exportJsonl(loom, {
-      redaction: flags.redact ? "default" : "none",
-      redact: (t) => redactor.redact(spellRedactor ? spellRedactor.redact(t) : t),
+    // Streamed: a record at a time, so a loom of any size exports in bounded memory.
+    exportLoomFile(path, io.stdout, {
+      redact: flags.redact
+        ? (t) => redactor.redact(spellRedactor ? spellRedactor.redact(t) : t)
+        : undefined,
+      onTorn: (message) => io.stderr(`warning: ${message}\n`),
     });
-    io.stdout(text);
   } catch (err) {
     io.stderr(`${redactor.redact(errorMessage(err))}\n`);
     return EXIT.failure;

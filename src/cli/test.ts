@@ -1,8 +1,11 @@
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { replayCheck } from "../conformance/replay.js";
 import { runFile, type CaseResult } from "../conformance/runner.js";
 import { errorMessage } from "../core/errors.js";
+import { Redactor } from "../core/redact.js";
+import { KEY_ENV_VARS } from "../llm/providers/profiles.js";
+import { envSecretsIn } from "../spell/rewrite.js";
 import { EXIT, displayPath, type CliIO } from "./io.js";
 
 /** A folder stands for the YAML files in it. */
@@ -50,8 +53,21 @@ export async function testCommand(
     : defaultTargets(io.cwd);
   const all: (CaseResult & { file: string })[] = [];
   let broken = 0;
+  // PROD-8: a failure message can quote a value from the environment (both reporters).
+  const redactor = new Redactor();
+  for (const name of KEY_ENV_VARS) redactor.add(io.env[name]);
+  const push = (r: CaseResult, file: string) => {
+    const clean = {
+      ...r,
+      name: redactor.redact(r.name),
+      message: r.message && redactor.redact(r.message),
+    };
+    all.push({ ...clean, file });
+    if (flags.reporter === "text") io.stdout(line(clean));
+  };
   for (const file of targets) {
     const path = displayPath(io.cwd, file);
+    for (const secret of secretsOf(path, io.env)) redactor.add(secret);
     try {
       if (flags.replay) {
         const r = await replayCheck(path, displayPath(io.cwd, flags.replay), {
@@ -59,24 +75,22 @@ export async function testCommand(
           intent: flags.intent,
           env: io.env,
         });
-        all.push({ ...r, file: path });
-        if (flags.reporter === "text") io.stdout(line(r));
+        push(r, path);
         continue;
       }
-      await runFile(path, (r) => {
-        all.push({ ...r, file: path });
-        if (flags.reporter === "text") io.stdout(line(r));
-      });
+      await runFile(path, (r) => push(r, path));
     } catch (err) {
       broken++;
-      io.stderr(`${path}: ${errorMessage(err)}\n`);
+      io.stderr(redactor.redact(`${path}: ${errorMessage(err)}\n`));
     }
   }
   const count = (s: CaseResult["status"]) => all.filter((r) => r.status === s).length;
   const [passed, failed, skipped] = [count("pass"), count("fail"), count("skip")];
   if (flags.reporter === "json") {
     io.stdout(
-      JSON.stringify({ passed, failed, skipped, broken_files: broken, cases: all }, null, 2) + "\n",
+      redactor.redact(
+        JSON.stringify({ passed, failed, skipped, broken_files: broken, cases: all }, null, 2),
+      ) + "\n",
     );
   } else {
     io.stdout(`\n${passed} passed, ${failed} failed, ${skipped} skipped\n`);
@@ -88,4 +102,13 @@ function line(r: CaseResult): string {
   const mark = r.status === "pass" ? "✓" : r.status === "fail" ? "✗" : "-";
   const msg = r.message ? ` — ${r.message}` : "";
   return `${mark} ${r.rule ? `[${r.rule}] ` : ""}${r.name}${r.status === "pass" ? "" : ` (${r.location})`}${msg}\n`;
+}
+
+/** The `${env:…}` values a test file names (its spell's secrets and its cases' setups). */
+function secretsOf(path: string, env: NodeJS.ProcessEnv): string[] {
+  try {
+    return envSecretsIn(readFileSync(path, "utf8"), env);
+  } catch {
+    return []; // a missing file is reported by the run itself
+  }
 }

@@ -10,26 +10,46 @@ const SHAPES: readonly RegExp[] = [
   /\bAKIA[0-9A-Z]{16}\b/g,
 ];
 
+import { secretForms, urlPattern } from "./redact-forms.js";
+
 export const REDACTED = "[REDACTED]";
 
 export class Redactor {
+  private readonly secrets = new Set<string>();
   private readonly values = new Set<string>();
+  private urlLongest = 0;
+  private readonly patterns: RegExp[] = [];
+  /** `values`, longest first (a form that contains another is replaced whole). */
+  private ordered: string[] | null = null;
 
-  /** Values shorter than 4 characters are not treated as secrets (they would shred text). */
+  /**
+   * Values shorter than 4 characters are not treated as secrets (they would shred text).
+   * Every form the secret can be printed in is redacted too (see redact-forms.ts).
+   */
   add(secret: string | undefined | null): void {
-    if (secret && secret.length >= 4) this.values.add(secret);
+    if (typeof secret !== "string" || secret.length < 4 || this.secrets.has(secret)) return;
+    this.secrets.add(secret);
+    for (const form of secretForms(secret)) this.values.add(form);
+    const url = urlPattern(secret);
+    if (url) this.patterns.push(url);
+    this.ordered = null;
+    // The longest spelling: every UTF-8 byte as %XX.
+    this.urlLongest = Math.max(this.urlLongest, url ? Buffer.byteLength(secret) * 3 : 0);
   }
 
   /** The length of the longest known secret (a stream must hold back this much text). */
   get longest(): number {
-    let n = 0;
+    let n = this.urlLongest;
     for (const value of this.values) n = Math.max(n, value.length);
     return n;
   }
 
   redact(text: string): string {
     let out = text;
-    for (const value of this.values) out = out.split(value).join(REDACTED);
+    this.ordered ??= [...this.values].sort((a, b) => b.length - a.length);
+    for (const value of this.ordered)
+      if (out.includes(value)) out = out.split(value).join(REDACTED);
+    for (const pattern of this.patterns) out = out.replace(pattern, REDACTED);
     for (const shape of SHAPES) out = out.replace(shape, REDACTED);
     return out;
   }

@@ -2,65 +2,66 @@ import {
   closeSync,
   existsSync,
   fstatSync,
+  linkSync,
   mkdirSync,
   openSync,
-  readFileSync,
   readSync,
+  unlinkSync,
+  writeFileSync,
   writeSync,
 } from "node:fs";
 import { dirname } from "node:path";
 import { SystemError } from "../core/errors.js";
 import { isoNow } from "../core/clock.js";
+import { encodeTurn } from "./jsonl-codec.js";
+import { readLoomFile, tornMessage } from "./jsonl-read.js";
 import type { LoomStore } from "./store.js";
 import { LOOM_FORMAT_VERSION, type LoomRecord, type Turn } from "./turn.js";
 
-export interface LoomReadResult {
-  records: LoomRecord[];
-  /** A last line cut off mid-write (a killed process): reported, never fatal. */
-  tornTail: string | null;
-  version: number;
-}
+export { readLoomFile, readRecords, type LoomReadResult } from "./jsonl-read.js";
 
 /**
- * The spec's reference format: one JSON record per line, appended with one write each so a
- * turn is on disk before the next begins (LOOM-1). One file descriptor stays open. The file is
- * read only when the loom is: opening a long history costs a look at its first and last lines,
- * not a parse.
+ * The spec's reference format: one JSON record per line (LOOM-1: a turn is on disk before the
+ * next begins). Several processes may append to one file at once (README, "The loom file"):
+ * - the file is opened with O_APPEND and every record is written with ONE write() call, so
+ *   records of different writers never interleave (the kernel appends each write whole);
+ * - a writer killed in the middle of a write leaves a piece of a record without its newline;
+ *   the next record of another writer is glued onto it. Readers take such a line apart
+ *   (jsonl-lines.ts, splitGlued) and report the piece: no whole record is ever lost. Writers
+ *   never repair a tear: a line that looks cut off may be another writer's record in flight;
+ * - the file is created with its header in one step (a temporary file linked into place), so
+ *   writers starting together write one header.
+ * One file descriptor stays open; opening a long history costs a look at its first line.
  */
 export class JsonlStore implements LoomStore {
   private fd: number | null = null;
   readonly readsBack = true;
+  /** What reading the file found worth saying (torn pieces skipped). */
   readonly warnings: string[] = [];
   /** Why this file may be read but not appended to (not a loom, or a newer format); else null. */
   readonly refusal: string | null;
-  /** The file ends in a line without its newline: complete (a record) or cut off mid-write. */
-  private readonly unterminated: "complete" | "torn" | null;
+  /** Version 2 records share big gate results (jsonl-codec.ts); a version-1 file keeps v1. */
+  private readonly compact: boolean;
 
   constructor(readonly location: string) {
-    const ends = fileEnds(location);
-    this.refusal = ends && headerProblem(location, ends.head);
-    this.unterminated = ends?.tail == null ? null : isJson(ends.tail.text) ? "complete" : "torn";
-    if (ends?.tail && this.unterminated === "torn") {
-      const bytes = ends.tail.whole ? `${ends.tail.bytes} bytes` : `over ${ends.tail.bytes} bytes`;
-      this.warnings.push(
-        `${location}: the last line was cut off mid-write (${bytes}) and was skipped; every record before it is intact`,
-      );
-    }
+    const head = firstLine(location);
+    this.refusal = head === null ? null : headerProblem(location, head);
+    this.compact = head === null || headerVersion(head) >= 2;
   }
 
   load(): LoomRecord[] {
-    return existsSync(this.location) ? readLoomFile(this.location).records : [];
+    if (!existsSync(this.location)) return [];
+    const read = readLoomFile(this.location);
+    for (const piece of read.torn) this.warnings.push(tornMessage(this.location, piece));
+    return read.records;
   }
 
   append(record: LoomRecord): void {
-    if (this.fd === null) this.open();
-    writeSync(this.fd!, `${JSON.stringify(record)}\n`);
+    this.write(`${JSON.stringify(record)}\n`);
   }
 
   appendTurn(turn: Turn): void {
-    if (this.fd === null) this.open();
-    // Same line as append({ type: "turn", ...turn }), without copying the turn.
-    writeSync(this.fd!, `{"type":"turn",${JSON.stringify(turn).slice(1)}\n`);
+    this.write(encodeTurn(turn, this.compact));
   }
 
   close(): void {
@@ -68,25 +69,23 @@ export class JsonlStore implements LoomStore {
     this.fd = null;
   }
 
+  /** One record, one write() (see the class comment). */
+  private write(line: string): void {
+    if (this.fd === null) this.open();
+    const bytes = Buffer.from(line);
+    let done = writeSync(this.fd!, bytes);
+    // A short write happens only on a full disk or a signal; finish the line regardless.
+    while (done < bytes.length) done += writeSync(this.fd!, bytes, done);
+  }
+
   private open(): void {
     if (this.refusal) throw new SystemError("loom_refused", this.refusal);
     try {
       mkdirSync(dirname(this.location), { recursive: true });
+      createWithHeader(this.location);
       this.fd = openSync(this.location, "a");
-      if (fstatSync(this.fd).size === 0) {
-        const header: LoomRecord = {
-          type: "loom",
-          version: LOOM_FORMAT_VERSION,
-          created: isoNow(),
-        };
-        writeSync(this.fd, `${JSON.stringify(header)}\n`);
-      } else if (this.unterminated === "complete") {
-        writeSync(this.fd, "\n"); // a whole record without its newline: just end the line
-      } else if (this.unterminated === "torn") {
-        // Close the cut line and mark it, so readers know it is a known tear, not corruption.
-        const marker: LoomRecord = { type: "torn", timestamp: isoNow() };
-        writeSync(this.fd, `\n${JSON.stringify(marker)}\n`);
-      }
+      // A file left empty by an older build: give it its header.
+      if (fstatSync(this.fd).size === 0) writeSync(this.fd, headerLine());
     } catch (err) {
       throw new SystemError(
         "loom_io",
@@ -97,19 +96,32 @@ export class JsonlStore implements LoomStore {
   }
 }
 
-/** How much of each end of a file is read to find its first line and an unterminated last one. */
-const HEAD_WINDOW = 64 * 1024;
-const TAIL_WINDOW = 1 << 20;
-
-interface FileEnds {
-  /** The first line (or the first HEAD_WINDOW bytes when it is longer). */
-  head: string;
-  /** The last line when the file does not end in a newline; `whole` is false past TAIL_WINDOW. */
-  tail: { text: string; bytes: number; whole: boolean } | null;
+function headerLine(): string {
+  const header: LoomRecord = { type: "loom", version: LOOM_FORMAT_VERSION, created: isoNow() };
+  return `${JSON.stringify(header)}\n`;
 }
 
-/** The first line and an unterminated last line of a file; null when it is missing or empty. */
-function fileEnds(path: string): FileEnds | null {
+let created = 0;
+
+/** Creates the file holding its header, unless it exists: never two headers, never none. */
+function createWithHeader(path: string): void {
+  if (existsSync(path)) return;
+  const temp = `${path}.${process.pid}.${++created}.${Date.now()}.new`;
+  writeFileSync(temp, headerLine(), { flag: "wx" });
+  try {
+    linkSync(temp, path); // atomic: fails when another writer created the file first
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+  } finally {
+    unlinkSync(temp);
+  }
+}
+
+/** How much of the start of a file is read to find its first line. */
+const HEAD_WINDOW = 64 * 1024;
+
+/** The first line of a file (at most HEAD_WINDOW bytes); null when it is missing or empty. */
+function firstLine(path: string): string | null {
   let fd: number;
   try {
     fd = openSync(path, "r");
@@ -117,24 +129,22 @@ function fileEnds(path: string): FileEnds | null {
     return null; // no file yet
   }
   try {
-    const size = fstatSync(fd).size;
-    if (size === 0) return null;
-    const headBytes = Buffer.alloc(Math.min(size, HEAD_WINDOW));
-    readSync(fd, headBytes, 0, headBytes.length, 0);
-    const firstNewline = headBytes.indexOf(0x0a);
-    const head = headBytes.toString("utf8", 0, firstNewline < 0 ? headBytes.length : firstNewline);
-    const length = Math.min(size, TAIL_WINDOW);
-    const tailBytes = Buffer.alloc(length);
-    readSync(fd, tailBytes, 0, length, size - length);
-    if (tailBytes[length - 1] === 0x0a) return { head, tail: null };
-    const start = tailBytes.lastIndexOf(0x0a) + 1;
-    const whole = start > 0 || length === size;
-    return {
-      head,
-      tail: { text: tailBytes.toString("utf8", start), bytes: length - start, whole },
-    };
+    const bytes = Buffer.alloc(HEAD_WINDOW);
+    const n = readSync(fd, bytes, 0, HEAD_WINDOW, 0);
+    if (n === 0) return null;
+    const newline = bytes.subarray(0, n).indexOf(0x0a);
+    return bytes.toString("utf8", 0, newline < 0 ? n : newline);
   } finally {
     closeSync(fd);
+  }
+}
+
+function headerVersion(head: string): number {
+  try {
+    const v = (JSON.parse(head) as { version?: unknown }).version;
+    return typeof v === "number" ? v : 0;
+  } catch {
+    return 0;
   }
 }
 
@@ -154,45 +164,4 @@ function headerProblem(path: string, head: string): string | null {
     return `${path}: loom format version ${header.version} is newer than this Spellbook writes (${LOOM_FORMAT_VERSION}): it is left untouched`;
   }
   return null;
-}
-
-function isJson(text: string): boolean {
-  try {
-    JSON.parse(text);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-export function readLoomFile(path: string): LoomReadResult {
-  const text = readFileSync(path, "utf8");
-  const lines = text.split("\n");
-  const records: LoomRecord[] = [];
-  let tornTail: string | null = null;
-  let version = LOOM_FORMAT_VERSION;
-  lines.forEach((line, i) => {
-    if (line.trim() === "") return;
-    try {
-      const record = JSON.parse(line) as LoomRecord;
-      if (record.type === "loom") {
-        version = record.version;
-        if (version > LOOM_FORMAT_VERSION) {
-          throw new SystemError(
-            "loom_version",
-            `${path}: loom format version ${version} is newer than this Spellbook reads (${LOOM_FORMAT_VERSION})`,
-          );
-        }
-      }
-      records.push(record);
-    } catch (err) {
-      if (err instanceof SystemError) throw err;
-      const rest = lines.slice(i + 1).filter((l) => l.trim() !== "");
-      const marked = rest[0]?.startsWith('{"type":"torn"') === true;
-      if (rest.length > 0 && !marked)
-        throw new SystemError("loom_corrupt", `${path}:${i + 1}: not a JSON record`);
-      if (rest.length === 0) tornTail = line;
-    }
-  });
-  return { records, tornTail, version };
 }

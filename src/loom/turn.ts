@@ -4,7 +4,7 @@ import type { GateCallRecord } from "../core/medium.js";
 import type { TurnOutcome } from "../core/outcome.js";
 
 /** The format version of loom records; bump it with a frozen sample under tests/fixtures/. */
-export const LOOM_FORMAT_VERSION = 1;
+export const LOOM_FORMAT_VERSION = 2;
 
 /** A turn record as the spec's §6.1 writes it (snake_case: it is a wire format). */
 export interface Turn {

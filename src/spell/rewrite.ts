@@ -15,13 +15,19 @@ const GATE_ALIASES: Readonly<Record<string, string>> = {
   call_agent_batch: "call_entity_batch",
 };
 
+/** The new word for an old one; own keys only (`__proto__` and `constructor` are no old words). */
+function aliasOf(aliases: Readonly<Record<string, string>>, word: unknown): string | undefined {
+  const key = String(word);
+  return Object.hasOwn(aliases, key) ? aliases[key] : undefined;
+}
+
 /** Renames old words in place, on the document, so positions still point at what was written. */
 export function renameOldWords(source: SpellSource, warnings: Warning[]): void {
   const root = source.doc.contents;
   if (!isMap(root)) return;
   for (const pair of root.items) {
     if (!isScalar(pair.key)) continue;
-    const renamed = TOP_LEVEL_ALIASES[String(pair.key.value)];
+    const renamed = aliasOf(TOP_LEVEL_ALIASES, pair.key.value);
     if (!renamed) continue;
     warn(
       source,
@@ -47,7 +53,7 @@ export function renameOldWords(source: SpellSource, warnings: Warning[]): void {
         ? item.items[0].key
         : null;
     if (!scalar) continue;
-    const renamed = GATE_ALIASES[String(scalar.value)];
+    const renamed = aliasOf(GATE_ALIASES, scalar.value);
     if (!renamed) continue;
     warn(
       source,
@@ -75,8 +81,9 @@ export function interpolateEnv(
     Scalar(key, node) {
       if (key === "key" || typeof node.value !== "string" || !node.value.includes("${")) return;
       node.value = node.value.replace(ENV, (_match, name: string, fallback: string | undefined) => {
-        const value = env[name];
-        if (value !== undefined && value !== "") {
+        // Only the environment's own keys: ${env:constructor} is not Object.prototype's.
+        const value = Object.hasOwn(env, name) ? env[name] : undefined;
+        if (typeof value === "string" && value !== "") {
           redactor.add(value);
           return value;
         }
@@ -92,6 +99,20 @@ export function interpolateEnv(
       });
     },
   });
+}
+
+/**
+ * The values of every `${env:NAME}` a text names (own keys of `env` only): what a run of that
+ * text may print, for outputs that do not go through the loaded document's redactor (PROD-8).
+ */
+export function envSecretsIn(text: string, env: NodeJS.ProcessEnv): string[] {
+  const out: string[] = [];
+  for (const match of text.matchAll(ENV)) {
+    const name = match[1]!;
+    const value = Object.hasOwn(env, name) ? env[name] : undefined;
+    if (typeof value === "string" && value !== "") out.push(value);
+  }
+  return out;
 }
 
 function pos(source: SpellSource, node: Scalar) {

@@ -1,4 +1,5 @@
 import {
+  visit,
   isMap,
   isPair,
   isScalar,
@@ -33,22 +34,25 @@ export class SpellSource {
         { file, line: 1, col: 1 },
       );
     }
+    // The library's own unique-keys check compares every pair with every other (quadratic:
+    // 30 s for a 1 MiB mapping); duplicateKeys below does it in one pass.
     this.doc = parseDocument(text, {
       lineCounter: this.lines,
       prettyErrors: false,
-      uniqueKeys: true,
+      uniqueKeys: false,
     });
   }
 
-  /** Syntax errors of the YAML itself, each at its position. */
+  /** Syntax errors of the YAML itself, and duplicate keys, each at its position. */
   syntaxErrors(): ConfigError[] {
     // After the first few, YAML errors are echoes of the first: keep what helps.
-    return this.doc.errors
+    const syntax = this.doc.errors
       .slice(0, 3)
       .map(
         (e) =>
           new ConfigError("yaml_syntax", e.message.split("\n")[0] ?? e.message, this.at(e.pos[0])),
       );
+    return syntax.length ? syntax : duplicateKeys(this).slice(0, 10);
   }
 
   toJS(): unknown {
@@ -95,4 +99,35 @@ export class SpellSource {
     const { line, col } = this.lines.linePos(offset);
     return { file: this.file, line, col };
   }
+}
+
+/**
+ * Keys written twice in one mapping, in one pass over the document: a map per mapping from
+ * scalar key value to its first node. Keys are compared as the YAML library compares them
+ * (`1` and `"1"` differ); collection keys are never equal.
+ */
+function duplicateKeys(source: SpellSource): ConfigError[] {
+  const errors: ConfigError[] = [];
+  visit(source.doc, {
+    Map(_key, map) {
+      const seen = new Map<unknown, Node>();
+      for (const pair of map.items) {
+        if (!isScalar(pair.key)) continue;
+        const first = seen.get(pair.key.value);
+        if (!first) {
+          seen.set(pair.key.value, pair.key);
+          continue;
+        }
+        const line = source.at(first.range?.[0] ?? 0).line;
+        errors.push(
+          new ConfigError(
+            "yaml_duplicate_key",
+            `duplicate key ${JSON.stringify(String(pair.key.value))} (first written at line ${line}): map keys must be unique`,
+            source.at(pair.key.range?.[0] ?? 0),
+          ),
+        );
+      }
+    },
+  });
+  return errors;
 }

@@ -6,6 +6,8 @@ import type { QuickJSAsyncVariant, QuickJSAsyncWASMModule } from "quickjs-emscri
 import { SystemError } from "../../../core/errors.js";
 import { Lane } from "./lane.js";
 import type { Shell } from "./shell.js";
+import { LaneMemory } from "./lane-memory.js";
+import { findCounterOffset } from "./interrupt-pace.js";
 
 export interface CodeEngineOptions {
   /** "release" (default), or "debug": QuickJS built with assertions, for tests. */
@@ -42,15 +44,19 @@ export class CodeEngine {
   private readonly lanes: Lane<Shell>[] = [];
   private pending = 0;
   private nextId = 0;
+  private readonly counterOffset: number | undefined;
 
   private constructor(
     private readonly quickjs: QuickJS,
     private readonly variant: QuickJSAsyncVariant,
+    private readonly compiled: object,
     private readonly asyncifyStackKey: string | undefined,
     private readonly maxLanes: number,
-    first: Lane["module"],
+    first: Lane<Shell>,
   ) {
-    this.lanes.push(new Lane<Shell>(this.nextId++, first, asyncifyStackKey));
+    first.id = this.nextId++;
+    this.counterOffset = first.counterOffset = findCounterOffset(first.module, first.memory.memory);
+    this.lanes.push(first);
   }
 
   static async create(options: CodeEngineOptions = {}): Promise<CodeEngine> {
@@ -68,10 +74,11 @@ export class CodeEngine {
       );
     }
     const quickjs = await import("quickjs-emscripten");
-    const variant = quickjs.newVariant(quickjs[build.variant], { wasmModule: compiled });
-    const first = await quickjs.newQuickJSAsyncWASMModuleFromVariant(variant);
-    const key = findAsyncifyStackKey(first);
-    return new CodeEngine(quickjs, variant, key, options.maxLanes ?? 16, first);
+    const variant = quickjs[build.variant];
+    const first = await newLane(quickjs, variant, compiled, undefined);
+    const key = findAsyncifyStackKey(first.module);
+    first.asyncifyStackKey = key;
+    return new CodeEngine(quickjs, variant, compiled, key, options.maxLanes ?? 16, first);
   }
 
   /**
@@ -93,11 +100,9 @@ export class CodeEngine {
     }
     this.pending++;
     try {
-      const lane = new Lane<Shell>(
-        this.nextId++,
-        await this.quickjs.newQuickJSAsyncWASMModuleFromVariant(this.variant),
-        this.asyncifyStackKey,
-      );
+      const lane = await newLane(this.quickjs, this.variant, this.compiled, this.asyncifyStackKey);
+      lane.id = this.nextId++;
+      lane.counterOffset = this.counterOffset;
       this.lanes.push(lane);
       lane.live++;
       return lane;
@@ -108,6 +113,8 @@ export class CodeEngine {
 
   release(lane: Lane<Shell>): void {
     lane.live = Math.max(0, lane.live - 1);
+    // Space a departed sandbox grew and freed would be a newcomer's beyond its limit.
+    if (lane.memory.oversized) lane.retiring = true;
     if ((lane.dead || lane.retiring) && lane.live === 0) {
       // The whole module instance goes: V8 reclaims its memory, leaks and all.
       const i = this.lanes.indexOf(lane);
@@ -131,6 +138,25 @@ export class CodeEngine {
       retiring: this.lanes.filter((l) => l.retiring && !l.dead).length,
     };
   }
+}
+
+/** A module instance with its own heap, whose growth the memory ward decides (lane-memory.ts). */
+async function newLane(
+  quickjs: QuickJS,
+  base: QuickJSAsyncVariant,
+  compiled: object,
+  asyncifyStackKey: string | undefined,
+): Promise<Lane<Shell>> {
+  const memory = new LaneMemory();
+  const variant = quickjs.newVariant(base, {
+    wasmModule: compiled,
+    wasmMemory: memory.memory as never,
+  });
+  const module = await quickjs.newQuickJSAsyncWASMModuleFromVariant(variant);
+  memory.pinInitialHeap(
+    (module as unknown as { module: Parameters<LaneMemory["pinInitialHeap"]>[0] }).module,
+  );
+  return new Lane<Shell>(0, module, asyncifyStackKey, memory);
 }
 
 /** The asyncify buffer size lives under a minified name in release builds: find it by value. */

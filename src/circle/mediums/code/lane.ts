@@ -1,4 +1,5 @@
 import type { QuickJSAsyncWASMModule } from "quickjs-emscripten";
+import type { LaneMemory } from "./lane-memory.js";
 
 /**
  * One instance of the asyncify QuickJS module. An asyncified module can suspend only one call
@@ -21,14 +22,18 @@ export class Lane<Spare = unknown> {
   retiring = false;
   /** A ready shell for the next sandbox of this lane (see shell.ts). */
   spare: Spare | undefined;
+  /** Where QuickJS keeps its interrupt counter in a JSContext (interrupt-pace.ts), if known. */
+  counterOffset: number | undefined;
   spareScheduled = false;
   private readonly waiting: (() => void)[] = [];
   private stackBuffer = 0;
 
   constructor(
-    readonly id: number,
+    public id: number,
     readonly module: QuickJSAsyncWASMModule,
-    private readonly asyncifyStackKey: string | undefined,
+    public asyncifyStackKey: string | undefined,
+    /** The lane's heap and its memory ward (max_memory_mb). */
+    readonly memory: LaneMemory,
   ) {
     tolerateLateHostRefRelease(module);
   }

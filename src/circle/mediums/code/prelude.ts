@@ -22,6 +22,26 @@ export const PRELUDE = String.raw`(function (hostCall, hostPrint) {
 
   const tag = (v) => apply(slice, apply(objectTag, v, []), [8, -1]);
 
+  // JSON.stringify recurses on the host's native stack, which runs out (a crash of the whole
+  // lane) before QuickJS's own stack check fires: values nested deeper than MAX_DEPTH are never
+  // given to it. The walk is iterative and gives up (not too deep) after MAX_NODES objects.
+  const MAX_DEPTH = 1000, MAX_NODES = 100000;
+  const TOO_DEEP = "[a value nested deeper than " + MAX_DEPTH + " levels]";
+  const tooDeep = (v) => {
+    if (v === null || typeof v !== "object") return false;
+    const todo = [v], depth = [1];
+    for (let n = 0; todo.length && n < MAX_NODES; n++) {
+      const o = todo.pop(), d = depth.pop();
+      if (d > MAX_DEPTH) return true;
+      const items = isArray(o) ? o : keys(o).map((k) => o[k]);
+      for (let i = 0; i < items.length; i++) {
+        const x = items[i];
+        if (x !== null && typeof x === "object") { todo[todo.length] = x; depth[depth.length] = d + 1; }
+      }
+    }
+    return false;
+  };
+
   const replacer = () => {
     const seen = new WeakSetCtor();
     return function (key, v) {
@@ -48,6 +68,7 @@ export const PRELUDE = String.raw`(function (hostCall, hostPrint) {
       if (typeof v === "bigint") return S(v) + "n";
       if (typeof v === "symbol") return S(v.description === undefined ? "Symbol()" : "Symbol(" + v.description + ")");
       if (v instanceof ErrorCtor) return S(v.name) + ": " + S(v.message);
+      if (tooDeep(v)) return TOO_DEEP;
       const text = stringify(v, replacer());
       return text === undefined ? S(v) : text;
     } catch (e) {
@@ -62,6 +83,7 @@ export const PRELUDE = String.raw`(function (hostCall, hostPrint) {
       if (args.length === 0) return hostCall(target);
       const only = args[0];
       if (args.length === 1 && typeof only === "string") return hostCall(target, only, only.length);
+      if (tooDeep(args)) throw new ErrorCtor(name + ": arguments nested deeper than " + MAX_DEPTH + " levels");
       return hostCall(target, stringify(args));
     };
     define(gate, "name", { value: name });
@@ -102,7 +124,8 @@ export const PRELUDE = String.raw`(function (hostCall, hostPrint) {
     if (type === "string") text = stringify(v);
     else if (type === "object" || type === "array") {
       // Plain JSON when it can say everything (the common case, and native speed).
-      try { text = stringify(v); } catch (e) { text = undefined; }
+      if (tooDeep(v)) text = TOO_DEEP;
+      else try { text = stringify(v); } catch (e) { text = undefined; }
       if (text === undefined) text = inspect(v);
     } else text = inspect(v);
     return stringify({ type, size, chars: text.length, text: text.length > limit ? apply(slice, text, [0, limit]) : text });

@@ -3,6 +3,7 @@ import { errorMessage } from "../../../core/errors.js";
 import type { CodeEngine } from "./engine.js";
 import type { Lane } from "./lane.js";
 import type { SandboxLimits } from "./limits.js";
+import type { MemoryCharge } from "./lane-memory.js";
 import { RunReader, UNRENDERABLE, type EvalResult } from "./reader.js";
 import {
   crashOutput,
@@ -13,6 +14,7 @@ import {
   type SandboxSetup,
 } from "./run.js";
 import { takeShell, type GateAnswer, type Shell } from "./shell.js";
+import { gateArguments, toVm } from "./vm-values.js";
 
 export type {
   EvalHooks,
@@ -29,6 +31,13 @@ const RENDER_MS = 250;
 const RENDER_HEADROOM = 2 * 1024 * 1024;
 
 /**
+ * QuickJS's own memory limit, a second bound behind the heap ward (lane-memory.ts): in this
+ * build it counts 8 bytes per allocation whatever its size, so it only stops swarms of small
+ * objects. Twice the limit: the heap ward comes first, and its out-of-memory error can be built.
+ */
+const quickjsLimit = (limits: SandboxLimits): number => limits.memoryBytes * 2;
+
+/**
  * One entity's sandbox: its own QuickJS runtime and context in a lane of the shared module.
  * Variables persist across evaluations (MEDIUM-3). Nothing of the host is reachable from inside
  * but the gate functions and console (MEDIUM-2 isolation); every handle is disposed.
@@ -43,6 +52,8 @@ export class Sandbox {
   /** Ran out of memory: its runtime may hold leaked objects and must not be freed (see Lane.retiring). */
   private tainted = false;
   private readonly reader: RunReader;
+  /** This sandbox's share of its lane's heap (max_memory_mb, see lane-memory.ts). */
+  private readonly charge: MemoryCharge;
 
   private constructor(
     private readonly engine: CodeEngine,
@@ -52,6 +63,7 @@ export class Sandbox {
     private readonly targets: readonly string[],
   ) {
     this.lane = shell.lane;
+    this.charge = shell.lane.memory.admit(limits.memoryBytes);
     this.reader = new RunReader(shell);
     shell.bridge = {
       call: (target, args, length) => this.onGateCall(target, args, length),
@@ -66,6 +78,7 @@ export class Sandbox {
   static async open(engine: CodeEngine, setup: SandboxSetup): Promise<Sandbox> {
     const lane = await engine.acquire();
     let shell: Shell | undefined;
+    let sandbox: Sandbox | undefined;
     try {
       shell = takeShell(lane);
       const { runtime, helpers } = shell;
@@ -79,14 +92,17 @@ export class Sandbox {
         const i = targets.indexOf(target);
         aliases[alias] = i >= 0 ? i : targets.push(target) - 1;
       }
-      const sandbox = new Sandbox(engine, shell, setup.limits, targets);
+      const opened = (sandbox = new Sandbox(engine, shell, setup.limits, targets));
       const { gates, warded } = setup;
-      sandbox.call(helpers.install, JSON.stringify({ gates, aliases, warded }));
-      runtime.setMemoryLimit(setup.limits.memoryBytes);
-      for (const [name, value] of Object.entries(setup.state))
-        sandbox.call(helpers.define, name, JSON.stringify(value ?? null));
-      return sandbox;
+      lane.memory.chargedTo(opened.charge, () => {
+        opened.call(helpers.install, JSON.stringify({ gates, aliases, warded }));
+        runtime.setMemoryLimit(quickjsLimit(setup.limits));
+        for (const [name, value] of Object.entries(setup.state))
+          opened.call(helpers.define, name, JSON.stringify(value ?? null));
+      });
+      return opened;
     } catch (err) {
+      if (sandbox) lane.memory.leave(sandbox.charge);
       try {
         shell?.dispose();
       } catch (disposeErr) {
@@ -109,6 +125,10 @@ export class Sandbox {
       const run = new Run(hooks);
       this.run = run;
       let result: EvalResult;
+      // The lane runs one evaluation at a time: heap growth meanwhile is this sandbox's.
+      this.lane.memory.startRun(this.charge);
+      this.shell.pace?.reset();
+      const refused = this.lane.memory.refused;
       try {
         result = await this.shell.context.evalCodeAsync(code, `run-${++this.runs}.js`);
       } catch (err) {
@@ -117,8 +137,9 @@ export class Sandbox {
         return { ...crashOutput(), console: run.console, consoleDropped: run.consoleDropped };
       } finally {
         this.run = undefined;
+        this.lane.memory.running = undefined;
       }
-      return this.read(result, run);
+      return this.read(result, run, this.lane.memory.refused > refused);
     });
   }
 
@@ -130,6 +151,7 @@ export class Sandbox {
     }
     this.disposed = true;
     this.shell.bridge = undefined;
+    this.lane.memory.leave(this.charge);
     if (!this.lane.dead && !this.tainted) {
       try {
         this.shell.dispose();
@@ -141,20 +163,24 @@ export class Sandbox {
     this.engine.release(this.lane);
   }
 
-  private read(result: EvalResult, run: Run): EvalOutput {
+  /** `starved`: the memory ward refused the heap growth the code asked for. */
+  private read(result: EvalResult, run: Run, starved: boolean): EvalOutput {
     const { runtime } = this.shell;
     this.renderDeadline = performance.now() + RENDER_MS;
     // Headroom to render an error even when the code used up its memory.
-    if (result.error) runtime.setMemoryLimit(this.limits.memoryBytes + RENDER_HEADROOM);
+    if (result.error) runtime.setMemoryLimit(quickjsLimit(this.limits) + RENDER_HEADROOM);
     try {
       const out = this.reader.read(result, run, this.limits.evalMs);
+      // Out of heap, QuickJS may not even build its error and throws null instead.
+      if (starved && out.error?.name === "Thrown" && out.error.message === "null")
+        out.error = { name: "InternalError", message: "out of memory", stack: "" };
       if (out.error?.message === "out of memory" || out.error?.message === UNRENDERABLE) {
         this.tainted = true;
         this.lane.retiring = true;
       }
       return out;
     } finally {
-      if (result.error) runtime.setMemoryLimit(this.limits.memoryBytes);
+      if (result.error) runtime.setMemoryLimit(quickjsLimit(this.limits));
       this.renderDeadline = 0;
       if (this.disposeWhenIdle) this.dispose();
     }
@@ -195,7 +221,7 @@ export class Sandbox {
     }
     if (run.stop) return { error: ctx.newError(`skipped: the run is stopping (${run.stop})`) };
     const name = this.targets[ctx.getNumber(targetH)] ?? "";
-    const args = this.gateArguments(argsH, lengthH);
+    const args = gateArguments(this.shell, argsH, lengthH);
     if (!args) return { error: ctx.newError(`${name}: arguments must be JSON data`) };
     run.inGate = true;
     const started = performance.now();
@@ -210,28 +236,6 @@ export class Sandbox {
     run.inGate = false;
     run.pausedMs += performance.now() - started; // max_eval_ms counts the code, not the gates
     return this.answer(run, reply);
-  }
-
-  /**
-   * A gate call's arguments as the gate function passed them: none, one string (with its length),
-   * or a JSON array. A string is copied out as it is, but the copy stops at a NUL and turns an
-   * unpaired surrogate into U+FFFD: a copy shorter than the string, or holding U+FFFD, is redone
-   * through JSON. Undefined when the JSON does not parse.
-   */
-  private gateArguments(argsH?: QuickJSHandle, lengthH?: QuickJSHandle): unknown[] | undefined {
-    if (!argsH) return [];
-    const ctx = this.shell.context;
-    try {
-      if (!lengthH) return JSON.parse(ctx.getString(argsH)) as unknown[];
-      const text = ctx.getString(argsH);
-      if (text.length === ctx.getNumber(lengthH) && !text.includes("\uFFFD")) return [text];
-      const quoted = ctx.unwrapResult(
-        ctx.callFunction(this.shell.helpers.quote, ctx.undefined, argsH),
-      );
-      return [JSON.parse(quoted.consume((q) => ctx.getString(q))) as unknown];
-    } catch {
-      return undefined;
-    }
   }
 
   /** A gate that answers later: the sandbox suspends until it does. */
@@ -263,38 +267,6 @@ export class Sandbox {
     }
     if (!reply.ok) return { error: ctx.newError(reply.message) };
     if (reply.stop) run.stop = "done";
-    return this.toVm(reply.value);
-  }
-
-  /** A gate's value inside the sandbox: primitives directly, structured values through JSON. */
-  private toVm(value: unknown): QuickJSHandle | undefined {
-    const ctx = this.shell.context;
-    switch (typeof value) {
-      case "undefined":
-        return undefined;
-      case "number":
-        return ctx.newNumber(value);
-      case "string":
-        return ctx.newString(value);
-      case "boolean":
-        return value ? ctx.true : ctx.false;
-      default: {
-        if (value === null) return ctx.null;
-        const json = ctx.newString(toJson(value));
-        try {
-          return ctx.unwrapResult(ctx.callFunction(this.shell.helpers.parse, ctx.undefined, json));
-        } finally {
-          json.dispose();
-        }
-      }
-    }
-  }
-}
-
-function toJson(value: unknown): string {
-  try {
-    return JSON.stringify(value) ?? "null";
-  } catch {
-    return JSON.stringify(String(value));
+    return toVm(this.shell, reply.value);
   }
 }

@@ -5,6 +5,7 @@ import type {
   QuickJSHandle,
   VmCallResult,
 } from "quickjs-emscripten";
+import { InterruptPace } from "./interrupt-pace.js";
 import type { Lane } from "./lane.js";
 import { PRELUDE } from "./prelude.js";
 
@@ -48,13 +49,25 @@ export interface Helpers {
 export class Shell {
   bridge: Bridge | undefined;
   readonly helpers: Helpers;
+  /** How often QuickJS asks whether to stop (max_eval_ms); absent when the offset is unknown. */
+  readonly pace: InterruptPace | undefined;
 
   private constructor(
     readonly lane: Lane<Shell>,
     readonly runtime: QuickJSAsyncRuntime,
     readonly context: QuickJSAsyncContext,
   ) {
-    runtime.setInterruptHandler(() => this.bridge?.interrupt() ?? false);
+    const ctxPtr = (context as unknown as { ctx: { value: number } }).ctx.value;
+    const offset = lane.counterOffset;
+    this.pace =
+      offset === undefined
+        ? undefined
+        : new InterruptPace(lane.memory.memory, (ctxPtr + offset) >> 2);
+    runtime.setInterruptHandler(() => {
+      if (!this.bridge) return false;
+      this.pace?.tick();
+      return this.bridge.interrupt();
+    });
     this.helpers = this.evaluatePrelude();
   }
 

@@ -1,0 +1,61 @@
+// The loader on large spells (issue 10): validating a 1 MiB spell takes ≤ 1 s whatever its
+// shape — many keys in one mapping (the YAML library's own duplicate-key check was quadratic:
+// 31 s for 951 KB), many small mappings, a long list, and one long string. Since a loaded
+// machine slows everything, the bench also times each shape at half the size: a linear loader
+// takes about 2× as long for 2× the bytes (target ≤ 2.6×), a quadratic one 4×.
+import { loadSpellText } from "../dist/index.js";
+
+const HEAD =
+  "llm: scripted\nidentity: {}\ncircle: { gates: [done], wards: [{ max_turns: 1 }] }\nintent: go\n";
+const MIB = 1024 * 1024 - 64;
+
+function grow(limit, head, line, tail = "") {
+  let text = head;
+  for (let i = 0; text.length < limit - tail.length; i++) text += line(i);
+  return text + tail;
+}
+
+const shapes = {
+  "one mapping, many keys": (n) => grow(n, `${HEAD}x_extra:\n`, (i) => `  key_${i}: v\n`),
+  "a duplicate key after many": (n) =>
+    grow(n, `${HEAD}x_extra:\n  dup: 1\n`, (i) => `  key_${i}: v\n`, "  dup: 2\n"),
+  "small flow mappings in a list": (n) =>
+    grow(n, `${HEAD}x_extra:\n`, (i) => `  - { a: ${i}, b: 2 }\n`),
+  "small block mappings in a list": (n) =>
+    grow(n, `${HEAD}x_extra:\n`, (i) => `  - a: ${i}\n    b: 2\n`),
+  "one long string": (n) => `${HEAD}x_extra: "${"a".repeat(n - HEAD.length - 20)}"\n`,
+};
+
+async function time(text) {
+  const times = [];
+  let outcome = "";
+  for (let round = 0; round < 3; round++) {
+    const t0 = performance.now();
+    try {
+      await loadSpellText(text, "big.yaml", { validateOnly: true });
+      outcome = "valid";
+    } catch (err) {
+      outcome = String(err.errors?.[0]?.message ?? err.message).slice(0, 40);
+    }
+    times.push(performance.now() - t0);
+  }
+  return { ms: Math.min(...times), outcome };
+}
+
+const rows = [];
+for (const [shape, make] of Object.entries(shapes)) {
+  const whole = await time(make(MIB));
+  const half = await time(make(MIB / 2));
+  const ratio = whole.ms / half.ms;
+  rows.push({
+    shape,
+    "1 MiB ms": whole.ms.toFixed(0),
+    "512 KiB ms": half.ms.toFixed(0),
+    "2x bytes → x time": ratio.toFixed(2),
+    target: "≤ 1000 ms, ≤ 2.6x",
+    ok: whole.ms <= 1000 && ratio <= 2.6 ? "yes" : "NO",
+    outcome: whole.outcome,
+  });
+}
+console.table(rows);
+process.exit(0);

@@ -1,0 +1,61 @@
+import { inspect } from "node:util";
+
+/**
+ * The forms a secret can take in text we print (PROD-8): a value is redacted not only as
+ * written but as every encoding an output can carry it in. Each form is a literal string;
+ * URL encodings, whose spellings vary (upper or lower case hex, `+` or `%20`, characters an
+ * encoder leaves alone), are matched by one pattern instead: see `urlPattern`.
+ */
+export function secretForms(secret: string): string[] {
+  const json = jsonInner(secret);
+  const forms = [
+    secret,
+    json, // inside a JSON string: `"` → \", `\` → \\, newline → \n
+    asciiJsonInner(secret), // the same with every non-ASCII character as \uXXXX
+    jsonInner(json), // JSON text inside a JSON string (a tool call's arguments, exported)
+    jsonInner(jsonInner(json)), // and once more (a loom line quoted in a JSON report)
+    inspect(secret).slice(1, -1), // util.inspect / console.log of an object
+    jsonInner(inspect(secret).slice(1, -1)),
+  ];
+  return [...new Set(forms)];
+}
+
+function jsonInner(text: string): string {
+  return JSON.stringify(text).slice(1, -1);
+}
+
+function asciiJsonInner(text: string): string {
+  return jsonInner(text).replace(
+    /[^\x20-\x7e]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
+}
+
+/**
+ * A pattern for the secret URL-encoded in any spelling: each character as itself or as its
+ * UTF-8 bytes in %XX (either case); a space also as `+`. Null when the secret has no character
+ * an encoder would change (then the raw form already covers it).
+ */
+export function urlPattern(secret: string): RegExp | null {
+  if (encodeURIComponent(secret) === secret) return null;
+  let source = "";
+  for (const char of secret) {
+    const bytes = [...Buffer.from(char, "utf8")]
+      .map((b) => `%${b.toString(16).padStart(2, "0")}`)
+      .join("");
+    // The encoded spelling first: a literal `%` must not match the start of `%25`.
+    const alternatives = [
+      bytes.replace(/[a-f]/g, (h) => `[${h}${h.toUpperCase()}]`),
+      escapeRegExp(char),
+    ];
+    if (char === " ") alternatives.push("\\+");
+    if (char === "\\") alternatives.push("/"); // the URL parser's reading of a backslash
+    // The URL parser drops tabs and newlines.
+    source += `(?:${alternatives.join("|")})${/^[\t\n\r]$/.test(char) ? "?" : ""}`;
+  }
+  return new RegExp(source, "g");
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&");
+}

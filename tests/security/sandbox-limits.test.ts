@@ -1,0 +1,197 @@
+import { describe, expect, it } from "vitest";
+import { behaviorGate } from "../../src/circle/gates/index.js";
+import { loadCodeEngine } from "../../src/circle/mediums/code/index.js";
+import { codeCantrip } from "../circle/code-helpers.js";
+import type { CastResult } from "../../src/core/result.js";
+import type { Loom } from "../../src/loom/loom.js";
+import { IntentLLM, llmSource, parentCantrip, scripted } from "../composition/helpers.js";
+
+const MiB = 1024 * 1024;
+/**
+ * The stated tolerance of max_memory_mb (README, security; lane-memory.ts): what the code holds
+ * stays under limit + 4 MiB + 10% of the limit (the 1 MiB reserve of the initial heap, the
+ * grace QuickJS builds its error in, the heap's growth steps); the lane's whole heap under its
+ * initial 16 MiB + 2 MiB + the limit + the grace (max(2 MiB, 6% of the heap)).
+ */
+const tolerance = (limit: number) => 4 * MiB + limit * 0.1;
+const laneBound = (limit: number) => {
+  const heap = 18 * MiB + limit;
+  return heap + Math.max(2 * MiB, heap * 0.07);
+};
+
+/** Allocation patterns: each keeps what it allocates and counts the bytes it holds. */
+const PATTERNS: Record<string, string> = {
+  "1 MiB arrays": "h.push(new Array(131072).fill(1.5)); held += 131072 * 8",
+  "64 KiB arrays": "h.push(new Array(8192).fill(1.5)); held += 8192 * 8",
+  "1 MiB strings": "h.push('x'.repeat(1 << 20) + h.length); held += 1 << 20",
+  "small objects": "h.push({ n: h.length, s: 'k' + h.length }); held += 48",
+  "1 MiB typed arrays": "h.push(new Uint8Array(1 << 20)); held += 1 << 20",
+  "64 KiB typed arrays": "h.push(new Float64Array(8192)); held += 1 << 16",
+};
+
+const bomb = (step: string) =>
+  `var h = [], held = 0; try { while (true) { ${step} } } catch (e) { h = null; String(e) + ' after ' + held }`;
+
+function observation(result: CastResult<Loom>, turn: number): string {
+  return result.loom.turns()[turn]!.observation;
+}
+
+/** The heap (WebAssembly memory) of every lane alive now. */
+async function heaps(): Promise<Map<object, number>> {
+  return new Map((await loadCodeEngine()).laneList.map((l) => [l, l.memory.heapBytes]));
+}
+
+/** The heaps of the lanes that are new or grew since `before`. */
+async function grown(before: Map<object, number>): Promise<number[]> {
+  return [...(await heaps())].filter(([l, h]) => h > (before.get(l) ?? 0)).map(([, h]) => h);
+}
+
+describe("max_memory_mb holds for every allocation pattern", () => {
+  for (const mb of [4, 16, 64]) {
+    it.each(Object.keys(PATTERNS))(`${mb} MiB: %s`, async (pattern) => {
+      const before = await heaps();
+      const entity = codeCantrip([bomb(PATTERNS[pattern]!), "done('alive')"], {
+        wards: [{ max_turns: 3 }, { max_memory_mb: mb }, { max_eval_ms: 20_000 }],
+      }).cantrip.summon();
+      try {
+        const first = await entity.send("allocate");
+        const seen = observation(first, 0);
+        expect(seen).toMatch(/out of memory/);
+        const held = Number(/after (\d+)/.exec(seen)?.[1]);
+        // Held bytes never pass the limit plus the tolerance; nor is the ward far too tight.
+        expect(held).toBeLessThanOrEqual(mb * MiB + tolerance(mb * MiB));
+        if (pattern !== "small objects") expect(held).toBeGreaterThanOrEqual(mb * MiB * 0.5);
+        // The host's side: the sandbox's lane never holds more than its budget.
+        for (const heap of await grown(before))
+          expect(heap).toBeLessThanOrEqual(laneBound(mb * MiB));
+      } finally {
+        entity.dispose();
+      }
+    });
+  }
+});
+
+describe("max_memory_mb holds after a bigger sandbox left its lane", () => {
+  it("the space a 64 MiB sandbox grew and freed is not a 4 MiB newcomer's", async () => {
+    // The big one allocates 40 MiB and finishes normally (no out-of-memory: its lane is kept).
+    const big = codeCantrip(
+      [
+        "var h = []; for (var i = 0; i < 640; i++) h.push(new Uint8Array(1 << 16)); h = null; done(1)",
+      ],
+      { wards: [{ max_turns: 2 }, { max_memory_mb: 64 }] },
+    );
+    await big.cantrip.cast("grow");
+    for (let i = 0; i < 3; i++) {
+      const small = codeCantrip([bomb(PATTERNS["64 KiB typed arrays"]!), "done(1)"], {
+        wards: [{ max_turns: 3 }, { max_memory_mb: 4 }],
+      });
+      const seen = observation(await small.cantrip.cast("fill"), 0);
+      const held = Number(/after (\d+)/.exec(seen)?.[1]);
+      expect(held).toBeLessThanOrEqual(4 * MiB + tolerance(4 * MiB));
+    }
+  });
+});
+
+describe("max_memory_mb holds for a batch of children together", () => {
+  it("4 children at 16 MiB, each bombing at once, hold at most 4 × their bound", async () => {
+    const wait = behaviorGate({ name: "slow_gate", behavior: { delay_ms: 150, result: "ok" } });
+    const child = new IntentLLM("bomber", () => ({
+      // Allocate to the limit, keep it while the siblings do the same, then report.
+      code:
+        "var h = [], held = 0; try { while (true) { h.push(new Uint8Array(1 << 16)); held += 1 << 16 } } catch (e) { }" +
+        " slow_gate(); done(held)",
+    }));
+    const parent = parentCantrip({
+      code: true,
+      gates: [wait],
+      wards: [{ max_turns: 3 }, { max_memory_mb: 16 }],
+      llm: scripted([
+        {
+          code: "done(call_entity_batch(Array.from({ length: 4 }, (_, i) => ({ intent: 'fill ' + i, medium: 'code' }))))",
+        },
+      ]),
+      spawn: { llms: llmSource({}, { 1: child }) },
+    });
+    const engine = await loadCodeEngine();
+    const before = await heaps();
+    let peak = 0;
+    const sample = setInterval(() => {
+      let total = 0;
+      for (const lane of engine.laneList)
+        total += Math.max(0, lane.memory.heapBytes - (before.get(lane) ?? 0));
+      peak = Math.max(peak, total);
+    }, 5);
+    const result = await parent.cast("fill memory");
+    clearInterval(sample);
+    const held = result.result as number[];
+    expect(held).toHaveLength(4);
+    for (const h of held) expect(h).toBeLessThanOrEqual(16 * MiB + tolerance(16 * MiB));
+    // What the batch added to the host's heaps while all four held their memory.
+    expect(peak).toBeGreaterThan(0);
+    expect(peak).toBeLessThanOrEqual(4 * laneBound(16 * MiB));
+  });
+});
+
+describe("max_eval_ms holds for code that catches its own errors", () => {
+  // Each of these ran 4–9× past its budget: QuickJS asked whether to stop only every 10,000
+  // ticks, and here a tick is costly. The bench (bench/code.bench.mjs) checks the 20% target;
+  // this test catches a return of the multi-second overruns.
+  const BUDGET = 600;
+  const RUNAWAYS: Record<string, string> = {
+    "a memory bomb that catches out-of-memory":
+      "var h = []; for (var k = 0; k < 1e9; k++) { try { h.push(new Array(131072).fill(1)) } catch (e) { h = [] } }",
+    "small objects, caught":
+      "var h = []; for (;;) { try { h.push({ a: h.length }) } catch (e) { h = [] } }",
+    "string doubling, caught": "var s = 'x'; for (;;) { try { s = s + s } catch (e) { s = 'x' } }",
+    "recursion that catches stack overflow":
+      "function f(n) { try { return f(n + 1) } catch (e) { return f(n + 1) } } f(0)",
+    "recursion that catches and recurses again":
+      "function f(n) { try { f(n + 1) } catch (e) {} f(n + 1) } f(0)",
+  };
+  it.each(Object.keys(RUNAWAYS))("%s", async (name) => {
+    const { cantrip } = codeCantrip([RUNAWAYS[name]!, "done('alive')"], {
+      wards: [{ max_turns: 3 }, { max_memory_mb: 16 }, { max_eval_ms: BUDGET }],
+    });
+    const result = await cantrip.cast("run away");
+    const turn = result.loom.turns()[0]!;
+    expect(turn.observation).toMatch(/TimeoutError: the run exceeded max_eval_ms/);
+    // Recursion is stopped only where QuickJS asks (not at every call): stack overflows caught
+    // near the limit can cost up to ~2 s between two questions — the documented bound, until
+    // the sandbox runs off the main thread (README, security). They ran 9 s before.
+    const bound = name.startsWith("recursion") ? BUDGET + 3000 : BUDGET * 1.5;
+    expect(turn.metadata.duration_ms).toBeLessThan(bound);
+    expect(result.result).toBe("alive");
+  });
+});
+
+describe("deeply nested values are an error observation, never a crash", () => {
+  const nest = (v: string) => `var v = []; for (var i = 0; i < 5000; i++) v = [v]; ${v}`;
+  const CASES: [string, string, RegExp][] = [
+    ["as the last value", nest("v"), /^result: \[a value nested deeper than 1000 levels\]/],
+    [
+      "as a thrown value",
+      nest("throw v"),
+      /^error: Thrown: \[a value nested deeper than 1000 levels\]/,
+    ],
+    ["as a promise's value", nest("Promise.resolve(v)"), /^result: \[a value nested deeper/],
+    [
+      "as a rejected promise",
+      nest("Promise.reject({ v })"),
+      /^error: Thrown: \[a value nested deeper/,
+    ],
+    [
+      "as a gate argument",
+      nest("echo({ v })"),
+      /^error: Error: echo: arguments nested deeper than 1000 levels/,
+    ],
+    ["in console.log", nest("console.log(v); 1"), /\[a value nested deeper than 1000 levels\]/],
+  ];
+  it.each(CASES)("%s", async (_name, code, seen) => {
+    const { cantrip } = codeCantrip([code, "done(typeof v)"], { wards: [{ max_turns: 3 }] });
+    const result = await cantrip.cast("nest");
+    expect(result.loom.turns()[0]!.observation).toMatch(seen);
+    // The turn was recorded and the same sandbox goes on, its variables intact.
+    expect(result.result).toBe("object");
+    expect((await loadCodeEngine()).stats().dead).toBe(0);
+  });
+});
