@@ -1,7 +1,8 @@
 /** The `council` kind: a YAML document → the engine; its errors at file:line:col. */
 import { describe, expect, it } from "vitest";
 import { SpellErrors } from "../../src/core/errors.js";
-import { loadDocument, loadDocumentText, type CouncilProgram } from "../../src/spell/index.js";
+import { loadDocument, loadDocumentText } from "../../src/spell/index.js";
+import type { CouncilProgram } from "../../src/spell/kinds/council.js";
 
 const SPELL = new URL("../../spells/council.yaml", import.meta.url).pathname;
 
