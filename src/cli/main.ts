@@ -3,6 +3,7 @@
  * every command, found by oclif through `COMMANDS` (the "explicit" command strategy of
  * package.json). Provider SDKs and QuickJS stay outside the bundle and load on first use.
  */
+import Council from "../commands/council.js";
 import LoomExport from "../commands/loom/export.js";
 import Run from "../commands/run.js";
 import Test from "../commands/test.js";
@@ -10,4 +11,10 @@ import Validate from "../commands/validate.js";
 
 export { execute } from "@oclif/core/execute";
 
-export const COMMANDS = { run: Run, test: Test, validate: Validate, "loom:export": LoomExport };
+export const COMMANDS = {
+  council: Council,
+  run: Run,
+  test: Test,
+  validate: Validate,
+  "loom:export": LoomExport,
+};
