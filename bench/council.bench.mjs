@@ -111,6 +111,9 @@ for (let i = 0; i < rounds; i++) {
   runs.on.push(await councilRun(true));
   runs.bare.push(await bareCalls());
 }
+console.log(
+  `a 5-loop council run (26 calls): ${median(runs.off).toFixed(3)} ms; the same calls bare: ${median(runs.bare).toFixed(3)} ms`,
+);
 const perLoop = (xs) => ((median(xs) - median(runs.bare)) / 5) * 1000;
 console.log(
   `executor overhead per loop (4 seats + red team, instant replies): ${perLoop(runs.off).toFixed(0)} µs without a loom, ${perLoop(runs.on).toFixed(0)} µs recording every call in a memory loom`,
