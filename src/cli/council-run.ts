@@ -42,6 +42,10 @@ export async function runCouncil(
 ): Promise<number> {
   const program = loaded.value as CouncilProgram;
   const redact = (t: string) => loaded.redactor.redact(t);
+  for (const w of loaded.warnings)
+    io.stderr(
+      redact(`${w.position.file}:${w.position.line}:${w.position.col}: warning: ${w.message}\n`),
+    );
   const query = flags.intent ?? program.intent;
   if (!query) {
     io.stderr(`${loaded.file}: no intent: give --intent "..." or write intent: in the document\n`);

@@ -57,6 +57,30 @@ triage:
     ).toBe(false);
   });
 
+  it("delta: heuristic stops at loop 2 on unchanged positions without a judge call", async () => {
+    const doc = `kind: council
+llm: { provider: scripted, responses: [{ content: keep the plan }, { content: pilot first }, { content: keep the plan }, { content: pilot first }, { content: F }] }
+red_team: { llm: { provider: scripted, responses: [{ content: C1 }, { content: C2 }] } }
+judge: { llm: { provider: scripted, responses: [] } }
+delta: { strategy: heuristic, threshold: 0.2 }
+observability: true
+triage:
+  output:
+    reconstructed_query: q
+    complexity: complicated
+    council: [{ role: pragmatist, system_prompt: a }, { role: creative, system_prompt: b }, { role: red_team, system_prompt: c }]
+    loop_grammar: parallel
+    loop_count: 4
+    red_team_flavor: logical
+    synthesis_instruction: s
+`;
+    const program = (await loadDocumentText(doc, "h.yaml", { loomPath: "memory" }))
+      .value as CouncilProgram;
+    const r = await program.engine.run("q");
+    expect([r.loopsExecuted, r.earlyExit, r.finalResponse]).toEqual([2, true, "F"]);
+    expect(r.reasoningTrace?.map((l) => l.deltaDetected)).toEqual([true, false]);
+  });
+
   it("triage rules broken in the document are errors in the brief's words, at file:line:col", async () => {
     const doc = `kind: council
 llm: scripted/x

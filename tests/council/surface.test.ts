@@ -1,5 +1,6 @@
 /** §11 criterion 9: `spellbook/council` exposes the engine, its config and its result, nothing else. */
-import { readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import * as council from "../../src/council/index.js";
@@ -40,4 +41,21 @@ describe("spellbook/council", () => {
     };
     expect(pkg.exports["./council"]).toBe("./dist/council/index.js");
   });
+
+  // The built package (npm run build, as the CLI tests need too), imported by its name.
+  it.skipIf(!existsSync(new URL("../../dist/council/index.js", import.meta.url)))(
+    "import('spellbook/council') from the built package gives only Crucible",
+    () => {
+      const out = execFileSync(
+        process.execPath,
+        [
+          "--input-type=module",
+          "-e",
+          "console.log(Object.keys(await import('spellbook/council')).join())",
+        ],
+        { encoding: "utf8" },
+      );
+      expect(out.trim()).toBe("Crucible");
+    },
+  );
 });
