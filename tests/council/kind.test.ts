@@ -123,3 +123,16 @@ triage:
     expect(err.errors[0]?.format()).toMatch(/^c\.yaml:3:15: the openai provider needs a model/);
   });
 });
+
+describe("kind: council without llm:", () => {
+  it("defaults to OpenRouter, whose missing key is said once, before any call", async () => {
+    const err = (await loadDocumentText("kind: council\nintent: q\n", "c.yaml", { env: {} }).catch(
+      (e: unknown) => e,
+    )) as SpellErrors;
+    expect(err.errors.map((e) => e.format())).toEqual([
+      expect.stringMatching(
+        /^c\.yaml:1:1: the openrouter provider needs an API key: set OPENROUTER_API_KEY/,
+      ),
+    ]);
+  });
+});

@@ -56,11 +56,14 @@ export async function buildCouncilLLMs(
     if (!llm) built.set(key, (llm = createLLM(spec, provider)));
     return llm;
   };
-  // While the document loads, a bad spec is an error at its place in the file.
+  // While the document loads, a bad spec is an error at its place in the file (said once).
+  const said = new Set<string>();
   const build = (spec: LLMSpec, path: Path): Promise<LLM | undefined> =>
     create(spec).catch((err: unknown) => {
       if (!(err instanceof ConfigError)) throw err;
-      errors.push(new ConfigError(err.code, err.message, ctx.locate(path)));
+      const error = new ConfigError(err.code, err.message, ctx.locate(path));
+      if (!said.has(error.format())) errors.push(error);
+      said.add(error.format());
       return undefined;
     });
   // `--llm` replaces every LLM of the document (a scripted council run against a real service).
