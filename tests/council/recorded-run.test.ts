@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EXIT, type CliIO } from "../../src/cli/io.js";
+import { loomExportCommand } from "../../src/cli/loom-export.js";
 import { runCommand } from "../../src/cli/run.js";
 import { TRIAGE_SYSTEM_PROMPT } from "../../src/council/prompts/triage-prompt.js";
 import {
@@ -106,6 +107,19 @@ describe("a council on OpenRouter (loopback, recorded by hand from the wire form
     expect(all[10]!.terminated).toBe(true);
     expect(new Set(all.map((t) => t.entity_id)).size).toBe(1);
     expect(readFileSync(loom, "utf8")).not.toContain("sk-or-v1-loopback-key");
+  });
+
+  it("spell loom export shows the deliberation, turn by turn", async () => {
+    const o = io();
+    expect(await loomExportCommand(loom, { redact: true }, o)).toBe(EXIT.ok);
+    const lines = o.out
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { type: string; metadata?: { council?: { phase: string } } });
+    expect(lines[0]).toMatchObject({ type: "identity", medium: "council" });
+    expect(lines.slice(1).map((l) => l.metadata?.council?.phase)).toEqual(
+      turns().map((t) => site(t).phase),
+    );
   });
 
   it("the recorded loom replays offline to the same ExecutorResult", async () => {

@@ -42,6 +42,13 @@ describe("triage agent", () => {
       /^You are the triage agent for a multi-LLM deliberative council system\./,
     );
     expect(TRIAGE_SYSTEM_PROMPT).toContain('- Exactly one seat must have role "red_team"');
+    // …and the brief's classification tables after it.
+    expect(TRIAGE_SYSTEM_PROMPT).toContain(
+      "| Factual lookup, single correct answer, no ambiguity | SIMPLE |",
+    );
+    expect(TRIAGE_SYSTEM_PROMPT).toContain(
+      "| Known opposition exists, contested topic | STEELMAN |",
+    );
   });
 
   it("a reply that is not JSON raises, and triage is not asked again", async () => {

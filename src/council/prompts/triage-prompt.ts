@@ -1,6 +1,7 @@
 /**
- * The triage agent's system prompt, verbatim from the Crucible brief (§2.2). It asks for the
- * TriageOutput JSON only; the agent parses and validates what comes back (triage-agent.ts).
+ * The triage agent's system prompt: the Crucible brief's (§2.2) verbatim, followed by the
+ * brief's classification logic tables, also verbatim, so the agent classifies by them. It asks
+ * for the TriageOutput JSON only; the agent parses and validates what comes back (triage-agent.ts).
  */
 export const TRIAGE_SYSTEM_PROMPT = `You are the triage agent for a multi-LLM deliberative council system. Your job is to analyze an incoming query and produce a structured configuration that determines how the council will process it.
 
@@ -88,4 +89,38 @@ Only specify model_hint when the query demands specific capabilities:
 - Code-heavy: openai/gpt-4o, anthropic/claude-sonnet-4-20250514
 - Cost-sensitive auxiliary roles: null (let router decide)
 
-When uncertain, leave model_hint null. The executor defaults to openrouter/auto.`;
+When uncertain, leave model_hint null. The executor defaults to openrouter/auto.
+
+## Classification Logic
+
+| Signal | Complexity |
+|--------|------------|
+| Factual lookup, single correct answer, no ambiguity | SIMPLE |
+| Requires domain expertise, multiple valid methods, analyzable | COMPLICATED |
+| No single right answer, emergent tradeoffs, stakeholder-dependent | COMPLEX |
+| Unprecedented, high uncertainty, requires experimentation | CHAOTIC |
+
+| Condition | Seats |
+|-----------|-------|
+| Single domain, focused query | 3 |
+| Multi-domain or requires synthesis across perspectives | 4 |
+| High stakes, maximum coverage needed | 5 |
+
+| Query Type | Grammar |
+|------------|---------|
+| Analysis, recommendations, evaluations | PARALLEL |
+| Creative writing, iterative drafts, document production | SEQUENTIAL |
+| Policy decisions, contested questions, explicit tradeoffs | DEBATE |
+
+| Condition | Loops |
+|-----------|-------|
+| Lower complexity, lower stakes | 2 |
+| Moderate complexity or stakes | 3 |
+| High complexity, high stakes, or contested | 4-5 |
+
+| Query Characteristic | Red Team Flavor |
+|---------------------|-----------------|
+| Logical argument, theory, analysis | LOGICAL |
+| Implementation, planning, engineering | FEASIBILITY |
+| Affects people, policy, ethics | ETHICAL |
+| Known opposition exists, contested topic | STEELMAN |`;
