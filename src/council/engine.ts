@@ -21,6 +21,8 @@ import type { ExecutorResult, TriageOutput } from "./types.js";
 export interface EngineConfig {
   /** For the OpenRouter models the engine builds. Default: OPENROUTER_API_KEY. */
   openrouterApiKey?: string;
+  /** Default: OPENROUTER_BASE_URL, else https://openrouter.ai/api/v1. */
+  openrouterBaseUrl?: string;
   /** Default: anthropic/claude-sonnet-4-20250514. */
   triageModel?: string;
   /** Seats without a hint, red team, synthesis, short-circuit. Default: openrouter/auto. */
@@ -149,12 +151,13 @@ export class Crucible {
     const key = `${model} ${models?.join(",") ?? ""}`;
     let llm = this.built.get(key);
     if (!llm) {
-      const apiKey = this.config.openrouterApiKey;
+      const { openrouterApiKey: apiKey, openrouterBaseUrl: baseUrl } = this.config;
       llm = createLLM(
         {
           provider: "openrouter",
           model,
           ...(apiKey ? { api_key: apiKey } : {}),
+          ...(baseUrl ? { base_url: baseUrl } : {}),
           ...(models ? { models } : {}),
         },
         { redactor: new Redactor(), env: process.env, baseDir: process.cwd() },
