@@ -8,4 +8,8 @@ import type { RunFlags } from "./run-flags.js";
 
 export type KindRunner = (loaded: LoadedDocument, flags: RunFlags, io: CliIO) => Promise<number>;
 
-export const kindRunners: Readonly<Record<string, KindRunner>> = {};
+export const kindRunners: Readonly<Record<string, KindRunner>> = {
+  // Lazy: the council's runner loads only when a council runs.
+  council: async (loaded, flags, io) =>
+    (await import("./council-run.js")).runCouncil(loaded, flags, io),
+};

@@ -84,9 +84,20 @@ export async function testCommand(
       io.stderr(redactor.redact(`${path}: ${errorMessage(err)}\n`));
     }
   }
+  return report(all, broken, flags.reporter, redactor, io);
+}
+
+/** The closing count (both reporters); exit 1 when a case failed or a file could not run. */
+function report(
+  all: (CaseResult & { file: string })[],
+  broken: number,
+  reporter: "text" | "json",
+  redactor: Redactor,
+  io: CliIO,
+): number {
   const count = (s: CaseResult["status"]) => all.filter((r) => r.status === s).length;
   const [passed, failed, skipped] = [count("pass"), count("fail"), count("skip")];
-  if (flags.reporter === "json") {
+  if (reporter === "json") {
     io.stdout(
       redactor.redact(
         JSON.stringify({ passed, failed, skipped, broken_files: broken, cases: all }, null, 2),

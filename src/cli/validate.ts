@@ -1,6 +1,6 @@
 import { displayPath } from "./io.js";
 import { SpellErrors, errorMessage } from "../core/errors.js";
-import { loadSpell } from "../spell/index.js";
+import { loadDocument } from "../spell/index.js";
 import { EXIT, type CliIO } from "./io.js";
 
 /** `spell validate FILE…`: every problem of every file, each at file:line:col. */
@@ -8,7 +8,7 @@ export async function validateCommand(files: string[], io: CliIO): Promise<numbe
   let bad = 0;
   for (const file of files) {
     try {
-      const loaded = await loadSpell(displayPath(io.cwd, file), {
+      const loaded = await loadDocument(displayPath(io.cwd, file), {
         env: io.env,
         validateOnly: true,
       });

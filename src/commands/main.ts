@@ -3,6 +3,7 @@
  * every command, found by oclif through `COMMANDS` (the "explicit" command strategy of
  * package.json). Provider SDKs and QuickJS stay outside the bundle and load on first use.
  */
+import Council from "./council.js";
 import LoomExport from "./loom/export.js";
 import Run from "./run.js";
 import Test from "./test.js";
@@ -10,4 +11,10 @@ import Validate from "./validate.js";
 
 export { execute } from "@oclif/core/execute";
 
-export const COMMANDS = { run: Run, test: Test, validate: Validate, "loom:export": LoomExport };
+export const COMMANDS = {
+  council: Council,
+  run: Run,
+  test: Test,
+  validate: Validate,
+  "loom:export": LoomExport,
+};

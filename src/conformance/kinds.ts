@@ -7,4 +7,7 @@ import type { CaseResult } from "./case.js";
 
 export type KindTestRunner = (loaded: LoadedDocument, file: string) => Promise<CaseResult[]>;
 
-export const kindTestRunners: Readonly<Record<string, KindTestRunner>> = {};
+export const kindTestRunners: Readonly<Record<string, KindTestRunner>> = {
+  council: async (loaded, file) =>
+    (await import("./council-cases.js")).runCouncilTests(loaded, file),
+};

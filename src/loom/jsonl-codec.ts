@@ -1,4 +1,4 @@
-import type { GateCallRecord } from "../circle/gate.js";
+import type { GateCallRecord } from "../core/medium.js";
 import type { LoomRecord, Turn } from "./turn.js";
 
 /**

@@ -1,0 +1,73 @@
+/**
+ * `spell run council.yaml`: runs the council on --intent (or the document's intent:) and prints
+ * the ExecutorResult — the final response on stdout, or with --json the whole result in its
+ * snake_case wire form (schemas/executor-result.schema.json).
+ */
+import { errorMessage, SpellbookError } from "../core/errors.js";
+import type { ExecutorResult } from "../council/index.js";
+import type { LoadedDocument } from "../spell/index.js";
+import type { CouncilProgram } from "../spell/kinds/council.js";
+import { EXIT, type CliIO } from "./io.js";
+import type { RunFlags } from "./run-flags.js";
+
+/** The ExecutorResult as JSON (snake_case, the brief's field names). */
+export function executorResultJson(r: ExecutorResult) {
+  return {
+    final_response: r.finalResponse,
+    loops_executed: r.loopsExecuted,
+    early_exit: r.earlyExit,
+    reasoning_trace:
+      r.reasoningTrace?.map((l) => ({
+        loop_number: l.loopNumber,
+        council_responses: { ...l.councilResponses },
+        red_team_critique: l.redTeamCritique,
+        delta_detected: l.deltaDetected,
+      })) ?? null,
+  };
+}
+
+/** `[Processing... N loops executed]`, or `short-circuited` when no loop ran (brief §6.3). */
+export function processingLine(r: ExecutorResult): string {
+  const what =
+    r.loopsExecuted === 0
+      ? "short-circuited"
+      : `${r.loopsExecuted} loop${r.loopsExecuted === 1 ? "" : "s"} executed`;
+  return `[Processing... ${what}]`;
+}
+
+export async function runCouncil(
+  loaded: LoadedDocument,
+  flags: RunFlags,
+  io: CliIO,
+): Promise<number> {
+  const program = loaded.value as CouncilProgram;
+  const redact = (t: string) => loaded.redactor.redact(t);
+  for (const w of loaded.warnings)
+    io.stderr(
+      redact(`${w.position.file}:${w.position.line}:${w.position.col}: warning: ${w.message}\n`),
+    );
+  const query = flags.intent ?? program.intent;
+  if (!query) {
+    io.stderr(`${loaded.file}: no intent: give --intent "..." or write intent: in the document\n`);
+    return EXIT.invalid;
+  }
+  let result: ExecutorResult;
+  try {
+    result = await program.engine.run(query);
+  } catch (err) {
+    io.stderr(redact(`spell run failed: ${errorMessage(err)}\n`));
+    program.loom.close();
+    return err instanceof SpellbookError && err.family === "spell" ? EXIT.invalid : EXIT.failure;
+  }
+  program.loom.close();
+  if (flags.json) {
+    io.stdout(redact(JSON.stringify(executorResultJson(result))) + "\n");
+    return EXIT.ok;
+  }
+  io.stdout(redact(result.finalResponse) + "\n");
+  if (!flags.quiet) {
+    const early = result.earlyExit && result.loopsExecuted > 0 ? " · early exit" : "";
+    io.stderr(`${processingLine(result)}${early} · loom ${program.loom.store.location}\n`);
+  }
+  return EXIT.ok;
+}

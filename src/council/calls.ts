@@ -1,0 +1,125 @@
+/**
+ * Every LLM call of a council run, and its turn in the loom. The council's calls are turns of
+ * one entity, in one thread: triage → seats (in seat order) → red team → judge … → synthesis,
+ * so `spell loom export` shows the deliberation and the `replay` provider plays it back in order.
+ */
+import { isoNow } from "../core/clock.js";
+import { ModelError } from "../core/errors.js";
+import { newId } from "../core/ids.js";
+import { addUsage, emptyUsage, type LLM, type Message, type Usage } from "../core/contract.js";
+import type { Loom } from "../loom/loom.js";
+import type { Turn } from "../loom/turn.js";
+
+/** Where in the deliberation a call is made (kept in the turn's metadata as `council`). */
+export interface CallSite {
+  phase: "triage" | "seat" | "red_team" | "judge" | "synthesis" | "short_circuit";
+  loop?: number;
+  /** The seat key (role, or role#n). */
+  seat?: string;
+  /** A grammar's step within a loop: position, defense, draft, critique, final_critique. */
+  step?: string;
+}
+
+export interface CallRequest {
+  llm: LLM;
+  messages: Message[];
+  site: CallSite;
+}
+
+interface Answer {
+  text: string;
+  request: CallRequest;
+  metadata: Record<string, unknown>;
+  usage: Usage;
+  ms: number;
+}
+
+/** One run's calls: the loom thread it writes (when there is a loom) and the usage it adds up. */
+export class CouncilCalls {
+  readonly usage: Usage = emptyUsage();
+  costUsd = 0;
+  calls = 0;
+  private readonly entityId = newId("ent");
+  private parentId: string | null = null;
+  private sequence = 0;
+
+  constructor(
+    private readonly loom: Loom | undefined,
+    private readonly cantripId: string,
+  ) {}
+
+  /** One call; its reply's text. A reply without text is the model's fault (ModelError). */
+  async ask(request: CallRequest): Promise<string> {
+    const answer = await this.query(request);
+    this.record(answer);
+    return answer.text;
+  }
+
+  /**
+   * Calls made at the same time (the seats of one phase): all queries start at once; their
+   * turns are recorded in the order given, whatever order the replies arrive in.
+   */
+  async askAll(requests: readonly CallRequest[]): Promise<string[]> {
+    const answers = await Promise.all(requests.map((r) => this.query(r)));
+    for (const a of answers) this.record(a);
+    return answers.map((a) => a.text);
+  }
+
+  private async query(request: CallRequest): Promise<Answer> {
+    const started = performance.now();
+    const response = await request.llm.query(request.messages);
+    const ms = performance.now() - started;
+    const text = response.content;
+    if (typeof text !== "string" || text.trim() === "") {
+      throw new ModelError(
+        "council_empty_reply",
+        `${describe(request.site)}: ${request.llm.name} answered without text`,
+      );
+    }
+    return { text, request, metadata: response.metadata ?? {}, usage: response.usage, ms };
+  }
+
+  private record(a: Answer): void {
+    this.calls++;
+    addUsage(this.usage, a.usage);
+    const cost = a.metadata["cost"];
+    if (typeof cost === "number") this.costUsd += cost;
+    if (!this.loom) return;
+    const last = a.request.site.phase === "synthesis" || a.request.site.phase === "short_circuit";
+    const turn: Turn = {
+      id: newId("turn"),
+      parent_id: this.parentId,
+      cantrip_id: this.cantripId,
+      entity_id: this.entityId,
+      role: "turn",
+      sequence: ++this.sequence,
+      utterance: a.text,
+      observation: "",
+      gate_calls: [],
+      metadata: {
+        tokens_prompt: a.usage.promptTokens,
+        tokens_completion: a.usage.completionTokens,
+        tokens_cached: a.usage.cachedTokens,
+        duration_ms: Math.round(a.ms),
+        timestamp: isoNow(),
+        llm: a.request.llm.name,
+        ...a.metadata,
+        council: { ...a.request.site },
+      },
+      reward: null,
+      terminated: last,
+      truncated: false,
+      reason: last ? a.request.site.phase : null,
+    };
+    this.loom.append(turn);
+    this.parentId = turn.id;
+  }
+}
+
+export function describe(site: CallSite): string {
+  const parts: string[] = [site.phase.replace("_", " ")];
+  if (site.loop !== undefined) parts.push(`loop ${site.loop}`);
+  if (site.seat !== undefined) parts.push(`seat ${site.seat}`);
+  if (site.step !== undefined) parts.push(site.step);
+  return parts.join(", ");
+}

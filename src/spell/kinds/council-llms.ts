@@ -1,0 +1,111 @@
+/**
+ * The LLMs of a council document: the default `llm:` (OpenRouter's auto router when absent),
+ * each role's own, and the named `models:` a seat's model hint may pick. Identical specs share
+ * one LLM, so a scripted or replayed model serves its calls in the order they are made.
+ */
+import type { SpellbookError } from "../../core/errors.js";
+import { ConfigError } from "../../core/errors.js";
+import type { CouncilDocument } from "../../generated/council.js";
+import type { LLM } from "../../core/contract.js";
+import { llmSpecOf } from "../llm-spec.js";
+import { createLLM, type LLMSpec, type ProviderContext } from "../../llm/registry.js";
+import type { EngineConfig } from "../../council/index.js";
+import type { Path } from "../source.js";
+import type { KindContext } from "./kind.js";
+import type { LoadOptions } from "../options.js";
+
+type LlmField = CouncilDocument["llm"];
+
+export const DEFAULT_COUNCIL_LLM: LLMSpec = { provider: "openrouter", model: "openrouter/auto" };
+/** The brief's triage model, when the council runs on OpenRouter and names none. */
+export const OPENROUTER_TRIAGE_MODEL = "anthropic/claude-sonnet-4-20250514";
+
+const specOf = (value: LlmField): LLMSpec | undefined => llmSpecOf(value);
+
+export interface CouncilLLMs {
+  llms: NonNullable<EngineConfig["llms"]>;
+  modelFor: (hint: string) => Promise<LLM>;
+}
+
+/** Builds every LLM the document names; problems are collected with their positions. */
+export async function buildCouncilLLMs(
+  doc: CouncilDocument,
+  ctx: KindContext,
+  errors: SpellbookError[],
+): Promise<CouncilLLMs> {
+  const options = ctx.options as LoadOptions;
+  const provider: ProviderContext = {
+    redactor: ctx.redactor,
+    env: ctx.env,
+    baseDir: ctx.baseDir,
+    ...(options.onWarning ? { warn: options.onWarning } : {}),
+  };
+  const built = new Map<string, Promise<LLM>>();
+  const create = (spec: LLMSpec): Promise<LLM> => {
+    const key = JSON.stringify(spec);
+    let llm = built.get(key);
+    if (!llm) built.set(key, (llm = createLLM(spec, provider)));
+    return llm;
+  };
+  // While the document loads, a bad spec is an error at its place in the file (said once).
+  const said = new Set<string>();
+  const build = (spec: LLMSpec, path: Path): Promise<LLM | undefined> =>
+    create(spec).catch((err: unknown) => {
+      if (!(err instanceof ConfigError)) throw err;
+      const error = new ConfigError(err.code, err.message, ctx.locate(path));
+      if (!said.has(error.format())) errors.push(error);
+      said.add(error.format());
+      return undefined;
+    });
+  // `--llm` replaces every LLM of the document (a scripted council run against a real service).
+  const override = options.llmSpec;
+  const defaultSpec = override ?? specOf(doc.llm) ?? DEFAULT_COUNCIL_LLM;
+  const role = (value: LlmField, path: Path, fallback: LLMSpec) =>
+    build(override ?? specOf(value) ?? fallback, path);
+  const triageFallback =
+    defaultSpec.provider === "openrouter"
+      ? { ...defaultSpec, model: OPENROUTER_TRIAGE_MODEL }
+      : defaultSpec;
+  const llms: CouncilLLMs["llms"] = {};
+  const put = (name: keyof CouncilLLMs["llms"], llm: LLM | undefined) => {
+    if (llm && name !== "models") llms[name] = llm;
+  };
+  put("default", await build(defaultSpec, ["llm"]));
+  if (!doc.triage?.output)
+    put("triage", await role(doc.triage?.llm, ["triage", "llm"], triageFallback));
+  put("redTeam", await role(doc.red_team?.llm, ["red_team", "llm"], defaultSpec));
+  put("judge", await role(doc.judge?.llm, ["judge", "llm"], defaultSpec));
+  put("synthesizer", await role(doc.synthesizer?.llm, ["synthesizer", "llm"], defaultSpec));
+  const models: Record<string, LLM> = {};
+  for (const [name, value] of Object.entries(doc.models ?? {})) {
+    const llm = await build(override ?? specOf(value)!, ["models", name]);
+    if (llm) models[name] = llm;
+  }
+  llms.models = models;
+  return { llms, modelFor: (hint) => hintLLM(hint, defaultSpec, llms.default, create) };
+}
+
+/**
+ * A hint that names no model of the document: on OpenRouter, that model with the default as
+ * its fallback (OpenRouter's `models` array); on other real providers, that model; on the
+ * offline providers (scripted, replay), the default LLM — a hint is a hint, never an error.
+ */
+function hintLLM(
+  hint: string,
+  defaultSpec: LLMSpec,
+  fallback: LLM | undefined,
+  create: (spec: LLMSpec) => Promise<LLM>,
+): Promise<LLM> {
+  if (defaultSpec.provider === "scripted" || defaultSpec.provider === "replay") {
+    if (fallback) return Promise.resolve(fallback);
+    throw new ConfigError(
+      "council_model_hint",
+      `no LLM for the model hint ${JSON.stringify(hint)}`,
+    );
+  }
+  return create(
+    defaultSpec.provider === "openrouter"
+      ? { ...defaultSpec, model: hint, models: [hint, defaultSpec.model ?? "openrouter/auto"] }
+      : { ...defaultSpec, model: hint },
+  );
+}

@@ -1,0 +1,42 @@
+/**
+ * The council schema's validator, with the brief's own words for the TriageOutput rules
+ * (§4.2) instead of ajv's generic ones — the same messages the runtime checks give.
+ */
+import type { ErrorObject } from "ajv";
+import { TRIAGE_RULES } from "../../council/triage-check.js";
+import generated from "../../generated/council-validate.js";
+import type { SchemaValidator } from "./kind.js";
+
+function ruleMessage(e: ErrorObject): string | undefined {
+  const at = e.instancePath;
+  const data: unknown = e.data;
+  if (at.endsWith("/council") && (e.keyword === "minItems" || e.keyword === "maxItems"))
+    return `${TRIAGE_RULES.councilSize} (has ${Array.isArray(data) ? data.length : "?"})`;
+  if (at.endsWith("/council") && e.keyword === "contains") {
+    const n = Array.isArray(data)
+      ? data.filter((s) => (s as { role?: unknown } | null)?.role === "red_team").length
+      : 0;
+    return `${TRIAGE_RULES.oneRedTeam} (has ${n})`;
+  }
+  if (at.endsWith("/loop_count") && ["minimum", "maximum", "type"].includes(e.keyword))
+    return `${TRIAGE_RULES.loopCount} (is ${JSON.stringify(data)})`;
+  if (at.endsWith("/complexity") && e.keyword === "const" && e.schemaPath.includes("/then/"))
+    return `${TRIAGE_RULES.shortCircuit} (is ${JSON.stringify(data)})`;
+  if (e.keyword === "pattern" && (e.params as { pattern?: string }).pattern === "\\S")
+    return TRIAGE_RULES.blank;
+  return undefined;
+}
+
+const validateCouncil = generated as SchemaValidator;
+
+/** Validates a council document; errors of triage rules carry the brief's words. */
+export const councilValidator: SchemaValidator = Object.assign(
+  (data: unknown): boolean => {
+    const ok = validateCouncil(data);
+    const errors = validateCouncil.errors ?? null;
+    for (const e of errors ?? []) e.message = ruleMessage(e) ?? e.message;
+    councilValidator.errors = errors;
+    return ok;
+  },
+  { errors: null as ErrorObject[] | null },
+);

@@ -1,0 +1,76 @@
+import { describe, expect, it } from "vitest";
+import { CouncilCalls } from "../../src/council/calls.js";
+import {
+  HeuristicDelta,
+  LlmJudgeDelta,
+  JUDGE_REMINDER,
+  JUDGE_SYSTEM,
+  parseVerdict,
+  textDistance,
+} from "../../src/council/delta.js";
+import { ModelError } from "../../src/core/errors.js";
+import { asked, scripted } from "./helpers.js";
+
+const at = () => ({ loop: 2, calls: new CouncilCalls(undefined, "c") });
+
+describe("llm_judge", () => {
+  it("reads YES and NO strictly: a reply merely containing YES is not a verdict", () => {
+    expect(["YES", "yes", " NO. ", "No"].map(parseVerdict)).toEqual([true, true, false, false]);
+    for (const reply of ["Yes, they changed.", "NOT YES", "YES NO", "", "Y", "NO!"])
+      expect(parseVerdict(reply), reply).toBeNull();
+  });
+
+  it("asks the brief's question and returns the verdict", async () => {
+    const judge = scripted("judge", ["NO"]);
+    const changed = await new LlmJudgeDelta(judge).detect({ a: "x" }, { a: "y" }, at());
+    expect(changed).toBe(false);
+    const [messages] = asked(judge);
+    expect(messages![0]).toEqual({ role: "system", content: JUDGE_SYSTEM });
+    expect(messages![1]!.content).toBe(
+      "Did positions materially change?\n\nPRIOR:\n[a]\nx\n\nCURRENT:\n[a]\ny\n\nAnswer YES if substantive changes occurred. Answer NO if changes are only cosmetic.",
+    );
+  });
+
+  it("no prior (loop 1) is a change, without a call", async () => {
+    const judge = scripted("judge", []);
+    expect(await new LlmJudgeDelta(judge).detect(null, { a: "y" }, at())).toBe(true);
+    expect(judge.queries).toBe(0);
+  });
+
+  it("a reply that is neither is asked again once with a reminder, then is an error", async () => {
+    const judge = scripted("judge", ["Mostly yes", "YES"]);
+    expect(await new LlmJudgeDelta(judge).detect({ a: "x" }, { a: "y" }, at())).toBe(true);
+    expect(asked(judge)[1]!.slice(2)).toEqual([
+      { role: "assistant", content: "Mostly yes" },
+      { role: "user", content: JUDGE_REMINDER },
+    ]);
+    const stubborn = scripted("judge", ["Mostly yes", "I think so"]);
+    const err = await new LlmJudgeDelta(stubborn)
+      .detect({ a: "x" }, { a: "y" }, at())
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ModelError);
+    expect((err as ModelError).code).toBe("judge_unparseable");
+    expect((err as ModelError).message).toContain('"I think so"');
+  });
+});
+
+describe("heuristic", () => {
+  it("measures text distance from 0 (same) to 1 (nothing shared)", () => {
+    expect(textDistance("the cat sat on the mat", "The cat sat on the mat.")).toBe(0);
+    expect(textDistance("alpha beta gamma", "delta epsilon zeta")).toBe(1);
+    const d = textDistance("we should adopt the plan now", "we should adopt the plan later");
+    expect(d).toBeGreaterThan(0);
+    expect(d).toBeLessThan(0.5);
+  });
+
+  it("a seat whose text moved past the threshold, or a new seat, is a delta", async () => {
+    const h = new HeuristicDelta(0.2);
+    const prior = { a: "adopt the four day week in stages", b: "pilot it first" };
+    expect(await h.detect(prior, { ...prior })).toBe(false);
+    expect(await h.detect(prior, { ...prior, b: "reject it entirely because costs rise" })).toBe(
+      true,
+    );
+    expect(await h.detect(prior, { ...prior, c: "new" })).toBe(true);
+    expect(await h.detect(null, prior)).toBe(true);
+  });
+});
