@@ -1,14 +1,14 @@
 import { displayPath } from "./io.js";
 import { SpellErrors, errorMessage } from "../core/errors.js";
-import { loadSpell } from "../spell/index.js";
+import { loadDocument } from "../spell/index.js";
 import { EXIT, type CliIO } from "./io.js";
 
-/** `spell validate FILE…`: every problem of every file, each at file:line:col. */
+/** `spell validate FILE…`: every problem of every file (of any kind), each at file:line:col. */
 export async function validateCommand(files: string[], io: CliIO): Promise<number> {
   let bad = 0;
   for (const file of files) {
     try {
-      const loaded = await loadSpell(displayPath(io.cwd, file), {
+      const loaded = await loadDocument(displayPath(io.cwd, file), {
         env: io.env,
         validateOnly: true,
       });

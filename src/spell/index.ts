@@ -75,7 +75,13 @@ export async function loadDocumentText(
   kinds: KindRegistry = defaultKinds(),
 ): Promise<LoadedDocument> {
   const env = options.env ?? process.env;
-  const { source, value, warnings, redactor, kind } = parseDocument(text, file, env, kinds);
+  const { source, value, warnings, redactor, kind } = parseDocument(
+    text,
+    file,
+    env,
+    kinds,
+    options.redactor,
+  );
   const ctx: KindContext = {
     file,
     baseDir: dirname(resolve(file)),
@@ -85,6 +91,7 @@ export async function loadDocumentText(
     warnings,
     source,
     options,
+    load: (f, extra) => loadDocument(f, { ...options, ...extra }, kinds),
   };
   const { resolved, errors } = await kind.resolve(value, ctx);
   if (errors.length) throw redactedErrors(errors, redactor);
@@ -145,12 +152,13 @@ export function parseDocument(
   file: string,
   env: NodeJS.ProcessEnv,
   kinds: KindRegistry = defaultKinds(),
+  shared?: Redactor,
 ) {
   const source = new SpellSource(file, text);
   const errors: SpellbookError[] = source.syntaxErrors();
   if (errors.length) throw new SpellErrors(errors);
   const warnings: Warning[] = [];
-  const redactor = new Redactor();
+  const redactor = shared ?? new Redactor();
   const rewriteErrors: ConfigError[] = [];
   try {
     renameOldWords(source, warnings);

@@ -1,3 +1,4 @@
+import type { Redactor } from "../core/redact.js";
 import type { LLM } from "../llm/contract.js";
 import type { LLMSpec } from "../llm/registry.js";
 
@@ -17,4 +18,6 @@ export interface LoadOptions {
   defaultLoomPath?: string | undefined;
   /** Parse and validate only: no LLM client is built (spell validate). */
   validateOnly?: boolean;
+  /** Secrets found while loading are added here too (a flow's handler spells share its redactor). */
+  redactor?: Redactor | undefined;
 }

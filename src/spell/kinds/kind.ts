@@ -27,6 +27,14 @@ export interface KindContext<Options = unknown> {
   source: SpellSource;
   /** The caller's options (for `cantrip`, the loader's LoadOptions). */
   options: Options;
+  /**
+   * Loads another document with the same loader, registry and options (a flow's `cast:` spells);
+   * `redactor` shares this document's redactor with it.
+   */
+  load?: (
+    file: string,
+    extra?: { redactor?: Redactor },
+  ) => Promise<{ kind: string; value: unknown; redactor: Redactor }>;
 }
 
 /** The stages a kind supplies; parse and rewrite are shared by every kind. */
