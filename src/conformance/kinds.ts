@@ -4,7 +4,11 @@
  */
 import type { LoadedDocument } from "../spell/index.js";
 import type { CaseResult } from "./case.js";
+import { runFlowDocumentTests, runFlowSuite } from "./flow-tests.js";
 
 export type KindTestRunner = (loaded: LoadedDocument, file: string) => Promise<CaseResult[]>;
 
-export const kindTestRunners: Readonly<Record<string, KindTestRunner>> = {};
+export const kindTestRunners: Readonly<Record<string, KindTestRunner>> = {
+  flow: runFlowDocumentTests,
+  "flow-tests": runFlowSuite,
+};

@@ -6,6 +6,7 @@
 import type { ErrorObject } from "ajv";
 import type { SpellbookError } from "../../core/errors.js";
 import type { Redactor } from "../../core/redact.js";
+import type { LoadOptions } from "../options.js";
 import type { Warning } from "../rewrite.js";
 import type { SpellSource } from "../source.js";
 import type { Locate } from "../validate.js";
@@ -29,11 +30,11 @@ export interface KindContext<Options = unknown> {
   options: Options;
   /**
    * Loads another document with the same loader, registry and options (a flow's `cast:` spells);
-   * `redactor` shares this document's redactor with it.
+   * `extra` overrides options, e.g. `redactor` shares this document's redactor with it.
    */
   load?: (
     file: string,
-    extra?: { redactor?: Redactor },
+    extra?: LoadOptions,
   ) => Promise<{ kind: string; value: unknown; redactor: Redactor }>;
 }
 
