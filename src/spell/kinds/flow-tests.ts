@@ -81,7 +81,7 @@ async function buildFlow(
       );
     return loaded.value as CompiledFlow;
   }
-  const { resolved, errors } = await resolveFlow({ kind: "flow", ...flow } as FlowDoc, run, prefix);
+  const { resolved, errors } = await resolveFlow({ kind: "flow", ...flow }, run, prefix);
   const compiled = resolved ? await compileFlow(resolved, run) : { errors, value: undefined };
   if (compiled.errors.length || !compiled.value)
     throw new SpellErrors(compiled.errors.length ? compiled.errors : errors);
