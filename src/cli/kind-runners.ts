@@ -8,4 +8,10 @@ import type { RunFlags } from "./run-flags.js";
 
 export type KindRunner = (loaded: LoadedDocument, flags: RunFlags, io: CliIO) => Promise<number>;
 
-export const kindRunners: Readonly<Record<string, KindRunner>> = {};
+export const kindRunners: Readonly<Record<string, KindRunner>> = {
+  // `spell run FLOW` is `spell flow FLOW` on stdin.
+  flow: async (loaded, _flags, io) => {
+    const { runFlowLines } = await import("./flow.js");
+    return runFlowLines(loaded, process.stdin, {}, io);
+  },
+};
