@@ -7,7 +7,7 @@
 import { isDeepStrictEqual } from "node:util";
 import { errorMessage } from "../core/errors.js";
 import type { FlowTest } from "../generated/flow.js";
-import { FlowRunner, type CycleTrace, type TapeValue } from "../routes/index.js";
+import { flowDna, FlowRunner, type CycleTrace, type Dna, type TapeValue } from "../routes/index.js";
 import { loadDocument, type LoadedDocument } from "../spell/index.js";
 import type { CompiledFlow } from "../spell/kinds/flow.js";
 import type { FlowCase, FlowSuite } from "../spell/kinds/flow-tests.js";
@@ -18,6 +18,7 @@ interface Observed {
   trace: CycleTrace[];
   emitted: unknown[];
   tape: TapeValue;
+  dna: Dna;
 }
 
 const json = (v: unknown): unknown => (v === undefined ? undefined : JSON.parse(JSON.stringify(v)));
@@ -26,6 +27,10 @@ const show = (v: unknown) => JSON.stringify(v);
 export async function runFlowCase(c: FlowCase): Promise<CaseResult> {
   const head = { rule: c.test.rule ?? "", name: c.test.name ?? "(unnamed)", location: c.location };
   if (c.test.skip) return { ...head, status: "skip", message: c.test.skip };
+  const unknown = Object.keys(c.test.expect).filter((k) => !EXPECTATIONS.has(k));
+  if (unknown.length)
+    return { ...head, status: "fail", message: `unsupported expectation: ${unknown.join(", ")}` };
+  if (c.test.expect.error !== undefined) return expectError(head, c);
   let compiled: CompiledFlow | undefined;
   try {
     compiled = await c.build();
@@ -37,6 +42,25 @@ export async function runFlowCase(c: FlowCase): Promise<CaseResult> {
   } finally {
     compiled?.dispose();
   }
+}
+
+const EXPECTATIONS = new Set(["trace", "emitted", "tape", "error", "dna"]);
+
+/** A flow that must not load: the error must say what the case expects. */
+async function expectError(
+  head: Omit<CaseResult, "status" | "message">,
+  c: FlowCase,
+): Promise<CaseResult> {
+  const want = c.test.expect.error!;
+  try {
+    (await c.build()).dispose();
+  } catch (err) {
+    const message = errorMessage(err);
+    return message.includes(want)
+      ? { ...head, status: "pass", message: "" }
+      : { ...head, status: "fail", message: `error: expected ${show(want)} in ${show(message)}` };
+  }
+  return { ...head, status: "fail", message: `error: expected ${show(want)}, but the flow loaded` };
 }
 
 async function observe(compiled: CompiledFlow, test: FlowTest): Promise<Observed> {
@@ -51,7 +75,12 @@ async function observe(compiled: CompiledFlow, test: FlowTest): Promise<Observed
     trace.push(json(r.trace) as CycleTrace);
     emitted.push(...r.emitted.map((e) => json(e.payload)));
   }
-  return { trace, emitted, tape: json(runner.tapeValue()) as TapeValue };
+  return {
+    trace,
+    emitted,
+    tape: json(runner.tapeValue()) as TapeValue,
+    dna: json(flowDna(compiled.flow)) as Dna,
+  };
 }
 
 function compare(expect: FlowTest["expect"], got: Observed): string[] {
@@ -73,6 +102,9 @@ function compare(expect: FlowTest["expect"], got: Observed): string[] {
   }
   if (expect.emitted) check("emitted", expect.emitted, got.emitted);
   if ("tape" in expect) check("tape", expect.tape, got.tape);
+  const dna = got.dna as unknown as Record<string, unknown>;
+  for (const [field, value] of Object.entries(expect.dna ?? {}))
+    check(`dna.${field}`, value, dna[field]);
   return failures;
 }
 

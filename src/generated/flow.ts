@@ -165,6 +165,14 @@ export interface FlowExpect {
    * The tape after the last message.
    */
   tape?: unknown;
+  /**
+   * The flow must fail to load with an error containing this text.
+   */
+  error?: string;
+  /**
+   * Fields of the flow's DNA (profile, version, flow, registrations), each compared exactly.
+   */
+  dna?: {};
 }
 /**
  * This interface was referenced by `Flow`'s JSON-Schema
