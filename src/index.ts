@@ -35,3 +35,8 @@ export { MemoryStore } from "./loom/store.js";
 export { JsonlStore, readLoomFile } from "./loom/storage-jsonl.js";
 export type { Turn } from "./loom/turn.js";
 export { loadSpell, loadSpellText, type LoadedSpell } from "./spell/index.js";
+/** Summoner flows (seed 003): routes, tapes, the receive/send cycle, DNA. */
+export * as routes from "./routes/index.js";
+export { Flow, FlowRunner, PROFILE_VERSION as FLOW_PROFILE_VERSION } from "./routes/index.js";
+export { JsHandlers } from "./routes/js-handlers.js";
+export { loadDocument, type LoadedDocument } from "./spell/index.js";

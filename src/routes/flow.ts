@@ -75,6 +75,8 @@ export class Flow {
   readonly limits: FlowLimits;
   private readonly all: Registration[] = [];
   private sorted: Registration[] | undefined;
+  /** The sorted lists by kind, made once per change of the registrations (the cycle reads them). */
+  private byKind: Map<string, Registration[]> | undefined;
 
   constructor(options: FlowOptions = {}) {
     this.name = options.name ?? "flow";
@@ -123,18 +125,27 @@ export class Flow {
     return this.sorted;
   }
 
-  receivers(): ReceiverRegistration[] {
-    return this.registrations().filter((r): r is ReceiverRegistration => r.kind === "receiver");
+  receivers(): readonly ReceiverRegistration[] {
+    return this.ofKind("receiver") as ReceiverRegistration[];
   }
 
-  senders(): SenderRegistration[] {
-    return this.registrations().filter((r): r is SenderRegistration => r.kind === "sender");
+  senders(): readonly SenderRegistration[] {
+    return this.ofKind("sender") as SenderRegistration[];
   }
 
-  hooks(direction: "receive" | "send"): HookRegistration[] {
-    return this.registrations().filter(
-      (r): r is HookRegistration => r.kind === "hook" && r.direction === direction,
-    );
+  hooks(direction: "receive" | "send"): readonly HookRegistration[] {
+    return this.ofKind(direction) as HookRegistration[];
+  }
+
+  private ofKind(kind: string): readonly Registration[] {
+    if (!this.byKind) {
+      this.byKind = new Map();
+      for (const r of this.registrations()) {
+        const k = r.kind === "hook" ? r.direction : r.kind;
+        this.byKind.set(k, [...(this.byKind.get(k) ?? []), r]);
+      }
+    }
+    return this.byKind.get(kind) ?? [];
   }
 
   private base(fn: { name: string }, options: RegisterOptions): Registered {
@@ -156,6 +167,7 @@ export class Flow {
   private add(r: Registration): this {
     this.all.push(r);
     this.sorted = undefined;
+    this.byKind = undefined;
     return this;
   }
 }
