@@ -18,7 +18,10 @@ function ring(keys, handlers) {
   flow.hook("receive", handlers.hook);
   for (let i = 0; i < ROUTES; i++) {
     flow.receive(`s${i} --> s${(i + 1) % ROUTES}`, handlers.receiver, { priority: [i % 3] });
-    flow.send(`s${i} --> s${(i + 1) % ROUTES}`, handlers.sender, { actions: ["MOVE"], triggers: ["ok"] });
+    flow.send(`s${i} --> s${(i + 1) % ROUTES}`, handlers.sender, {
+      actions: ["MOVE"],
+      triggers: ["ok"],
+    });
   }
   return flow;
 }
