@@ -119,15 +119,21 @@ export async function runFlowDocumentTests(
     const location = `${file}:${loaded.source.position(["tests", i]).line}`;
     const build = async () =>
       (await loadDocument(file, { loomPath: "memory" })).value as CompiledFlow;
-    results.push(await runFlowCase({ test, location, build }));
+    results.push(redacted(await runFlowCase({ test, location, build }), loaded));
   }
   return results;
 }
 
 /** `spell test` on a `kind: flow-tests` suite (loaded again: `spell test` loads to validate only). */
-export async function runFlowSuite(_loaded: LoadedDocument, file: string): Promise<CaseResult[]> {
+export async function runFlowSuite(loaded: LoadedDocument, file: string): Promise<CaseResult[]> {
   const suite = (await loadDocument(file, { loomPath: "memory" })).value as FlowSuite;
   const results: CaseResult[] = [];
-  for (const c of suite.cases) results.push(await runFlowCase(c));
+  for (const c of suite.cases) results.push(redacted(await runFlowCase(c), loaded));
   return results;
 }
+
+/** A message may quote a payload that holds a secret of the document (PROD-8). */
+const redacted = (r: CaseResult, loaded: LoadedDocument): CaseResult => ({
+  ...r,
+  message: loaded.redactor.redact(r.message),
+});

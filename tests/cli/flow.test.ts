@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { generateKeyPairSync } from "node:crypto";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -125,5 +126,33 @@ describe("spell dna", () => {
     const o = io();
     expect(await dnaCommand(GREETER, { sign: join(dir, "nope.pem") }, o)).toBe(EXIT.invalid);
     expect(o.err).toMatch(/cannot read the key .*nope\.pem/);
+  });
+});
+
+describe("the bundled CLI", () => {
+  // The bundle is built by `npm run build` (npm ci runs it); these run the real bin end to end.
+  const bin = (args: string[], input: string) =>
+    spawnSync(process.execPath, ["bin/run.js", ...args], {
+      input,
+      encoding: "utf8",
+      env: { ...process.env, NO_COLOR: "1" },
+    });
+
+  it("spell flow reads stdin and spell run runs a flow the same way", () => {
+    const flow = bin(["flow", GREETER, "--loom", "memory"], '{"text":"hey you"}\n');
+    expect(flow.status).toBe(0);
+    expect(flow.stdout).toBe('{"text":"Hello! Nice to hear from you."}\n');
+    const run = bin(["run", GREETER, "--loom", "memory"], '{"text":"nope"}\n');
+    expect(run.status).toBe(0);
+    expect(run.stdout).toBe('{"text":"Say hi first."}\n');
+  });
+
+  it("casts record into the loom file given with --loom", () => {
+    const loom = join(dir, "flow-loom.jsonl");
+    expect(bin(["flow", GREETER, "--loom", loom], '{"text":"hi"}\n').status).toBe(0);
+    const turns = readFileSync(loom, "utf8")
+      .split("\n")
+      .filter((l) => l.includes('"type":"turn"'));
+    expect(turns).toHaveLength(1);
   });
 });
