@@ -172,7 +172,7 @@ export class FlowRunner {
         consumed.set(f.key, set.add(nodeText(f.state)));
       }
       const list = added.get(f.key) ?? [];
-      added.set(f.key, list.concat(activated(f.receiver.route, f.event.action)));
+      added.set(f.key, list.concat(activated(f.receiver.route, f.event.action, f.state)));
     }
     const next = this.tape.copy();
     for (const key of new Set([...consumed.keys(), ...added.keys()])) {

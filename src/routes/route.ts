@@ -50,14 +50,20 @@ export function nodesOf(route: Route): readonly Node[] {
   return route.kind === "object" ? route.nodes : [...route.source, ...route.label, ...route.target];
 }
 
-/** The nodes an action activates (§6.3 table). */
-export function activated(route: Route, action: Action): readonly Node[] {
-  if (route.kind === "object") return action === "TEST" ? [] : route.nodes;
+/**
+ * The nodes an action activates (§6.3 table). Source nodes are the nodes the tape state passed:
+ * a plain source node as written, a gate that is not plain (`/all`, `/oneof`, `/not`) as the
+ * `state` it accepted — so STAY on `/all` keeps the state, it never writes `/all` to the tape.
+ */
+export function activated(route: Route, action: Action, state?: Node | null): readonly Node[] {
+  const source = (nodes: readonly Node[]) =>
+    nodes.flatMap((n) => (n.kind === "plain" ? [n] : state && accepts(n, state) ? [state] : []));
+  if (route.kind === "object") return action === "TEST" ? [] : source(route.nodes);
   switch (action) {
     case "TEST":
       return route.label;
     case "STAY":
-      return route.source;
+      return source(route.source);
     case "MOVE":
       return [...route.label, ...route.target];
   }
