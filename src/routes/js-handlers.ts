@@ -67,6 +67,7 @@ export class JsHandlers {
   add(role: "receiver", source: string): ReceiverFn;
   add(role: "sender", source: string): SenderFn;
   add(role: "hook", source: string): HookFn;
+  add(role: JsRole, source: string): ReceiverFn | SenderFn | HookFn;
   add(role: JsRole, source: string): ReceiverFn | SenderFn | HookFn {
     const id =
       this.sources.push(`__fn(${JSON.stringify(PARAMS[role])}, ${JSON.stringify(source)})`) - 1;

@@ -142,3 +142,19 @@ describe("kind: flow documents", () => {
     expect(message).not.toContain("sup3r-s3cret");
   });
 });
+
+describe("validating a flow (spell validate)", () => {
+  it("compiles its js handlers and reports the one that does not, without running anything", async () => {
+    let message = "";
+    try {
+      await loadDocumentText(
+        "kind: flow\nreceivers:\n  - route: a\n    js: move()\nsenders:\n  - route: a\n    js: '}{'\n",
+        "/tmp/v.yaml",
+        { validateOnly: true },
+      );
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toMatch(/^\/tmp\/v\.yaml:7:9: senders\.0\.js: SyntaxError/);
+  });
+});

@@ -35,8 +35,8 @@ export async function compileFlow(
   resolved: ResolvedFlow,
   ctx: KindContext,
 ): Promise<{ value?: CompiledFlow; errors: SpellbookError[] }> {
-  if ((ctx.options as LoadOptions).validateOnly) return { errors: [] };
   const { doc, limits, casts, prefix } = resolved;
+  if ((ctx.options as LoadOptions).validateOnly) return { errors: await checkJs(resolved, ctx) };
   const flow = new Flow({
     name: doc.name ?? basename(ctx.file),
     tape: {
@@ -60,6 +60,27 @@ export async function compileFlow(
   }
   return { value: { flow, tests: doc.tests ?? [], dispose: () => js?.dispose() }, errors };
 }
+
+/** Validating only: the js handlers are compiled in a sandbox that is then released. */
+async function checkJs({ doc, limits, prefix }: ResolvedFlow, ctx: KindContext) {
+  const entries = entriesOf(doc).filter((e) => typeof e.value["js"] === "string");
+  if (!entries.length) return [];
+  const js = await JsHandlers.open(limits.maxHandlerMs);
+  try {
+    for (const e of entries) js.add(roleOf(e.path), e.value["js"] as string);
+    return await jsErrors(
+      js,
+      entries.map((e) => e.path),
+      prefix,
+      ctx,
+    );
+  } finally {
+    js.dispose();
+  }
+}
+
+const roleOf = (path: Path) =>
+  path[0] === "hooks" ? "hook" : path[0] === "receivers" ? "receiver" : "sender";
 
 /** A js handler that does not compile, at its position. */
 async function jsErrors(
