@@ -2,7 +2,7 @@
  * The receive/send cycle (seed 003 §6): receive hooks → eligible receivers → tape update →
  * eligible senders with send hooks. A FlowRunner owns one tape and runs one cycle at a time.
  */
-import type { FlowEvent } from "./handler.js";
+import type { FlowEvent, ReceiverInput, SenderInput } from "./handler.js";
 import { toEvent } from "./handler.js";
 import type { Flow, HookRegistration, ReceiverRegistration, SenderRegistration } from "./flow.js";
 import { CallContext, invoke } from "./invoke.js";
@@ -40,7 +40,8 @@ interface Fired {
 
 export class FlowRunner {
   private tape: Tape;
-  private readonly compat = new Map<SenderRegistration, Map<ReceiverRegistration, boolean>>();
+  /** Senders compatible with each receiver's route, filled as receivers fire. */
+  private readonly compat = new Map<ReceiverRegistration, SenderRegistration[]>();
   private chain: Promise<unknown> = Promise.resolve();
 
   constructor(
@@ -138,14 +139,14 @@ export class FlowRunner {
     for (const inv of this.invocations()) {
       const { receiver, key, state } = inv;
       const ctx = new CallContext();
-      const input = {
+      const input = new ReceiverCall(
+        ctx,
         payload,
         key,
-        state: state ? inv.stateText : null,
-        route: receiver.routeText,
-      };
-      const call = () => receiver.fn(withSignal(input, ctx));
-      let r = invoke(call, ctx, this.flow.limits.maxHandlerMs);
+        state ? inv.stateText : null,
+        receiver.routeText,
+      );
+      let r = invoke(() => receiver.fn(input), ctx, this.flow.limits.maxHandlerMs);
       if (r instanceof Promise) r = await r;
       const where = { route: receiver.routeText, key, state: input.state };
       const event = r.ok ? toEvent(r.value) : r.error;
@@ -192,15 +193,15 @@ export class FlowRunner {
   ) {
     const once = new Set<string>();
     for (const f of fired) {
-      for (const sender of this.flow.senders()) {
-        if (!this.eligible(sender, f)) continue;
+      for (const sender of this.sendersFor(f.receiver)) {
+        if (sender.actions && !sender.actions.includes(f.event.action)) continue;
+        if (sender.triggers && !sender.triggers.includes(f.event.trigger)) continue;
         const slot = `${sender.index}\u0000${f.key ?? ""}`;
         if (!sender.multi && once.has(slot)) continue;
         once.add(slot);
         const ctx = new CallContext();
-        const input = { payload, key: f.key, event: f.event, route: f.receiver.routeText };
-        const call = () => sender.fn(withSignal(input, ctx));
-        let r = invoke(call, ctx, this.flow.limits.maxHandlerMs);
+        const input = new SenderCall(ctx, payload, f.key, f.event, f.receiver.routeText);
+        let r = invoke(() => sender.fn(input), ctx, this.flow.limits.maxHandlerMs);
         if (r instanceof Promise) r = await r;
         if (!r.ok) {
           trace.drops.push({
@@ -238,27 +239,45 @@ export class FlowRunner {
     out.push(emission);
   }
 
-  /** Filters (both must match when both are given) and route compatibility, cached per pair. */
-  private eligible(sender: SenderRegistration, f: Fired): boolean {
-    if (sender.actions && !sender.actions.includes(f.event.action)) return false;
-    if (sender.triggers && !sender.triggers.includes(f.event.trigger)) return false;
-    let row = this.compat.get(sender);
-    if (!row) this.compat.set(sender, (row = new Map<ReceiverRegistration, boolean>()));
-    let ok = row.get(f.receiver);
-    if (ok === undefined) row.set(f.receiver, (ok = compatible(sender.route, f.receiver.route)));
-    return ok;
+  /** The senders whose route is compatible with a receiver's (§6.4), in order; made once per receiver. */
+  private sendersFor(receiver: ReceiverRegistration): readonly SenderRegistration[] {
+    let list = this.compat.get(receiver);
+    if (!list) {
+      list = this.flow.senders().filter((s) => compatible(s.route, receiver.route));
+      this.compat.set(receiver, list);
+    }
+    return list;
   }
 }
 
-/** The handler's input with the lazily made signal of its call. */
-function withSignal<T extends object>(
-  input: T,
-  ctx: CallContext,
-): T & { readonly signal: AbortSignal } {
-  return Object.defineProperty(input, "signal", {
-    get: () => ctx.signal,
-    enumerable: true,
-  }) as T & {
-    readonly signal: AbortSignal;
-  };
+/** A handler's input; its signal is made only when the handler asks (the bare cycle never pays for it). */
+class CallInput {
+  constructor(private readonly ctx: CallContext) {}
+  get signal(): AbortSignal {
+    return this.ctx.signal;
+  }
+}
+
+class ReceiverCall extends CallInput implements ReceiverInput {
+  constructor(
+    ctx: CallContext,
+    readonly payload: unknown,
+    readonly key: TapeKey,
+    readonly state: string | null,
+    readonly route: string,
+  ) {
+    super(ctx);
+  }
+}
+
+class SenderCall extends CallInput implements SenderInput {
+  constructor(
+    ctx: CallContext,
+    readonly payload: unknown,
+    readonly key: TapeKey,
+    readonly event: FlowEvent,
+    readonly route: string,
+  ) {
+    super(ctx);
+  }
 }
