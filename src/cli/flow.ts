@@ -79,7 +79,7 @@ export async function runFlowLines(
         continue;
       }
       const { emitted, trace } = await runner.cycle(payload);
-      if (flags.trace) print({ message: n, ...trace });
+      if (flags.trace) print({ message: n, dropped: trace.dropped, ...trace });
       else for (const e of emitted) print(e.payload);
     }
   } catch (err) {

@@ -45,7 +45,10 @@ export class JsHandlers {
   private readonly sources: string[] = [];
   private defined = 0;
 
-  private constructor(private readonly sandbox: Sandbox) {}
+  private constructor(
+    private readonly sandbox: Sandbox,
+    private readonly maxMs: number,
+  ) {}
 
   /** A sandbox whose handler runs are interrupted past `maxHandlerMs` of compute. */
   static async open(maxHandlerMs: number, memoryMb = 64): Promise<JsHandlers> {
@@ -58,7 +61,7 @@ export class JsHandlers {
       state: {},
       limits,
     });
-    const host = new JsHandlers(sandbox);
+    const host = new JsHandlers(sandbox, maxHandlerMs);
     await host.evaluate(HELPERS);
     return host;
   }
@@ -120,6 +123,9 @@ export class JsHandlers {
         return { ok: true, value: undefined };
       },
     });
+    // The sandbox names its own ward; a flow's handler is bounded by max_handler_ms.
+    if (out.stopped === "max_eval_ms")
+      throw new Error(`the handler exceeded max_handler_ms (${this.maxMs} ms of compute)`);
     if (out.error) throw new Error(`${out.error.name}: ${out.error.message}`);
   }
 }
