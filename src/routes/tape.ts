@@ -39,7 +39,6 @@ export class Tape {
   ) {}
 
   static of(shape: TapeShape, initial: TapeValue | undefined): Tape {
-    const keys = new Map<TapeKey, Node[]>();
     const nodes = (v: unknown, where: string): Node[] => {
       const list = v === null || v === undefined ? [] : Array.isArray(v) ? v : [v];
       if (isSingle(shape) && list.length > 1)
@@ -50,6 +49,7 @@ export class Tape {
         return parseNode(s);
       });
     };
+    const tape = new Tape(shape, new Map());
     if (isIndexed(shape)) {
       if (
         initial !== undefined &&
@@ -58,13 +58,13 @@ export class Tape {
         throw new ConfigError("tape_shape", `tape: a ${shape} tape is a map of keys`);
       for (const [k, v] of Object.entries(initial ?? {})) {
         const list = nodes(v, `.${k}`);
-        if (list.length) keys.set(k, list);
+        tape.set(k, list);
       }
     } else {
       const list = nodes(initial, "");
-      if (list.length) keys.set(null, list);
+      tape.set(null, list);
     }
-    return new Tape(shape, keys);
+    return tape;
   }
 
   /** Every (key, state), ordered by key then state text: the eligibility scan's order (§6.2). */
