@@ -14,7 +14,7 @@ const outfile = join(root, "dist", "spell.cjs");
 // The old cache goes first: whatever fails below, no cache of another bundle is left beside it.
 rmSync(`${outfile}.v8cache`, { force: true });
 await build({
-  entryPoints: [join(root, "dist", "cli", "main.js")],
+  entryPoints: [join(root, "dist", "commands", "main.js")],
   outfile,
   bundle: true,
   platform: "node",

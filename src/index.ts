@@ -1,6 +1,15 @@
 /** Spellbook's public API: the spec's vocabulary, usable without YAML. */
-export { Cantrip, type CantripInit, type CastOptions } from "./core/cantrip.js";
-export { Entity, type CastResult, type UsageTotals } from "./core/entity.js";
+export { Cantrip } from "./default-cantrip.js";
+export type { CantripInit, CastOptions } from "./core/cantrip.js";
+export { Entity } from "./core/entity.js";
+export type {
+  CastResult,
+  CastTerminated,
+  CastTruncated,
+  CastFailed,
+  UsageTotals,
+} from "./core/result.js";
+export type { ContextView, ViewContext } from "./core/view.js";
 export { createIdentity, type Identity, type IdentityInput } from "./core/identity.js";
 export { composeWards, wardKinds, type Ward, type WardValues } from "./core/wards.js";
 export * from "./core/errors.js";
@@ -14,7 +23,6 @@ export {
   createCodeMedium,
   configureCodeEngine,
   loadCodeEngine,
-  loadCircleState,
   JS_TOOL,
   type CodeMediumOptions,
   type CodeEngineOptions,
@@ -28,13 +36,14 @@ export {
   type SpawnConfig,
 } from "./circle/spawn/index.js";
 export type { Medium } from "./circle/medium.js";
-export type * from "./llm/contract.js";
+export type * from "./core/contract.js";
 export { ScriptedLLM } from "./llm/providers/scripted.js";
 export { Loom } from "./loom/loom.js";
 export { MemoryStore } from "./loom/store.js";
 export { JsonlStore, readLoomFile } from "./loom/storage-jsonl.js";
 export type { Turn } from "./loom/turn.js";
 export { loadSpell, loadSpellText, type LoadedSpell } from "./spell/index.js";
+export { loadCircleState } from "./spell/resolve-state.js";
 /** Summoner flows (seed 003): routes, tapes, the receive/send cycle, DNA. */
 export * as routes from "./routes/index.js";
 export { Flow, FlowRunner, PROFILE_VERSION as FLOW_PROFILE_VERSION } from "./routes/index.js";

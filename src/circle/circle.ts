@@ -6,16 +6,20 @@ import {
   type Ward,
   type WardValues,
 } from "../core/wards.js";
+import type { Entity } from "../core/entity.js";
+import type { CircleLike, EntityContext, MediumSession, Presentation } from "../core/medium.js";
 import {
   checkArguments,
   renderResult,
   type Gate,
-  type GateCallRecord,
   type GateContext,
+  type GateOutcome,
 } from "./gate.js";
-import { DONE } from "./gates/done.js";
-import type { Medium } from "./medium.js";
+import { DELEGATION_GATES, DONE } from "./gate-names.js";
+import type { GateHost, Medium } from "./medium.js";
 import { conversationMedium } from "./mediums/conversation.js";
+
+export type { GateOutcome } from "./gate.js";
 
 export interface CircleConfig {
   /** MEDIUM-1: exactly one; conversation when absent. */
@@ -24,15 +28,8 @@ export interface CircleConfig {
   wards: readonly Ward[] | WardValues;
 }
 
-export interface GateOutcome {
-  record: GateCallRecord;
-  /** The value the gate returned (the answer, for done); undefined on error. */
-  value: unknown;
-  ok: boolean;
-}
-
 /** The environment: medium + gates + wards (chapter 4). Validated at construction. */
-export class Circle {
+export class Circle implements CircleLike, GateHost {
   readonly medium: Medium;
   readonly gates: ReadonlyMap<string, Gate>;
   readonly wards: WardValues;
@@ -68,6 +65,18 @@ export class Circle {
 
   get requireDone(): boolean {
     return boolWard(this.wards, "require_done_tool");
+  }
+
+  get mediumName(): string {
+    return this.medium.name;
+  }
+
+  present(): Presentation {
+    return this.medium.present(this);
+  }
+
+  open(context: EntityContext): MediumSession {
+    return this.medium.open(this, context as EntityContext<Entity>);
   }
 
   /**
@@ -135,7 +144,7 @@ function failure(name: string, encoded: string, message: string): GateOutcome {
 }
 
 function unknownGateMessage(name: string, known: string[]): string {
-  if (name === "call_entity" || name === "call_entity_batch") {
+  if (DELEGATION_GATES.includes(name)) {
     // COMP-6: say why delegation is missing, not just that it is.
     return `unknown gate ${JSON.stringify(name)}: delegation is warded off in this circle (max_depth 0, COMP-6); this circle has: ${known.join(", ")}`;
   }

@@ -1,4 +1,8 @@
-import type { ToolDefinition } from "../llm/contract.js";
+import type { ToolDefinition } from "../core/contract.js";
+import type { Entity } from "../core/entity.js";
+import type { GateCallRecord } from "../core/medium.js";
+
+export type { GateCallRecord } from "../core/medium.js";
 
 /** A JSON Schema for a gate's arguments object. */
 export interface ParameterSchema {
@@ -13,8 +17,17 @@ export interface GateContext {
   readonly signal: AbortSignal;
   /** The id the turn that calls the gate will have in the loom (COMP-5 links children to it). */
   readonly turnId: string;
-  /** Per-entity scratch space for composition and stateful gates. */
-  readonly services: Readonly<Record<string, unknown>>;
+  /** The calling entity (call_entity spawns its children from it). */
+  readonly entity: Entity;
+  /** How deep the calling entity was spawned: 0 for one nobody spawned (COMP-6). */
+  readonly depth: number;
+}
+
+export interface GateOutcome {
+  record: GateCallRecord;
+  /** The value the gate returned (the answer, for done); undefined on error. */
+  value: unknown;
+  ok: boolean;
 }
 
 /**
@@ -28,15 +41,6 @@ export interface Gate {
   /** PROD-5: the result leaves the working context after the next turn; the loom keeps it. */
   readonly ephemeral?: boolean;
   execute(args: Record<string, unknown>, ctx: GateContext): unknown;
-}
-
-/** The spec's canonical gate result shape. */
-export interface GateCallRecord {
-  gate_name: string;
-  /** JSON-encoded arguments. */
-  arguments: string;
-  result: string;
-  is_error: boolean;
 }
 
 export function toolDefinition(gate: Gate): ToolDefinition {

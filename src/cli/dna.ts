@@ -5,7 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { ConfigError, errorMessage } from "../core/errors.js";
-import type { LLM } from "../llm/contract.js";
+import type { LLM } from "../core/contract.js";
 import type { SignedDna } from "../routes/index.js";
 import type { CompiledFlow } from "../spell/kinds/flow.js";
 import { EXIT, displayPath, type CliIO } from "./io.js";

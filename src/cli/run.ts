@@ -1,6 +1,9 @@
 import { relative } from "node:path";
 import { displayPath } from "./io.js";
-import type { CastResult } from "../core/entity.js";
+import type { CastResult } from "../core/result.js";
+import type { Cantrip } from "../core/cantrip.js";
+import type { LLMSpec } from "../llm/spec.js";
+import type { Loom } from "../loom/loom.js";
 import { SpellbookError, errorMessage } from "../core/errors.js";
 import type { CantripEvent } from "../core/events.js";
 import { ScriptedLLM } from "../llm/providers/scripted.js";
@@ -17,7 +20,6 @@ export const DEFAULT_LOOM = ".spellbook/loom.jsonl";
 
 /** `spell run FILE`: progress per turn on stderr, the result on stdout. Returns the exit code. */
 export async function runCommand(file: string, flags: RunFlags, io: CliIO): Promise<number> {
-  let loaded: LoadedSpell | undefined;
   const llmSpec = flags.llm === undefined ? undefined : parseLLMShorthand(flags.llm);
   if (llmSpec && !providerRegistry[llmSpec.provider]) {
     io.stderr(
@@ -25,21 +27,8 @@ export async function runCommand(file: string, flags: RunFlags, io: CliIO): Prom
     );
     return EXIT.invalid;
   }
-  let doc: LoadedDocument | undefined;
-  try {
-    doc = await loadDocument(displayPath(io.cwd, file), {
-      env: io.env,
-      loomPath: flags.loom,
-      defaultLoomPath: DEFAULT_LOOM,
-      llmSpec,
-      onWarning: (message) => io.stderr(`warning: ${doc?.redactor.redact(message) ?? message}\n`),
-    });
-    if (doc.kind !== "cantrip") return await runKind(doc, flags, io);
-    loaded = spellOf(doc);
-  } catch (err) {
-    io.stderr(`${errorMessage(err)}\n`);
-    return err instanceof SpellbookError && err.family === "spell" ? EXIT.invalid : EXIT.failure;
-  }
+  const loaded = await loadForRun(file, flags, llmSpec, io);
+  if (typeof loaded === "number") return loaded;
   const redact = (t: string): string => loaded.redactor.redact(t);
   for (const w of loaded.warnings) {
     io.stderr(
@@ -54,37 +43,90 @@ export async function runCommand(file: string, flags: RunFlags, io: CliIO): Prom
   }
   const progress =
     flags.quiet || flags.json ? undefined : liveDisplay(io.stderr, loaded.redactor, progressLine);
-  let result: CastResult;
+  let result: CastResult<Loom>;
   try {
     result = await cantrip.cast(intent, {
       ...(io.signal ? { signal: io.signal } : {}),
       ...(progress ? { onEvent: progress } : {}),
     });
   } catch (err) {
-    io.stderr(redact(`spell run failed: ${errorMessage(err)}\n`));
-    io.stderr(
-      redact(
-        `the loom keeps every turn recorded before the failure (${cantrip.loom.store.location})\n`,
-      ),
-    );
-    cantrip.loom.close();
-    return err instanceof SpellbookError && err.family === "spell" ? EXIT.invalid : EXIT.failure;
+    return castFailed(err, cantrip, redact, io);
   }
+  if (result.status === "failed") return castFailed(result.error, cantrip, redact, io);
   cantrip.loom.close();
   if (cantrip.llm instanceof ScriptedLLM && result.terminated && cantrip.llm.unused() > 0) {
     io.stderr(`warning: the scripted llm has ${cantrip.llm.unused()} response(s) left unused\n`);
   }
+  printResult(result, cantrip.loom.store.location, flags, redact, io);
+  return result.terminated ? EXIT.ok : EXIT.truncated;
+}
+
+/**
+ * Loads the document: a cantrip comes back to be cast; a document of another kind is run by
+ * its kind's runner. Returns an exit code when there is nothing left to cast (run, or failed to load).
+ */
+async function loadForRun(
+  file: string,
+  flags: RunFlags,
+  llmSpec: LLMSpec | undefined,
+  io: CliIO,
+): Promise<LoadedSpell | number> {
+  let doc: LoadedDocument | undefined;
+  try {
+    doc = await loadDocument(displayPath(io.cwd, file), {
+      env: io.env,
+      loomPath: flags.loom,
+      defaultLoomPath: DEFAULT_LOOM,
+      llmSpec,
+      onWarning: (message) => io.stderr(`warning: ${doc?.redactor.redact(message) ?? message}\n`),
+    });
+    if (doc.kind !== "cantrip") return await runKind(doc, flags, io);
+    return spellOf(doc);
+  } catch (err) {
+    io.stderr(`${errorMessage(err)}\n`);
+    return exitFor(err);
+  }
+}
+
+/** A cast that failed: the error, where the turns before it are kept; closes the loom. */
+function castFailed(
+  err: unknown,
+  cantrip: Cantrip<Loom>,
+  redact: (t: string) => string,
+  io: CliIO,
+): number {
+  io.stderr(redact(`spell run failed: ${errorMessage(err)}\n`));
+  io.stderr(
+    redact(
+      `the loom keeps every turn recorded before the failure (${cantrip.loom.store.location})\n`,
+    ),
+  );
+  cantrip.loom.close();
+  return exitFor(err);
+}
+
+function exitFor(err: unknown): number {
+  return err instanceof SpellbookError && err.family === "spell" ? EXIT.invalid : EXIT.failure;
+}
+
+/** The result on stdout (as JSON with --json), the summary line on stderr unless --quiet. */
+function printResult(
+  result: CastResult<Loom>,
+  location: string,
+  flags: RunFlags,
+  redact: (t: string) => string,
+  io: CliIO,
+): void {
   if (flags.json) {
-    io.stdout(redact(JSON.stringify(resultJson(result, cantrip.loom.store.location))) + "\n");
+    io.stdout(redact(JSON.stringify(resultJson(result, location))) + "\n");
   } else {
     io.stdout(
       redact(
         typeof result.result === "string" ? result.result : JSON.stringify(result.result, null, 2),
       ) + "\n",
     );
-    if (!flags.quiet) io.stderr(redact(summaryLine(result, cantrip.loom.store.location)));
+    if (!flags.quiet) io.stderr(redact(summaryLine(result, location)));
   }
-  return result.terminated ? EXIT.ok : EXIT.truncated;
 }
 
 async function runKind(doc: LoadedDocument, flags: RunFlags, io: CliIO): Promise<number> {
@@ -112,7 +154,7 @@ function summaryLine(r: CastResult, location: string): string {
   const loom = location.startsWith("/") ? relative(process.cwd(), location) || location : location;
   const how = r.terminated ? `terminated (${r.reason})` : `truncated (${r.reason})`;
   const u = r.usage;
-  return `${how} after ${r.turns} turn${r.turns === 1 ? "" : "s"} · ${u.total_tokens} tokens (${u.prompt_tokens} in, ${u.completion_tokens} out, ${u.cached_tokens} cached) · entity ${r.entityId} · loom ${loom}\n`;
+  return `${how} after ${r.turns} turn${r.turns === 1 ? "" : "s"} · ${u.totalTokens} tokens (${u.promptTokens} in, ${u.completionTokens} out, ${u.cachedTokens} cached) · entity ${r.entityId} · loom ${loom}\n`;
 }
 
 function resultJson(r: CastResult, loom: string) {
@@ -123,7 +165,12 @@ function resultJson(r: CastResult, loom: string) {
     reason: r.reason,
     entity_id: r.entityId,
     turns: r.turns,
-    usage: r.usage,
+    usage: {
+      prompt_tokens: r.usage.promptTokens,
+      completion_tokens: r.usage.completionTokens,
+      cached_tokens: r.usage.cachedTokens,
+      total_tokens: r.usage.totalTokens,
+    },
     loom,
     last_turn_id: r.lastTurnId,
   };

@@ -1,5 +1,7 @@
 import type { Cantrip } from "../core/cantrip.js";
-import type { CastResult, Entity } from "../core/entity.js";
+import type { Entity } from "../core/entity.js";
+import type { CastResult } from "../core/result.js";
+import type { Loom } from "../loom/loom.js";
 import { ConfigError } from "../core/errors.js";
 import type { CantripEvent } from "../core/events.js";
 import { redactingListener } from "../core/redact-stream.js";
@@ -9,10 +11,10 @@ import type { Built } from "./build.js";
 
 /** What the actions produced, for the expectations to read. */
 export interface Outcome {
-  cantrip?: Cantrip;
+  cantrip?: Cantrip<Loom>;
   /** The entity `send` actions talk to: summoned on the first send, kept for the next. */
-  entity?: Entity;
-  casts: CastResult[];
+  entity?: Entity<Loom>;
+  casts: CastResult<Loom>[];
   error?: unknown;
   events: CantripEvent[];
   /** What a log would show: every event through the redacting listener, and the error. */
@@ -51,15 +53,17 @@ export async function runActions(
     const cast = action["cast"] as { intent?: unknown; llm?: string } | undefined;
     if (cast !== undefined) {
       const cantrip = cast.llm ? await built.cantrip(cast.llm) : outcome.cantrip!;
-      outcome.casts.push(
-        await cantrip.cast(cast.intent as string, { onEvent: listener(built, outcome) }),
-      );
+      const r = await cantrip.cast(cast.intent as string, { onEvent: listener(built, outcome) });
+      if (r.status === "failed") throw r.error; // the expectations read a failure as the error
+      outcome.casts.push(r);
     }
     const send = action["send"] as { intent?: unknown } | undefined;
     if (send !== undefined) {
       // Summon once; later sends reach the same entity, whose state accumulates (ENTITY-5).
       outcome.entity ??= outcome.cantrip!.summon({ onEvent: listener(built, outcome) });
-      outcome.casts.push(await outcome.entity.send(send.intent as string));
+      const r = await outcome.entity.send(send.intent as string);
+      if (r.status === "failed") throw r.error;
+      outcome.casts.push(r);
     }
     const then = action["then"] as Record<string, unknown> | undefined;
     if (then !== undefined) runThen(then, built, outcome);

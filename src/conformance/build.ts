@@ -4,8 +4,8 @@ import { dirname, join } from "node:path";
 import type { Cantrip } from "../core/cantrip.js";
 import { ConfigError, SpellErrors } from "../core/errors.js";
 import { Redactor } from "../core/redact.js";
-import type { Spell } from "../generated/spell.js";
-import type { LLM } from "../llm/contract.js";
+import type { Spell } from "../spell/index.js";
+import type { LLM } from "../core/contract.js";
 import {
   ScriptedLLM,
   type RecordedQuery,
@@ -14,9 +14,11 @@ import {
 import { RetryingLLM, retryPolicy, type RetrySpec } from "../llm/retry.js";
 import { Loom } from "../loom/loom.js";
 import type { ChildLLMSource } from "../circle/spawn/index.js";
-import { compileSpell } from "../spell/compile.js";
+import { loadDocument } from "../spell/index.js";
+import { retrySpecOf } from "../spell/llm-spec.js";
+import { caseGates } from "./test-gates.js";
 import { schemaErrors } from "../spell/validate.js";
-import { cantripKind } from "../spell/kinds/cantrip.js";
+import { buildCantrip, cantripKind } from "../spell/kinds/cantrip.js";
 import { MockOpenAI } from "./mock-openai.js";
 
 /** Keys of an LLM entry in setup; anything else is a runner error, never ignored. */
@@ -48,7 +50,7 @@ export interface RecordingLLM {
 export interface Built {
   llms: Map<string, RecordingLLM>;
   /** Builds (or reuses) the cantrip served by the named setup LLM; errors are the library's. */
-  cantrip(llmKey?: string): Promise<Cantrip>;
+  cantrip(llmKey?: string): Promise<Cantrip<Loom>>;
   loom: Loom;
   redactor: Redactor;
   /** The spell document the setup was translated into (what a user would have written). */
@@ -63,8 +65,8 @@ export interface BuildOptions {
   baseDir?: string;
 }
 
-/** Translates a case's setup into a spell document and compiles it with the real loader. */
-export function buildSetup(setup: Record<string, unknown>, options: BuildOptions): Built {
+/** The scripted (or mock-provider) LLMs a setup declares: every key containing "llm". */
+function setupLLMs(setup: Record<string, unknown>, base: Spell | undefined) {
   const llms = new Map<string, ScriptedLLM | MockOpenAI>();
   for (const [key, value] of Object.entries(setup)) {
     if (key.includes("llm")) {
@@ -73,15 +75,13 @@ export function buildSetup(setup: Record<string, unknown>, options: BuildOptions
       throw new ConfigError("unsupported_setup", `unsupported setup key: ${key}`);
     }
   }
-  for (const key of ["folding"]) {
-    if (setup[key] !== undefined)
-      throw new ConfigError(
-        "unsupported_setup",
-        `unsupported setup key: ${key} (not implemented yet)`,
-      );
-  }
+  if (setup["folding"] !== undefined)
+    throw new ConfigError(
+      "unsupported_setup",
+      "unsupported setup key: folding (issue 11: folding)",
+    );
   // A spell's own test without setup.llm runs on the spell's scripted replies, if it has them.
-  const own = options.base?.llm;
+  const own = base?.llm;
   if (!("llm" in setup) && own && typeof own === "object" && own.provider === "scripted") {
     llms.set(
       "llm",
@@ -91,48 +91,38 @@ export function buildSetup(setup: Record<string, unknown>, options: BuildOptions
       }),
     );
   }
-  let root: string | undefined;
-  if (setup["filesystem"]) {
-    root = mkdtempSync(join(tmpdir(), "spellbook-fs-"));
-    for (const [path, content] of Object.entries(setup["filesystem"] as Record<string, unknown>)) {
-      const host = join(root, path);
-      mkdirSync(dirname(host), { recursive: true });
-      writeFileSync(host, typeof content === "string" ? content : JSON.stringify(content));
-    }
+  return llms;
+}
+
+/** `setup.filesystem`: the files the gates see, in a temporary folder. */
+function setupFilesystem(setup: Record<string, unknown>): string | undefined {
+  if (!setup["filesystem"]) return undefined;
+  const root = mkdtempSync(join(tmpdir(), "spellbook-fs-"));
+  for (const [path, content] of Object.entries(setup["filesystem"] as Record<string, unknown>)) {
+    const host = join(root, path);
+    mkdirSync(dirname(host), { recursive: true });
+    writeFileSync(host, typeof content === "string" ? content : JSON.stringify(content));
   }
+  return root;
+}
+
+/** Translates a case's setup into a spell document and compiles it with the real loader. */
+export function buildSetup(setup: Record<string, unknown>, options: BuildOptions): Built {
+  const llms = setupLLMs(setup, options.base);
+  const root = setupFilesystem(setup);
   const spell = toSpell(setup, options.base, root);
   const loom = new Loom();
   const redactor = new Redactor();
-  const cache = new Map<string, Cantrip>();
-  const location = options.location;
-  const locate = () => ({ file: location, line: 0, col: 0 });
+  const cache = new Map<string, Cantrip<Loom>>();
+  const build = (llmKey: string) =>
+    buildCase(spell, llmKey, { setup, llms, loom, redactor, root, options });
   return {
     llms,
     loom,
     redactor,
     spell,
     async cantrip(llmKey = "llm") {
-      const hit = cache.get(llmKey);
-      if (hit) return hit;
-      const problems = schemaErrors(spell, locate, cantripKind.validator);
-      if (problems.length) throw new SpellErrors(problems);
-      const llm = await serve(llms.get(llmKey), setup["retry"] as RetrySpec | undefined, redactor);
-      if (!llm && setup[llmKey] === undefined && llmKey !== "llm") {
-        throw new ConfigError("unknown_llm", `setup declares no llm named ${llmKey}`);
-      }
-      const { cantrip, errors } = await compileSpell(spell, {
-        file: location,
-        baseDir: options.baseDir ?? root ?? process.cwd(),
-        locate,
-        env: process.env,
-        redactor,
-        warnings: [],
-        llm,
-        loomPath: "memory",
-        loom,
-        childLLMs: childLLMs(setup, llms),
-      });
-      if (!cantrip) throw errors.length === 1 ? errors[0]! : new SpellErrors(errors);
+      const cantrip = cache.get(llmKey) ?? (await build(llmKey));
       cache.set(llmKey, cantrip);
       return cantrip;
     },
@@ -141,6 +131,49 @@ export function buildSetup(setup: Record<string, unknown>, options: BuildOptions
       if (root) rmSync(root, { recursive: true, force: true });
     },
   };
+}
+
+interface CaseParts {
+  setup: Record<string, unknown>;
+  llms: Map<string, ScriptedLLM | MockOpenAI>;
+  loom: Loom;
+  redactor: Redactor;
+  root: string | undefined;
+  options: BuildOptions;
+}
+
+/** The case's spell, validated, resolved and compiled by the loader, served by the named LLM. */
+async function buildCase(spell: Spell, llmKey: string, parts: CaseParts): Promise<Cantrip<Loom>> {
+  const { setup, llms, loom, redactor, root, options } = parts;
+  const location = options.location;
+  const locate = () => ({ file: location, line: 0, col: 0 });
+  const problems = schemaErrors(spell, locate, cantripKind.validator);
+  if (problems.length) throw new SpellErrors(problems);
+  const llm = await serve(llms.get(llmKey), retrySpecOf(setup["retry"]), redactor);
+  if (!llm && setup[llmKey] === undefined && llmKey !== "llm") {
+    throw new ConfigError("unknown_llm", `setup declares no llm named ${llmKey}`);
+  }
+  const loadNested = (file: string) =>
+    loadDocument(file, { loomPath: "memory", redactor }).then((d) => ({
+      kind: d.kind,
+      value: d.value,
+    }));
+  const context = {
+    file: location,
+    baseDir: options.baseDir ?? root ?? process.cwd(),
+    locate,
+    env: process.env,
+    redactor,
+    warnings: [],
+    llm,
+    loomPath: "memory",
+    loom,
+    childLLMs: childLLMs(setup, llms),
+    gates: caseGates,
+  };
+  const { cantrip, errors } = await buildCantrip(spell, context, loadNested);
+  if (!cantrip) throw errors.length === 1 ? errors[0]! : new SpellErrors(errors);
+  return cantrip;
 }
 
 /** The LLM a cast queries: a mock provider's real adapter, or the script — retried when setup.retry asks (PROD-2). */

@@ -1,10 +1,14 @@
-import { ConfigError, errorMessage } from "../core/errors.js";
-import type { Message } from "../llm/contract.js";
-import type { RecordedQuery } from "../llm/providers/scripted.js";
+import { ConfigError } from "../core/errors.js";
+import type { UsageTotals } from "../core/result.js";
 import type { Turn } from "../loom/turn.js";
 import type { Outcome } from "./act.js";
 import type { Built } from "./build.js";
 import { looselyEqual, matchValue, show, type MatchContext } from "./match.js";
+import { checkInvocation, mainLLM } from "./check-invocation.js";
+import { childTurns, matchTurns, parseMaybe } from "./check-turns.js";
+
+export { wireMessage } from "./check-invocation.js";
+export { checkError } from "./check-turns.js";
 
 type Check = (want: unknown, o: Outcome, b: Built, m: MatchContext) => string | null;
 
@@ -28,95 +32,15 @@ const threadOf = (o: Outcome, b: Built, i?: number): Turn[] => {
 const castTurns = (o: Outcome, b: Built): Turn[] => threadOf(o, b).slice(-last(o).turns);
 
 /** Messages in the wire shape the suite writes (snake_case, role/content/tool_calls). */
-export function wireMessage(m: Message): Record<string, unknown> {
-  switch (m.role) {
-    case "assistant":
-      return {
-        role: m.role,
-        content: m.content,
-        ...(m.toolCalls
-          ? {
-              tool_calls: m.toolCalls.map((c) => ({
-                id: c.id,
-                name: c.name,
-                arguments: c.arguments,
-              })),
-            }
-          : {}),
-      };
-    case "tool":
-      return { role: m.role, tool_call_id: m.toolCallId, content: m.content };
-    default:
-      return { role: m.role, content: m.content };
-  }
-}
-
-const text = (q: RecordedQuery): string => JSON.stringify(q.messages.map(wireMessage));
-
-function checkInvocation(
-  want: Record<string, unknown>,
-  q: RecordedQuery,
-  m: MatchContext,
-  path: string,
-): string | null {
-  for (const [key, value] of Object.entries(want)) {
-    let r: string | null;
-    switch (key) {
-      case "messages":
-        r = matchValue(value, q.messages.map(wireMessage), m, `${path}.messages`);
-        break;
-      case "message_count":
-        r = looselyEqual(value, q.messages.length)
-          ? null
-          : `${path}.message_count: expected ${show(value)}, got ${q.messages.length}`;
-        break;
-      case "first_message":
-        r = matchValue(
-          value,
-          q.messages[0] && wireMessage(q.messages[0]),
-          m,
-          `${path}.first_message`,
-        );
-        break;
-      case "messages_include":
-        r = text(q).includes(JSON.stringify(String(value)).slice(1, -1))
-          ? null
-          : `${path}: no message includes ${show(value)}`;
-        break;
-      case "messages_exclude":
-        r = text(q).includes(JSON.stringify(String(value)).slice(1, -1))
-          ? `${path}: a message includes ${show(value)}`
-          : null;
-        break;
-      case "tool_choice":
-        r = looselyEqual(value, q.toolChoice)
-          ? null
-          : `${path}.tool_choice: expected ${show(value)}, got ${show(q.toolChoice)}`;
-        break;
-      default:
-        throw new ConfigError(
-          "unsupported_expectation",
-          `unsupported expectation: llm_invocations[].${key}`,
-        );
-    }
-    if (r) return r;
-  }
-  return null;
-}
-
-function mainLLM(b: Built) {
-  const llm = b.llms.get("llm");
-  if (!llm) throw new ConfigError("no_llm", "this expectation needs setup.llm");
-  return llm;
-}
-
-function usageMatch(
-  want: unknown,
-  got: Record<string, number>,
-  path: string,
-  m: MatchContext,
-): string | null {
-  return matchValue(want, got, m, path);
+/** The suite speaks the wire's snake_case; the TypeScript API's usage is camelCase. */
+function usageMatch(want: unknown, got: UsageTotals, path: string, m: MatchContext): string | null {
+  const wire = {
+    prompt_tokens: got.promptTokens,
+    completion_tokens: got.completionTokens,
+    cached_tokens: got.cachedTokens,
+    total_tokens: got.totalTokens,
+  };
+  return matchValue(want, wire, m, path);
 }
 
 /** `thread_N`: the thread of cast N — `{ turns, result, last_turn: { terminated, truncated } }`. */
@@ -267,9 +191,8 @@ const checks: Record<string, Check> = {
       ? null
       : `llm_received_tools: expected ${show(want)}, got ${show(got)}`;
   },
-  usage: (w, o, _b, m) => usageMatch(w, { ...last(o).usage }, "usage", m),
-  cumulative_usage: (w, o, _b, m) =>
-    usageMatch(w, { ...last(o).cumulativeUsage }, "cumulative_usage", m),
+  usage: (w, o, _b, m) => usageMatch(w, last(o).usage, "usage", m),
+  cumulative_usage: (w, o, _b, m) => usageMatch(w, last(o).cumulativeUsage, "cumulative_usage", m),
   thread: (w, o, b, m) => {
     const thread = threadOf(o, b);
     if (Array.isArray(w)) return matchValue(w, roles(thread), m, "thread");
@@ -339,76 +262,3 @@ const checks: Record<string, Check> = {
     return o.exported.includes(String(w)) ? `the loom export contains ${show(w)}` : null;
   },
 };
-
-/** Turns of entities no cast of the case produced: the children (LOOM-8, LOOM-12). */
-function childTurns(o: Outcome, b: Built): Turn[] {
-  const top = new Set(o.casts.map((c) => c.entityId));
-  return b.loom.turns().filter((t) => !top.has(t.entity_id));
-}
-
-const TURN_KEYS = new Set([
-  "sequence",
-  "gate_calls",
-  "terminated",
-  "truncated",
-  "reward",
-  "id",
-  "parent_id",
-  "entity_id",
-  "metadata",
-  "utterance",
-  "observation",
-  "observation_contains",
-  "reason",
-  "role",
-]);
-
-function matchTurns(want: unknown[], turns: Turn[], m: MatchContext, path: string): string | null {
-  if (want.length > turns.length)
-    return `${path}: expected at least ${want.length} turns, got ${turns.length}`;
-  for (let i = 0; i < want.length; i++) {
-    const w = (want[i] ?? {}) as Record<string, unknown>;
-    const t = turns[i]!;
-    for (const [key, value] of Object.entries(w)) {
-      if (!TURN_KEYS.has(key))
-        throw new ConfigError(
-          "unsupported_expectation",
-          `unsupported expectation: ${path}[].${key}`,
-        );
-      const r =
-        key === "observation_contains"
-          ? t.observation.includes(String(value))
-            ? null
-            : `${path}[${i}].observation ${show(t.observation)} does not contain ${show(value)}`
-          : key === "gate_calls" &&
-              Array.isArray(value) &&
-              value.every((v) => typeof v === "string")
-            ? matchValue(
-                value,
-                t.gate_calls.map((g) => g.gate_name),
-                m,
-                `${path}[${i}].gate_calls`,
-              )
-            : matchValue({ [key]: value }, t, m, `${path}[${i}]`);
-      if (r) return r;
-    }
-  }
-  return null;
-}
-
-function parseMaybe(s: string): unknown {
-  try {
-    return JSON.parse(s);
-  } catch {
-    return s;
-  }
-}
-
-export function checkError(want: unknown, error: unknown): string | null {
-  if (error === undefined)
-    return `expected an error containing ${show(want)}, but every step succeeded`;
-  const message = errorMessage(error);
-  return message.toLowerCase().includes(String(want).toLowerCase())
-    ? null
-    : `expected an error containing ${show(want)}, got: ${message}`;
-}

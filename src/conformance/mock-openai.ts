@@ -1,6 +1,6 @@
 import { ConfigError } from "../core/errors.js";
 import type { Redactor } from "../core/redact.js";
-import type { LLM, ToolChoice, ToolDefinition } from "../llm/contract.js";
+import type { LLM, ToolChoice, ToolDefinition } from "../core/contract.js";
 import {
   startLoopbackProvider,
   type LoopbackReply,
@@ -95,8 +95,8 @@ export class MockOpenAI {
       {
         provider: profile,
         model: typeof this.spec["model"] === "string" ? this.spec["model"] : "mock-model",
-        base_url: `${this.server.url}/v1`,
-        api_key: MOCK_API_KEY,
+        baseUrl: `${this.server.url}/v1`,
+        apiKey: MOCK_API_KEY,
         ...(options.retry ? { retry: options.retry } : {}),
       },
       {

@@ -48,6 +48,8 @@ export async function replayCheck(
         `no intent: give --intent with the recorded run's intent, or write intent: in ${spellFile}`,
       );
     const result = await loaded.cantrip!.cast(intent);
+    if (result.status === "failed")
+      return fail(`the replayed run failed: ${errorMessage(result.error)}`);
     turns = result.lastTurnId
       ? result.loom.thread(result.lastTurnId).filter((t) => t.entity_id === result.entityId)
       : [];

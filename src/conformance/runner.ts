@@ -1,11 +1,10 @@
 import { ConfigError, errorMessage } from "../core/errors.js";
-import type { Spell } from "../generated/spell.js";
-import { loadDocument, loadSpell } from "../spell/index.js";
+import { loadDocument, loadSpell, type Spell } from "../spell/index.js";
 import { kindTestRunners } from "./kinds.js";
 import { dirname, resolve } from "node:path";
 import type { Outcome } from "./act.js";
 import { runActions } from "./act.js";
-import { buildSetup } from "./build.js";
+import { buildSetup, type Built } from "./build.js";
 import { loadSuite, toCase, type CaseResult, type ConformanceCase } from "./case.js";
 import { checkError, checkFor } from "./check.js";
 import type { MatchContext } from "./match.js";
@@ -17,6 +16,25 @@ export interface RunCaseOptions {
   /** For a spell's own tests: the spell document the setup overrides. */
   base?: Spell;
   baseDir?: string;
+}
+
+/** A case whose expectations cannot be checked is refused, never passed: the reason, or null. */
+function refusal(expect: Record<string, unknown>): string | null {
+  for (const key of Object.keys(expect)) {
+    if (key !== "error" && !checkFor(key)) return `unsupported expectation: ${key}`;
+  }
+  if (Object.keys(expect).length === 0) return "a case must expect something";
+  // An expectation that checks nothing cannot fail: refuse it rather than pass it.
+  for (const [key, want] of Object.entries(expect)) {
+    const empty =
+      want !== null &&
+      typeof want === "object" &&
+      !Array.isArray(want) &&
+      Object.keys(want).length === 0;
+    if (empty || (key === "error" && typeof want === "string" && want.trim() === ""))
+      return `expectation ${key} checks nothing`;
+  }
+  return null;
 }
 
 /**
@@ -34,24 +52,8 @@ export async function runCase(
   };
   if (c.skip) return { ...head, status: "skip", message: c.skip };
   const expect = c.expect ?? {};
-  for (const key of Object.keys(expect)) {
-    if (key !== "error" && !checkFor(key))
-      return { ...head, status: "fail", message: `unsupported expectation: ${key}` };
-  }
-  if (Object.keys(expect).length === 0) {
-    return { ...head, status: "fail", message: "a case must expect something" };
-  }
-  // An expectation that checks nothing cannot fail: refuse it rather than pass it.
-  for (const [key, want] of Object.entries(expect)) {
-    const empty =
-      want !== null &&
-      typeof want === "object" &&
-      !Array.isArray(want) &&
-      Object.keys(want).length === 0;
-    if (empty || (key === "error" && typeof want === "string" && want.trim() === "")) {
-      return { ...head, status: "fail", message: `expectation ${key} checks nothing` };
-    }
-  }
+  const refused = refusal(expect);
+  if (refused) return { ...head, status: "fail", message: refused };
   const outcome: Outcome = { casts: [], events: [], logs: [] };
   let built;
   try {
@@ -69,45 +71,47 @@ export async function runCase(
       outcome.error = err;
       outcome.logs.push(built.redactor.redact(errorMessage(err)));
     }
-    const failures: string[] = [];
-    if ("error" in expect) {
-      const r = checkError(expect["error"], outcome.error);
-      if (r) failures.push(r);
-    } else if (outcome.error !== undefined) {
-      failures.push(`unexpected error: ${errorMessage(outcome.error)}`);
-    }
-    // A script with replies no query asked for is a mistake in the case, unless a ward or an
-    // error cut the run short.
-    if (
-      !failures.length &&
-      outcome.error === undefined &&
-      outcome.casts.length &&
-      outcome.casts.every((x) => x.terminated)
-    ) {
-      for (const [key, llm] of built.llms) {
-        if (llm.queries > 0 && llm.unused() > 0)
-          failures.push(`scripted ${key} has ${llm.unused()} response(s) left unused`);
-      }
-    }
-    if (!failures.length) {
-      const ctx: MatchContext = {
-        turnIds: built.loom.turns().map((t) => t.id),
-        bindings: new Map(),
-      };
-      for (const [key, want] of Object.entries(expect)) {
-        if (key === "error") continue;
-        try {
-          const r = checkFor(key)!(want, outcome, built, ctx);
-          if (r) failures.push(r);
-        } catch (err) {
-          failures.push(errorMessage(err));
-        }
-      }
-    }
+    const failures = judge(expect, outcome, built);
     return { ...head, status: failures.length ? "fail" : "pass", message: failures.join("; ") };
   } finally {
     built.cleanup();
   }
+}
+
+/** What the case expected against what happened: every failure, in order. */
+function judge(expect: Record<string, unknown>, outcome: Outcome, built: Built): string[] {
+  const failures: string[] = [];
+  if ("error" in expect) {
+    const r = checkError(expect["error"], outcome.error);
+    if (r) failures.push(r);
+  } else if (outcome.error !== undefined) {
+    failures.push(`unexpected error: ${errorMessage(outcome.error)}`);
+  }
+  // A script with replies no query asked for is a mistake in the case, unless a ward or an
+  // error cut the run short.
+  if (
+    !failures.length &&
+    outcome.error === undefined &&
+    outcome.casts.length &&
+    outcome.casts.every((x) => x.terminated)
+  ) {
+    for (const [key, llm] of built.llms) {
+      if (llm.queries > 0 && llm.unused() > 0)
+        failures.push(`scripted ${key} has ${llm.unused()} response(s) left unused`);
+    }
+  }
+  if (failures.length) return failures;
+  const ctx: MatchContext = { turnIds: built.loom.turns().map((t) => t.id), bindings: new Map() };
+  for (const [key, want] of Object.entries(expect)) {
+    if (key === "error") continue;
+    try {
+      const r = checkFor(key)!(want, outcome, built, ctx);
+      if (r) failures.push(r);
+    } catch (err) {
+      failures.push(errorMessage(err));
+    }
+  }
+  return failures;
 }
 
 /** Errors in the case itself (unsupported keys), as opposed to errors the library raised. */

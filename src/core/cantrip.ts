@@ -1,21 +1,23 @@
-import type { Circle } from "../circle/circle.js";
-import type { Presentation } from "../circle/medium.js";
-import type { LLM, Message, ToolChoice } from "../llm/contract.js";
-import { Loom } from "../loom/loom.js";
-import { Entity, type CastResult, type EntityOptions } from "./entity.js";
-import { isoNow } from "./clock.js";
+import type { LLM, Message, ToolChoice } from "./contract.js";
+import { Entity, type EntityOptions, type EntitySource } from "./entity.js";
 import { ConfigError } from "./errors.js";
 import { EventBus, type EventListener } from "./events.js";
 import { createIdentity, identityRecord, type Identity, type IdentityInput } from "./identity.js";
 import { newId } from "./ids.js";
+import type { LoomWriter } from "./loom-writer.js";
+import type { CircleLike, Presentation } from "./medium.js";
+import type { CastResult } from "./result.js";
+import { wholeHistory, type ContextView } from "./view.js";
 
-export interface CantripInit {
+export interface CantripInit<L extends LoomWriter = LoomWriter> {
   llm: LLM | null | undefined;
   identity: Identity | IdentityInput | null | undefined;
-  circle: Circle | null | undefined;
-  /** Where turns go; an in-memory loom when absent. */
-  loom?: Loom;
+  circle: CircleLike | null | undefined;
+  /** Where turns go. Injected: core builds no loom of its own (the package entry gives a default). */
+  loom: L;
   name?: string;
+  /** What the LLM is sent of the history each turn; the whole history by default. */
+  view?: ContextView;
 }
 
 export interface CastOptions extends Omit<EntityOptions, "history"> {
@@ -26,19 +28,20 @@ export interface CastOptions extends Omit<EntityOptions, "history"> {
  * LLM + identity + circle (§1.4). A value: built once, validated at construction, cast many
  * times; every cast or summon produces an independent entity (CANTRIP-2, ENTITY-6).
  */
-export class Cantrip {
+export class Cantrip<L extends LoomWriter = LoomWriter> implements EntitySource<L> {
   readonly id = newId("cantrip");
   readonly name: string;
   readonly llm: LLM;
   readonly identity: Identity;
-  readonly circle: Circle;
-  readonly loom: Loom;
+  readonly circle: CircleLike;
+  readonly loom: L;
+  readonly view: ContextView;
   /** Computed once: the circle's presentation does not change during a cast (§4.6). */
   readonly presentation: Presentation;
   readonly toolChoice: ToolChoice;
   readonly extra: Readonly<Record<string, unknown>>;
 
-  constructor(init: CantripInit) {
+  constructor(init: CantripInit<L>) {
     // CANTRIP-1: an LLM, an identity and a circle.
     if (!init.llm) throw new ConfigError("missing_llm", "cantrip requires an llm");
     if (init.identity === null || init.identity === undefined) {
@@ -49,15 +52,16 @@ export class Cantrip {
     this.llm = init.llm;
     this.identity = isIdentity(init.identity) ? init.identity : createIdentity(init.identity);
     this.circle = init.circle;
-    this.loom = init.loom ?? new Loom();
-    this.presentation = Object.freeze(this.circle.medium.present(this.circle));
+    this.loom = init.loom;
+    this.view = init.view ?? wholeHistory;
+    this.presentation = Object.freeze(this.circle.present());
     this.toolChoice = this.identity.toolChoice ?? this.presentation.toolChoice;
     this.extra = Object.freeze({ ...this.identity.hyperparameters });
     Object.freeze(this);
   }
 
   /** One-shot: summon, run the intent, release the entity (casting is summoning with cleanup). */
-  async cast(intent: string, options: CastOptions = {}): Promise<CastResult> {
+  async cast(intent: string, options: CastOptions = {}): Promise<CastResult<L>> {
     const entity = this.summon(options);
     try {
       return await entity.send(intent);
@@ -67,18 +71,15 @@ export class Cantrip {
   }
 
   /** A persistent entity: `send` runs an intent and state accumulates across sends (ENTITY-5). */
-  summon(options: CastOptions & { history?: Message[] } = {}): Entity {
+  summon(options: CastOptions & { history?: Message[] } = {}): Entity<L> {
     const bus = new EventBus();
     if (options.onEvent) bus.on(options.onEvent);
-    this.loom.recordIdentity({
-      id: `identity_${this.id}`,
-      cantrip_id: this.id,
-      role: "identity",
-      identity: identityRecord(this.identity),
-      tools: this.presentation.tools.map((t) => t.name),
-      medium: this.circle.medium.name,
-      timestamp: isoNow(),
-    });
+    this.loom.recordIdentity(
+      this.id,
+      identityRecord(this.identity),
+      this.presentation.tools.map((t) => t.name),
+      this.circle.mediumName,
+    );
     return new Entity(this, bus, options);
   }
 

@@ -1,5 +1,5 @@
-import type { GateCallRecord } from "../circle/gate.js";
-import type { Usage } from "../llm/contract.js";
+import type { GateCallRecord } from "./medium.js";
+import type { Usage } from "./contract.js";
 
 /**
  * What the loop reports as it runs (§7.5). Events observe; they never steer the loop:

@@ -1,5 +1,5 @@
 import { ConfigError } from "./errors.js";
-import type { ToolChoice } from "../llm/contract.js";
+import type { ToolChoice } from "./contract.js";
 
 /** The immutable configuration that shapes the LLM: system prompt + hyperparameters (chapter 3). */
 export interface Identity {

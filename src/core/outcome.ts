@@ -1,4 +1,4 @@
-import type { MediumOutcome } from "../circle/medium.js";
+import type { MediumOutcome } from "./medium.js";
 import { numberWard, type WardValues } from "./wards.js";
 
 /** Every turn ends in exactly one named outcome; `done` is an outcome, not an exception. */

@@ -13,13 +13,47 @@ export interface WardKind {
   description: string;
 }
 
-export const wardKinds: Readonly<Record<string, WardKind>> = {
+/**
+ * Every ward, built here in one place: the loop's, the code medium's (WARD-2, MEDIUM-4: numbers,
+ * so a child's sandbox can only be tighter) and composition's. The loader checks at compile time
+ * that these names are exactly the schema's (spell/ward-names.ts).
+ */
+export const wardKinds = {
   max_turns: { type: "number", terminates: true, description: "turns per cast before truncation" },
   timeout_ms: { type: "number", terminates: true, description: "wall-clock budget of a cast" },
   max_tokens: { type: "number", description: "total tokens per cast before truncation" },
   max_depth: { type: "number", description: "how deep call_entity may nest (default 1)" },
   require_done_tool: { type: "boolean", description: "only the done gate terminates" },
-};
+  max_eval_ms: {
+    type: "number",
+    medium: "code",
+    description: "compute time of one code run before the sandbox interrupts it (default 10000)",
+  },
+  max_memory_mb: {
+    type: "number",
+    medium: "code",
+    description:
+      "heap of one entity's sandbox in MiB; allocation beyond it is an error in the code (default 64)",
+  },
+  max_stack_kb: {
+    type: "number",
+    medium: "code",
+    description: "call stack of one entity's sandbox in KiB (default and maximum 256)",
+  },
+  max_concurrent_children: {
+    type: "number",
+    description: "children of one call_entity_batch running at the same time (default 8)",
+  },
+  max_batch_size: {
+    type: "number",
+    description: "proposals one call_entity_batch may take (default 50)",
+  },
+} as const satisfies Readonly<Record<string, WardKind>>;
+
+export type WardName = keyof typeof wardKinds;
+
+const kindOf = (name: string): WardKind | undefined =>
+  Object.hasOwn(wardKinds, name) ? wardKinds[name as WardName] : undefined;
 
 /** A ward as written: a one-key map, `{ max_turns: 10 }`. */
 export type Ward = Readonly<Record<string, number | boolean>>;
@@ -36,7 +70,7 @@ export function composeWards(...lists: readonly (readonly Ward[] | WardValues)[]
     const wards = Array.isArray(list) ? (list as readonly Ward[]) : [list as WardValues];
     for (const ward of wards) {
       for (const [name, value] of Object.entries(ward)) {
-        const kind = wardKinds[name];
+        const kind = kindOf(name);
         if (!kind) throw new ConfigError("unknown_ward", `unknown ward ${JSON.stringify(name)}`);
         checkValue(name, kind, value);
         const prev = out[name];
@@ -65,15 +99,12 @@ function checkValue(name: string, kind: WardKind, value: unknown): void {
 const isNonNegativeNumber = (v: unknown): v is number =>
   typeof v === "number" && Number.isFinite(v) && v >= 0;
 
-/** Registers a medium-specific ward (WARD-2). */
-export function registerWard(name: string, kind: WardKind): void {
-  (wardKinds as Record<string, WardKind>)[name] = kind;
-}
-
-export const numberWard = (w: WardValues, name: string): number | undefined =>
+export const numberWard = (w: WardValues, name: WardName): number | undefined =>
   typeof w[name] === "number" ? w[name] : undefined;
 
-export const boolWard = (w: WardValues, name: string): boolean => w[name] === true;
+export const boolWard = (w: WardValues, name: WardName): boolean => w[name] === true;
 
 export const hasTerminationWard = (w: WardValues): boolean =>
-  Object.keys(w).some((name) => wardKinds[name]?.terminates === true);
+  Object.keys(w).some(
+    (name) => (kindOf(name) as { terminates?: boolean } | undefined)?.terminates === true,
+  );

@@ -3,14 +3,13 @@
  * gets (retry, LLM-5), coded provider errors, the offline providers and the loopback server.
  * The SDK adapters stay behind `createLLM` so that importing this never loads an SDK.
  */
-export type * from "./contract.js";
-export { addUsage, emptyUsage } from "./contract.js";
-export { assertToolPairing, validateResponse } from "./validate.js";
+export type * from "../core/contract.js";
+export { addUsage, emptyUsage } from "../core/contract.js";
+export { assertToolPairing, validateResponse } from "../core/validate-response.js";
 export {
   createLLM,
   parseLLMShorthand,
   providerRegistry,
-  registerProvider,
   type LLMSpec,
   type ProviderContext,
   type ProviderEntry,

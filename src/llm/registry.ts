@@ -1,30 +1,12 @@
 import { ConfigError } from "../core/errors.js";
-import type { Redactor } from "../core/redact.js";
-import type { LlmObject } from "../generated/spell.js";
-import type { LLM } from "./contract.js";
+import type { LLMSpec, ProviderContext } from "./spec.js";
+import type { LLM } from "../core/contract.js";
 import type { OpenAIFlavor } from "./providers/openai/convert-to-openai.js";
 import { ScriptedLLM } from "./providers/scripted.js";
 import { RequiredToolChoiceLLM } from "./require-tool.js";
-import { RetryingLLM, retryPolicy, type Sleep } from "./retry.js";
+import { RetryingLLM, retryPolicy } from "./retry.js";
 
-/**
- * An `llm:` block of a spell after interpolation, in the spell's snake_case words: the
- * schema's type, with the provider as any registered name (the registry checks it).
- */
-export type LLMSpec = Omit<LlmObject, "provider"> & { provider: string };
-
-export interface ProviderContext {
-  /** Secrets found while building (API keys) are added here so they are redacted (PROD-8). */
-  redactor: Redactor;
-  env: NodeJS.ProcessEnv;
-  baseDir: string;
-  /** The HTTP client real providers use (tests pass one; nothing global is patched). */
-  fetch?: typeof fetch;
-  /** How retries wait (tests pass one that does not). */
-  sleep?: Sleep;
-  /** Where warnings about settings a provider cannot honour go; default process.emitWarning. */
-  warn?: (message: string) => void;
-}
+export type { LLMSpec, ProviderContext, RetrySpec } from "./spec.js";
 
 export interface ProviderEntry {
   /** Built lazily: heavy SDKs are imported only when a spell names their provider. */
@@ -58,14 +40,14 @@ function openAICompatible(flavor: OpenAIFlavor, description: string): ProviderEn
 }
 
 /** Providers by name. The schema's provider enum must match these keys (a test checks). */
-export const providerRegistry: Record<string, ProviderEntry> = {
+export const providerRegistry: Readonly<Record<string, ProviderEntry>> = {
   scripted: {
     description: "replies listed in the spell (offline, for tests and demos)",
     create(spec, ctx) {
       const llm = new ScriptedLLM({
         responses: spec.responses ?? [],
         ...(spec.usage ? { usage: spec.usage } : {}),
-        recordInputs: spec.record_inputs ?? false,
+        recordInputs: spec.recordInputs ?? false,
         name: spec.name ?? "scripted",
       });
       // Scripted errors are retried only when the spell asks (retry:), so scripts stay literal.
@@ -104,10 +86,6 @@ export const providerRegistry: Record<string, ProviderEntry> = {
     },
   },
 };
-
-export function registerProvider(name: string, entry: ProviderEntry): void {
-  providerRegistry[name] = entry;
-}
 
 /** `provider/model` shorthand → the long form. */
 export function parseLLMShorthand(text: string): LLMSpec {

@@ -6,7 +6,7 @@ import {
   type LLMResponse,
   type Message,
   type QueryOptions,
-} from "./contract.js";
+} from "../core/contract.js";
 
 /** What the model is told when it answered without a tool although one was required. */
 export const TOOL_REQUIRED_REMINDER =

@@ -1,5 +1,6 @@
 import { ConfigError, SystemError } from "../core/errors.js";
-import type { LLM, LLMResponse, Message, QueryOptions } from "./contract.js";
+import type { RetrySpec, Sleep } from "./spec.js";
+import type { LLM, LLMResponse, Message, QueryOptions } from "../core/contract.js";
 import { ProviderError } from "./errors.js";
 
 /** How failed queries are retried (PROD-2, spec §7.3). */
@@ -22,15 +23,10 @@ export const DEFAULT_RETRY: Readonly<RetryPolicy> = Object.freeze({
 });
 
 /** The `llm.retry` block of a spell (snake_case, as written). */
-export interface RetrySpec {
-  max_retries?: number;
-  base_delay_ms?: number;
-  max_delay_ms?: number;
-  retryable_status_codes?: number[];
-}
+export type { RetrySpec } from "./spec.js";
 
 export function retryPolicy(spec: RetrySpec | undefined): RetryPolicy {
-  const codes = spec?.retryable_status_codes;
+  const codes = spec?.retryableStatusCodes;
   for (const code of codes ?? []) {
     // PROD-2: client errors other than 429 MUST NOT be retried.
     if (!Number.isInteger(code) || code < 400 || code > 599 || (code < 500 && code !== 429)) {
@@ -41,14 +37,14 @@ export function retryPolicy(spec: RetrySpec | undefined): RetryPolicy {
     }
   }
   return {
-    maxRetries: spec?.max_retries ?? DEFAULT_RETRY.maxRetries,
-    baseDelayMs: spec?.base_delay_ms ?? DEFAULT_RETRY.baseDelayMs,
-    maxDelayMs: spec?.max_delay_ms ?? DEFAULT_RETRY.maxDelayMs,
+    maxRetries: spec?.maxRetries ?? DEFAULT_RETRY.maxRetries,
+    baseDelayMs: spec?.baseDelayMs ?? DEFAULT_RETRY.baseDelayMs,
+    maxDelayMs: spec?.maxDelayMs ?? DEFAULT_RETRY.maxDelayMs,
     retryableStatusCodes: codes ?? "default",
   };
 }
 
-export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
+export type { Sleep } from "./spec.js";
 
 export interface RetryOptions {
   /** Waits between attempts; tests pass one that records instead of waiting. */

@@ -1,4 +1,7 @@
-import type { GateCallRecord } from "../circle/gate.js";
+import { isoNow } from "../core/clock.js";
+import type { TurnContent, TurnCost, TurnHead } from "../core/loom-writer.js";
+import type { GateCallRecord } from "../core/medium.js";
+import type { TurnOutcome } from "../core/outcome.js";
 
 /** The format version of loom records; bump it with a frozen sample under tests/fixtures/. */
 export const LOOM_FORMAT_VERSION = 1;
@@ -52,3 +55,38 @@ export type LoomRecord =
   | { type: "reward"; turn_id: string; reward: number; timestamp: string }
   /** Written after a torn line when a loom is reopened: marks the line above as a known cut. */
   | { type: "torn"; timestamp: string };
+
+/** The loop's account of a turn (core's LoomWriter) → the record the loom stores (§6.1). */
+export function turnRecord(
+  head: TurnHead,
+  content: TurnContent,
+  cost: TurnCost,
+  outcome: TurnOutcome,
+): Turn {
+  const { usage } = cost;
+  const metadata: TurnMetadata = {
+    tokens_prompt: usage.promptTokens,
+    tokens_completion: usage.completionTokens,
+    tokens_cached: usage.cachedTokens,
+    duration_ms: cost.durationMs,
+    timestamp: isoNow(),
+  };
+  if (cost.extra) Object.assign(metadata, cost.extra);
+  // One object literal in one shape keeps the hot path cheap.
+  return {
+    id: head.id,
+    parent_id: head.parentId,
+    cantrip_id: head.cantripId,
+    entity_id: head.entityId,
+    role: "turn",
+    sequence: head.sequence,
+    utterance: content.utterance,
+    observation: content.observation,
+    gate_calls: content.gateCalls,
+    metadata,
+    reward: null,
+    terminated: outcome.type === "terminated",
+    truncated: outcome.type === "truncated",
+    reason: outcome.type === "continue" ? null : outcome.reason,
+  };
+}

@@ -5,24 +5,27 @@ import {
   behaviorGate,
   createGate,
   gateRegistry,
+  type GateRegistry,
   type GateBehavior,
 } from "../circle/gates/index.js";
 import type { Medium } from "../circle/medium.js";
-import { mediumWithState } from "../circle/mediums/code/index.js";
+import { createCodeMedium } from "../circle/mediums/code/index.js";
 import { DELEGATION_GATES, type ChildLLMSource } from "../circle/spawn/index.js";
 import { mediumRegistry, normalizeMediumName } from "../circle/mediums/index.js";
 import { Cantrip } from "../core/cantrip.js";
-import { ConfigError, SpellbookError } from "../core/errors.js";
+import { ConfigError, type SpellbookError } from "../core/errors.js";
 import type { IdentityInput } from "../core/identity.js";
 import type { Redactor } from "../core/redact.js";
 import { composeWards, numberWard, type Ward } from "../core/wards.js";
 import type { Circle as CircleSpec, Identity as IdentitySpec, Spell } from "../generated/spell.js";
-import type { LLM } from "../llm/contract.js";
-import { createLLM, parseLLMShorthand, providerRegistry, type LLMSpec } from "../llm/registry.js";
+import type { LLM } from "../core/contract.js";
+import { createLLM, providerRegistry, type LLMSpec } from "../llm/registry.js";
+import { llmSpecOf } from "./llm-spec.js";
 import { Loom } from "../loom/loom.js";
 import { JsonlStore } from "../loom/storage-jsonl.js";
+import { ErrorList } from "./collect.js";
+import type { ResolvedSpell, GateSpec } from "./resolve.js";
 import type { Warning } from "./rewrite.js";
-import type { Path } from "./source.js";
 import { didYouMean } from "./suggest.js";
 import type { Locate } from "./validate.js";
 
@@ -46,40 +49,10 @@ export interface CompileContext {
   defaultLoomPath?: string | undefined;
   /** An existing loom to record into (casts of one conformance case share it). */
   loom?: Loom | undefined;
+  /** The gates the spell may name; default the built-ins (the conformance runner adds its test gates). */
+  gates?: GateRegistry | undefined;
   /** LLMs offered to children of call_entity, ahead of the spell's own (the conformance runner's child_llm). */
   childLLMs?: ChildLLMSource | undefined;
-}
-
-/** Collects errors of one compile so all are reported together. */
-class Errors {
-  readonly list: SpellbookError[] = [];
-  constructor(private readonly locate: Locate) {}
-  /** Runs `fn`; an error it throws is kept, positioned at `path`. */
-  guard<T>(path: Path, fn: () => T): T | undefined {
-    try {
-      return fn();
-    } catch (err) {
-      this.add(err, path);
-      return undefined;
-    }
-  }
-  async guardAsync<T>(path: Path, fn: () => Promise<T>): Promise<T | undefined> {
-    try {
-      return await fn();
-    } catch (err) {
-      this.add(err, path);
-      return undefined;
-    }
-  }
-  add(err: unknown, path: Path): void {
-    if (!(err instanceof SpellbookError)) throw err;
-    this.list.push(err.position ? err : new ConfigError(err.code, err.message, this.locate(path)));
-  }
-}
-
-export function llmSpecOf(value: Spell["llm"]): LLMSpec | undefined {
-  if (value === undefined || value === null) return undefined;
-  return typeof value === "string" ? parseLLMShorthand(value) : { ...value };
 }
 
 export function compileIdentity(
@@ -127,64 +100,59 @@ export function resolveMedium(spec: CircleSpec, warnings: Warning[], locate: Loc
   return medium;
 }
 
-function compileGate(item: unknown, ctx: CompileContext): Gate {
+function compileGate(spec: GateSpec, ctx: CompileContext): Gate {
+  const registry = ctx.gates ?? gateRegistry;
   const factoryCtx = {
     baseDir: ctx.baseDir,
     env: ctx.env,
     redactor: ctx.redactor,
     childLLMs: ctx.childLLMs,
+    registry,
   };
-  if (typeof item === "string") return createGate(item, {}, factoryCtx);
-  const obj = item as Record<string, unknown>;
-  if (typeof obj["name"] === "string") {
-    const name = obj["name"];
-    const behavior = obj["behavior"] as GateBehavior | undefined;
-    if (behavior) {
-      return behaviorGate({
-        name,
-        behavior,
-        ...(typeof obj["description"] === "string" ? { description: obj["description"] } : {}),
-        ...(obj["parameters"] ? { parameters: obj["parameters"] as Gate["parameters"] } : {}),
-        ...(typeof obj["ephemeral"] === "boolean" ? { ephemeral: obj["ephemeral"] } : {}),
-      });
-    }
-    if (!gateRegistry[name]) {
-      throw new ConfigError(
-        "unknown_gate",
-        `unknown gate ${JSON.stringify(name)}${didYouMean(name, Object.keys(gateRegistry))} (a gate of your own needs a behavior)`,
-      );
-    }
-    const gate = createGate(
+  const { name, deps, declared } = spec;
+  const behavior = declared?.["behavior"] as GateBehavior | undefined;
+  if (declared && behavior) {
+    return behaviorGate({
       name,
-      (obj["dependencies"] as Record<string, unknown> | undefined) ?? {},
-      factoryCtx,
-    );
-    return obj["ephemeral"] === true
-      ? { ...gate, ephemeral: true, execute: gate.execute.bind(gate) }
-      : gate;
+      behavior,
+      ...(typeof declared["description"] === "string"
+        ? { description: declared["description"] }
+        : {}),
+      ...(declared["parameters"]
+        ? { parameters: declared["parameters"] as Gate["parameters"] }
+        : {}),
+      ...(typeof declared["ephemeral"] === "boolean" ? { ephemeral: declared["ephemeral"] } : {}),
+    });
   }
-  const [name, deps] = Object.entries(obj)[0] ?? ["", {}];
-  return createGate(name, (deps as Record<string, unknown> | null) ?? {}, factoryCtx);
+  if (declared && !registry[name]) {
+    throw new ConfigError(
+      "unknown_gate",
+      `unknown gate ${JSON.stringify(name)}${didYouMean(name, Object.keys(registry))} (a gate of your own needs a behavior)`,
+    );
+  }
+  const gate = createGate(name, deps, factoryCtx, registry);
+  return declared?.["ephemeral"] === true
+    ? { ...gate, ephemeral: true, execute: gate.execute.bind(gate) }
+    : gate;
 }
 
 export function compileCircle(
-  spec: CircleSpec | undefined,
+  resolved: ResolvedSpell,
   ctx: CompileContext,
-  errors: Errors,
+  errors: ErrorList,
 ): Circle | undefined {
+  const spec = resolved.spell.circle;
   if (!spec) return undefined;
   const declared = errors.guard(["circle", "medium"], () =>
     resolveMedium(spec, ctx.warnings, ctx.locate),
   );
   const medium =
-    declared && spec.state !== undefined
-      ? errors.guard(["circle", "state"], () =>
-          mediumWithState(declared, spec.state as Record<string, unknown>, ctx.baseDir),
-        )
+    declared && resolved.state !== undefined
+      ? errors.guard(["circle", "state"], () => withState(declared, resolved.state!))
       : declared;
   const gates: Gate[] = [];
-  (spec.gates ?? []).forEach((item, i) => {
-    const gate = errors.guard(["circle", "gates", i], () => compileGate(item, ctx));
+  resolved.gates.forEach((item, i) => {
+    const gate = item && errors.guard(["circle", "gates", i], () => compileGate(item, ctx));
     if (gate) gates.push(gate);
   });
   if (!medium || errors.list.length) return undefined;
@@ -195,6 +163,17 @@ export function compileCircle(
   );
   const kept = depth === 0 ? gates.filter((g) => !DELEGATION_GATES.includes(g.name)) : gates;
   return errors.guard(["circle"], () => new Circle({ medium, gates: kept, wards }));
+}
+
+/** The circle's medium carrying `circle.state`; only the code medium has variables to put it in. */
+function withState(medium: Medium, state: Readonly<Record<string, unknown>>): Medium {
+  if (medium.name !== "code") {
+    throw new ConfigError(
+      "state_needs_code_medium",
+      `circle.state needs the code medium (medium: code); this circle's medium is ${medium.name}`,
+    );
+  }
+  return createCodeMedium({ state });
 }
 
 function openLoom(spell: Spell, ctx: CompileContext): Loom {
@@ -219,10 +198,11 @@ function openLoom(spell: Spell, ctx: CompileContext): Loom {
  * collected and positioned; none stops the others from being found.
  */
 export async function compileSpell(
-  spell: Spell,
+  resolved: ResolvedSpell,
   ctx: CompileContext,
-): Promise<{ cantrip?: Cantrip; errors: SpellbookError[] }> {
-  const errors = new Errors(ctx.locate);
+  errors: ErrorList = new ErrorList(ctx.locate),
+): Promise<{ cantrip?: Cantrip<Loom>; errors: SpellbookError[] }> {
+  const { spell } = resolved;
   const own = llmSpecOf(spell.llm);
   const spec = ctx.llmSpec ? { ...(own?.retry ? { retry: own.retry } : {}), ...ctx.llmSpec } : own;
   if (spec && (!ctx.llm || ctx.validateOnly) && !providerRegistry[spec.provider]) {
@@ -234,7 +214,7 @@ export async function compileSpell(
       ["llm"],
     );
   }
-  const circle = compileCircle(spell.circle, ctx, errors);
+  const circle = compileCircle(resolved, ctx, errors);
   if (errors.list.length) return { errors: errors.list };
   const llm =
     ctx.llm ??
@@ -250,6 +230,7 @@ export async function compileSpell(
       : undefined);
   if (errors.list.length) return { errors: errors.list };
   const loom = errors.guard(["loom"], () => openLoom(spell, ctx));
+  if (!loom) return { errors: errors.list };
   const cantrip = errors.guard(
     [],
     () =>
@@ -257,7 +238,7 @@ export async function compileSpell(
         llm,
         identity: compileIdentity(spell.identity),
         circle,
-        ...(loom ? { loom } : {}),
+        loom,
         ...(spell.name ? { name: spell.name } : {}),
       }),
   );

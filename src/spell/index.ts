@@ -5,6 +5,7 @@
 import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type { Cantrip } from "../core/cantrip.js";
+import type { Loom } from "../loom/loom.js";
 import { ConfigError, SpellErrors, SystemError, type SpellbookError } from "../core/errors.js";
 import { Redactor } from "../core/redact.js";
 import type { Spell, TestCase } from "../generated/spell.js";
@@ -20,6 +21,7 @@ import { SpellSource } from "./source.js";
 import { schemaErrors } from "./validate.js";
 
 export type { Warning } from "./rewrite.js";
+export type { Spell, TestCase } from "../generated/spell.js";
 export type { LoadOptions } from "./options.js";
 export { defaultKinds, KindRegistry, type DocumentKind, type KindContext } from "./kinds/index.js";
 
@@ -40,10 +42,10 @@ export interface LoadedDocument<Value = unknown, Doc = Record<string, unknown>> 
 }
 
 /** A `kind: cantrip` document, loaded. */
-export interface LoadedSpell extends LoadedDocument<Cantrip, Spell> {
+export interface LoadedSpell extends LoadedDocument<Cantrip<Loom>, Spell> {
   intent: string | undefined;
   /** Absent when `validateOnly`. */
-  cantrip: Cantrip | undefined;
+  cantrip: Cantrip<Loom> | undefined;
   tests: TestCase[];
   /** The validated, interpolated document (snake_case, as written). */
   spell: Spell;
@@ -75,13 +77,22 @@ export async function loadDocumentText(
   kinds: KindRegistry = defaultKinds(),
 ): Promise<LoadedDocument> {
   const env = options.env ?? process.env;
-  const { source, value, warnings, redactor, kind } = parseDocument(
-    text,
-    file,
-    env,
-    kinds,
-    options.redactor,
-  );
+  const parsed = parseDocument(text, file, env, kinds, options.redactor);
+  const { source, value, warnings, redactor, kind } = parsed;
+  const loadNested = async (nested: string, extra: LoadOptions = {}) => {
+    const child = await loadDocument(
+      nested,
+      {
+        env,
+        redactor,
+        loomPath: "memory",
+        ...(options.validateOnly ? { validateOnly: true } : {}),
+        ...extra,
+      },
+      kinds,
+    );
+    return { kind: child.kind, value: child.value };
+  };
   const ctx: KindContext = {
     file,
     baseDir: dirname(resolve(file)),
@@ -91,7 +102,7 @@ export async function loadDocumentText(
     warnings,
     source,
     options,
-    load: (f, extra) => loadDocument(f, { ...options, ...extra }, kinds),
+    loadNested,
   };
   const { resolved, errors } = await kind.resolve(value, ctx);
   if (errors.length) throw redactedErrors(errors, redactor);
@@ -135,7 +146,7 @@ export function spellOf(loaded: LoadedDocument): LoadedSpell {
     ]);
   }
   const spell = loaded.document as Spell;
-  const cantrip = loaded.value as Cantrip | undefined;
+  const cantrip = loaded.value as Cantrip<Loom> | undefined;
   return {
     ...loaded,
     value: cantrip,

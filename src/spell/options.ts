@@ -1,5 +1,5 @@
+import type { LLM } from "../core/contract.js";
 import type { Redactor } from "../core/redact.js";
-import type { LLM } from "../llm/contract.js";
 import type { LLMSpec } from "../llm/registry.js";
 
 /** How a document is loaded; every field is optional. */
@@ -18,6 +18,6 @@ export interface LoadOptions {
   defaultLoomPath?: string | undefined;
   /** Parse and validate only: no LLM client is built (spell validate). */
   validateOnly?: boolean;
-  /** Secrets found while loading are added here too (a flow's handler spells share its redactor). */
-  redactor?: Redactor | undefined;
+  /** Where secrets of `${env:…}` go; a nested document (a child spell) shares its parent's. */
+  redactor?: Redactor;
 }

@@ -2,7 +2,9 @@ import type { ErrorObject } from "ajv";
 import { ConfigError } from "../core/errors.js";
 import type { Path } from "./source.js";
 import { didYouMean } from "./suggest.js";
-import type { SchemaValidator } from "./kinds/kind.js";
+
+/** A standalone ajv validator, as scripts/gen.mjs generates one per schema. */
+export type SchemaValidator = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
 
 export type Locate = (
   path: Path,

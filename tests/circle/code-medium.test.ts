@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { behaviorGate } from "../../src/circle/gates/index.js";
-import { loadCircleState } from "../../src/circle/mediums/code/index.js";
+import { loadCircleState } from "../../src/spell/resolve-state.js";
 import { namedArguments } from "../../src/circle/mediums/code/arguments.js";
 import { codeCantrip, doneGate, failingGate, slowGate } from "./code-helpers.js";
 

@@ -10,8 +10,10 @@ const ctx = {
   entityId: "e",
   turnId: "t",
   signal: new AbortController().signal,
-  services: {},
-} as GateContext;
+  // File gates never look at the calling entity.
+  entity: undefined as unknown as GateContext["entity"],
+  depth: 0,
+} satisfies GateContext;
 
 function tree() {
   const top = mkdtempSync(join(tmpdir(), "gates-"));

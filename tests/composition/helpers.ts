@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { Cantrip } from "../../src/core/cantrip.js";
+import { Cantrip } from "../../src/default-cantrip.js";
 import type { Ward } from "../../src/core/wards.js";
 import { Circle } from "../../src/circle/circle.js";
 import type { Gate } from "../../src/circle/gate.js";
@@ -15,7 +15,7 @@ import {
   type ChildLLMSource,
   type SpawnConfig,
 } from "../../src/circle/spawn/index.js";
-import type { LLM, LLMResponse, Message } from "../../src/llm/contract.js";
+import type { LLM, LLMResponse, Message } from "../../src/core/contract.js";
 import { ScriptedLLM, type ScriptedResponse } from "../../src/llm/providers/scripted.js";
 import type { Loom } from "../../src/loom/loom.js";
 

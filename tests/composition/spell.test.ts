@@ -1,6 +1,7 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Circle } from "../../src/circle/circle.js";
 import { describe, expect, it } from "vitest";
 import { loadSpell } from "../../src/spell/index.js";
 
@@ -77,7 +78,7 @@ circle:
 `,
     });
     const loaded = await load(dir);
-    expect([...loaded.cantrip!.circle.gates.keys()]).toEqual(["done"]);
+    expect([...(loaded.cantrip!.circle as Circle).gates.keys()]).toEqual(["done"]);
     const result = await loaded.cantrip!.cast("x");
     expect(result.loom.turns()[0]!.gate_calls[0]).toMatchObject({
       gate_name: "call_entity",

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Message, ToolDefinition } from "../../src/llm/contract.js";
+import type { Message, ToolDefinition } from "../../src/core/contract.js";
 import { ProviderError } from "../../src/llm/errors.js";
 import { createAnthropic } from "../../src/llm/providers/anthropic/anthropic-llm.js";
 import {
@@ -27,7 +27,7 @@ function anthropic(server: LoopbackServer, spec: Record<string, unknown> = {}) {
   const ctx = testContext({ ANTHROPIC_API_KEY: KEY });
   return {
     llm: createAnthropic(
-      { provider: "anthropic", model: "claude-sonnet-4-5", base_url: server.url, ...spec },
+      { provider: "anthropic", model: "claude-sonnet-4-5", baseUrl: server.url, ...spec },
       ctx,
     ),
     ctx,
@@ -108,7 +108,7 @@ describe("anthropic adapter through the real SDK (loopback)", () => {
 
   it("tool results go back as tool_result blocks of one user message, ids and order exact (LLM-7)", async () => {
     await withProvider([body("anthropic/message-done.json")], async (server) => {
-      const { llm } = anthropic(server, { prompt_caching: false });
+      const { llm } = anthropic(server, { promptCaching: false });
       const history: Message[] = [
         ...ask,
         {
@@ -158,7 +158,7 @@ describe("anthropic adapter through the real SDK (loopback)", () => {
     await withProvider(
       [body("anthropic/message-thinking-tool-use.json"), body("anthropic/message-done.json")],
       async (server) => {
-        const { llm } = anthropic(server, { prompt_caching: false });
+        const { llm } = anthropic(server, { promptCaching: false });
         const extra = { thinking: { type: "enabled", budget_tokens: 2048 } };
         const first = await llm.query(ask, { tools: [echo], extra });
         expect(first.thinking).toBe("The user wants the word echoed. I should call echo.");

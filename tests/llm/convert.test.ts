@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Message } from "../../src/llm/contract.js";
+import type { Message } from "../../src/core/contract.js";
 import { AnthropicStreamAccumulator } from "../../src/llm/providers/anthropic/anthropic-stream.js";
 import {
   buildAnthropicRequest,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Message, ToolDefinition } from "../../src/llm/contract.js";
+import type { Message, ToolDefinition } from "../../src/core/contract.js";
 import { ProviderError } from "../../src/llm/errors.js";
 import { createOpenAICompatible } from "../../src/llm/providers/openai/openai-llm.js";
 import {
@@ -34,7 +34,7 @@ function openai(
   );
   const llm = createOpenAICompatible(
     flavor,
-    { provider: flavor, model: "gpt-4.1", base_url: `${server.url}/v1`, ...spec },
+    { provider: flavor, model: "gpt-4.1", baseUrl: `${server.url}/v1`, ...spec },
     ctx,
   );
   return { llm, ctx };
@@ -283,8 +283,8 @@ describe("openai adapter through the real SDK (loopback)", () => {
       const { llm } = openai(server, "openrouter", {
         model: "auto",
         models: ["anthropic/claude-sonnet-4.5", "openai/gpt-4.1"],
-        app_url: "https://example.org",
-        app_name: "Spellbook test",
+        appUrl: "https://example.org",
+        appName: "Spellbook test",
       });
       expect(llm.name).toBe("openrouter/openrouter/auto");
       const r = await llm.query(ask);
@@ -324,7 +324,7 @@ describe("openai adapter through the real SDK (loopback)", () => {
     await withProvider([body("openai/chat-text.json")], async (server) => {
       const { llm } = openai(server, "google", {
         model: "gemini-2.5-flash",
-        base_url: `${server.url}/v1beta/openai/`,
+        baseUrl: `${server.url}/v1beta/openai/`,
       });
       await llm.query(ask);
       expect(server.requests[0]!.path).toBe("/v1beta/openai/chat/completions");

@@ -72,7 +72,7 @@ describe("provider registry", () => {
 
   it("real providers are wrapped: the LLM-5 guarantee outside, one retry policy inside", async () => {
     const llm = await createLLM(
-      { provider: "openai", model: "gpt-4.1", retry: { max_retries: 5 } },
+      { provider: "openai", model: "gpt-4.1", retry: { maxRetries: 5 } },
       ctx({ OPENAI_API_KEY: "k-123456" }),
     );
     expect(llm).toBeInstanceOf(RequiredToolChoiceLLM);
@@ -84,7 +84,7 @@ describe("provider registry", () => {
   it("a retry block that would retry a 4xx fails the spell", async () => {
     const err = await failure(
       createLLM(
-        { provider: "openai", model: "m", retry: { retryable_status_codes: [429, 404] } },
+        { provider: "openai", model: "m", retry: { retryableStatusCodes: [429, 404] } },
         ctx({ OPENAI_API_KEY: "k-123456" }),
       ),
     );
@@ -104,7 +104,7 @@ describe("provider registry", () => {
     expect(
       (
         await failure(
-          createLLM({ provider: "local", model: "m", base_url: "localhost:11434" }, ctx()),
+          createLLM({ provider: "local", model: "m", baseUrl: "localhost:11434" }, ctx()),
         )
       ).code,
     ).toBe("bad_base_url");
@@ -113,7 +113,7 @@ describe("provider registry", () => {
   it("loading the llm module (and the registry) loads no SDK; building a provider does (built dist/)", () => {
     const script = `const m = await import("./dist/llm/index.js");
       process.stderr.write("IMPORTED\\n");
-      await m.createLLM({ provider: "anthropic", model: "x", api_key: "k-123456" }, { redactor: { add() {} }, env: {}, baseDir: "." });`;
+      await m.createLLM({ provider: "anthropic", model: "x", apiKey: "k-123456" }, { redactor: { add() {} }, env: {}, baseDir: "." });`;
     const r = spawnSync(
       process.execPath,
       [

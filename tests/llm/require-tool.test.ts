@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ToolDefinition } from "../../src/llm/contract.js";
+import type { ToolDefinition } from "../../src/core/contract.js";
 import { createOpenAICompatible } from "../../src/llm/providers/openai/openai-llm.js";
 import { ScriptedLLM } from "../../src/llm/providers/scripted.js";
 import { RequiredToolChoiceLLM, TOOL_REQUIRED_REMINDER } from "../../src/llm/require-tool.js";
@@ -63,7 +63,7 @@ describe("tool_choice required (LLM-5)", () => {
       async (server) => {
         const adapter = createOpenAICompatible(
           "local",
-          { provider: "local", model: "qwen3:8b", base_url: `${server.url}/v1` },
+          { provider: "local", model: "qwen3:8b", baseUrl: `${server.url}/v1` },
           testContext(),
         );
         const r = await new RequiredToolChoiceLLM(adapter).query(ask, {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ModelError, SystemError } from "../../src/core/errors.js";
-import type { LLM, LLMResponse } from "../../src/llm/contract.js";
+import type { LLM, LLMResponse } from "../../src/core/contract.js";
 import { classifyHttpError, parseRetryAfter, ProviderError } from "../../src/llm/errors.js";
 import { createOpenAICompatible } from "../../src/llm/providers/openai/openai-llm.js";
 import {
@@ -89,10 +89,10 @@ describe("retry policy (PROD-2)", () => {
   });
 
   it("retryable_status_codes narrows the set; a 4xx other than 429 is refused", () => {
-    const p = retryPolicy({ retryable_status_codes: [429, 503] });
+    const p = retryPolicy({ retryableStatusCodes: [429, 503] });
     expect(isRetryable(http(503), p)).toBe(true);
     expect(isRetryable(http(500), p)).toBe(false);
-    expect(() => retryPolicy({ retryable_status_codes: [400] })).toThrow(/400 cannot be retried/);
+    expect(() => retryPolicy({ retryableStatusCodes: [400] })).toThrow(/400 cannot be retried/);
   });
 
   it("parses Retry-After: seconds, an HTTP date, retry-after-ms", () => {
@@ -150,7 +150,7 @@ describe("RetryingLLM", () => {
 
   it("max_retries: 0 means one attempt", async () => {
     const inner = flaky([http(503)]);
-    const { llm } = retrying(inner, { max_retries: 0 });
+    const { llm } = retrying(inner, { maxRetries: 0 });
     await failure(llm.query([]));
     expect(inner.calls).toBe(1);
   });
@@ -166,7 +166,7 @@ describe("RetryingLLM", () => {
   it("a cancel during the wait stops the retries", async () => {
     const controller = new AbortController();
     const inner = flaky([http(503), http(503)]);
-    const llm = new RetryingLLM(inner, retryPolicy({ base_delay_ms: 10_000 }), {
+    const llm = new RetryingLLM(inner, retryPolicy({ baseDelayMs: 10_000 }), {
       sleep: realSleep,
     });
     const pending = llm.query([], { signal: controller.signal });
@@ -187,7 +187,7 @@ describe("RetryingLLM", () => {
         const ctx = testContext({ OPENAI_API_KEY: "sk-test-0123456789abcdefghij" });
         const adapter = createOpenAICompatible(
           "openai",
-          { provider: "openai", model: "gpt-4.1", base_url: `${server.url}/v1` },
+          { provider: "openai", model: "gpt-4.1", baseUrl: `${server.url}/v1` },
           ctx,
         );
         const llm = new RetryingLLM(adapter, retryPolicy({}), {
@@ -210,7 +210,7 @@ describe("RetryingLLM", () => {
         const ctx = testContext({ OPENAI_API_KEY: "sk-test-0123456789abcdefghij" });
         const adapter = createOpenAICompatible(
           "openai",
-          { provider: "openai", model: "gpt-4.1", base_url: `${server.url}/v1` },
+          { provider: "openai", model: "gpt-4.1", baseUrl: `${server.url}/v1` },
           ctx,
         );
         const llm = new RetryingLLM(adapter, retryPolicy({}), { sleep: ctx.sleep! });

@@ -4,6 +4,7 @@ import { Circle } from "../../src/circle/circle.js";
 import { doneGate, echoGate } from "../../src/circle/gates/index.js";
 import { ScriptedLLM, type ScriptedResponse } from "../../src/llm/providers/scripted.js";
 import { castHook, castReceiver, castSender, eventOf } from "../../src/routes/cast-handlers.js";
+import { Loom } from "../../src/loom/loom.js";
 import { Flow, FlowRunner } from "../../src/routes/index.js";
 
 const cantrip = (responses: ScriptedResponse[], maxTurns = 3) =>
@@ -11,6 +12,7 @@ const cantrip = (responses: ScriptedResponse[], maxTurns = 3) =>
     llm: new ScriptedLLM({ responses, recordInputs: true }),
     identity: { systemPrompt: "decide" },
     circle: new Circle({ gates: [doneGate(), echoGate()], wards: [{ max_turns: maxTurns }] }),
+    loom: new Loom(),
   });
 const done = (answer: unknown): ScriptedResponse => ({
   tool_calls: [{ gate: "done", args: { answer } }],

@@ -1,3 +1,4 @@
+import type { Circle } from "../../src/circle/circle.js";
 import { describe, expect, it } from "vitest";
 import { SpellErrors } from "../../src/core/errors.js";
 import { loadSpellText } from "../../src/spell/index.js";
@@ -156,7 +157,7 @@ circle:
       "grimoire/x.yaml",
       { env: {}, loomPath: "memory" },
     );
-    expect(spell.cantrip!.circle.gates.has("read")).toBe(true);
+    expect((spell.cantrip!.circle as Circle).gates.has("read")).toBe(true);
     await expect(
       loadSpellText(
         valid.replace("gates: [done]", "gates: [done, { read: { root: no-such-dir } }]"),

@@ -1,8 +1,6 @@
-import { existsSync } from "node:fs";
-import { isAbsolute, resolve } from "node:path";
 import { ConfigError } from "../../core/errors.js";
 import { Redactor } from "../../core/redact.js";
-import type { LLM } from "../../llm/contract.js";
+import type { LLM } from "../../core/contract.js";
 import { createLLM, parseLLMShorthand, type LLMSpec } from "../../llm/registry.js";
 import type { Gate } from "../gate.js";
 import {
@@ -12,8 +10,11 @@ import {
   type SpawnConfig,
 } from "../spawn/index.js";
 
-/** Dependencies of call_entity and call_entity_batch in a spell (CIRCLE-10). */
-export const CALL_ENTITY_DEPENDENCIES = ["llm", "llms", "spell", "medium"] as const;
+/**
+ * Dependencies of call_entity and call_entity_batch (CIRCLE-10), as the loader hands them over:
+ * a child spell is already loaded (`template`), never read from disk by the gate.
+ */
+export const CALL_ENTITY_DEPENDENCIES = ["llm", "llms", "medium", "template"] as const;
 
 export interface CallEntityFactoryContext {
   baseDir: string;
@@ -24,8 +25,8 @@ export interface CallEntityFactoryContext {
 }
 
 /**
- * `call_entity: { llm: …, llms: { name: … }, spell: ./child.yaml, medium: code }` → the spawn
- * configuration. LLMs and the child spell are built when a child first needs them.
+ * `call_entity: { llm: …, llms: { name: … }, template, medium: code }` → the spawn
+ * configuration. LLM clients are built when a child first needs them.
  */
 export function spawnConfigOf(
   deps: Readonly<Record<string, unknown>>,
@@ -42,32 +43,12 @@ export function spawnConfigOf(
       throw new ConfigError("bad_dependency", "call_entity: medium is a name (conversation, code)");
     config.medium = medium;
   }
-  const spell = deps["spell"];
-  if (spell !== undefined) {
-    if (typeof spell !== "string")
-      throw new ConfigError("bad_dependency", "call_entity: spell is a path to a spell file");
-    const path = isAbsolute(spell) ? spell : resolve(ctx.baseDir, spell);
-    if (!existsSync(path))
-      throw new ConfigError(
-        "child_spell_missing",
-        `call_entity: child spell ${spell} does not exist`,
-      );
-    let loading: Promise<ChildTemplate> | undefined;
-    config.template = () => (loading ??= loadTemplate(path, ctx));
-  }
+  const template = deps["template"];
+  if (template !== undefined) config.template = template as ChildTemplate;
   return config;
 }
 
-async function loadTemplate(path: string, ctx: CallEntityFactoryContext): Promise<ChildTemplate> {
-  const { loadSpell } = await import("../../spell/index.js"); // the loader compiles gates: load it lazily
-  const loaded = await loadSpell(path, {
-    loomPath: "memory",
-    ...(ctx.env ? { env: ctx.env } : {}),
-  });
-  const cantrip = loaded.cantrip!;
-  return { llm: cantrip.llm, identity: cantrip.identity, circle: cantrip.circle };
-}
-
+/** An LLM dependency as written: `provider/model` or `{ provider, model, … }`. */
 function specOf(value: unknown, what: string): LLMSpec {
   if (typeof value === "string") return parseLLMShorthand(value);
   if (

@@ -1,16 +1,7 @@
 import { errorMessage, ModelError } from "../../core/errors.js";
-import { numberWard, registerWard } from "../../core/wards.js";
+import { numberWard } from "../../core/wards.js";
 import type { Gate, GateContext } from "../gate.js";
 import { parentOf, parseProposal, spawnChild, type SpawnConfig } from "../spawn/index.js";
-
-registerWard("max_concurrent_children", {
-  type: "number",
-  description: "children of one call_entity_batch running at the same time (default 8)",
-});
-registerWard("max_batch_size", {
-  type: "number",
-  description: "proposals one call_entity_batch may take (default 50)",
-});
 
 export const DEFAULT_CONCURRENT_CHILDREN = 8;
 export const DEFAULT_BATCH_SIZE = 50;

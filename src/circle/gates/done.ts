@@ -1,7 +1,8 @@
 import type { Gate } from "../gate.js";
 
-/** The one gate every circle has (CIRCLE-1); calling it ends the loop with its answer (CIRCLE-8). */
-export const DONE = "done";
+import { DONE } from "../gate-names.js";
+
+export { DONE } from "../gate-names.js";
 
 export function doneGate(): Gate {
   return {

@@ -1,6 +1,5 @@
 import { ConfigError } from "../../core/errors.js";
 import type { Gate } from "../gate.js";
-import { behaviorGate } from "./behavior.js";
 import { callEntityBatchGate, callEntityGate } from "./call-entity.js";
 import {
   CALL_ENTITY_DEPENDENCIES,
@@ -22,6 +21,8 @@ export { callEntityGate, callEntityBatchGate } from "./call-entity.js";
 export interface GateFactoryContext extends CallEntityFactoryContext {
   /** Relative paths in dependencies resolve against this folder (the spell's). */
   baseDir: string;
+  /** The gates this circle's spell may name (children may ask for the free ones); default the built-ins. */
+  registry?: GateRegistry;
 }
 
 export interface GateEntry {
@@ -36,8 +37,14 @@ const rootOf = (deps: Readonly<Record<string, unknown>>, ctx: GateFactoryContext
   return root.startsWith("/") ? root : `${ctx.baseDir}/${root}`;
 };
 
-/** Built-in gates by name. The schema's enum of gate names must match these keys. */
-export const gateRegistry: Record<string, GateEntry> = {
+/** A registry of gate factories by name. */
+export type GateRegistry = Readonly<Record<string, GateEntry>>;
+
+/**
+ * Built-in gates by name, built here in one place. The schema's enum of gate names is these
+ * keys plus the test gates of the conformance runner (a test checks both directions).
+ */
+export const gateRegistry: GateRegistry = {
   done: { dependencies: [], create: () => doneGate() },
   echo: { dependencies: [], create: () => echoGate() },
   read: { dependencies: ["root"], create: (d, c) => readGate({ root: rootOf(d, c) }) },
@@ -46,24 +53,6 @@ export const gateRegistry: Record<string, GateEntry> = {
     create: (d, c) => readGate({ root: rootOf(d, c), name: "read_ephemeral", ephemeral: true }),
   },
   list_dir: { dependencies: ["root"], create: (d, c) => listDirGate({ root: rootOf(d, c) }) },
-  slow_gate: {
-    dependencies: ["delay_ms", "result"],
-    create: (d) =>
-      behaviorGate({
-        name: "slow_gate",
-        description: "Waits, then returns its result (a stand-in for a slow service).",
-        behavior: { delay_ms: numberDep(d, "delay_ms", 100), result: d["result"] ?? "slow result" },
-      }),
-  },
-  failing_gate: {
-    dependencies: ["error"],
-    create: (d) =>
-      behaviorGate({
-        name: "failing_gate",
-        description: "Always fails (for error-as-observation checks).",
-        behavior: { error: typeof d["error"] === "string" ? d["error"] : "gate failed" },
-      }),
-  },
   call_entity: {
     dependencies: CALL_ENTITY_DEPENDENCIES,
     create: (d, c) => callEntityGate(spawnConfigOf(d, c, (name) => freeGate(name, c))),
@@ -72,34 +61,21 @@ export const gateRegistry: Record<string, GateEntry> = {
     dependencies: CALL_ENTITY_DEPENDENCIES,
     create: (d, c) => callEntityBatchGate(spawnConfigOf(d, c, (name) => freeGate(name, c))),
   },
-  counter: {
-    dependencies: [],
-    create: () =>
-      behaviorGate({
-        name: "counter",
-        description: "Returns how many times it has been called.",
-        behavior: { stateful: true },
-      }),
-  },
 };
 
 /** A child may ask for a built-in that takes no dependencies: it reaches nothing the parent could not give. */
 function freeGate(name: string, ctx: GateFactoryContext): Gate | undefined {
-  const entry = gateRegistry[name];
+  const entry = (ctx.registry ?? gateRegistry)[name];
   return entry && entry.dependencies.length === 0 ? entry.create({}, ctx) : undefined;
-}
-
-function numberDep(deps: Readonly<Record<string, unknown>>, key: string, fallback: number): number {
-  const v = deps[key];
-  return typeof v === "number" ? v : fallback;
 }
 
 export function createGate(
   name: string,
   deps: Readonly<Record<string, unknown>>,
   ctx: GateFactoryContext,
+  registry: GateRegistry = gateRegistry,
 ): Gate {
-  const entry = gateRegistry[name];
+  const entry = registry[name];
   if (!entry) throw new ConfigError("unknown_gate", `unknown gate ${JSON.stringify(name)}`);
   for (const key of Object.keys(deps)) {
     if (!entry.dependencies.includes(key)) {
@@ -111,9 +87,4 @@ export function createGate(
     }
   }
   return entry.create(deps, ctx);
-}
-
-/** Registers a gate factory (mediums and composition add theirs). */
-export function registerGate(name: string, entry: GateEntry): void {
-  gateRegistry[name] = entry;
 }

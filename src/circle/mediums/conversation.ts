@@ -1,122 +1,58 @@
-import type { LLMResponse, Message, ToolCall } from "../../llm/contract.js";
-import type { Circle } from "../circle.js";
-import { toolDefinition, type GateCallRecord } from "../gate.js";
-import { DONE } from "../gates/done.js";
-import type { Medium, MediumSession, MediumStep, Presentation, TurnScope } from "../medium.js";
-
-/** Shown after a text-only reply when only `done` may end the loop (LOOP-6). */
-export const DONE_REMINDER =
-  "No gate was called. Continue with the task; call the done gate with your answer when finished.";
-
-/** What stays in the working context of an ephemeral gate's result after the next turn (PROD-5). */
-export const ephemeralNote = (chars: number): string =>
-  `[ephemeral result removed from context (${chars} chars); the loom keeps it — call the gate again if needed]`;
-
-const SKIPPED = "skipped: done was called earlier in this utterance (LOOP-3)";
+import type { LLMResponse, ToolCall } from "../../core/contract.js";
+import type { TurnScope } from "../../core/medium.js";
+import { toolDefinition, type GateCallRecord, type GateContext } from "../gate.js";
+import { DONE } from "../gate-names.js";
+import type { GateHost, Medium } from "../medium.js";
+import { MediumTurn, ephemeralNote, type CallRun, type TurnRules } from "../medium-turn.js";
 
 /** A tool-calling circle: each gate is a tool, tool_choice auto (§4.5, §4.6). */
 export const conversationMedium: Medium = {
   name: "conversation",
-  present(circle: Circle): Presentation {
+  present(circle) {
     return { tools: [...circle.gates.values()].map(toolDefinition), toolChoice: "auto" };
   },
-  open(circle, services) {
-    return new ConversationSession(circle, services);
+  open(circle, context) {
+    const rules = conversationRules(circle, context);
+    const turn = new MediumTurn(circle, rules);
+    return {
+      execute: (response, scope) => turn.execute(response, scope),
+      dispose: () => turn.dispose(),
+    };
   },
 };
 
-class ConversationSession implements MediumSession {
-  /** Tool messages of ephemeral gates from the previous turn, trimmed after this one (PROD-5). */
-  private ephemeral: Message[] = [];
-
-  constructor(
-    private readonly circle: Circle,
-    private readonly services: Readonly<Record<string, unknown>>,
-  ) {}
-
-  async execute(response: LLMResponse, scope: TurnScope): Promise<MediumStep> {
-    this.trimEphemeral();
-    const calls = response.toolCalls ?? [];
-    const assistant: Message = { role: "assistant", content: response.content };
-    if (calls.length) assistant.toolCalls = calls;
-    // What the provider needs back with this message (Anthropic's signed thinking blocks).
-    if (response.providerData) assistant.providerData = response.providerData;
-    const utterance = response.content ?? callsUtterance(calls);
-    if (calls.length === 0) {
-      const content = response.content ?? "";
-      if (!scope.requireDone) {
-        return {
-          utterance,
-          observation: "",
-          gateCalls: [],
-          messages: [assistant],
-          outcome: { kind: "text", content },
-        };
-      }
-      const reminder: Message = { role: "user", content: DONE_REMINDER };
-      return {
-        utterance,
-        observation: DONE_REMINDER,
-        gateCalls: [],
-        messages: [assistant, reminder],
-        outcome: { kind: "continue" },
+/** Each tool call is one gate call; its result is the tool message. */
+function conversationRules(
+  circle: GateHost,
+  context: Pick<GateContext, "entity" | "depth">,
+): TurnRules {
+  const run = (
+    call: ToolCall,
+    scope: TurnScope,
+    out: Awaited<ReturnType<GateHost["callGate"]>>,
+  ): CallRun => ({
+    records: [out.record],
+    text: out.record.result,
+    isError: out.record.is_error,
+    // LOOP-3 stops after a done that worked; LOOP-7: a failed done does not terminate.
+    done: call.name === DONE && out.ok ? { result: out.value } : undefined,
+  });
+  return {
+    runCall(call, scope) {
+      const ctx: GateContext = {
+        entityId: scope.entityId,
+        turnId: scope.turnId,
+        signal: scope.signal,
+        ...context,
       };
-    }
-    const records: GateCallRecord[] = [];
-    const messages: Message[] = [assistant];
-    let done: { result: unknown } | undefined;
-    const ctx = {
-      entityId: scope.entityId,
-      turnId: scope.turnId,
-      signal: scope.signal,
-      services: this.services,
-    };
-    for (const call of calls) {
-      if (done || scope.signal.aborted) {
-        // Every call still gets a result so the history stays well paired (LLM-7).
-        // LOOP-4: after a ward fires, nothing more runs.
-        const content = done
-          ? SKIPPED
-          : `skipped: the loop was stopped (${typeof scope.signal.reason === "string" ? scope.signal.reason : "aborted"})`;
-        messages.push({ role: "tool", toolCallId: call.id, content });
-        continue;
-      }
-      const out = await this.circle.callGate(
-        call.name,
-        call.input ?? call.arguments,
-        ctx,
-        call.arguments,
-      );
-      records.push(out.record);
-      const message: Message = { role: "tool", toolCallId: call.id, content: out.record.result };
-      if (out.record.is_error) message.isError = true;
-      messages.push(message);
-      if (out.ok && this.circle.gates.get(call.name)?.ephemeral) this.ephemeral.push(message);
-      // LOOP-3 stops after a done that worked; LOOP-7: a failed done does not terminate.
-      if (call.name === DONE && out.ok) done = { result: out.value };
-    }
-    return {
-      utterance,
-      observation: renderObservation(records),
-      gateCalls: records,
-      messages,
-      outcome: done ? { kind: "done", result: done.result } : { kind: "continue" },
-    };
-  }
-
-  private trimEphemeral(): void {
-    for (const m of this.ephemeral) {
-      if (m.role === "tool") {
-        const size = m.content.length;
-        m.content = ephemeralNote(size);
-      }
-    }
-    this.ephemeral = [];
-  }
-
-  dispose(): void {
-    this.ephemeral = [];
-  }
+      const out = circle.callGate(call.name, call.input ?? call.arguments, ctx, call.arguments);
+      return out instanceof Promise ? out.then((o) => run(call, scope, o)) : run(call, scope, out);
+    },
+    utterance: (response: LLMResponse) =>
+      response.content ?? callsUtterance(response.toolCalls ?? []),
+    observation: (runs) => renderObservation(runs.flatMap((r) => r.records)),
+    trimmed: (_run, content) => ephemeralNote(content.length),
+  };
 }
 
 /** A tool-calling utterance as the loom shows it: one `gate(arguments)` line per call. */

@@ -2,15 +2,11 @@ import type { Medium } from "../medium.js";
 import { codeMedium } from "./code/index.js";
 import { conversationMedium } from "./conversation.js";
 
-/** Mediums by name. The schema's medium enum must match these keys (a test checks). */
-export const mediumRegistry: Record<string, Medium> = {
+/** Mediums by name, built here in one place. The schema's medium enum must match these keys (a test checks). */
+export const mediumRegistry: Readonly<Record<string, Medium>> = {
   conversation: conversationMedium,
   code: codeMedium,
 };
-
-export function registerMedium(medium: Medium): void {
-  mediumRegistry[medium.name] = medium;
-}
 
 /** Implementation-specific spellings other runtimes use, mapped to our medium names. */
 const SPELLINGS: Readonly<Record<string, string>> = {

@@ -1,4 +1,4 @@
-import type { LLM } from "../../llm/contract.js";
+import type { LLM } from "../../core/contract.js";
 
 /** The LLM a child gets, and the medium that LLM speaks when it has an opinion (code for a code LLM). */
 export interface ChildLLMChoice {

@@ -5,6 +5,7 @@ export {
   type ChildTemplate,
   type ParentView,
 } from "./spawn.js";
-export { planChild, childWards, CHILD_IDENTITY, DELEGATION_GATES, type ChildPlan } from "./plan.js";
+export { planChild, childWards, CHILD_IDENTITY, type ChildPlan } from "./plan.js";
+export { DELEGATION_GATES } from "../gate-names.js";
 export { parseProposal, type Proposal } from "./proposal.js";
 export { combineSources, type ChildLLMChoice, type ChildLLMSource } from "./child-llms.js";

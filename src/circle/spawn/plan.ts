@@ -1,17 +1,16 @@
 import { ModelError } from "../../core/errors.js";
 import { createIdentity, type Identity } from "../../core/identity.js";
 import { composeWards, DEFAULT_MAX_DEPTH, numberWard, type WardValues } from "../../core/wards.js";
-import type { LLM, ToolChoice } from "../../llm/contract.js";
+import type { LLM, ToolChoice } from "../../core/contract.js";
 import { Circle } from "../circle.js";
 import type { Gate } from "../gate.js";
-import { DONE, doneGate } from "../gates/done.js";
+import { DELEGATION_GATES, DONE } from "../gate-names.js";
+import { doneGate } from "../gates/done.js";
 import type { Medium } from "../medium.js";
 import { createCodeMedium } from "../mediums/code/index.js";
 import { mediumRegistry, normalizeMediumName } from "../mediums/index.js";
 import type { Proposal } from "./proposal.js";
-import type { ChildTemplate, ParentView, SpawnConfig } from "./spawn.js";
-
-export const DELEGATION_GATES: readonly string[] = ["call_entity", "call_entity_batch"];
+import type { ChildTemplate, ParentView, SpawnConfig } from "./types.js";
 
 /** COMP-10: a worker, not a clone — never the parent's system prompt. */
 export const CHILD_IDENTITY =
@@ -35,20 +34,20 @@ export async function planChild(
   config: SpawnConfig,
 ): Promise<ChildPlan> {
   const parentCantrip = parent.entity.cantrip;
-  const template = config.template ? await config.template() : undefined;
-  const wards = childWards(parentCantrip.circle.wards, template?.circle?.wards, proposal);
+  const template = config.template;
+  const wards = childWards(parent.circle.wards, template?.circle?.wards, proposal);
   const choice = await pickLLM(proposal, parent, config, template);
   const mediumName = normalizeMediumName(
     proposal.medium ??
       choice?.medium ??
       template?.circle?.medium.name ??
       config.medium ??
-      parentCantrip.circle.medium.name,
+      parent.circle.medium.name,
   );
   const medium = childMedium(mediumName, proposal, template);
   const gates = childGates(
     proposal,
-    parentCantrip.circle,
+    parent.circle,
     template,
     config,
     numberWard(wards, "max_depth") ?? 0,

@@ -1,5 +1,5 @@
 import { ConfigError } from "../../core/errors.js";
-import type { LLMSpec, ProviderContext } from "../registry.js";
+import type { LLMSpec, ProviderContext } from "../spec.js";
 
 /** Where a provider lives and where its key comes from by default. */
 export interface ProviderProfile {
@@ -68,7 +68,7 @@ export function resolveApiKey(
   profile: ProviderProfile,
   ctx: ProviderContext,
 ): string | undefined {
-  let key = typeof spec.api_key === "string" && spec.api_key !== "" ? spec.api_key : undefined;
+  let key = typeof spec.apiKey === "string" && spec.apiKey !== "" ? spec.apiKey : undefined;
   for (const name of profile.keyEnv) {
     if (key) break;
     const value = ctx.env[name];
@@ -91,7 +91,7 @@ export function resolveBaseURL(
   ctx: ProviderContext,
 ): string {
   const url =
-    (typeof spec.base_url === "string" && spec.base_url) ||
+    (typeof spec.baseUrl === "string" && spec.baseUrl) ||
     ctx.env[profile.baseURLEnv] ||
     profile.defaultBaseURL;
   let protocol = "";

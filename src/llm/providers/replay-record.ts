@@ -1,4 +1,4 @@
-import type { LLMResponse } from "../contract.js";
+import type { LLMResponse } from "../../core/contract.js";
 
 /** The turn-metadata key under which real providers record their reply exactly, for replay. */
 export const REPLAY_KEY = "llm_response";

@@ -2,7 +2,7 @@ import { isAbsolute, resolve } from "node:path";
 import { ConfigError } from "../../core/errors.js";
 import type { Turn } from "../../loom/turn.js";
 import { readLoomFile } from "../../loom/storage-jsonl.js";
-import type { LLM, LLMResponse, Message, QueryOptions, ToolCall } from "../contract.js";
+import type { LLM, LLMResponse, Message, QueryOptions, ToolCall } from "../../core/contract.js";
 import { REPLAY_KEY, type RecordedReply } from "./replay-record.js";
 
 export { REPLAY_KEY, replayRecord, type RecordedReply } from "./replay-record.js";

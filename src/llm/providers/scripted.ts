@@ -10,7 +10,7 @@ import {
   type ToolChoice,
   type ToolDefinition,
   type Usage,
-} from "../contract.js";
+} from "../../core/contract.js";
 
 /** One scripted reply, in the spell/tests.yaml vocabulary (snake_case, as written in YAML). */
 export interface ScriptedResponse {

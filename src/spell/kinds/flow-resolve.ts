@@ -15,6 +15,7 @@ import {
   Tape,
   type FlowLimits,
 } from "../../routes/index.js";
+import type { LoadOptions } from "../options.js";
 import type { Path } from "../source.js";
 import type { KindContext } from "./kind.js";
 
@@ -113,12 +114,8 @@ async function loadCasts(
   for (const e of entriesOf(doc)) {
     const path = e.value["cast"];
     if (typeof path !== "string" || casts.has(path)) continue;
-    if (!ctx.load) {
-      fail([...e.path, "cast"], "this loader cannot load other documents");
-      continue;
-    }
     try {
-      const loaded = await ctx.load(resolvePath(ctx.baseDir, path), { redactor: ctx.redactor });
+      const loaded = await ctx.loadNested(resolvePath(ctx.baseDir, path), passedOn(ctx));
       if (loaded.kind !== "cantrip")
         fail([...e.path, "cast"], `${path} is a kind: ${loaded.kind} document, not a cantrip`);
       else casts.set(path, loaded.value as Cantrip | undefined);
@@ -144,4 +141,19 @@ function columnIn(ctx: KindContext, path: Path, err: RouteSyntaxError) {
   const line = ctx.source.text.split("\n")[at.line - 1] ?? "";
   const start = at.col - 1 + (line[at.col - 1] === "'" || line[at.col - 1] === '"' ? 1 : 0);
   return line.startsWith(err.route, start) ? { ...at, col: start + err.column } : at;
+}
+
+/**
+ * What a flow passes on to its cast spells besides env and redactor: the LLM override and the
+ * loom, so casts record where the flow's caller asked (undefined: the spell's own loom.path).
+ */
+function passedOn(ctx: KindContext): LoadOptions {
+  const o = ctx.options as LoadOptions;
+  return {
+    loomPath: o.loomPath,
+    defaultLoomPath: o.defaultLoomPath,
+    llmSpec: o.llmSpec,
+    onWarning: o.onWarning,
+    ...(o.llm ? { llm: o.llm } : {}),
+  };
 }

@@ -72,8 +72,7 @@ async function buildFlow(
 ): Promise<CompiledFlow> {
   const run: KindContext = { ...ctx, options: runOptions(ctx) };
   if (typeof flow === "string") {
-    if (!ctx.load) throw new ConfigError("flow_tests", "this loader cannot load other documents");
-    const loaded = await ctx.load(resolvePath(ctx.baseDir, flow), runOptions(ctx));
+    const loaded = await ctx.loadNested(resolvePath(ctx.baseDir, flow), runOptions(ctx));
     if (loaded.kind !== "flow")
       throw new ConfigError(
         "flow_tests",

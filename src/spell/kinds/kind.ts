@@ -3,18 +3,16 @@
  * `kind:` picks how it is validated, resolved and compiled. `cantrip` is the first kind; a
  * kind is data in a registry, built in one place (kinds/index.ts), never filled by imports.
  */
-import type { ErrorObject } from "ajv";
 import type { SpellbookError } from "../../core/errors.js";
 import type { Redactor } from "../../core/redact.js";
 import type { LoadOptions } from "../options.js";
 import type { Warning } from "../rewrite.js";
 import type { SpellSource } from "../source.js";
-import type { Locate } from "../validate.js";
+import type { Locate, SchemaValidator } from "../validate.js";
 import { didYouMean } from "../suggest.js";
 import { ConfigError } from "../../core/errors.js";
 
-/** A standalone ajv validator, as scripts/gen.mjs generates one per schema. */
-export type SchemaValidator = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
+export type { SchemaValidator } from "../validate.js";
 
 /** What every stage of one load shares: where the document is, and where problems go. */
 export interface KindContext<Options = unknown> {
@@ -29,13 +27,11 @@ export interface KindContext<Options = unknown> {
   /** The caller's options (for `cantrip`, the loader's LoadOptions). */
   options: Options;
   /**
-   * Loads another document with the same loader, registry and options (a flow's `cast:` spells);
-   * `extra` overrides options, e.g. `redactor` shares this document's redactor with it.
+   * Loads another document with this one's environment and redactor (a child spell, a flow's
+   * `cast:` spell); handed in by the loader, so a kind never imports the loader back. `extra`
+   * overrides the options the nested document is loaded with (a flow passes its loom and LLM on).
    */
-  load?: (
-    file: string,
-    extra?: LoadOptions,
-  ) => Promise<{ kind: string; value: unknown; redactor: Redactor }>;
+  loadNested(file: string, extra?: LoadOptions): Promise<{ kind: string; value: unknown }>;
 }
 
 /** The stages a kind supplies; parse and rewrite are shared by every kind. */

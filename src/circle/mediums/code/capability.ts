@@ -1,5 +1,5 @@
-import type { ToolDefinition } from "../../../llm/contract.js";
-import type { Circle } from "../../circle.js";
+import type { ToolDefinition } from "../../../core/contract.js";
+import type { GateHost } from "../../medium.js";
 import type { Gate } from "../../gate.js";
 import { DONE } from "../../gates/done.js";
 import { sandboxLimits } from "./limits.js";
@@ -40,7 +40,7 @@ function describeValue(value: unknown): string {
  * The circle's capability presentation (CIRCLE-11): the medium, the gates as functions with
  * their contracts, the variables already in the sandbox, and the limits. Fixed for a cast.
  */
-export function capabilityText(circle: Circle, state: Readonly<Record<string, unknown>>): string {
+export function capabilityText(circle: GateHost, state: Readonly<Record<string, unknown>>): string {
   const limits = sandboxLimits(circle.wards);
   const gates = [...circle.gates.values()].map((g) => `- ${signature(g)} — ${g.description}`);
   const lines = [

@@ -5,6 +5,7 @@ import type * as QuickJSPackage from "quickjs-emscripten";
 import type { QuickJSAsyncVariant, QuickJSAsyncWASMModule } from "quickjs-emscripten";
 import { SystemError } from "../../../core/errors.js";
 import { Lane } from "./lane.js";
+import type { Shell } from "./shell.js";
 
 export interface CodeEngineOptions {
   /** "release" (default), or "debug": QuickJS built with assertions, for tests. */
@@ -38,7 +39,7 @@ type QuickJS = typeof QuickJSPackage;
  * are created on demand so that sandboxes which run at the same time never share one.
  */
 export class CodeEngine {
-  private readonly lanes: Lane[] = [];
+  private readonly lanes: Lane<Shell>[] = [];
   private pending = 0;
   private nextId = 0;
 
@@ -49,7 +50,7 @@ export class CodeEngine {
     private readonly maxLanes: number,
     first: Lane["module"],
   ) {
-    this.lanes.push(new Lane(this.nextId++, first, asyncifyStackKey));
+    this.lanes.push(new Lane<Shell>(this.nextId++, first, asyncifyStackKey));
   }
 
   static async create(options: CodeEngineOptions = {}): Promise<CodeEngine> {
@@ -78,8 +79,8 @@ export class CodeEngine {
    * least loaded idle lane. A lane held by a running evaluation is never chosen — that
    * evaluation may be the caller's ancestor, waiting for this very sandbox (a deadlock).
    */
-  async acquire(): Promise<Lane> {
-    let best: Lane | undefined;
+  async acquire(): Promise<Lane<Shell>> {
+    let best: Lane<Shell> | undefined;
     let alive = 0;
     for (const lane of this.lanes) {
       if (lane.dead || lane.retiring) continue;
@@ -92,7 +93,7 @@ export class CodeEngine {
     }
     this.pending++;
     try {
-      const lane = new Lane(
+      const lane = new Lane<Shell>(
         this.nextId++,
         await this.quickjs.newQuickJSAsyncWASMModuleFromVariant(this.variant),
         this.asyncifyStackKey,
@@ -105,7 +106,7 @@ export class CodeEngine {
     }
   }
 
-  release(lane: Lane): void {
+  release(lane: Lane<Shell>): void {
     lane.live = Math.max(0, lane.live - 1);
     if ((lane.dead || lane.retiring) && lane.live === 0) {
       // The whole module instance goes: V8 reclaims its memory, leaks and all.
@@ -116,7 +117,7 @@ export class CodeEngine {
   }
 
   /** The lanes, for diagnostics and tests. */
-  get laneList(): readonly Lane[] {
+  get laneList(): readonly Lane<Shell>[] {
     return this.lanes;
   }
 

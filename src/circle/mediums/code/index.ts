@@ -1,7 +1,6 @@
 import type { Medium } from "../../medium.js";
 import { capabilityText, JS_TOOL } from "./capability.js";
 import { loadCodeEngine } from "./engine.js";
-import "./limits.js"; // registers the medium's wards (WARD-2)
 import { CodeSession } from "./session.js";
 
 export {
@@ -10,7 +9,7 @@ export {
   type CodeEngine,
   type CodeEngineOptions,
 } from "./engine.js";
-export { loadCircleState, mediumWithState } from "./state.js";
+
 export { sandboxLimits, type SandboxLimits } from "./limits.js";
 export { JS_TOOL } from "./capability.js";
 
@@ -36,8 +35,8 @@ export function createCodeMedium(options: CodeMediumOptions = {}): Medium {
         capability: capabilityText(circle, state),
       };
     },
-    open(circle, services) {
-      return new CodeSession(circle, services, state);
+    open(circle, context) {
+      return new CodeSession(circle, context, state);
     },
   };
 }

@@ -1,5 +1,4 @@
 import type { QuickJSAsyncWASMModule } from "quickjs-emscripten";
-import type { Shell } from "./shell.js";
 
 /**
  * One instance of the asyncify QuickJS module. An asyncified module can suspend only one call
@@ -7,7 +6,7 @@ import type { Shell } from "./shell.js";
  * run at the same time (a batch of children) live in different lanes. Lanes share the compiled
  * WebAssembly.Module: a new lane costs an instantiation (~2 ms), never a compile.
  */
-export class Lane {
+export class Lane<Spare = unknown> {
   /** Sandboxes created in this lane and not yet disposed. */
   live = 0;
   /** True while an evaluation holds the lane (it may be suspended in a host gate). */
@@ -21,7 +20,7 @@ export class Lane {
    */
   retiring = false;
   /** A ready shell for the next sandbox of this lane (see shell.ts). */
-  spare: Shell | undefined;
+  spare: Spare | undefined;
   spareScheduled = false;
   private readonly waiting: (() => void)[] = [];
   private stackBuffer = 0;

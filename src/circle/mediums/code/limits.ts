@@ -1,23 +1,4 @@
-import { numberWard, registerWard, type WardValues } from "../../../core/wards.js";
-
-// WARD-2 / MEDIUM-4: the code medium's own wards. Numbers, so they compose by min (WARD-1):
-// a child's sandbox can only be tighter than its parent's.
-registerWard("max_eval_ms", {
-  type: "number",
-  medium: "code",
-  description: "compute time of one code run before the sandbox interrupts it (default 10000)",
-});
-registerWard("max_memory_mb", {
-  type: "number",
-  medium: "code",
-  description:
-    "heap of one entity's sandbox in MiB; allocation beyond it is an error in the code (default 64)",
-});
-registerWard("max_stack_kb", {
-  type: "number",
-  medium: "code",
-  description: "call stack of one entity's sandbox in KiB (default and maximum 256)",
-});
+import { numberWard, type WardValues } from "../../../core/wards.js";
 
 export const DEFAULT_EVAL_MS = 10_000;
 export const DEFAULT_MEMORY_MB = 64;

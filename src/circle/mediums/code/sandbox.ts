@@ -34,7 +34,7 @@ const RENDER_HEADROOM = 2 * 1024 * 1024;
  * but the gate functions and console (MEDIUM-2 isolation); every handle is disposed.
  */
 export class Sandbox {
-  readonly lane: Lane;
+  readonly lane: Lane<Shell>;
   private run: Run | undefined;
   private renderDeadline = 0;
   private runs = 0;

@@ -1,10 +1,11 @@
-import type { LLMResponse, Message, ToolCall } from "../../../llm/contract.js";
+import type { LLMResponse, ToolCall } from "../../../core/contract.js";
+import type { Entity } from "../../../core/entity.js";
+import type { EntityContext, MediumSession, MediumStep, TurnScope } from "../../../core/medium.js";
 import { numberWard } from "../../../core/wards.js";
-import type { Circle, GateOutcome } from "../../circle.js";
-import type { GateCallRecord, GateContext } from "../../gate.js";
-import { DONE } from "../../gates/done.js";
-import type { MediumSession, MediumStep, TurnScope } from "../../medium.js";
-import { DONE_REMINDER, ephemeralNote } from "../conversation.js";
+import type { GateCallRecord, GateContext, GateOutcome } from "../../gate.js";
+import { DELEGATION_GATES, DONE } from "../../gate-names.js";
+import type { GateHost } from "../../medium.js";
+import { MediumTurn, ephemeralNote, type CallRun } from "../../medium-turn.js";
 import { namedArguments } from "./arguments.js";
 import { JS_TOOL } from "./capability.js";
 import { loadCodeEngine } from "./engine.js";
@@ -12,65 +13,33 @@ import { sandboxLimits } from "./limits.js";
 import { renderObservation } from "./observation.js";
 import { Sandbox, type GateReply, type SandboxSetup } from "./sandbox.js";
 
-const SKIPPED = "skipped: done was called earlier in this utterance (LOOP-3)";
-const DELEGATION = ["call_entity", "call_entity_batch"];
-
 /** One entity's life in a code circle: its sandbox persists across turns and sends (MEDIUM-3). */
 export class CodeSession implements MediumSession {
   private sandbox: Sandbox | undefined;
   private opening: Promise<Sandbox> | undefined;
   private disposed = false;
-  /** Observations of the previous turn that hold ephemeral results, trimmed after this one (PROD-5). */
-  private ephemeral: { message: { content: string }; records: GateCallRecord[] }[] = [];
+  private readonly turn: MediumTurn;
 
   constructor(
-    private readonly circle: Circle,
-    private readonly services: Readonly<Record<string, unknown>>,
+    private readonly circle: GateHost,
+    private readonly context: EntityContext<Entity>,
     private readonly state: Readonly<Record<string, unknown>>,
-  ) {}
+  ) {
+    this.turn = new MediumTurn(circle, {
+      runCall: (call, scope) => this.run(call, scope),
+      utterance: (response, runs) => {
+        let code: string | undefined;
+        for (const r of runs)
+          if (r.code !== undefined) code = code === undefined ? r.code : `${code}\n\n${r.code}`;
+        return code ?? response.content ?? "";
+      },
+      observation: (runs) => runs.map((r) => r.text).join("\n\n"),
+      trimmed: (run) => this.trimmed(run.records),
+    });
+  }
 
-  async execute(response: LLMResponse, scope: TurnScope): Promise<MediumStep> {
-    if (this.ephemeral.length) this.trimEphemeral();
-    const calls = response.toolCalls ?? [];
-    // Messages are built whole, not spread from optional parts: this runs on every turn.
-    const assistant: Message = calls.length
-      ? { role: "assistant", content: response.content, toolCalls: calls }
-      : { role: "assistant", content: response.content };
-    if (calls.length === 0) return textOnly(assistant, response.content ?? "", scope.requireDone);
-    const messages: Message[] = [assistant];
-    const records: GateCallRecord[] = [];
-    const observations: string[] = [];
-    const codes: string[] = [];
-    const done: { called: boolean; result?: unknown } = { called: false };
-    for (const call of calls) {
-      if (done.called) {
-        messages.push({ role: "tool", toolCallId: call.id, content: SKIPPED });
-        continue;
-      }
-      const run = await this.run(call, scope, done);
-      for (const record of run.records) records.push(record);
-      if (run.code !== undefined) codes.push(run.code);
-      observations.push(run.text);
-      const toolCallId = call.id;
-      const message: Message = run.isError
-        ? { role: "tool", toolCallId, content: run.text, isError: true }
-        : { role: "tool", toolCallId, content: run.text };
-      messages.push(message);
-      if (run.records.some((r) => !r.is_error && this.circle.gates.get(r.gate_name)?.ephemeral))
-        this.ephemeral.push({ message, records: run.records });
-    }
-    return {
-      utterance:
-        codes.length === 1
-          ? codes[0]!
-          : codes.length
-            ? codes.join("\n\n")
-            : (response.content ?? ""),
-      observation: observations.join("\n\n"),
-      gateCalls: records,
-      messages,
-      outcome: done.called ? { kind: "done", result: done.result } : { kind: "continue" },
-    };
+  execute(response: LLMResponse, scope: TurnScope): Promise<MediumStep> {
+    return this.turn.execute(response, scope);
   }
 
   /**
@@ -78,23 +47,21 @@ export class CodeSession implements MediumSession {
    * keeps it. Whatever the run printed or returned may carry that result too, so the trimmed
    * observation keeps only the gate calls, with the ephemeral results replaced.
    */
-  private trimEphemeral(): void {
-    for (const { message, records } of this.ephemeral) {
-      const kept = records.map((r) =>
-        !r.is_error && this.circle.gates.get(r.gate_name)?.ephemeral
-          ? { ...r, result: ephemeralNote(r.result.length) }
-          : r,
-      );
-      message.content =
-        renderObservation(kept, { console: "", consoleDropped: 0 }) +
-        "\n[the console and last value of this run are removed from context with the ephemeral results; the loom keeps them]";
-    }
-    this.ephemeral = [];
+  private trimmed(records: readonly GateCallRecord[]): string {
+    const kept = records.map((r) =>
+      !r.is_error && this.circle.gates.get(r.gate_name)?.ephemeral
+        ? { ...r, result: ephemeralNote(r.result.length) }
+        : r,
+    );
+    return (
+      renderObservation(kept, { console: "", consoleDropped: 0 }) +
+      "\n[the console and last value of this run are removed from context with the ephemeral results; the loom keeps them]"
+    );
   }
 
   dispose(): void {
     this.disposed = true;
-    this.ephemeral = [];
+    this.turn.dispose();
     this.sandbox?.dispose();
     this.sandbox = undefined;
     void this.opening?.then(
@@ -103,66 +70,72 @@ export class CodeSession implements MediumSession {
     );
   }
 
-  private async run(call: ToolCall, scope: TurnScope, done: { called: boolean; result?: unknown }) {
-    const records: GateCallRecord[] = [];
+  private async run(call: ToolCall, scope: TurnScope): Promise<CallRun> {
     if (call.name !== JS_TOOL.name) {
       const text = `error: unknown tool ${JSON.stringify(call.name)}: in a code circle the only tool is js; call gates as functions inside your code`;
-      return { records, text, isError: true, code: undefined };
+      return { records: [], text, isError: true };
     }
     const code = codeOf(call);
     if (code === undefined)
       return {
-        records,
+        records: [],
         text: 'error: the js tool takes {"code": "<JavaScript source>"}',
         isError: true,
-        code,
       };
     const sandbox = this.sandbox ?? (await this.open());
     const ctx: GateContext = {
       entityId: scope.entityId,
       turnId: scope.turnId,
       signal: scope.signal,
-      services: this.services,
+      entity: this.context.entity,
+      depth: this.context.depth,
     };
+    const run: CallRun = { records: [], text: "", isError: false, code };
     const out = await sandbox.evaluate(code, {
       signal: scope.signal,
-      callGate: (name, args): GateReply | Promise<GateReply> => {
-        const gate = this.circle.gates.get(name);
-        const named = namedArguments(gate, name, args);
-        if (typeof named === "string") {
-          records.push({
-            gate_name: name,
-            arguments: JSON.stringify(args),
-            result: named,
-            is_error: true,
-          });
-          return { ok: false, message: named };
-        }
-        // The call's JSON text: "{}" is known without encoding (most calls take no arguments).
-        const text = args.length === 0 ? "{}" : undefined;
-        const reply = (result: GateOutcome): GateReply => {
-          records.push(result.record); // every gate the code called, in order (CIRCLE-7)
-          if (!result.ok) return { ok: false, message: result.record.result }; // CIRCLE-5
-          if (name !== DONE) return { ok: true, value: result.value };
-          done.called = true; // LOOP-3; a malformed done failed above and does not end the loop (LOOP-7)
-          done.result = result.value;
-          return { ok: true, value: result.value, stop: true };
-        };
-        // A synchronous gate answers at once: the sandbox need not suspend for it.
-        const result = this.circle.callGate(name, named, ctx, text);
-        return result instanceof Promise ? result.then(reply) : reply(result);
-      },
+      callGate: (name, args) => this.callGate(name, args, ctx, run),
     });
     if (out.crashed && this.sandbox === sandbox) {
       sandbox.dispose();
       this.sandbox = undefined; // the next run opens a fresh sandbox
     }
-    return {
-      records,
-      text: renderObservation(records, out),
-      isError: out.error !== undefined && !done.called,
-      code,
+    run.text = renderObservation(run.records, out);
+    run.isError = out.error !== undefined && run.done === undefined;
+    return run;
+  }
+
+  /** A gate called from the code: recorded on the run, answered to the sandbox. */
+  private callGate(
+    name: string,
+    args: unknown[],
+    ctx: GateContext,
+    run: CallRun,
+  ): GateReply | Promise<GateReply> {
+    const gate = this.circle.gates.get(name);
+    const named = namedArguments(gate, name, args);
+    if (typeof named === "string") {
+      const record = {
+        gate_name: name,
+        arguments: JSON.stringify(args),
+        result: named,
+        is_error: true,
+      };
+      run.records.push(record);
+      return { ok: false, message: named };
+    }
+    // The call's JSON text: "{}" is known without encoding (most calls take no arguments).
+    const text = args.length === 0 ? "{}" : undefined;
+    const reply = (result: GateOutcome): GateReply => {
+      run.records.push(result.record); // every gate the code called, in order (CIRCLE-7)
+      if (!result.ok) return { ok: false, message: result.record.result }; // CIRCLE-5
+      if (name !== DONE) return { ok: true, value: result.value };
+      // LOOP-3; a malformed done failed above and does not end the loop (LOOP-7)
+      run.done = { result: result.value };
+      return { ok: true, value: result.value, stop: true };
     };
+    // A synchronous gate answers at once: the sandbox need not suspend for it.
+    const result = this.circle.callGate(name, named, ctx, text);
+    return result instanceof Promise ? result.then(reply) : reply(result);
   }
 
   /** The entity's sandbox; a dead one is returned once, so the entity hears that it was lost. */
@@ -186,7 +159,7 @@ export class CodeSession implements MediumSession {
       : { submit_answer: DONE };
     const warded: Record<string, string> = {};
     if (numberWard(this.circle.wards, "max_depth") === 0) {
-      for (const name of DELEGATION) {
+      for (const name of DELEGATION_GATES) {
         if (!gates.includes(name)) {
           // COMP-6: the gate is not in this circle; calling it says why, not just "not defined".
           warded[name] =
@@ -196,25 +169,6 @@ export class CodeSession implements MediumSession {
     }
     return { gates, aliases, warded, state: this.state, limits: sandboxLimits(this.circle.wards) };
   }
-}
-
-function textOnly(assistant: Message, content: string, requireDone: boolean): MediumStep {
-  // LOOP-6 as in every medium: text ends the loop unless only done may end it.
-  if (!requireDone)
-    return {
-      utterance: content,
-      observation: "",
-      gateCalls: [],
-      messages: [assistant],
-      outcome: { kind: "text", content },
-    };
-  return {
-    utterance: content,
-    observation: DONE_REMINDER,
-    gateCalls: [],
-    messages: [assistant, { role: "user", content: DONE_REMINDER }],
-    outcome: { kind: "continue" },
-  };
 }
 
 function codeOf(call: ToolCall): string | undefined {

@@ -50,7 +50,7 @@ export class Shell {
   readonly helpers: Helpers;
 
   private constructor(
-    readonly lane: Lane,
+    readonly lane: Lane<Shell>,
     readonly runtime: QuickJSAsyncRuntime,
     readonly context: QuickJSAsyncContext,
   ) {
@@ -58,7 +58,7 @@ export class Shell {
     this.helpers = this.evaluatePrelude();
   }
 
-  static create(lane: Lane): Shell {
+  static create(lane: Lane<Shell>): Shell {
     const runtime = lane.module.newRuntime();
     let context: QuickJSAsyncContext | undefined;
     try {
@@ -116,7 +116,7 @@ export class Shell {
 }
 
 /** A shell for a new sandbox in `lane`: its spare if it has one (then a new spare is made when idle). */
-export function takeShell(lane: Lane): Shell {
+export function takeShell(lane: Lane<Shell>): Shell {
   const spare = lane.spare;
   lane.spare = undefined;
   const shell = spare ?? Shell.create(lane);
@@ -124,7 +124,7 @@ export function takeShell(lane: Lane): Shell {
   return shell;
 }
 
-function scheduleSpare(lane: Lane): void {
+function scheduleSpare(lane: Lane<Shell>): void {
   if (lane.spareScheduled) return;
   lane.spareScheduled = true;
   setImmediate(() => {

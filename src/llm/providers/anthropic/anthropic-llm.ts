@@ -1,7 +1,7 @@
 import Anthropic from "@anthropic-ai/sdk";
-import type { LLM, LLMResponse, Message, QueryOptions } from "../../contract.js";
-import type { LLMSpec, ProviderContext } from "../../registry.js";
-import { assertToolPairing } from "../../validate.js";
+import type { LLM, LLMResponse, Message, QueryOptions } from "../../../core/contract.js";
+import type { LLMSpec, ProviderContext } from "../../spec.js";
+import { assertToolPairing } from "../../../core/validate-response.js";
 import { PROFILES, requireModel, resolveApiKey, resolveBaseURL } from "../profiles.js";
 import { replayRecord } from "../replay-record.js";
 import { ErrorBodies, fromSDKError } from "../sdk-errors.js";
@@ -96,8 +96,8 @@ export function createAnthropic(spec: LLMSpec, ctx: ProviderContext): AnthropicL
     baseURL: resolveBaseURL(spec, profile, ctx),
     apiKey: resolveApiKey(spec, profile, ctx)!,
     headers: spec.headers,
-    timeoutMs: typeof spec["timeout_ms"] === "number" ? spec["timeout_ms"] : undefined,
-    cache: typeof spec["prompt_caching"] === "boolean" ? spec["prompt_caching"] : undefined,
+    timeoutMs: typeof spec.timeoutMs === "number" ? spec.timeoutMs : undefined,
+    cache: typeof spec.promptCaching === "boolean" ? spec.promptCaching : undefined,
     fetch: ctx.fetch,
     redact: (t) => ctx.redactor.redact(t),
     warn: ctx.warn,

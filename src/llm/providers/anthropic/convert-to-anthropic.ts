@@ -1,4 +1,4 @@
-import type { Message, QueryOptions, ToolChoice, ToolDefinition } from "../../contract.js";
+import type { Message, QueryOptions, ToolChoice, ToolDefinition } from "../../../core/contract.js";
 import type {
   AnthropicBlock,
   AnthropicMessage,
@@ -176,40 +176,8 @@ export function buildAnthropicRequest(
 ): { body: AnthropicRequest; warnings: string[] } {
   const warnings: string[] = [];
   const { system, messages: wire } = toAnthropicMessages(messages);
-  const params: Record<string, unknown> = {};
-  let parallel = true;
-  for (const [key, value] of Object.entries(options.extra ?? {})) {
-    if (value === undefined || value === null) continue;
-    if (OWNED.has(key))
-      warnings.push(
-        `anthropic: the identity sets "${key}", which Spellbook controls; it was not sent`,
-      );
-    else if (OPENAI_ONLY.has(key))
-      warnings.push(`anthropic: "${key}" is not supported by the Anthropic API; it was not sent`);
-    else if (key === "max_completion_tokens") params["max_tokens"] ??= value;
-    else if (key === "stop") params["stop_sequences"] = Array.isArray(value) ? value : [value];
-    else if (key === "user")
-      params["metadata"] = { ...(params["metadata"] as object), user_id: value };
-    else if (key === "parallel_tool_calls") parallel = value !== false;
-    else params[key] = value;
-  }
-  const thinking = params["thinking"] as { type?: string; budget_tokens?: number } | undefined;
-  const thinkingOn = thinking?.type === "enabled";
-  if (thinkingOn) {
-    for (const key of ["temperature", "top_k"]) {
-      if (params[key] !== undefined && !(key === "temperature" && params[key] === 1)) {
-        warnings.push(
-          `anthropic: "${key}" cannot be combined with extended thinking; it was not sent`,
-        );
-        delete params[key];
-      }
-    }
-  }
-  if (params["max_tokens"] === undefined) {
-    params["max_tokens"] =
-      DEFAULT_MAX_TOKENS +
-      (thinkingOn && typeof thinking?.budget_tokens === "number" ? thinking.budget_tokens : 0);
-  }
+  const { params, parallel } = translateExtra(options.extra ?? {}, warnings);
+  const thinkingOn = fitThinking(params, warnings);
   const body: AnthropicRequest = {
     model: settings.model,
     ...params,
@@ -230,6 +198,57 @@ export function buildAnthropicRequest(
   }
   if (settings.cache !== false) markCacheBreakpoints(body);
   return { body, warnings };
+}
+
+/** The identity's extra settings → Anthropic parameters: OpenAI-style names translated, the rest reported. */
+function translateExtra(
+  extra: Record<string, unknown>,
+  warnings: string[],
+): { params: Record<string, unknown>; parallel: boolean } {
+  const params: Record<string, unknown> = {};
+  let parallel = true;
+  for (const [key, value] of Object.entries(extra)) {
+    if (value === undefined || value === null) continue;
+    if (OWNED.has(key))
+      warnings.push(
+        `anthropic: the identity sets "${key}", which Spellbook controls; it was not sent`,
+      );
+    else if (OPENAI_ONLY.has(key))
+      warnings.push(`anthropic: "${key}" is not supported by the Anthropic API; it was not sent`);
+    else if (key === "max_completion_tokens") params["max_tokens"] ??= value;
+    else if (key === "stop") params["stop_sequences"] = Array.isArray(value) ? value : [value];
+    else if (key === "user")
+      params["metadata"] = { ...(params["metadata"] as object), user_id: value };
+    else if (key === "parallel_tool_calls") parallel = value !== false;
+    else params[key] = value;
+  }
+  return { params, parallel };
+}
+
+/**
+ * Extended thinking's rules, applied to the parameters in place: sampling settings it forbids
+ * are dropped (and reported), and a missing max_tokens makes room for the thinking budget.
+ * Returns whether thinking is on.
+ */
+function fitThinking(params: Record<string, unknown>, warnings: string[]): boolean {
+  const thinking = params["thinking"] as { type?: string; budget_tokens?: number } | undefined;
+  const thinkingOn = thinking?.type === "enabled";
+  if (thinkingOn) {
+    for (const key of ["temperature", "top_k"]) {
+      if (params[key] !== undefined && !(key === "temperature" && params[key] === 1)) {
+        warnings.push(
+          `anthropic: "${key}" cannot be combined with extended thinking; it was not sent`,
+        );
+        delete params[key];
+      }
+    }
+  }
+  if (params["max_tokens"] === undefined) {
+    params["max_tokens"] =
+      DEFAULT_MAX_TOKENS +
+      (thinkingOn && typeof thinking?.budget_tokens === "number" ? thinking.budget_tokens : 0);
+  }
+  return thinkingOn;
 }
 
 /** LLM-5: "required" is native ("any") except with extended thinking, where it is simulated. */

@@ -1,4 +1,4 @@
-import { keepInput, type LLMResponse, type ToolCall } from "../../contract.js";
+import { keepInput, type LLMResponse, type ToolCall } from "../../../core/contract.js";
 import { ProviderError } from "../../errors.js";
 import { THINKING_KEY } from "./convert-to-anthropic.js";
 import type { AnthropicResponseBody, AnthropicThinkingBlock } from "./wire.js";
@@ -15,44 +15,7 @@ export function fromAnthropicMessage(
 ): { response: LLMResponse; warnings: string[] } {
   const body = asMessage(raw, provider);
   const warnings: string[] = [];
-  let content = "";
-  const thinking: string[] = [];
-  const signed: AnthropicThinkingBlock[] = [];
-  const toolCalls: ToolCall[] = [];
-  const ignored = new Set<string>();
-  for (const block of body.content ?? []) {
-    switch (block.type) {
-      case "text":
-        content += block.text ?? "";
-        break;
-      case "thinking":
-        thinking.push(block.thinking ?? "");
-        signed.push({
-          type: "thinking",
-          thinking: block.thinking ?? "",
-          signature: block.signature ?? "",
-        });
-        break;
-      case "redacted_thinking":
-        signed.push({ type: "redacted_thinking", data: block.data ?? "" });
-        break;
-      case "tool_use":
-        toolCalls.push(
-          keepInput(
-            {
-              id: block.id ?? "",
-              name: block.name ?? "",
-              arguments:
-                typeof block.input === "string" ? block.input : JSON.stringify(block.input ?? {}),
-            },
-            block.input,
-          ),
-        );
-        break;
-      default:
-        ignored.add(String(block.type));
-    }
-  }
+  const { content, thinking, signed, toolCalls, ignored } = readBlocks(body.content ?? []);
   if (ignored.size)
     warnings.push(
       `${provider}: content blocks of type ${[...ignored].join(", ")} are not part of the contract and were left out`,
@@ -64,13 +27,6 @@ export function fromAnthropicMessage(
   if (!body.usage) warnings.push(`${provider}: the reply reported no token usage; counted as 0`);
   const cacheRead = u.cache_read_input_tokens ?? 0;
   const cacheWrite = u.cache_creation_input_tokens ?? 0;
-  const metadata: Record<string, unknown> = {};
-  put(metadata, "id", body.id);
-  put(metadata, "model", body.model);
-  put(metadata, "stop_reason", body.stop_reason);
-  put(metadata, "stop_sequence", body.stop_sequence);
-  if (cacheWrite) metadata["cache_creation_input_tokens"] = cacheWrite;
-  put(metadata, "service_tier", u.service_tier);
 
   const response: LLMResponse = {
     content: content || null,
@@ -81,10 +37,80 @@ export function fromAnthropicMessage(
       cachedTokens: cacheRead,
     },
     thinking: thinking.length ? thinking.join("\n\n") : null,
-    metadata,
+    metadata: metadataOf(body, cacheWrite),
   };
   if (signed.length) response.providerData = { [THINKING_KEY]: signed };
   return { response, warnings };
+}
+
+type Block = NonNullable<AnthropicResponseBody["content"]>[number];
+
+interface ReadBlocks {
+  content: string;
+  thinking: string[];
+  /** thinking blocks as signed by the API, to be sent back on the next turn */
+  signed: AnthropicThinkingBlock[];
+  toolCalls: ToolCall[];
+  /** types of blocks the contract has no place for */
+  ignored: Set<string>;
+}
+
+/** The reply's content blocks, each sorted into what it becomes in the contract. */
+function readBlocks(blocks: readonly Block[]): ReadBlocks {
+  const read: ReadBlocks = {
+    content: "",
+    thinking: [],
+    signed: [],
+    toolCalls: [],
+    ignored: new Set(),
+  };
+  for (const block of blocks) {
+    switch (block.type) {
+      case "text":
+        read.content += block.text ?? "";
+        break;
+      case "thinking":
+        read.thinking.push(block.thinking ?? "");
+        read.signed.push({
+          type: "thinking",
+          thinking: block.thinking ?? "",
+          signature: block.signature ?? "",
+        });
+        break;
+      case "redacted_thinking":
+        read.signed.push({ type: "redacted_thinking", data: block.data ?? "" });
+        break;
+      case "tool_use":
+        read.toolCalls.push(toolCallOf(block));
+        break;
+      default:
+        read.ignored.add(String(block.type));
+    }
+  }
+  return read;
+}
+
+function toolCallOf(block: Block): ToolCall {
+  return keepInput(
+    {
+      id: block.id ?? "",
+      name: block.name ?? "",
+      arguments: typeof block.input === "string" ? block.input : JSON.stringify(block.input ?? {}),
+    },
+    block.input,
+  );
+}
+
+/** Provider-only facts of the reply → metadata, when present. */
+function metadataOf(body: AnthropicResponseBody, cacheWrite: number): Record<string, unknown> {
+  const metadata: Record<string, unknown> = {};
+  put(metadata, "id", body.id);
+  put(metadata, "model", body.model);
+  put(metadata, "stop_reason", body.stop_reason);
+  put(metadata, "stop_sequence", body.stop_sequence);
+  if (cacheWrite) metadata["cache_creation_input_tokens"] = cacheWrite;
+  put(metadata, "service_tier", body.usage?.service_tier);
+  return metadata;
 }
 
 function asMessage(raw: unknown, provider: string): AnthropicResponseBody {

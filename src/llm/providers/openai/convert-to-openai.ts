@@ -1,4 +1,4 @@
-import type { Message, QueryOptions, ToolChoice, ToolDefinition } from "../../contract.js";
+import type { Message, QueryOptions, ToolChoice, ToolDefinition } from "../../../core/contract.js";
 import type { OpenAIMessage, OpenAIRequest, OpenAITool } from "./wire.js";
 
 /** Which OpenAI-compatible service a request goes to: a few parameters differ. */

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { LLMResponse, ToolCall } from "../../contract.js";
+import type { LLMResponse, ToolCall } from "../../../core/contract.js";
 import { ProviderError } from "../../errors.js";
 import type { OpenAICompletionBody } from "./wire.js";
 
@@ -29,9 +29,50 @@ export function fromOpenAICompletion(
   }
   const thinking = message.reasoning ?? message.reasoning_content ?? null;
 
+  const { toolCalls, synthesized } = toolCallsOf(message.tool_calls ?? [], provider, warnings);
+  if (synthesized) metadata["synthesized_tool_call_ids"] = synthesized;
+
+  const usage = body.usage;
+  if (!usage) warnings.push(`${provider}: the reply reported no token usage; counted as 0`);
+  if (choice.finish_reason === "length")
+    warnings.push(
+      `${provider}: the reply was cut off at the output token limit (finish_reason: length)`,
+    );
+  putProviderMetadata(metadata, body, choice.finish_reason);
+
+  return {
+    response: {
+      content: content || null,
+      toolCalls: toolCalls.length ? toolCalls : null,
+      usage: {
+        promptTokens: usage?.prompt_tokens ?? 0,
+        completionTokens: usage?.completion_tokens ?? 0,
+        cachedTokens:
+          usage?.prompt_tokens_details?.cached_tokens ?? usage?.prompt_cache_hit_tokens ?? 0,
+      },
+      thinking: thinking || null,
+      metadata,
+    },
+    warnings,
+  };
+}
+
+type WireToolCall = NonNullable<
+  NonNullable<NonNullable<OpenAICompletionBody["choices"]>[number]["message"]>["tool_calls"]
+>[number];
+
+/**
+ * The reply's function calls → contract tool calls; calls of another type are reported and
+ * left out. Missing ids are synthesized (and counted, for metadata).
+ */
+function toolCallsOf(
+  calls: readonly WireToolCall[],
+  provider: string,
+  warnings: string[],
+): { toolCalls: ToolCall[]; synthesized: number } {
   const toolCalls: ToolCall[] = [];
   let synthesized = 0;
-  for (const call of message.tool_calls ?? []) {
+  for (const call of calls) {
     if (call.type !== undefined && call.type !== "function") {
       warnings.push(
         `${provider}: a tool call of type ${JSON.stringify(call.type)} was ignored (only function calls are supported)`,
@@ -52,39 +93,24 @@ export function fromOpenAICompletion(
         typeof args === "string" ? (args.trim() === "" ? "{}" : args) : JSON.stringify(args ?? {}),
     });
   }
-  if (synthesized) metadata["synthesized_tool_call_ids"] = synthesized;
+  return { toolCalls, synthesized };
+}
 
+/** Provider-only facts of the reply (ids, model, fingerprints, cost) → metadata, when present. */
+function putProviderMetadata(
+  metadata: Record<string, unknown>,
+  body: OpenAICompletionBody,
+  finishReason: string | null | undefined,
+): void {
   const usage = body.usage;
-  if (!usage) warnings.push(`${provider}: the reply reported no token usage; counted as 0`);
-  if (choice.finish_reason === "length")
-    warnings.push(
-      `${provider}: the reply was cut off at the output token limit (finish_reason: length)`,
-    );
-
   put(metadata, "id", body.id);
   put(metadata, "model", body.model); // the model that actually answered (OpenRouter: after fallbacks)
-  put(metadata, "finish_reason", choice.finish_reason);
+  put(metadata, "finish_reason", finishReason);
   put(metadata, "system_fingerprint", body.system_fingerprint);
   put(metadata, "service_tier", body.service_tier);
   put(metadata, "upstream_provider", body.provider);
   put(metadata, "reasoning_tokens", usage?.completion_tokens_details?.reasoning_tokens);
   put(metadata, "cost", usage?.cost);
-
-  return {
-    response: {
-      content: content || null,
-      toolCalls: toolCalls.length ? toolCalls : null,
-      usage: {
-        promptTokens: usage?.prompt_tokens ?? 0,
-        completionTokens: usage?.completion_tokens ?? 0,
-        cachedTokens:
-          usage?.prompt_tokens_details?.cached_tokens ?? usage?.prompt_cache_hit_tokens ?? 0,
-      },
-      thinking: thinking || null,
-      metadata,
-    },
-    warnings,
-  };
 }
 
 function asCompletion(raw: unknown, provider: string): OpenAICompletionBody {

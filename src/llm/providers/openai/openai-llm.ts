@@ -1,7 +1,7 @@
 import OpenAI from "openai";
-import type { LLM, LLMResponse, Message, QueryOptions } from "../../contract.js";
-import type { LLMSpec, ProviderContext } from "../../registry.js";
-import { assertToolPairing } from "../../validate.js";
+import type { LLM, LLMResponse, Message, QueryOptions } from "../../../core/contract.js";
+import type { LLMSpec, ProviderContext } from "../../spec.js";
+import { assertToolPairing } from "../../../core/validate-response.js";
 import { PROFILES, requireModel, resolveApiKey, resolveBaseURL } from "../profiles.js";
 import { replayRecord } from "../replay-record.js";
 import { ErrorBodies, fromSDKError } from "../sdk-errors.js";
@@ -116,10 +116,10 @@ export function createOpenAICompatible(
   const headers: Record<string, string> = { ...(spec.headers ?? {}) };
   if (flavor === "openrouter") {
     // OpenRouter's optional attribution (https://openrouter.ai/docs/api-reference/overview#headers).
-    if (typeof spec["app_url"] === "string") headers["HTTP-Referer"] = spec["app_url"];
-    if (typeof spec["app_name"] === "string") headers["X-Title"] = spec["app_name"];
+    if (typeof spec.appUrl === "string") headers["HTTP-Referer"] = spec.appUrl;
+    if (typeof spec.appName === "string") headers["X-Title"] = spec.appName;
   }
-  const models = Array.isArray(spec["models"]) ? spec["models"] : undefined;
+  const models = Array.isArray(spec.models) ? spec.models : undefined;
   if (models && flavor !== "openrouter") {
     new ProviderWarnings(ctx.warn).report([
       `llm.models (a fallback list) is an OpenRouter feature; the ${flavor} provider ignores it`,
@@ -132,7 +132,7 @@ export function createOpenAICompatible(
     apiKey,
     models,
     headers: Object.keys(headers).length ? headers : undefined,
-    timeoutMs: typeof spec["timeout_ms"] === "number" ? spec["timeout_ms"] : undefined,
+    timeoutMs: typeof spec.timeoutMs === "number" ? spec.timeoutMs : undefined,
     fetch: ctx.fetch,
     redact: (t) => ctx.redactor.redact(t),
     warn: ctx.warn,

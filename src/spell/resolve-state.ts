@@ -1,9 +1,7 @@
 import { readFileSync } from "node:fs";
 import { extname, isAbsolute, resolve } from "node:path";
 import { parse } from "yaml";
-import { ConfigError } from "../../../core/errors.js";
-import type { Medium } from "../../medium.js";
-import { createCodeMedium } from "./index.js";
+import { ConfigError } from "../core/errors.js";
 
 const FILE_PREFIX = "$file:";
 
@@ -67,19 +65,4 @@ function loadFile(path: string, baseDir: string): unknown {
     );
   }
   return text;
-}
-
-/** The circle's medium carrying `circle.state`; only the code medium has variables to put it in. */
-export function mediumWithState(
-  medium: Medium,
-  spec: Readonly<Record<string, unknown>>,
-  baseDir: string,
-): Medium {
-  if (medium.name !== "code") {
-    throw new ConfigError(
-      "state_needs_code_medium",
-      `circle.state needs the code medium (medium: code); this circle's medium is ${medium.name}`,
-    );
-  }
-  return createCodeMedium({ state: loadCircleState(spec, baseDir) });
 }

@@ -3,13 +3,13 @@
  * every command, found by oclif through `COMMANDS` (the "explicit" command strategy of
  * package.json). Provider SDKs and QuickJS stay outside the bundle and load on first use.
  */
-import Dna from "../commands/dna/index.js";
-import DnaVerify from "../commands/dna/verify.js";
-import FlowRun from "../commands/flow.js";
-import LoomExport from "../commands/loom/export.js";
-import Run from "../commands/run.js";
-import Test from "../commands/test.js";
-import Validate from "../commands/validate.js";
+import Dna from "./dna/index.js";
+import DnaVerify from "./dna/verify.js";
+import FlowRun from "./flow.js";
+import LoomExport from "./loom/export.js";
+import Run from "./run.js";
+import Test from "./test.js";
+import Validate from "./validate.js";
 
 export { execute } from "@oclif/core/execute";
 

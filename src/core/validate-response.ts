@@ -1,4 +1,4 @@
-import { ModelError } from "../core/errors.js";
+import { ModelError } from "./errors.js";
 import type { LLMResponse, Message } from "./contract.js";
 
 /** Rejects responses the contract forbids: LLM-3 (empty), LLM-4 (ids), LLM-7 (stray tool results). */

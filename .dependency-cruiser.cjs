@@ -1,0 +1,70 @@
+/**
+ * The layers of src/ (docs/design/ARCHITECTURE.md "Layers"), lowest first. A file may import
+ * from its own layer or a lower one, never from a higher one; no two files import each other in
+ * a loop; only the loader (src/spell/) reads the types and validators generated from schemas/.
+ * `npm run check` runs this, so CI fails when a change breaks the layering.
+ */
+const LAYERS = [
+  ["core"],
+  ["loom"],
+  ["llm"],
+  ["circle"],
+  ["routes", "council"],
+  ["spell"],
+  ["conformance"],
+  ["protocols"],
+  ["cli", "commands"],
+];
+
+const folder = (names) => `^src/(${names.join("|")})/`;
+
+const upward = LAYERS.slice(0, -1).map((layer, i) => ({
+  name: `layer-${layer.join("-")}`,
+  comment: `${layer.join(", ")} may not import a higher layer (${LAYERS.slice(i + 1)
+    .flat()
+    .join(", ")})`,
+  severity: "error",
+  from: { path: folder(layer) },
+  to: { path: folder(LAYERS.slice(i + 1).flat()) },
+}));
+
+module.exports = {
+  forbidden: [
+    ...upward,
+    {
+      name: "no-circular",
+      comment: "files that import each other in a loop",
+      severity: "error",
+      from: { path: "^src/" },
+      to: { circular: true },
+    },
+    {
+      name: "generated-only-in-spell",
+      comment:
+        "snake_case documents are converted once, in the loader: only src/spell/ reads src/generated/",
+      severity: "error",
+      from: { path: "^src/", pathNot: "^src/(spell|generated)/" },
+      to: { path: "^src/generated/" },
+    },
+    {
+      name: "siblings-apart",
+      comment: "routes and council are independent modules of one layer",
+      severity: "error",
+      from: { path: "^src/routes/" },
+      to: { path: "^src/council/" },
+    },
+    {
+      name: "siblings-apart-2",
+      severity: "error",
+      from: { path: "^src/council/" },
+      to: { path: "^src/routes/" },
+    },
+  ],
+  options: {
+    doNotFollow: { path: "node_modules" },
+    includeOnly: "^src/",
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.json" },
+    enhancedResolveOptions: { extensions: [".ts", ".js"] },
+  },
+};

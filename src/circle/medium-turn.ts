@@ -1,0 +1,142 @@
+/**
+ * One medium turn protocol, shared by every medium: the rules of a turn are written once here —
+ * the assistant message built once (with what the provider needs back), LOOP-6 (a text-only
+ * reply ends the loop unless only `done` may), LOOP-3 (nothing runs after `done`), skipping
+ * what is left after an abort (LOOP-4), and PROD-5 (an ephemeral result leaves the working
+ * context after the next turn). A medium supplies only how one call runs and how a turn reads.
+ */
+import type { LLMResponse, Message, ToolCall } from "../core/contract.js";
+import { abortReason } from "../core/loop.js";
+import type { MediumStep, TurnScope } from "../core/medium.js";
+import type { GateCallRecord } from "./gate.js";
+import type { GateHost } from "./medium.js";
+
+/** Shown after a text-only reply when only `done` may end the loop (LOOP-6). */
+export const DONE_REMINDER =
+  "No gate was called. Continue with the task; call the done gate with your answer when finished.";
+
+/** What stays in the working context of an ephemeral gate's result after the next turn (PROD-5). */
+export const ephemeralNote = (chars: number): string =>
+  `[ephemeral result removed from context (${chars} chars); the loom keeps it — call the gate again if needed]`;
+
+const SKIPPED = "skipped: done was called earlier in this utterance (LOOP-3)";
+
+/** One tool call of an utterance, run by the medium. */
+export interface CallRun {
+  /** Every gate the call reached, in order (CIRCLE-7). */
+  records: GateCallRecord[];
+  /** The tool message's content: what the entity observes of this call. */
+  text: string;
+  isError: boolean;
+  /** The source the call ran, when the call carries code (the turn's utterance is made of it). */
+  code?: string | undefined;
+  /** Set when `done` completed in this call (LOOP-3); a failed done leaves it unset (LOOP-7). */
+  done?: { result: unknown } | undefined;
+}
+
+/** What a medium supplies to the protocol. */
+export interface TurnRules {
+  runCall(call: ToolCall, scope: TurnScope): CallRun | Promise<CallRun>;
+  /** The turn's utterance for the loom. */
+  utterance(response: LLMResponse, runs: readonly CallRun[]): string;
+  /** The turn's observation for the loom: one composite per turn (CIRCLE-7). */
+  observation(runs: readonly CallRun[]): string;
+  /** The content a call's message keeps once its ephemeral results leave the context (PROD-5). */
+  trimmed(run: CallRun, content: string): string;
+}
+
+/** A session's turn protocol: one per entity, since PROD-5 trims across turns. */
+export class MediumTurn {
+  /** Tool messages holding ephemeral results of the previous turn, trimmed after this one. */
+  private ephemeral: { message: { content: string }; run: CallRun }[] = [];
+
+  constructor(
+    private readonly circle: GateHost,
+    private readonly rules: TurnRules,
+  ) {}
+
+  async execute(response: LLMResponse, scope: TurnScope): Promise<MediumStep> {
+    if (this.ephemeral.length) this.trimEphemeral();
+    const calls = response.toolCalls ?? [];
+    const assistant = assistantMessage(response, calls);
+    if (calls.length === 0) return textOnly(assistant, response.content ?? "", scope.requireDone);
+    const messages: Message[] = [assistant];
+    const runs: CallRun[] = [];
+    const gateCalls: GateCallRecord[] = [];
+    let done: { result: unknown } | undefined;
+    for (const call of calls) {
+      if (done || scope.signal.aborted) {
+        // Every call still gets a result so the history stays well paired (LLM-7).
+        const content = done
+          ? SKIPPED
+          : `skipped: the loop was stopped (${abortReason(scope.signal.reason)})`;
+        messages.push({ role: "tool", toolCallId: call.id, content });
+        continue;
+      }
+      const run = await this.rules.runCall(call, scope);
+      runs.push(run);
+      for (const r of run.records) gateCalls.push(r);
+      const message: Message = run.isError
+        ? { role: "tool", toolCallId: call.id, content: run.text, isError: true }
+        : { role: "tool", toolCallId: call.id, content: run.text };
+      messages.push(message);
+      if (this.holdsEphemeral(run)) this.ephemeral.push({ message, run });
+      done = run.done;
+    }
+    return {
+      utterance: this.rules.utterance(response, runs),
+      observation: this.rules.observation(runs),
+      gateCalls,
+      messages,
+      outcome: done ? { kind: "done", result: done.result } : { kind: "continue" },
+      isError: runs.some((r) => r.isError),
+    };
+  }
+
+  dispose(): void {
+    this.ephemeral = [];
+  }
+
+  private holdsEphemeral(run: CallRun): boolean {
+    return run.records.some((r) => !r.is_error && this.circle.gates.get(r.gate_name)?.ephemeral);
+  }
+
+  /** PROD-5: the loom keeps everything; only the working context forgets. */
+  private trimEphemeral(): void {
+    for (const { message, run } of this.ephemeral)
+      message.content = this.rules.trimmed(run, message.content);
+    this.ephemeral = [];
+  }
+}
+
+/** The assistant message, built once; it carries what the provider needs back (signed thinking). */
+function assistantMessage(response: LLMResponse, calls: ToolCall[]): Message {
+  const { content, providerData } = response;
+  // Built whole, not spread from optional parts: this runs on every turn.
+  if (providerData)
+    return calls.length
+      ? { role: "assistant", content, toolCalls: calls, providerData }
+      : { role: "assistant", content, providerData };
+  return calls.length
+    ? { role: "assistant", content, toolCalls: calls }
+    : { role: "assistant", content };
+}
+
+/** LOOP-6 as in every medium: text ends the loop unless only done may end it. */
+function textOnly(assistant: Message, content: string, requireDone: boolean): MediumStep {
+  if (!requireDone)
+    return {
+      utterance: content,
+      observation: "",
+      gateCalls: [],
+      messages: [assistant],
+      outcome: { kind: "text", content },
+    };
+  return {
+    utterance: content,
+    observation: DONE_REMINDER,
+    gateCalls: [],
+    messages: [assistant, { role: "user", content: DONE_REMINDER }],
+    outcome: { kind: "continue" },
+  };
+}

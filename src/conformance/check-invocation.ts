@@ -1,0 +1,88 @@
+/** Expectations on what the LLM was sent: `llm_invocations`, in the wire's words. */
+import { ConfigError } from "../core/errors.js";
+import type { Message } from "../core/contract.js";
+import type { RecordedQuery } from "../llm/providers/scripted.js";
+import type { Built } from "./build.js";
+import { looselyEqual, matchValue, show, type MatchContext } from "./match.js";
+
+export function wireMessage(m: Message): Record<string, unknown> {
+  switch (m.role) {
+    case "assistant":
+      return {
+        role: m.role,
+        content: m.content,
+        ...(m.toolCalls
+          ? {
+              tool_calls: m.toolCalls.map((c) => ({
+                id: c.id,
+                name: c.name,
+                arguments: c.arguments,
+              })),
+            }
+          : {}),
+      };
+    case "tool":
+      return { role: m.role, tool_call_id: m.toolCallId, content: m.content };
+    default:
+      return { role: m.role, content: m.content };
+  }
+}
+
+const text = (q: RecordedQuery): string => JSON.stringify(q.messages.map(wireMessage));
+
+export function checkInvocation(
+  want: Record<string, unknown>,
+  q: RecordedQuery,
+  m: MatchContext,
+  path: string,
+): string | null {
+  for (const [key, value] of Object.entries(want)) {
+    let r: string | null;
+    switch (key) {
+      case "messages":
+        r = matchValue(value, q.messages.map(wireMessage), m, `${path}.messages`);
+        break;
+      case "message_count":
+        r = looselyEqual(value, q.messages.length)
+          ? null
+          : `${path}.message_count: expected ${show(value)}, got ${q.messages.length}`;
+        break;
+      case "first_message":
+        r = matchValue(
+          value,
+          q.messages[0] && wireMessage(q.messages[0]),
+          m,
+          `${path}.first_message`,
+        );
+        break;
+      case "messages_include":
+        r = text(q).includes(JSON.stringify(String(value)).slice(1, -1))
+          ? null
+          : `${path}: no message includes ${show(value)}`;
+        break;
+      case "messages_exclude":
+        r = text(q).includes(JSON.stringify(String(value)).slice(1, -1))
+          ? `${path}: a message includes ${show(value)}`
+          : null;
+        break;
+      case "tool_choice":
+        r = looselyEqual(value, q.toolChoice)
+          ? null
+          : `${path}.tool_choice: expected ${show(value)}, got ${show(q.toolChoice)}`;
+        break;
+      default:
+        throw new ConfigError(
+          "unsupported_expectation",
+          `unsupported expectation: llm_invocations[].${key}`,
+        );
+    }
+    if (r) return r;
+  }
+  return null;
+}
+
+export function mainLLM(b: Built) {
+  const llm = b.llms.get("llm");
+  if (!llm) throw new ConfigError("no_llm", "this expectation needs setup.llm");
+  return llm;
+}

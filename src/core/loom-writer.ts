@@ -1,0 +1,44 @@
+/**
+ * Where the loop records (chapter 6), owned by the ground floor: the loom module implements it
+ * and builds the records; core never imports the loom.
+ */
+import type { Usage } from "./contract.js";
+import type { GateCallRecord } from "./medium.js";
+import type { TurnOutcome } from "./outcome.js";
+
+/** A turn's place in the tree. */
+export interface TurnHead {
+  id: string;
+  /** The turn before it in this thread; null at a root (LOOM-2). */
+  parentId: string | null;
+  cantripId: string;
+  entityId: string;
+  sequence: number;
+}
+
+/** What a turn holds: the medium's side of it. */
+export interface TurnContent {
+  utterance: string;
+  observation: string;
+  gateCalls: GateCallRecord[];
+  isError?: boolean;
+}
+
+/** What a turn cost, and anything a provider reported besides (LLM-6). */
+export interface TurnCost {
+  usage: Usage;
+  durationMs: number;
+  extra: Readonly<Record<string, unknown>> | undefined;
+}
+
+export interface LoomWriter {
+  /** The root context of a cantrip, once per cantrip (IDENTITY-4). */
+  recordIdentity(
+    cantripId: string,
+    identity: Record<string, unknown>,
+    tools: string[],
+    medium: string,
+  ): void;
+  /** One turn; on the store before the next turn begins (LOOM-1). */
+  recordTurn(head: TurnHead, content: TurnContent, cost: TurnCost, outcome: TurnOutcome): void;
+}

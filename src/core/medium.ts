@@ -1,0 +1,69 @@
+/**
+ * What the loop needs of a circle and its medium (chapter 4), owned by the ground floor: the
+ * circle module implements these; core never imports it.
+ */
+import type { LLMResponse, Message, ToolChoice, ToolDefinition } from "./contract.js";
+import type { WardValues } from "./wards.js";
+
+/** The spec's canonical gate result shape (a wire format: snake_case). */
+export interface GateCallRecord {
+  gate_name: string;
+  /** JSON-encoded arguments. */
+  arguments: string;
+  result: string;
+  is_error: boolean;
+}
+
+/** How the circle presents itself to the LLM (CIRCLE-11, §4.6). Fixed for a cast. */
+export interface Presentation {
+  tools: ToolDefinition[];
+  toolChoice: ToolChoice;
+  /** Capability text placed between the identity and the intent, when the medium has one. */
+  capability?: string;
+}
+
+/** What the medium decided the utterance means. */
+export type MediumOutcome =
+  { kind: "continue" } | { kind: "done"; result: unknown } | { kind: "text"; content: string };
+
+/** One turn's execution: the messages it adds to the working context and the observation. */
+export interface MediumStep {
+  utterance: string;
+  /** One composite observation per turn (CIRCLE-7): the records plus medium output. */
+  observation: string;
+  gateCalls: GateCallRecord[];
+  /** Appended to the working context: the utterance, then the observation. */
+  messages: Message[];
+  outcome: MediumOutcome;
+  /** The turn's observation is an error (a failed gate, code that threw). */
+  isError?: boolean;
+}
+
+export interface TurnScope {
+  readonly entityId: string;
+  readonly turnId: string;
+  readonly signal: AbortSignal;
+  /** True when only `done` may terminate (require_done_tool). */
+  readonly requireDone: boolean;
+}
+
+/** A medium's per-entity state (a sandbox, a shell); state persists across turns (MEDIUM-3). */
+export interface MediumSession {
+  execute(response: LLMResponse, scope: TurnScope): Promise<MediumStep>;
+  dispose(): void;
+}
+
+/** Who a circle's session serves: the entity and how deep it was spawned (0: nobody spawned it). */
+export interface EntityContext<E = unknown> {
+  readonly entity: E;
+  readonly depth: number;
+}
+
+/** The environment as the loop sees it: wards, a presentation, and sessions per entity. */
+export interface CircleLike {
+  readonly wards: WardValues;
+  readonly requireDone: boolean;
+  readonly mediumName: string;
+  present(): Presentation;
+  open(context: EntityContext): MediumSession;
+}

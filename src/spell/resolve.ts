@@ -1,0 +1,111 @@
+/**
+ * The resolve stage of a cantrip: everything the spell names outside itself is loaded and
+ * checked here, at load, with file:line:col — child spells of call_entity (loaded with the
+ * parent's redactor), `$file` state, and the roots of file gates. Compile then builds from
+ * resolved values only: no gate reads a spell, no medium reads a file.
+ */
+import { existsSync } from "node:fs";
+import { isAbsolute, resolve } from "node:path";
+import type { ChildTemplate } from "../circle/spawn/index.js";
+import { ConfigError } from "../core/errors.js";
+import type { Spell } from "../generated/spell.js";
+import type { ErrorList } from "./collect.js";
+import { llmSpecOf } from "./llm-spec.js";
+import { loadCircleState } from "./resolve-state.js";
+
+/** One gate as written, normalised: its name and its dependencies, resolved. */
+export interface GateSpec {
+  name: string;
+  deps: Record<string, unknown>;
+  /** The declared-gate object (`{ name, behavior, … }`) when the gate was written as one. */
+  declared?: Record<string, unknown>;
+}
+
+export interface ResolvedSpell {
+  spell: Spell;
+  /** By position in `circle.gates`; undefined where the gate could not be resolved. */
+  gates: (GateSpec | undefined)[];
+  /** `circle.state` with every `$file` read. */
+  state: Record<string, unknown> | undefined;
+}
+
+export interface ResolveContext {
+  baseDir: string;
+  errors: ErrorList;
+  /** Loads a child spell (the loader itself, handed in: resolve never imports it back). */
+  loadChild(file: string): Promise<ChildTemplate>;
+}
+
+const DELEGATES = new Set(["call_entity", "call_entity_batch"]);
+const ROOTED = new Set(["read", "read_ephemeral", "list_dir"]);
+
+export async function resolveSpell(spell: Spell, ctx: ResolveContext): Promise<ResolvedSpell> {
+  const gates: (GateSpec | undefined)[] = [];
+  const items = spell.circle?.gates ?? [];
+  for (let i = 0; i < items.length; i++) {
+    const path = ["circle", "gates", i];
+    gates.push(await ctx.errors.guardAsync(path, () => resolveGate(items[i], ctx)));
+  }
+  const spec = spell.circle?.state as Record<string, unknown> | undefined;
+  const state =
+    spec === undefined
+      ? undefined
+      : ctx.errors.guard(["circle", "state"], () => loadCircleState(spec, ctx.baseDir));
+  return { spell, gates, state };
+}
+
+function gateSpec(item: unknown): GateSpec {
+  if (typeof item === "string") return { name: item, deps: {} };
+  const obj = item as Record<string, unknown>;
+  if (typeof obj["name"] === "string") {
+    const deps = (obj["dependencies"] as Record<string, unknown> | undefined) ?? {};
+    return { name: obj["name"], deps: { ...deps }, declared: obj };
+  }
+  const [name, deps] = Object.entries(obj)[0] ?? ["", {}];
+  return { name, deps: { ...((deps as Record<string, unknown> | null) ?? {}) } };
+}
+
+async function resolveGate(item: unknown, ctx: ResolveContext): Promise<GateSpec> {
+  const gate = gateSpec(item);
+  if (ROOTED.has(gate.name)) gate.deps["root"] = rootOf(gate.deps["root"], ctx.baseDir);
+  if (DELEGATES.has(gate.name)) await resolveDelegation(gate, ctx);
+  return gate;
+}
+
+/** call_entity's dependencies: the child spell loaded, child LLMs converted (CIRCLE-10). */
+async function resolveDelegation(gate: GateSpec, ctx: ResolveContext): Promise<void> {
+  const { spell, llm, llms, ...rest } = gate.deps;
+  const deps: Record<string, unknown> = { ...rest };
+  if (llm !== undefined) deps["llm"] = llmSpecOf(llm, "call_entity: llm");
+  if (llms !== undefined) {
+    if (llms === null || typeof llms !== "object" || Array.isArray(llms))
+      throw new ConfigError(
+        "bad_dependency",
+        "call_entity: llms maps names to llms, e.g. { fast: openai/gpt-4.1-mini }",
+      );
+    deps["llms"] = Object.fromEntries(
+      Object.entries(llms).map(([k, v]) => [k, llmSpecOf(v, `call_entity: llms.${k}`)]),
+    );
+  }
+  if (spell !== undefined) deps["template"] = await childTemplate(spell, ctx);
+  gate.deps = deps;
+}
+
+/** A file gate's root, absolute: relative to the spell, never the working directory. */
+function rootOf(root: unknown, baseDir: string): string {
+  const value = root ?? ".";
+  if (typeof value !== "string") throw new ConfigError("bad_dependency", "root must be a path");
+  return isAbsolute(value) ? value : resolve(baseDir, value);
+}
+
+async function childTemplate(spell: unknown, ctx: ResolveContext): Promise<ChildTemplate> {
+  if (typeof spell !== "string")
+    throw new ConfigError("bad_dependency", "call_entity: spell is a path to a spell file");
+  const path = isAbsolute(spell) ? spell : resolve(ctx.baseDir, spell);
+  if (!existsSync(path))
+    throw new ConfigError(
+      "child_spell_missing",
+      `call_entity: child spell ${spell} does not exist`,
+    );
+  return ctx.loadChild(path);
+}
