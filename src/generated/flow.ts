@@ -77,6 +77,7 @@ export interface Ward {
   max_message_bytes?: number;
   max_handler_ms?: number;
   max_tape_nodes?: number;
+  max_memory_mb?: number;
 }
 /**
  * This interface was referenced by `Flow`'s JSON-Schema

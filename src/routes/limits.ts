@@ -11,12 +11,15 @@ export interface FlowLimits {
   maxHandlerMs: number;
   /** Nodes on the whole tape; a cycle that would grow past it fails and leaves the tape as it was. Default 10 000. */
   maxTapeNodes: number;
+  /** Heap of the flow's js sandbox in MiB (all its js handlers); beyond it a handler fails. Default 64. */
+  maxMemoryMb: number;
 }
 
 export const DEFAULT_FLOW_LIMITS: Readonly<FlowLimits> = Object.freeze({
   maxMessageBytes: 1024 * 1024,
   maxHandlerMs: 10_000,
   maxTapeNodes: 10_000,
+  maxMemoryMb: 64,
 });
 
 /** The ward names as written in a flow document, and the limit each sets. */
@@ -24,6 +27,7 @@ export const FLOW_WARDS: Readonly<Record<string, keyof FlowLimits>> = {
   max_message_bytes: "maxMessageBytes",
   max_handler_ms: "maxHandlerMs",
   max_tape_nodes: "maxTapeNodes",
+  max_memory_mb: "maxMemoryMb",
 };
 
 /** Limits from wards (one-key maps), composed by min over the defaults. */

@@ -45,6 +45,7 @@ describe("flow limits (§9)", () => {
       maxMessageBytes: 1024 * 1024,
       maxHandlerMs: 500,
       maxTapeNodes: 5,
+      maxMemoryMb: 64,
     });
   });
   it("refuse unknown wards and bad values", () => {

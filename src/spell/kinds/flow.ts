@@ -48,7 +48,7 @@ export async function compileFlow(
   });
   const entries = entriesOf(doc);
   const js = entries.some((e) => "js" in e.value)
-    ? await JsHandlers.open(limits.maxHandlerMs)
+    ? await JsHandlers.open(limits.maxHandlerMs, limits.maxMemoryMb)
     : undefined;
   const jsPaths: Path[] = [];
   const env = { js, casts, module: basename(ctx.file), jsPaths };
@@ -65,7 +65,7 @@ export async function compileFlow(
 async function checkJs({ doc, limits, prefix }: ResolvedFlow, ctx: KindContext) {
   const entries = entriesOf(doc).filter((e) => typeof e.value["js"] === "string");
   if (!entries.length) return [];
-  const js = await JsHandlers.open(limits.maxHandlerMs);
+  const js = await JsHandlers.open(limits.maxHandlerMs, limits.maxMemoryMb);
   try {
     for (const e of entries) js.add(roleOf(e.path), e.value["js"] as string);
     return await jsErrors(
