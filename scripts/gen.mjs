@@ -19,6 +19,8 @@ const targets = [
   { schema: "loop-record.schema.json", type: "LoopRecord", out: "loop-record" },
   { schema: "executor-result.schema.json", type: "ExecutorResult", out: "executor-result" },
   { schema: "council.schema.json", type: "CouncilDocument", out: "council" },
+  { schema: "flow.schema.json", type: "FlowDocument", out: "flow" },
+  { schema: "flow-tests.schema.json", type: "FlowTestsDocument", out: "flow-tests" },
 ];
 const readSchema = (name) => JSON.parse(readFileSync(join(root, "schemas", name), "utf8"));
 

@@ -44,3 +44,8 @@ export { JsonlStore, readLoomFile } from "./loom/storage-jsonl.js";
 export type { Turn } from "./loom/turn.js";
 export { loadSpell, loadSpellText, type LoadedSpell } from "./spell/index.js";
 export { loadCircleState } from "./spell/resolve-state.js";
+/** Summoner flows (seed 003): routes, tapes, the receive/send cycle, DNA. */
+export * as routes from "./routes/index.js";
+export { Flow, FlowRunner, PROFILE_VERSION as FLOW_PROFILE_VERSION } from "./routes/index.js";
+export { JsHandlers } from "./routes/js-handlers.js";
+export { loadDocument, type LoadedDocument } from "./spell/index.js";

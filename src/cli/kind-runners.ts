@@ -12,4 +12,9 @@ export const kindRunners: Readonly<Record<string, KindRunner>> = {
   // Lazy: the council's runner loads only when a council runs.
   council: async (loaded, flags, io) =>
     (await import("./council-run.js")).runCouncil(loaded, flags, io),
+  // `spell run FLOW` is `spell flow FLOW` on stdin.
+  flow: async (loaded, _flags, io) => {
+    const { runFlowLines } = await import("./flow.js");
+    return runFlowLines(loaded, process.stdin, {}, io);
+  },
 };

@@ -18,10 +18,11 @@ function expandDir(cwd: string, file: string): string[] {
     .map((f) => join(file, f));
 }
 
-/** Default targets: tests.yaml, then every spell in spells/ and grimoire/ that has tests. */
+/** Default targets: tests.yaml, flow-tests.yaml, then every spell in spells/ and grimoire/ that has tests. */
 function defaultTargets(cwd: string): string[] {
   const out: string[] = [];
-  if (existsSync(join(cwd, "tests.yaml"))) out.push("tests.yaml");
+  for (const suite of ["tests.yaml", "flow-tests.yaml"])
+    if (existsSync(join(cwd, suite))) out.push(suite);
   for (const dir of ["spells", "grimoire"]) {
     if (!existsSync(join(cwd, dir))) continue;
     for (const f of readdirSync(join(cwd, dir)).sort())

@@ -3,7 +3,7 @@ import { SpellErrors, errorMessage } from "../core/errors.js";
 import { loadDocument } from "../spell/index.js";
 import { EXIT, type CliIO } from "./io.js";
 
-/** `spell validate FILE…`: every problem of every file, each at file:line:col. */
+/** `spell validate FILE…`: every problem of every file (of any kind), each at file:line:col. */
 export async function validateCommand(files: string[], io: CliIO): Promise<number> {
   let bad = 0;
   for (const file of files) {

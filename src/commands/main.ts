@@ -4,6 +4,9 @@
  * package.json). Provider SDKs and QuickJS stay outside the bundle and load on first use.
  */
 import Council from "./council.js";
+import Dna from "./dna/index.js";
+import DnaVerify from "./dna/verify.js";
+import FlowRun from "./flow.js";
 import LoomExport from "./loom/export.js";
 import Run from "./run.js";
 import Test from "./test.js";
@@ -17,4 +20,7 @@ export const COMMANDS = {
   test: Test,
   validate: Validate,
   "loom:export": LoomExport,
+  flow: FlowRun,
+  dna: Dna,
+  "dna:verify": DnaVerify,
 };

@@ -4,10 +4,13 @@
  */
 import type { LoadedDocument } from "../spell/index.js";
 import type { CaseResult } from "./case.js";
+import { runFlowDocumentTests, runFlowSuite } from "./flow-tests.js";
 
 export type KindTestRunner = (loaded: LoadedDocument, file: string) => Promise<CaseResult[]>;
 
 export const kindTestRunners: Readonly<Record<string, KindTestRunner>> = {
   council: async (loaded, file) =>
     (await import("./council-cases.js")).runCouncilTests(loaded, file),
+  flow: runFlowDocumentTests,
+  "flow-tests": runFlowSuite,
 };

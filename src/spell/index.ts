@@ -22,6 +22,7 @@ import { schemaErrors } from "./validate.js";
 
 export type { Warning } from "./rewrite.js";
 export type { Spell, TestCase } from "../generated/spell.js";
+export type { FlowTest } from "../generated/flow.js";
 export type { LoadOptions } from "./options.js";
 export { defaultKinds, KindRegistry, type DocumentKind, type KindContext } from "./kinds/index.js";
 
@@ -79,7 +80,7 @@ export async function loadDocumentText(
   const env = options.env ?? process.env;
   const parsed = parseDocument(text, file, env, kinds, options.redactor);
   const { source, value, warnings, redactor, kind } = parsed;
-  const loadNested = async (nested: string) => {
+  const loadNested = async (nested: string, extra: LoadOptions = {}) => {
     const child = await loadDocument(
       nested,
       {
@@ -87,6 +88,7 @@ export async function loadDocumentText(
         redactor,
         loomPath: "memory",
         ...(options.validateOnly ? { validateOnly: true } : {}),
+        ...extra,
       },
       kinds,
     );

@@ -1,6 +1,8 @@
 /** The kinds of document the loader knows, built in one place (ARCHITECTURE.md "Kinds of document"). */
 import { cantripKind } from "./cantrip.js";
 import { councilKind } from "./council.js";
+import { flowKind } from "./flow.js";
+import { flowTestsKind } from "./flow-tests.js";
 import { KindRegistry } from "./kind.js";
 
 export type { CouncilProgram, CouncilTestCase } from "./council.js";
@@ -8,5 +10,5 @@ export { KindRegistry, type DocumentKind, type KindContext, type SchemaValidator
 
 /** A fresh registry of every built-in kind; a caller may register more on its own copy. */
 export function defaultKinds(): KindRegistry {
-  return new KindRegistry([cantripKind, councilKind]);
+  return new KindRegistry([cantripKind, councilKind, flowKind, flowTestsKind]);
 }

@@ -5,6 +5,7 @@
  */
 import type { SpellbookError } from "../../core/errors.js";
 import type { Redactor } from "../../core/redact.js";
+import type { LoadOptions } from "../options.js";
 import type { Warning } from "../rewrite.js";
 import type { SpellSource } from "../source.js";
 import type { Locate, SchemaValidator } from "../validate.js";
@@ -26,10 +27,11 @@ export interface KindContext<Options = unknown> {
   /** The caller's options (for `cantrip`, the loader's LoadOptions). */
   options: Options;
   /**
-   * Loads another document with this one's environment and redactor (a child spell); handed in
-   * by the loader, so a kind never imports the loader back.
+   * Loads another document with this one's environment and redactor (a child spell, a flow's
+   * `cast:` spell); handed in by the loader, so a kind never imports the loader back. `extra`
+   * overrides the options the nested document is loaded with (a flow passes its loom and LLM on).
    */
-  loadNested(file: string): Promise<{ kind: string; value: unknown }>;
+  loadNested(file: string, extra?: LoadOptions): Promise<{ kind: string; value: unknown }>;
 }
 
 /** The stages a kind supplies; parse and rewrite are shared by every kind. */

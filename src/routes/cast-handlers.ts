@@ -1,0 +1,59 @@
+/**
+ * `cast:` handlers: a cantrip decides (ARCHITECTURE.md "Kinds of document"). The intent is the
+ * handler's input as JSON; the cast records into the cantrip's loom like any other. A receiver
+ * maps the result to an event, a sender's result is the outgoing payload, a hook's result is the
+ * new payload (null drops). A cast that does not terminate (a ward truncated it) is a failure.
+ */
+import type { Cantrip } from "../core/cantrip.js";
+import { SpellbookError } from "../core/errors.js";
+import type { HandlerContext, HookFn, ReceiverFn, SenderFn } from "./handler.js";
+
+async function decide(cantrip: Cantrip, input: object, signal: AbortSignal): Promise<unknown> {
+  const r = await cantrip.cast(JSON.stringify(input), { signal });
+  if (!r.terminated)
+    throw new SpellbookError("cast_truncated", `the cast of ${cantrip.name} stopped: ${r.reason}`);
+  return parsedResult(r.result);
+}
+
+/** A result that is JSON text (a done answer written as JSON) is read as the value it writes. */
+function parsedResult(result: unknown): unknown {
+  if (typeof result !== "string") return result;
+  const t = result.trim();
+  if (!/^[[{"]|^null$/.test(t)) return result;
+  try {
+    return JSON.parse(t) as unknown;
+  } catch {
+    return result;
+  }
+}
+
+/**
+ * A receiver's event from a result: `{ action, trigger }`, or the text `move`, `stay ok`,
+ * `test: checked` (action, then an optional trigger). Anything else fails the receiver.
+ */
+export function eventOf(result: unknown): unknown {
+  if (typeof result !== "string") return result;
+  const m = /^\s*(test|stay|move)\b[\s:]*(.*?)\s*$/i.exec(result);
+  if (!m) return { action: result };
+  return { action: m[1]!.toUpperCase(), trigger: m[2] ? m[2] : null };
+}
+
+export function castReceiver(cantrip: Cantrip): ReceiverFn {
+  return async (i) =>
+    eventOf(
+      await decide(
+        cantrip,
+        { payload: i.payload, key: i.key, state: i.state, route: i.route },
+        i.signal,
+      ),
+    ) as ReturnType<ReceiverFn>;
+}
+
+export function castSender(cantrip: Cantrip): SenderFn {
+  return (i) =>
+    decide(cantrip, { payload: i.payload, key: i.key, event: i.event, route: i.route }, i.signal);
+}
+
+export function castHook(cantrip: Cantrip): HookFn {
+  return (payload: unknown, ctx: HandlerContext) => decide(cantrip, { payload }, ctx.signal);
+}
