@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { isSeq, LineCounter, parseDocument } from "yaml";
 import { ConfigError } from "../core/errors.js";
 
-/** One case of a tests.yaml-format suite (see ../shared/design/CONFORMANCE.md). */
+/** One case of a tests.yaml-format suite (see docs/design/CONFORMANCE.md). */
 export interface ConformanceCase {
   rule?: string;
   name?: string;
