@@ -4,11 +4,11 @@ import type { EventBus } from "./events.js";
 import { newId } from "./ids.js";
 import type { CastConfig, LoopHost } from "./loop-host.js";
 import { CastRun } from "./loop.js";
-import type { LoomWriter, TurnContent, TurnCost } from "./loom-writer.js";
+import type { LoomWriter, TurnContent, TurnCost, TurnHead } from "./loom-writer.js";
 import type { MediumSession, MediumStep } from "./medium.js";
 import type { TurnOutcome } from "./outcome.js";
 import { totals, type CastResult, type UsageTotals } from "./result.js";
-import type { ContextView } from "./view.js";
+import { wholeHistory, type ContextView } from "./view.js";
 
 /** What an entity is summoned from: a cantrip's fixed parts (the Cantrip implements it). */
 export interface EntitySource<L extends LoomWriter = LoomWriter> extends CastConfig<L> {
@@ -42,6 +42,7 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
   private lastTurnId: string | null;
   private sequence = 0;
   private disposed = false;
+  private readonly head: TurnHead;
 
   constructor(
     readonly cantrip: EntitySource<L>,
@@ -50,6 +51,7 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
   ) {
     this.lastTurnId = options.parentTurnId ?? null;
     this.depth = options.depth ?? 0;
+    this.head = { id: "", parentId: null, cantripId: cantrip.id, entityId: this.id, sequence: 0 };
     this.history = options.history ? [...options.history] : cantrip.initialMessages();
     this.session = cantrip.circle.open({ entity: this, depth: this.depth });
   }
@@ -91,7 +93,10 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
   }
 
   view(): readonly Message[] {
-    return this.cantrip.view(this.history, { entityId: this.id, turns: this.sequence });
+    const view = this.cantrip.view;
+    // The default view is the history itself: nothing to build on the hot path.
+    if (view === wholeHistory) return this.history;
+    return view(this.history, { entityId: this.id, turns: this.sequence });
   }
 
   step(response: LLMResponse, turnId: string, signal: AbortSignal): Promise<MediumStep> {
@@ -105,13 +110,11 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
 
   record(turnId: string, content: TurnContent, cost: TurnCost, outcome: TurnOutcome): number {
     const sequence = ++this.sequence;
-    const head = {
-      id: turnId,
-      parentId: this.lastTurnId,
-      cantripId: this.cantrip.id,
-      entityId: this.id,
-      sequence,
-    };
+    // One head per entity, refilled per turn: the writer reads it during the call (LoomWriter).
+    const head = this.head;
+    head.id = turnId;
+    head.parentId = this.lastTurnId;
+    head.sequence = sequence;
     // LOOM-1: on the store before the next turn begins.
     this.cantrip.loom.recordTurn(head, content, cost, outcome);
     this.lastTurnId = turnId;

@@ -39,6 +39,9 @@ export interface LoomWriter {
     tools: string[],
     medium: string,
   ): void;
-  /** One turn; on the store before the next turn begins (LOOM-1). */
+  /**
+   * One turn; on the store before the next turn begins (LOOM-1). The head and cost are read
+   * during the call, not kept: the loop refills the same objects for the next turn.
+   */
   recordTurn(head: TurnHead, content: TurnContent, cost: TurnCost, outcome: TurnOutcome): void;
 }

@@ -17,6 +17,7 @@ import {
 } from "./outcome.js";
 import { totals, type CastResult } from "./result.js";
 import type { LoopHost } from "./loop-host.js";
+import type { TurnCost } from "./loom-writer.js";
 import { validateResponse } from "./validate-response.js";
 
 export type { LoopHost } from "./loop-host.js";
@@ -36,6 +37,8 @@ export class CastRun<L> {
   /** What every query of this cast passes; with `onDelta` while someone listens to events. */
   private readonly queryOptions: QueryOptions;
   private readonly streamingQueryOptions: QueryOptions;
+  /** Refilled per turn: the loom reads it during the record call (LoomWriter). */
+  private readonly cost: TurnCost = { usage: emptyUsage(), durationMs: 0, extra: undefined };
   private turns = 0;
   private lastUtterance = "";
   private lastTurnId: string | null = null;
@@ -93,7 +96,10 @@ export class CastRun<L> {
       this.host.history.push(...step.messages);
       this.turns++;
       const outcome = decideOutcome(step.outcome, this.limits, this.state());
-      const cost = { usage: response.usage, durationMs: ms(started), extra: response.metadata };
+      const cost = this.cost;
+      cost.usage = response.usage;
+      cost.durationMs = ms(started);
+      cost.extra = response.metadata;
       const sequence = this.host.record(turnId, step, cost, outcome);
       this.afterTurn(turnId, sequence, step, response, outcome, started);
       if (outcome.type !== "continue") return this.finish(outcome);

@@ -72,9 +72,11 @@ export class JsonlStore implements LoomStore {
   /** One record, one write() (see the class comment). */
   private write(line: string): void {
     if (this.fd === null) this.open();
-    const bytes = Buffer.from(line);
-    let done = writeSync(this.fd!, bytes);
+    let done = writeSync(this.fd!, line);
+    const size = Buffer.byteLength(line);
+    if (done === size) return; // the usual case: one write, no copy of the line
     // A short write happens only on a full disk or a signal; finish the line regardless.
+    const bytes = Buffer.from(line);
     while (done < bytes.length) done += writeSync(this.fd!, bytes, done);
   }
 

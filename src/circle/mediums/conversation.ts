@@ -43,14 +43,15 @@ function conversationRules(
         entityId: scope.entityId,
         turnId: scope.turnId,
         signal: scope.signal,
-        ...context,
+        entity: context.entity,
+        depth: context.depth,
       };
       const out = circle.callGate(call.name, call.input ?? call.arguments, ctx, call.arguments);
       return out instanceof Promise ? out.then((o) => run(call, scope, o)) : run(call, scope, out);
     },
     utterance: (response: LLMResponse) =>
       response.content ?? callsUtterance(response.toolCalls ?? []),
-    observation: (runs) => renderObservation(runs.flatMap((r) => r.records)),
+    observation: renderObservation,
     trimmed: (_run, content) => ephemeralNote(content.length),
   };
 }
@@ -63,9 +64,10 @@ function callsUtterance(calls: readonly ToolCall[]): string {
 }
 
 /** The turn's observation for the loom: one line per gate call, in order (CIRCLE-7). */
-function renderObservation(records: readonly GateCallRecord[]): string {
+function renderObservation(runs: readonly CallRun[]): string {
   let out = "";
-  for (const r of records)
-    out += `${out ? "\n" : ""}${r.gate_name}${r.is_error ? " (error)" : ""}: ${r.result}`;
+  for (const run of runs)
+    for (const r of run.records)
+      out += `${out ? "\n" : ""}${r.gate_name}${r.is_error ? " (error)" : ""}: ${r.result}`;
   return out;
 }
