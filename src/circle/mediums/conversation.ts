@@ -1,6 +1,6 @@
 import type { LLMResponse, ToolCall } from "../../core/contract.js";
 import type { TurnScope } from "../../core/medium.js";
-import { toolDefinition, type GateCallRecord, type GateContext } from "../gate.js";
+import { toolDefinition, type GateContext } from "../gate.js";
 import { DONE } from "../gate-names.js";
 import type { GateHost, Medium } from "../medium.js";
 import { MediumTurn, ephemeralNote, type CallRun, type TurnRules } from "../medium-turn.js";
