@@ -26,7 +26,14 @@ await build({
   // import() becomes require(): a vm.Script (bin/load.js) cannot import() on Node 20 without
   // --experimental-vm-modules, and the externals all ship CommonJS builds.
   supported: { "dynamic-import": false },
-  external: ["openai", "@anthropic-ai/sdk", "quickjs-emscripten", "@jitl/*", "typescript"],
+  external: [
+    "openai",
+    "@anthropic-ai/sdk",
+    "quickjs-emscripten",
+    "@jitl/*",
+    "typescript",
+    "fastify",
+  ],
   logLevel: "warning",
 });
 

@@ -12,6 +12,7 @@ import { loadDocument, spellOf, type LoadedDocument, type LoadedSpell } from "..
 import { EXIT, type CliIO } from "./io.js";
 import { liveDisplay } from "./stream-text.js";
 import { kindRunners } from "./kind-runners.js";
+import { resultJson } from "../protocols/result-json.js";
 import type { RunFlags } from "./run-flags.js";
 
 export type { RunFlags } from "./run-flags.js";
@@ -155,23 +156,4 @@ function summaryLine(r: CastResult, location: string): string {
   const how = r.terminated ? `terminated (${r.reason})` : `truncated (${r.reason})`;
   const u = r.usage;
   return `${how} after ${r.turns} turn${r.turns === 1 ? "" : "s"} · ${u.totalTokens} tokens (${u.promptTokens} in, ${u.completionTokens} out, ${u.cachedTokens} cached) · entity ${r.entityId} · loom ${loom}\n`;
-}
-
-function resultJson(r: CastResult, loom: string) {
-  return {
-    result: r.result,
-    terminated: r.terminated,
-    truncated: r.truncated,
-    reason: r.reason,
-    entity_id: r.entityId,
-    turns: r.turns,
-    usage: {
-      prompt_tokens: r.usage.promptTokens,
-      completion_tokens: r.usage.completionTokens,
-      cached_tokens: r.usage.cachedTokens,
-      total_tokens: r.usage.totalTokens,
-    },
-    loom,
-    last_turn_id: r.lastTurnId,
-  };
 }

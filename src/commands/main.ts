@@ -9,6 +9,7 @@ import DnaVerify from "./dna/verify.js";
 import FlowRun from "./flow.js";
 import LoomExport from "./loom/export.js";
 import Run from "./run.js";
+import Serve from "./serve.js";
 import Test from "./test.js";
 import Validate from "./validate.js";
 
@@ -17,6 +18,7 @@ export { execute } from "@oclif/core/execute";
 export const COMMANDS = {
   council: Council,
   run: Run,
+  serve: Serve,
   test: Test,
   validate: Validate,
   "loom:export": LoomExport,

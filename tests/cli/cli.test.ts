@@ -243,7 +243,17 @@ describe("the bin", () => {
   it("the CLI starts from the code cache the build trained", () => {
     expect(loadBundleIn(join(process.cwd(), "bin/load.js"))).toEqual({
       rejected: false,
-      commands: ["council", "run", "test", "validate", "loom:export", "flow", "dna", "dna:verify"],
+      commands: [
+        "council",
+        "run",
+        "serve",
+        "test",
+        "validate",
+        "loom:export",
+        "flow",
+        "dna",
+        "dna:verify",
+      ],
     });
   });
 
@@ -260,7 +270,17 @@ describe("the bin", () => {
     writeFileSync(join(root, "dist/spell.cjs.v8cache"), damaged);
     expect(loadBundleIn(join(root, "bin/load.js"))).toEqual({
       rejected: true,
-      commands: ["council", "run", "test", "validate", "loom:export", "flow", "dna", "dna:verify"],
+      commands: [
+        "council",
+        "run",
+        "serve",
+        "test",
+        "validate",
+        "loom:export",
+        "flow",
+        "dna",
+        "dna:verify",
+      ],
     });
     // A bundle of the same length but other content: V8 would accept the old cache.
     const source = readFileSync("dist/spell.cjs", "utf8");

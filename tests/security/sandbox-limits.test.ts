@@ -157,8 +157,9 @@ describe("max_eval_ms holds for code that catches its own errors", () => {
     expect(turn.observation).toMatch(/TimeoutError: the run exceeded max_eval_ms/);
     // Recursion is stopped only where QuickJS asks (not at every call): stack overflows caught
     // near the limit can cost up to ~2 s between two questions — the documented bound, until
-    // the sandbox runs off the main thread (README, security). They ran 9 s before.
-    const bound = name.startsWith("recursion") ? BUDGET + 3000 : BUDGET * 1.5;
+    // the sandbox runs off the main thread (README, security). They ran 9 s before. The bound is
+    // wall time, so it leaves room for a machine busy with other work (CI, parallel suites).
+    const bound = name.startsWith("recursion") ? BUDGET + 5000 : BUDGET * 1.5;
     expect(turn.metadata.duration_ms).toBeLessThan(bound);
     expect(result.result).toBe("alive");
   });

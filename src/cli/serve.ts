@@ -1,0 +1,56 @@
+import { errorMessage, SpellbookError } from "../core/errors.js";
+import { loadSpell, type LoadedSpell } from "../spell/index.js";
+import { DEFAULT_LOOM } from "./run.js";
+import { displayPath, EXIT, type CliIO } from "./io.js";
+
+export interface ServeFlags {
+  port?: number | undefined;
+  host?: string | undefined;
+  token?: string | undefined;
+  maxConcurrent?: number | undefined;
+  loom?: string | undefined;
+}
+
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|localhost|::1|\[::1\])$/;
+
+/**
+ * `spell serve FILE`: the spell over HTTP until SIGTERM or SIGINT, which drain the running
+ * casts (their turns are in the loom) and exit. `stop` resolves when the server is to stop.
+ */
+export async function serveCommand(
+  file: string,
+  flags: ServeFlags,
+  io: CliIO,
+  stop: Promise<unknown>,
+): Promise<number> {
+  const host = flags.host ?? "127.0.0.1";
+  const token = flags.token ?? io.env["SPELLBOOK_TOKEN"];
+  if (!LOOPBACK.test(host) && !token) {
+    io.stderr(
+      `refusing to listen on ${host} without a token: anyone who reaches it could run the spell.\n` +
+        "Give --token (or SPELLBOOK_TOKEN), or keep the default host 127.0.0.1.\n",
+    );
+    return EXIT.invalid;
+  }
+  let loaded: LoadedSpell;
+  try {
+    loaded = await loadSpell(displayPath(io.cwd, file), {
+      env: io.env,
+      loomPath: flags.loom,
+      defaultLoomPath: DEFAULT_LOOM,
+    });
+  } catch (err) {
+    io.stderr(`${errorMessage(err)}\n`);
+    return err instanceof SpellbookError && err.family === "spell" ? EXIT.invalid : EXIT.failure;
+  }
+  if (token) loaded.redactor.add(token);
+  const { createHttpServer } = await import("../protocols/http/server.js");
+  const app = await createHttpServer(loaded, { token, maxConcurrent: flags.maxConcurrent });
+  const address = await app.listen({ port: flags.port ?? 8787, host });
+  io.stderr(`spell serve: ${loaded.name} listening on ${address} (Ctrl-C or SIGTERM to stop)\n`);
+  await stop;
+  io.stderr("spell serve: draining running casts…\n");
+  await app.close(); // waits for requests in flight
+  loaded.cantrip!.loom.close();
+  return EXIT.ok;
+}

@@ -1,0 +1,49 @@
+import * as Args from "@oclif/core/args";
+import { Command } from "@oclif/core/command";
+import * as Flags from "@oclif/core/flags";
+
+export default class Serve extends Command {
+  static override description =
+    "Serve a spell over HTTP: POST /cast, sessions, SSE, /openapi.json (loopback by default).";
+  static override examples = [
+    "spell serve spell.yaml",
+    "spell serve spell.yaml --port 9000 --max-concurrent 4",
+    "SPELLBOOK_TOKEN=s3cret spell serve spell.yaml --host 0.0.0.0",
+  ];
+  static override args = {
+    file: Args.string({ description: "spell file (YAML)", required: true }),
+  };
+  static override flags = {
+    port: Flags.integer({ char: "p", description: "port (0: any free port); default 8787" }),
+    host: Flags.string({ description: "address to bind; default 127.0.0.1" }),
+    token: Flags.string({
+      description: "bearer token every request must carry (or SPELLBOOK_TOKEN)",
+    }),
+    "max-concurrent": Flags.integer({ description: "casts at once; more get 429; default 16" }),
+    loom: Flags.string({
+      description: 'loom JSONL file ("memory" for none); default: the spell\'s',
+    }),
+  };
+
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(Serve);
+    const { serveCommand } = await import("../cli/serve.js");
+    const { processIO } = await import("../cli/io.js");
+    const stop = new Promise((resolve) => {
+      process.once("SIGTERM", resolve);
+      process.once("SIGINT", resolve);
+    });
+    process.exitCode = await serveCommand(
+      args.file,
+      {
+        port: flags.port,
+        host: flags.host,
+        token: flags.token,
+        maxConcurrent: flags["max-concurrent"],
+        loom: flags.loom,
+      },
+      processIO(),
+      stop,
+    );
+  }
+}

@@ -1,0 +1,105 @@
+/** The OpenAPI 3.1 document `spell serve` publishes at /openapi.json. */
+const intentBody = {
+  type: "object",
+  required: ["intent"],
+  additionalProperties: false,
+  properties: { intent: { type: "string", minLength: 1 } },
+} as const;
+
+const result = {
+  type: "object",
+  description: "A cast's result, as `spell run --json` prints it.",
+  properties: {
+    status: { enum: ["terminated", "truncated", "failed"] },
+    result: {},
+    terminated: { type: "boolean" },
+    truncated: { type: "boolean" },
+    reason: { type: "string" },
+    entity_id: { type: "string" },
+    turns: { type: "integer" },
+    usage: { type: "object" },
+    loom: { type: "string" },
+    last_turn_id: { type: ["string", "null"] },
+    error: {
+      type: "object",
+      properties: { code: { type: "string" }, message: { type: "string" } },
+    },
+  },
+} as const;
+
+const error = {
+  type: "object",
+  properties: {
+    error: {
+      type: "object",
+      properties: { code: { type: "string" }, message: { type: "string" } },
+    },
+  },
+} as const;
+
+const castResponses = {
+  "200": {
+    description:
+      "The cast's result (terminated or truncated); with `Accept: text/event-stream`, its events then a `result` event.",
+    content: { "application/json": { schema: result }, "text/event-stream": {} },
+  },
+  "400": {
+    description: "Malformed JSON or a missing intent",
+    content: { "application/json": { schema: error } },
+  },
+  "401": {
+    description: "Missing or wrong bearer token",
+    content: { "application/json": { schema: error } },
+  },
+  "413": { description: "Body over the limit", content: { "application/json": { schema: error } } },
+  "429": {
+    description: "Too many casts at once; see Retry-After",
+    content: { "application/json": { schema: error } },
+  },
+  "502": {
+    description: "The cast failed (a provider, the model)",
+    content: { "application/json": { schema: result } },
+  },
+};
+
+export function openApiDocument(title: string) {
+  return {
+    openapi: "3.1.0",
+    info: { title: `${title} (spell serve)`, version: "1" },
+    components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
+    security: [{ bearer: [] }],
+    paths: {
+      "/healthz": { get: { summary: "Liveness", responses: { "200": { description: "ok" } } } },
+      "/cast": {
+        post: {
+          summary: "Cast the spell on an intent: a fresh entity, released after",
+          requestBody: { required: true, content: { "application/json": { schema: intentBody } } },
+          responses: castResponses,
+        },
+      },
+      "/sessions": {
+        post: {
+          summary: "Summon an entity; returns its session id",
+          responses: { "201": { description: "{ id }" } },
+        },
+      },
+      "/sessions/{id}/send": {
+        post: {
+          summary: "Send an intent to a session's entity: it sees everything sent before",
+          parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
+          requestBody: { required: true, content: { "application/json": { schema: intentBody } } },
+          responses: { ...castResponses, "404": { description: "Unknown session" } },
+        },
+      },
+      "/sessions/{id}/loom": {
+        get: {
+          summary: "The session's turns as loom JSONL, redacted",
+          parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
+          responses: { "200": { description: "JSONL" }, "404": { description: "Unknown session" } },
+        },
+      },
+    },
+  };
+}
+
+export const INTENT_BODY = intentBody;

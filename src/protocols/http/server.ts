@@ -1,0 +1,159 @@
+/**
+ * `spell serve`: a spell over HTTP (fastify). POST /cast, sessions (summon/send), a session's
+ * loom, /healthz and /openapi.json. JSON errors for bad input, a bearer token when set, a bound
+ * on concurrent casts (429 + Retry-After beyond it), SSE when the client asks for it, and a
+ * client that disconnects cancels its cast.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { CastResult } from "../../core/result.js";
+import type { CantripEvent } from "../../core/events.js";
+import type { Loom } from "../../loom/loom.js";
+import type { LoadedSpell } from "../../spell/index.js";
+import { resultJson } from "../result-json.js";
+import { INTENT_BODY, openApiDocument } from "./openapi.js";
+import { Sessions } from "./sessions.js";
+import { sessionLoom } from "./session-loom.js";
+
+export interface ServeOptions {
+  /** When set, every route needs `Authorization: Bearer <token>`. */
+  token?: string | undefined;
+  /** Casts running at once; more get 429 with Retry-After. Default 16. */
+  maxConcurrent?: number | undefined;
+  /** Largest request body in bytes. Default 1 MiB. */
+  bodyLimit?: number | undefined;
+}
+
+type Run = (
+  onEvent: ((e: CantripEvent) => void) | undefined,
+  signal: AbortSignal,
+) => Promise<CastResult<Loom>>;
+
+const fail = (reply: FastifyReply, status: number, code: string, message: string) =>
+  reply.code(status).send({ error: { code, message } });
+
+export async function createHttpServer(
+  loaded: LoadedSpell,
+  options: ServeOptions = {},
+): Promise<FastifyInstance> {
+  const { default: Fastify } = await import("fastify");
+  const app = Fastify({ bodyLimit: options.bodyLimit ?? 1024 * 1024, logger: false });
+  const cantrip = loaded.cantrip!;
+  const sessions = new Sessions(cantrip);
+  const limit = options.maxConcurrent ?? 16;
+  const state = { running: 0 };
+  const redact = (t: string) => loaded.redactor.redact(t);
+  guard(app, options.token);
+  app.setErrorHandler(
+    (err: { statusCode?: number; code?: string; message: string }, _req, reply) => {
+      const status = err.statusCode ?? 500;
+      void fail(
+        reply,
+        status,
+        status === 413 ? "body_too_large" : (err.code ?? "bad_request"),
+        redact(err.message),
+      );
+    },
+  );
+  app.addHook("onClose", () => sessions.close());
+  app.get("/healthz", () => ({ ok: true, running: state.running }));
+  app.get("/openapi.json", () => openApiDocument(loaded.name));
+  const body = { schema: { body: INTENT_BODY } };
+  app.post<{ Body: { intent: string } }>("/cast", body, (req, reply) =>
+    cast(req, reply, state, limit, redact, (onEvent, signal) =>
+      cantrip.cast(req.body.intent, { signal, ...(onEvent ? { onEvent } : {}) }),
+    ),
+  );
+  app.post("/sessions", (_req, reply) => reply.code(201).send({ id: sessions.open() }));
+  app.post<{ Body: { intent: string }; Params: { id: string } }>(
+    "/sessions/:id/send",
+    body,
+    (req, reply) => {
+      if (!sessions.has(req.params.id))
+        return fail(reply, 404, "unknown_session", `no session ${req.params.id}`);
+      return cast(req, reply, state, limit, redact, (onEvent) =>
+        sessions.send(req.params.id, req.body.intent, onEvent),
+      );
+    },
+  );
+  app.get<{ Params: { id: string } }>("/sessions/:id/loom", (req, reply) => {
+    const entityId = sessions.entityId(req.params.id);
+    if (!entityId) return fail(reply, 404, "unknown_session", `no session ${req.params.id}`);
+    return reply.type("application/x-ndjson").send(sessionLoom(cantrip.loom, entityId, redact));
+  });
+  return app;
+}
+
+/** A bearer token, when set, guards every route; compared in constant time. */
+function guard(app: FastifyInstance, token: string | undefined): void {
+  if (!token) return;
+  app.addHook("onRequest", async (req, reply) => {
+    const { timingSafeEqual } = await import("node:crypto");
+    const given = Buffer.from(req.headers.authorization ?? "");
+    const want = Buffer.from(`Bearer ${token}`);
+    if (given.length !== want.length || !timingSafeEqual(given, want))
+      return fail(
+        reply,
+        401,
+        "unauthorized",
+        "a bearer token is required (Authorization: Bearer …)",
+      );
+  });
+}
+
+async function cast(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  state: { running: number },
+  limit: number,
+  redact: (t: string) => string,
+  run: Run,
+): Promise<unknown> {
+  if (state.running >= limit) {
+    void reply.header("retry-after", "1");
+    return fail(reply, 429, "too_many_casts", `${limit} casts are running; try again shortly`);
+  }
+  state.running++;
+  // A client that goes away cancels its cast; the turns before it stay in the loom.
+  const controller = new AbortController();
+  const onClose = () => {
+    if (!reply.raw.writableEnded) controller.abort("client_disconnected");
+  };
+  reply.raw.on("close", onClose);
+  try {
+    if (/text\/event-stream/.test(req.headers.accept ?? ""))
+      return await stream(reply, run, controller.signal, redact);
+    const result = await run(undefined, controller.signal);
+    const json: unknown = JSON.parse(
+      redact(JSON.stringify(resultJson(result, result.loom.store.location))),
+    );
+    return reply.code(result.status === "failed" ? 502 : 200).send(json);
+  } finally {
+    state.running--;
+    reply.raw.off("close", onClose);
+  }
+}
+
+/** Server-Sent Events: every engine event as it happens, then the result. */
+async function stream(
+  reply: FastifyReply,
+  run: Run,
+  signal: AbortSignal,
+  redact: (t: string) => string,
+) {
+  reply.hijack();
+  const raw = reply.raw;
+  raw.writeHead(200, {
+    "content-type": "text/event-stream",
+    "cache-control": "no-cache",
+    connection: "keep-alive",
+  });
+  const send = (event: string, data: unknown) =>
+    raw.write(`event: ${event}\ndata: ${redact(JSON.stringify(data))}\n\n`);
+  try {
+    const result = await run((e) => send(e.type, e), signal);
+    send("result", resultJson(result, result.loom.store.location));
+  } catch (err) {
+    send("error", { code: "cast_failed", message: (err as Error).message });
+  }
+  raw.end();
+}

@@ -1,0 +1,204 @@
+import { spawn } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { FastifyInstance } from "fastify";
+import { afterEach, describe, expect, it } from "vitest";
+import { createHttpServer } from "../../src/protocols/http/server.js";
+import { loadSpellText } from "../../src/spell/index.js";
+
+const done = (answer: string) => ({ tool_calls: [{ gate: "done", args: { answer } }] });
+const spellText = (responses: unknown[], extra = "") => `name: echoer
+llm: { provider: scripted, responses: ${JSON.stringify(responses)} }
+identity: { system_prompt: "Answer." }
+circle:
+  gates: [done, { name: wait, behavior: { delay_ms: 400, result: waited } }${extra}]
+  wards: [{ max_turns: 4 }]
+`;
+
+let app: FastifyInstance | undefined;
+afterEach(async () => {
+  await app?.close();
+  app = undefined;
+});
+
+async function serve(responses: unknown[], options = {}) {
+  const loaded = await loadSpellText(spellText(responses), "echoer.yaml", { loomPath: "memory" });
+  app = await createHttpServer(loaded, options);
+  const url = await app.listen({ port: 0, host: "127.0.0.1" });
+  const post = (path: string, body?: unknown, headers: Record<string, string> = {}) =>
+    fetch(url + path, {
+      method: "POST",
+      headers: {
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+        ...headers,
+      },
+      ...(body === undefined
+        ? {}
+        : { body: typeof body === "string" ? body : JSON.stringify(body) }),
+    });
+  return { url, post, loaded };
+}
+
+describe("spell serve (HTTP, on loopback)", () => {
+  it("POST /cast runs the spell and returns the result as spell run --json does", async () => {
+    const { post } = await serve([done("42")]);
+    const res = await post("/cast", { intent: "answer" });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({
+      status: "terminated",
+      result: "42",
+      turns: 1,
+      reason: "done",
+    });
+  });
+
+  it("sessions: a second send sees the first (ENTITY-5); two sessions never see each other", async () => {
+    const { url, post } = await serve([done("a"), done("b"), done("c")]);
+    const one = ((await (await post("/sessions")).json()) as { id: string }).id;
+    const two = ((await (await post("/sessions")).json()) as { id: string }).id;
+    await post(`/sessions/${one}/send`, { intent: "first" });
+    await post(`/sessions/${one}/send`, { intent: "second" });
+    await post(`/sessions/${two}/send`, { intent: "other" });
+    const loom = await (await fetch(`${url}/sessions/${one}/loom`)).text();
+    const turns = loom
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { type: string; sequence?: number });
+    expect(turns.filter((t) => t.type === "turn").map((t) => t.sequence)).toEqual([1, 2]);
+    expect((await fetch(`${url}/sessions/nope/loom`)).status).toBe(404);
+    expect((await post("/sessions/nope/send", { intent: "x" })).status).toBe(404);
+  });
+
+  it("bad input is a 4xx with a JSON error: malformed JSON, a missing intent, a body over the limit", async () => {
+    const { post } = await serve([done("x")], { bodyLimit: 200 });
+    const malformed = await post("/cast", "{not json");
+    expect(malformed.status).toBe(400);
+    const malformedBody = (await malformed.json()) as { error: { message: unknown } };
+    expect(typeof malformedBody.error.message).toBe("string");
+    expect((await post("/cast", {})).status).toBe(400);
+    const big = await post("/cast", { intent: "x".repeat(500) });
+    expect(big.status).toBe(413);
+    expect(await big.json()).toMatchObject({ error: { code: "body_too_large" } });
+  });
+
+  it("a failing cast is a structured 502, never a hung request", async () => {
+    const { post } = await serve([{ error: { status: 500, message: "provider down" } }]);
+    const res = await post("/cast", { intent: "x" });
+    expect(res.status).toBe(502);
+    expect(await res.json()).toMatchObject({
+      status: "failed",
+      error: { message: expect.stringContaining("provider down") as unknown },
+    });
+  });
+
+  it("a bearer token guards every route", async () => {
+    const { url, post } = await serve([done("ok")], { token: "tok-123456" });
+    expect((await fetch(`${url}/healthz`)).status).toBe(401);
+    expect(
+      (await post("/cast", { intent: "x" }, { authorization: "Bearer wrong-12345" })).status,
+    ).toBe(401);
+    expect(
+      (await post("/cast", { intent: "x" }, { authorization: "Bearer tok-123456" })).status,
+    ).toBe(200);
+  });
+
+  it("beyond --max-concurrent casts get 429 with Retry-After", async () => {
+    const slow = { tool_calls: [{ gate: "wait", args: {} }] };
+    const { post } = await serve([slow, done("1")], { maxConcurrent: 1 });
+    const first = post("/cast", { intent: "slow" });
+    await new Promise((r) => setTimeout(r, 100));
+    const second = await post("/cast", { intent: "again" });
+    expect(second.status).toBe(429);
+    expect(second.headers.get("retry-after")).toBe("1");
+    expect((await first).status).toBe(200);
+  });
+
+  it("streams a cast's events as Server-Sent Events when asked", async () => {
+    const { post } = await serve([done("streamed")]);
+    const res = await post("/cast", { intent: "x" }, { accept: "text/event-stream" });
+    expect(res.headers.get("content-type")).toContain("text/event-stream");
+    const text = await res.text();
+    expect(text).toContain("event: step_complete");
+    expect(text).toMatch(/event: result\ndata: .*"result":"streamed"/);
+  });
+
+  it("a client that disconnects cancels its cast", async () => {
+    const slow = { tool_calls: [{ gate: "wait", args: {} }] };
+    const { url, loaded } = await serve([slow, done("late")]);
+    const controller = new AbortController();
+    const pending = fetch(`${url}/cast`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ intent: "x" }),
+      signal: controller.signal,
+    }).catch(() => "aborted");
+    await new Promise((r) => setTimeout(r, 100));
+    controller.abort();
+    expect(await pending).toBe("aborted");
+    await new Promise((r) => setTimeout(r, 600));
+    const health = (await (await fetch(`${url}/healthz`)).json()) as { running: number };
+    expect(health.running).toBe(0);
+    // The cast was truncated by the disconnect; its turns are in the loom.
+    const last = loaded.cantrip!.loom.turns().at(-1)!;
+    expect(last).toMatchObject({ truncated: true, reason: "client_disconnected" });
+  });
+
+  it("publishes an OpenAPI document", async () => {
+    const { url } = await serve([done("x")]);
+    const doc = (await (await fetch(`${url}/openapi.json`)).json()) as {
+      openapi: string;
+      paths: object;
+    };
+    expect(doc.openapi).toBe("3.1.0");
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining([
+        "/cast",
+        "/sessions",
+        "/sessions/{id}/send",
+        "/sessions/{id}/loom",
+        "/healthz",
+      ]),
+    );
+  });
+});
+
+describe("spell serve (the CLI)", () => {
+  it("refuses a non-loopback host without a token, and drains on SIGTERM", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "serve-"));
+    writeFileSync(join(dir, "s.yaml"), spellText([done("x")]));
+    const bin = join(process.cwd(), "bin/run.js");
+    const refused = spawn(
+      process.execPath,
+      [bin, "serve", join(dir, "s.yaml"), "--host", "0.0.0.0"],
+      {
+        env: { ...process.env, SPELLBOOK_TOKEN: "" },
+      },
+    );
+    let err = "";
+    refused.stderr.on("data", (d: Buffer) => (err += d.toString()));
+    expect(await new Promise((r) => refused.on("exit", r))).toBe(3);
+    expect(err).toContain("without a token");
+    const server = spawn(process.execPath, [
+      bin,
+      "serve",
+      join(dir, "s.yaml"),
+      "--port",
+      "0",
+      "--loom",
+      "memory",
+    ]);
+    let out = "";
+    server.stderr.on("data", (d: Buffer) => (out += d.toString()));
+    await new Promise<void>((resolve) => {
+      const check = () =>
+        /listening on (http:\/\/\S+)/.test(out) ? resolve() : setTimeout(check, 20);
+      check();
+    });
+    const url = /listening on (http:\/\/\S+)/.exec(out)![1]!;
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    server.kill("SIGTERM");
+    expect(await new Promise((r) => server.on("exit", r))).toBe(0);
+    expect(out).toContain("draining");
+  }, 20_000);
+});
