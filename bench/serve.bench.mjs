@@ -65,15 +65,15 @@ async function load(castOnce) {
 
 const local = makeCantrip();
 const inProcess = await load(async () => (await local.cast("go")).status === "terminated");
-global.gc?.();
+globalThis.gc?.();
 const loaded = { name: "bench", cantrip: makeCantrip(), redactor: new Redactor() };
 const app = await createHttpServer(loaded, { maxConcurrent: CLIENTS });
 const url = await app.listen({ port: 0, host: "127.0.0.1" });
-global.gc?.();
+globalThis.gc?.();
 const rssBefore = process.memoryUsage().rss;
 const body = JSON.stringify({ intent: "go" });
 const http = await load(async () => {
-  const res = await fetch(`${url}/cast`, {
+  const res = await globalThis.fetch(`${url}/cast`, {
     method: "POST",
     headers: { "content-type": "application/json" },
     body,
@@ -81,7 +81,7 @@ const http = await load(async () => {
   const json = await res.json();
   return res.status === 200 && json.status === "terminated";
 });
-global.gc?.();
+globalThis.gc?.();
 const rssAfter = process.memoryUsage().rss;
 await app.close();
 
