@@ -8,7 +8,7 @@ import type { LoomWriter, TurnContent, TurnCost } from "./loom-writer.js";
 import type { MediumSession, MediumStep } from "./medium.js";
 import type { TurnOutcome } from "./outcome.js";
 import { totals, type CastResult, type UsageTotals } from "./result.js";
-import type { ContextView } from "./view.js";
+import type { ContextView, FoldRecord, TurnMark } from "./view.js";
 
 /** What an entity is summoned from: a cantrip's fixed parts (the Cantrip implements it). */
 export interface EntitySource<L extends LoomWriter = LoomWriter> extends CastConfig<L> {
@@ -41,6 +41,11 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
   private readonly usage: Usage = emptyUsage();
   private lastTurnId: string | null;
   private sequence = 0;
+  /** Where each turn begins in the history (the view step folds whole turns). */
+  private readonly marks: TurnMark[] = [];
+  private turnStart: number | null = null;
+  private lastUsage: Usage | null = null;
+  private intentIndex = 0;
   private disposed = false;
 
   constructor(
@@ -65,6 +70,7 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
     }
     if (this.disposed)
       throw new ConfigError("entity_disposed", "entity was released; summon a new one");
+    this.intentIndex = this.history.length;
     this.history.push({ role: "user", content: intent }); // INTENT-2
     const cast = new CastRun(this, this.options.signal);
     const before = this.sequence;
@@ -90,11 +96,19 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
     this.session.dispose();
   }
 
-  view(): readonly Message[] {
-    return this.cantrip.view(this.history, { entityId: this.id, turns: this.sequence });
+  view(): readonly Message[] | Promise<readonly Message[]> {
+    return this.cantrip.view(this.history, {
+      entityId: this.id,
+      turns: this.sequence,
+      marks: this.marks,
+      intentIndex: this.intentIndex,
+      lastUsage: this.lastUsage,
+      recordFold: (fold: FoldRecord) => this.cantrip.loom.recordFold?.(this.cantrip.id, fold),
+    });
   }
 
   step(response: LLMResponse, turnId: string, signal: AbortSignal): Promise<MediumStep> {
+    this.turnStart = this.history.length;
     return this.session.execute(response, {
       entityId: this.id,
       turnId,
@@ -105,6 +119,8 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
 
   record(turnId: string, content: TurnContent, cost: TurnCost, outcome: TurnOutcome): number {
     const sequence = ++this.sequence;
+    this.marks.push({ id: turnId, sequence, start: this.turnStart ?? this.history.length });
+    this.turnStart = null;
     const head = {
       id: turnId,
       parentId: this.lastTurnId,
@@ -120,6 +136,7 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
 
   addUsage(u: Usage): void {
     addUsage(this.usage, u);
+    this.lastUsage = u;
   }
 
   get cumulativeUsage(): UsageTotals {

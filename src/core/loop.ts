@@ -125,7 +125,7 @@ export class CastRun<L> {
     if (this.observed) this.emit({ type: "message_start", entityId: id, sequence });
     try {
       const response = await config.llm.query(
-        this.host.view(),
+        await this.host.view(),
         this.observed ? this.streamingQueryOptions : this.queryOptions,
       );
       // An LLM that ignored the signal: its late answer does not outrun the ward.
