@@ -65,6 +65,14 @@ export function checkInvocation(
           ? `${path}: a message includes ${show(value)}`
           : null;
         break;
+      case "tools": // LOOM-6: the gate definitions go with every query, folded or not
+        r = matchValue(
+          value,
+          q.tools.map((t) => t.name),
+          m,
+          `${path}.tools`,
+        );
+        break;
       case "tool_choice":
         r = looselyEqual(value, q.toolChoice)
           ? null

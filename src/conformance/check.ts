@@ -228,10 +228,11 @@ const checks: Record<string, Check> = {
       : `child_truncated: expected ${show(w)}, got ${got} (children's last turns: ${show([...last.values()].map((t) => t.reason))})`;
   },
   loom: (w, _o, b, m) => {
-    const { turn_count, identity, turns, ...rest } = w as {
+    const { turn_count, identity, turns, folds, ...rest } = w as {
       turn_count?: number;
       identity?: unknown;
       turns?: unknown[];
+      folds?: unknown;
     };
     if (Object.keys(rest).length)
       throw new ConfigError(
@@ -247,6 +248,9 @@ const checks: Record<string, Check> = {
       const r = matchValue(identity, node?.identity, m, "loom.identity");
       if (r) return r;
     }
+    // §6.8: the folds recorded beside the turns (which turns, the summary, the strategy).
+    const f = folds === undefined ? null : matchValue(folds, b.loom.folds(), m, "loom.folds");
+    if (f) return f;
     return turns ? matchTurns(turns, all, m, "loom.turns") : null;
   },
   logs_exclude: (w, o) => {
