@@ -16,6 +16,7 @@ export {
   type FoldRecord,
   type TurnMark,
 } from "./core/view.js";
+export { fork, forkPath, rebuildMessages, type ForkOptions } from "./loom/fork.js";
 export {
   foldingView,
   foldMarker,

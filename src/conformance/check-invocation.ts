@@ -94,3 +94,22 @@ export function mainLLM(b: Built) {
   if (!llm) throw new ConfigError("no_llm", "this expectation needs setup.llm");
   return llm;
 }
+
+/** A count of queries, or a list matched position by position. */
+export function invocationList(
+  want: unknown,
+  qs: readonly RecordedQuery[],
+  m: MatchContext,
+  path: string,
+): string | null {
+  if (typeof want === "number")
+    return qs.length === want ? null : `${path}: expected ${want}, got ${qs.length}`;
+  const list = want as Record<string, unknown>[];
+  if (list.length !== qs.length)
+    return `${path}: expected ${list.length} queries, got ${qs.length}`;
+  for (let i = 0; i < list.length; i++) {
+    const r = checkInvocation(list[i] ?? {}, qs[i]!, m, `${path}[${i}]`);
+    if (r) return r;
+  }
+  return null;
+}

@@ -27,6 +27,8 @@ export interface EntityOptions {
   history?: Message[];
   /** How deep this entity was spawned: 0 for one nobody spawned (COMP-6). */
   depth?: number;
+  /** A fork (LOOM-4): the turn it continues from and how its state was rebuilt, for the loom. */
+  fork?: { fromTurnId: string; strategy: string };
 }
 
 /**
@@ -46,6 +48,8 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
   private turnStart: number | null = null;
   private lastUsage: Usage | null = null;
   private intentIndex = 0;
+  /** Written into the metadata of the next turn recorded: the intent that began a cast, a fork. */
+  private note: Record<string, unknown> | null = null;
   private disposed = false;
 
   constructor(
@@ -71,6 +75,11 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
     if (this.disposed)
       throw new ConfigError("entity_disposed", "entity was released; summon a new one");
     this.intentIndex = this.history.length;
+    // The intent goes into the first turn of the cast: a fork rebuilds the context from the loom.
+    const fork = this.sequence === 0 ? this.options.fork : undefined;
+    this.note = fork
+      ? { intent, fork: { from_turn: fork.fromTurnId, strategy: fork.strategy } }
+      : { intent };
     this.history.push({ role: "user", content: intent }); // INTENT-2
     const cast = new CastRun(this, this.options.signal);
     const before = this.sequence;
@@ -128,8 +137,11 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
       entityId: this.id,
       sequence,
     };
+    const { note } = this;
+    this.note = null;
+    const noted = note ? { ...cost, extra: { ...cost.extra, ...note } } : cost;
     // LOOM-1: on the store before the next turn begins.
-    this.cantrip.loom.recordTurn(head, content, cost, outcome);
+    this.cantrip.loom.recordTurn(head, content, noted, outcome);
     this.lastTurnId = turnId;
     return sequence;
   }
