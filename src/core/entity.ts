@@ -5,7 +5,7 @@ import { newId } from "./ids.js";
 import type { CastConfig, LoopHost } from "./loop-host.js";
 import { CastRun } from "./loop.js";
 import type { LoomWriter, TurnContent, TurnCost } from "./loom-writer.js";
-import type { MediumSession, MediumStep } from "./medium.js";
+import type { MediumSession, MediumStep, ReplayTurn } from "./medium.js";
 import type { TurnOutcome } from "./outcome.js";
 import { totals, type CastResult, type UsageTotals } from "./result.js";
 import type { ContextView, FoldRecord, TurnMark } from "./view.js";
@@ -29,6 +29,8 @@ export interface EntityOptions {
   depth?: number;
   /** A fork (LOOM-4): the turn it continues from and how its state was rebuilt, for the loom. */
   fork?: { fromTurnId: string; strategy: string };
+  /** Recorded turns whose medium state the entity rebuilds before its first cast (a fork's replay). */
+  replay?: readonly ReplayTurn[];
 }
 
 /**
@@ -50,6 +52,7 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
   private intentIndex = 0;
   /** Written into the metadata of the next turn recorded: the intent that began a cast, a fork. */
   private note: Record<string, unknown> | null = null;
+  private pendingReplay: readonly ReplayTurn[] | null;
   private disposed = false;
 
   constructor(
@@ -58,6 +61,7 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
     private readonly options: EntityOptions = {},
   ) {
     this.lastTurnId = options.parentTurnId ?? null;
+    this.pendingReplay = options.replay?.length ? options.replay : null;
     this.depth = options.depth ?? 0;
     this.history = options.history ? [...options.history] : cantrip.initialMessages();
     this.session = cantrip.circle.open({ entity: this, depth: this.depth });
@@ -74,6 +78,7 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
     }
     if (this.disposed)
       throw new ConfigError("entity_disposed", "entity was released; summon a new one");
+    if (this.pendingReplay) await this.replay(this.pendingReplay);
     this.intentIndex = this.history.length;
     // The intent goes into the first turn of the cast: a fork rebuilds the context from the loom.
     const fork = this.sequence === 0 ? this.options.fork : undefined;
@@ -97,6 +102,17 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
     } finally {
       cast.release();
     }
+  }
+
+  /** LOOM-13: the medium rebuilds its state from the loom; a divergence is the send's error. */
+  private async replay(turns: readonly ReplayTurn[]): Promise<void> {
+    this.pendingReplay = null;
+    if (!this.session.replay)
+      throw new ConfigError(
+        "replay_unsupported",
+        `the ${this.cantrip.circle.mediumName} medium has no state to replay`,
+      );
+    await this.session.replay(turns, this.options.signal ?? new AbortController().signal);
   }
 
   dispose(): void {

@@ -3,21 +3,25 @@
  * new intent (and optionally another LLM). The original thread is not touched; the fork's first
  * turn hangs from N, so two threads now share a prefix.
  *
- * The context is rebuilt from the recorded turns (strategy "messages"): each turn becomes its
- * assistant message and observations again, each cast's intent comes from the metadata of its
- * first turn. What a turn does not record is not rebuilt: the text an assistant wrote beside its
- * tool calls, and a code sandbox's variables (the fork's sandbox starts fresh — replaying the
- * recorded code with hydrated gate results is not built yet).
+ * The context is rebuilt from the recorded turns: each turn becomes its assistant message and
+ * observations again, each cast's intent comes from the metadata of its first turn (strategy
+ * "messages"). In the code medium the sandbox is rebuilt too (strategy "replay"): the recorded
+ * code of root→N runs again in a fresh sandbox, every gate answered from the loom, never run
+ * (LOOM-13); a turn that replays differently fails the fork with an error naming it. Not
+ * rebuilt: the text an assistant wrote beside its tool calls.
  */
 import { Cantrip } from "../core/cantrip.js";
 import type { LLM, Message, ToolCall } from "../core/contract.js";
 import { ConfigError } from "../core/errors.js";
 import type { EventListener } from "../core/events.js";
+import type { ReplayTurn } from "../core/medium.js";
 import type { CastResult } from "../core/result.js";
 import type { Loom } from "./loom.js";
 import type { Turn } from "./turn.js";
 
+/** How a fork's state was rebuilt, as the loom records it: messages only, or code replayed too. */
 export const FORK_STRATEGY = "messages";
+export const REPLAY_STRATEGY = "replay";
 
 export interface ForkOptions {
   intent: string;
@@ -86,6 +90,14 @@ export function rebuildMessages(turns: readonly Turn[], codeTool: string | null)
   return messages;
 }
 
+const replayTurn = (t: Turn): ReplayTurn => ({
+  id: t.id,
+  sequence: t.sequence,
+  utterance: t.utterance,
+  gateCalls: t.gate_calls,
+  observation: t.observation,
+});
+
 /** Forks the thread at `turnId` and runs the new intent on it; the entity is released after. */
 export async function fork(
   cantrip: Cantrip<Loom>,
@@ -107,14 +119,15 @@ export async function fork(
     : cantrip;
   const medium = cantrip.circle.mediumName;
   const codeTool = medium === "code" ? (cantrip.presentation.tools[0]?.name ?? "js") : null;
-  const history = [
-    ...source.initialMessages(),
-    ...rebuildMessages(forkPath(loom, turnId), codeTool),
-  ];
+  const path = forkPath(loom, turnId);
+  const history = [...source.initialMessages(), ...rebuildMessages(path, codeTool)];
+  // The code medium's sandbox comes back by replay: recorded code, gates hydrated (LOOM-13).
+  const replay = codeTool === null ? undefined : path.map(replayTurn);
   const entity = source.summon({
     parentTurnId: turnId,
     history,
-    fork: { fromTurnId: turnId, strategy: FORK_STRATEGY },
+    fork: { fromTurnId: turnId, strategy: replay ? REPLAY_STRATEGY : FORK_STRATEGY },
+    ...(replay ? { replay } : {}),
     ...(options.onEvent ? { onEvent: options.onEvent } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
   });

@@ -11,6 +11,7 @@ import {
   JsonlStore,
   Loom,
   ScriptedLLM,
+  type Gate,
 } from "../../src/index.js";
 import { fork, forkPath } from "../../src/loom/fork.js";
 import type { ScriptedResponse } from "../../src/llm/providers/scripted.js";
@@ -75,22 +76,55 @@ describe("fork (LOOM-4)", () => {
     );
   });
 
-  it("a code-medium fork gets the recorded code back as messages (its sandbox starts fresh)", async () => {
+  it("a code-medium fork replays the recorded code; gates are answered from the loom (LOOM-13)", async () => {
+    let calls = 0;
+    const counter: Gate = {
+      name: "counter",
+      description: "counts its real calls",
+      parameters: { type: "object", properties: {} },
+      execute: () => ({ count: ++calls }),
+    };
     const llm = new ScriptedLLM({
-      responses: [{ code: "var n = 1; n" }, { code: "done(n)" }, { code: "done(typeof n)" }],
+      responses: [
+        { code: "var n = 1; var c = counter(); n" },
+        { code: "n += 1; done(n)" },
+        { code: "done([typeof n, n, c.count])" },
+      ],
       recordInputs: true,
     });
     const cantrip = new Cantrip({
       llm,
       identity: {},
+      circle: new Circle({
+        medium: codeMedium,
+        gates: [doneGate(), counter],
+        wards: [{ max_turns: 4 }],
+      }),
+      loom: new Loom(),
+    });
+    await cantrip.cast("go");
+    expect(calls).toBe(1);
+    const r = await fork(cantrip, cantrip.loom.turns()[0]!.id, { intent: "what is n?" });
+    expect(JSON.stringify(llm.invocations[2]!.messages)).toContain("var n = 1;");
+    // n as after turn 1 (not 2), c hydrated from the loom, the gate not called again.
+    expect(r.result).toEqual(["number", 1, 1]);
+    expect(calls).toBe(1);
+    expect(cantrip.loom.turns()[2]!.metadata["fork"]).toMatchObject({ strategy: "replay" });
+  });
+
+  it("a turn that replays differently fails the fork, naming the turn", async () => {
+    const cantrip = new Cantrip({
+      llm: new ScriptedLLM({
+        responses: [{ code: "var r = Math.random(); r" }, { code: "done(r)" }],
+      }),
+      identity: {},
       circle: new Circle({ medium: codeMedium, gates: [doneGate()], wards: [{ max_turns: 4 }] }),
       loom: new Loom(),
     });
     await cantrip.cast("go");
-    const r = await fork(cantrip, cantrip.loom.turns()[0]!.id, { intent: "what is n?" });
-    const sent = JSON.stringify(llm.invocations[2]!.messages);
-    expect(sent).toContain("var n = 1; n");
-    // Not rebuilt by replay yet: documented in fork.ts and README.
-    expect(r.result).toBe("undefined");
+    const first = cantrip.loom.turns()[0]!;
+    await expect(fork(cantrip, first.id, { intent: "again" })).rejects.toThrow(
+      `turn 1 (${first.id}) replays differently`,
+    );
   });
 });
