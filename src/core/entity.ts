@@ -8,7 +8,7 @@ import type { LoomWriter, TurnContent, TurnCost } from "./loom-writer.js";
 import type { MediumSession, MediumStep, ReplayTurn } from "./medium.js";
 import type { TurnOutcome } from "./outcome.js";
 import { totals, type CastResult, type UsageTotals } from "./result.js";
-import type { ContextView, FoldRecord, TurnMark } from "./view.js";
+import { wholeHistory, type ContextView, type FoldRecord, type TurnMark } from "./view.js";
 
 /** What an entity is summoned from: a cantrip's fixed parts (the Cantrip implements it). */
 export interface EntitySource<L extends LoomWriter = LoomWriter> extends CastConfig<L> {
@@ -144,7 +144,9 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
 
   record(turnId: string, content: TurnContent, cost: TurnCost, outcome: TurnOutcome): number {
     const sequence = ++this.sequence;
-    this.marks.push({ id: turnId, sequence, start: this.turnStart ?? this.history.length });
+    // Only a view that folds reads the marks: the default view keeps no per-turn index.
+    if (this.cantrip.view !== wholeHistory)
+      this.marks.push({ id: turnId, sequence, start: this.turnStart ?? this.history.length });
     this.turnStart = null;
     const head = {
       id: turnId,
