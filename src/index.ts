@@ -9,7 +9,27 @@ export type {
   CastFailed,
   UsageTotals,
 } from "./core/result.js";
-export type { ContextView, ViewContext } from "./core/view.js";
+export {
+  wholeHistory,
+  type ContextView,
+  type ViewContext,
+  type FoldRecord,
+  type TurnMark,
+} from "./core/view.js";
+export { fork, forkPath, rebuildMessages, type ForkOptions } from "./loom/fork.js";
+export {
+  foldingView,
+  foldMarker,
+  DEFAULT_CONTEXT_WINDOW,
+  DEFAULT_FOLD_THRESHOLD,
+  type FoldingOptions,
+} from "./core/folding.js";
+export {
+  templateSummary,
+  llmSummary,
+  type FoldInput,
+  type FoldSummarizer,
+} from "./core/fold-summary.js";
 export { createIdentity, type Identity, type IdentityInput } from "./core/identity.js";
 export { composeWards, wardKinds, type Ward, type WardValues } from "./core/wards.js";
 export * from "./core/errors.js";

@@ -6,6 +6,7 @@ import { ConfigError } from "../core/errors.js";
 import type { CantripEvent } from "../core/events.js";
 import { redactingListener } from "../core/redact-stream.js";
 import { exportJsonl } from "../loom/export.js";
+import { fork } from "../loom/fork.js";
 import type { Turn } from "../loom/turn.js";
 import type { Built } from "./build.js";
 
@@ -30,6 +31,7 @@ const THEN_KEYS = new Set([
   "annotate_reward",
   "extract_thread",
   "export_loom",
+  "fork",
 ]);
 
 /** Runs the actions in order against the real library. The first error stops the case. */
@@ -66,7 +68,10 @@ export async function runActions(
       outcome.casts.push(r);
     }
     const then = action["then"] as Record<string, unknown> | undefined;
-    if (then !== undefined) runThen(then, built, outcome);
+    if (then !== undefined) {
+      runThen(then, built, outcome);
+      if (then["fork"] !== undefined) await runFork(then["fork"], built, outcome);
+    }
   }
 }
 
@@ -127,6 +132,30 @@ function runThen(then: Record<string, unknown>, built: Built, outcome: Outcome):
       redact: (t) => built.redactor.redact(t),
     });
   }
+}
+
+/** `then: fork: { from_turn, intent, llm? }` (LOOM-4): the fork's result joins the casts. */
+async function runFork(spec: unknown, built: Built, outcome: Outcome): Promise<void> {
+  const { from_turn, intent, llm, ...rest } = spec as {
+    from_turn?: number;
+    intent?: string;
+    llm?: string;
+  };
+  if (Object.keys(rest).length)
+    throw new ConfigError(
+      "unsupported_action",
+      `unsupported action: then.fork.${Object.keys(rest)[0]}`,
+    );
+  const turn = built.loom.turns()[Number(from_turn)];
+  if (!turn)
+    throw new ConfigError("no_such_turn", `then.fork: the loom has no turn ${String(from_turn)}`);
+  const cantrip = llm ? await built.cantrip(llm) : (outcome.cantrip ?? failNoCantrip());
+  const r = await fork(cantrip, turn.id, {
+    intent: String(intent ?? ""),
+    onEvent: listener(built, outcome),
+  });
+  if (r.status === "failed") throw r.error;
+  outcome.casts.push(r);
 }
 
 function failNoCantrip(): never {

@@ -75,11 +75,6 @@ function setupLLMs(setup: Record<string, unknown>, base: Spell | undefined) {
       throw new ConfigError("unsupported_setup", `unsupported setup key: ${key}`);
     }
   }
-  if (setup["folding"] !== undefined)
-    throw new ConfigError(
-      "unsupported_setup",
-      "unsupported setup key: folding (issue 11: folding)",
-    );
   // A spell's own test without setup.llm runs on the spell's scripted replies, if it has them.
   const own = base?.llm;
   if (!("llm" in setup) && own && typeof own === "object" && own.provider === "scripted") {
@@ -243,6 +238,7 @@ function toSpell(
       circle["gates"] = circle["gates"].map((g) => rootGate(g, root));
     spell["circle"] = circle;
   }
+  if (setup["folding"] !== undefined) spell["folding"] = setup["folding"];
   if (spell["identity"] === undefined) delete spell["identity"];
   return spell;
 }

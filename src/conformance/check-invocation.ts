@@ -65,6 +65,14 @@ export function checkInvocation(
           ? `${path}: a message includes ${show(value)}`
           : null;
         break;
+      case "tools": // LOOM-6: the gate definitions go with every query, folded or not
+        r = matchValue(
+          value,
+          q.tools.map((t) => t.name),
+          m,
+          `${path}.tools`,
+        );
+        break;
       case "tool_choice":
         r = looselyEqual(value, q.toolChoice)
           ? null
@@ -85,4 +93,23 @@ export function mainLLM(b: Built) {
   const llm = b.llms.get("llm");
   if (!llm) throw new ConfigError("no_llm", "this expectation needs setup.llm");
   return llm;
+}
+
+/** A count of queries, or a list matched position by position. */
+export function invocationList(
+  want: unknown,
+  qs: readonly RecordedQuery[],
+  m: MatchContext,
+  path: string,
+): string | null {
+  if (typeof want === "number")
+    return qs.length === want ? null : `${path}: expected ${want}, got ${qs.length}`;
+  const list = want as Record<string, unknown>[];
+  if (list.length !== qs.length)
+    return `${path}: expected ${list.length} queries, got ${qs.length}`;
+  for (let i = 0; i < list.length; i++) {
+    const r = checkInvocation(list[i] ?? {}, qs[i]!, m, `${path}[${i}]`);
+    if (r) return r;
+  }
+  return null;
 }

@@ -4,7 +4,7 @@ import type { Turn } from "../loom/turn.js";
 import type { Outcome } from "./act.js";
 import type { Built } from "./build.js";
 import { looselyEqual, matchValue, show, type MatchContext } from "./match.js";
-import { checkInvocation, mainLLM } from "./check-invocation.js";
+import { invocationList, mainLLM } from "./check-invocation.js";
 import { childTurns, matchTurns, parseMaybe } from "./check-turns.js";
 
 export { wireMessage } from "./check-invocation.js";
@@ -74,7 +74,18 @@ function threadN(i: number): Check {
 /** The check for an expectation key, or undefined for a key the runner does not know. */
 export function checkFor(key: string): Check | undefined {
   const n = /^thread_(\d+)$/.exec(key);
-  return n ? threadN(Number(n[1])) : checks[key];
+  if (n) return threadN(Number(n[1]));
+  const named = /^(\w+_llm)_invocations$/.exec(key);
+  return named ? invocationsOf(named[1]!) : checks[key];
+}
+
+/** `<name>_invocations` (e.g. `fork_llm_invocations`): the queries a named setup LLM answered. */
+function invocationsOf(name: string): Check {
+  return (w, _o, b, m) => {
+    const llm = b.llms.get(name);
+    if (!llm) throw new ConfigError("no_llm", `${name}_invocations needs setup.${name}`);
+    return invocationList(w, llm.invocations, m, `${name}_invocations`);
+  };
 }
 
 /** Every expectation key the runner understands. An unknown key is an error, never ignored. */
@@ -164,19 +175,7 @@ const checks: Record<string, Check> = {
     }
     return null;
   },
-  llm_invocations: (w, _o, b, m) => {
-    const qs = mainLLM(b).invocations;
-    if (typeof w === "number")
-      return qs.length === w ? null : `llm_invocations: expected ${w}, got ${qs.length}`;
-    const list = w as Record<string, unknown>[];
-    if (list.length !== qs.length)
-      return `llm_invocations: expected ${list.length} queries, got ${qs.length}`;
-    for (let i = 0; i < list.length; i++) {
-      const r = checkInvocation(list[i] ?? {}, qs[i]!, m, `llm_invocations[${i}]`);
-      if (r) return r;
-    }
-    return null;
-  },
+  llm_invocations: (w, _o, b, m) => invocationList(w, mainLLM(b).invocations, m, "llm_invocations"),
   llm_received_tool_choice: (w, _o, b) => {
     const got = mainLLM(b).invocations.map((q) => q.toolChoice);
     return got.length > 0 && got.every((c) => c === w)
@@ -228,10 +227,11 @@ const checks: Record<string, Check> = {
       : `child_truncated: expected ${show(w)}, got ${got} (children's last turns: ${show([...last.values()].map((t) => t.reason))})`;
   },
   loom: (w, _o, b, m) => {
-    const { turn_count, identity, turns, ...rest } = w as {
+    const { turn_count, identity, turns, folds, ...rest } = w as {
       turn_count?: number;
       identity?: unknown;
       turns?: unknown[];
+      folds?: unknown;
     };
     if (Object.keys(rest).length)
       throw new ConfigError(
@@ -247,6 +247,9 @@ const checks: Record<string, Check> = {
       const r = matchValue(identity, node?.identity, m, "loom.identity");
       if (r) return r;
     }
+    // §6.8: the folds recorded beside the turns (which turns, the summary, the strategy).
+    const f = folds === undefined ? null : matchValue(folds, b.loom.folds(), m, "loom.folds");
+    if (f) return f;
     return turns ? matchTurns(turns, all, m, "loom.turns") : null;
   },
   logs_exclude: (w, o) => {

@@ -5,10 +5,10 @@ import { newId } from "./ids.js";
 import type { CastConfig, LoopHost } from "./loop-host.js";
 import { CastRun } from "./loop.js";
 import type { LoomWriter, TurnContent, TurnCost, TurnHead } from "./loom-writer.js";
-import type { MediumSession, MediumStep } from "./medium.js";
+import type { MediumSession, MediumStep, ReplayTurn } from "./medium.js";
 import type { TurnOutcome } from "./outcome.js";
 import { totals, type CastResult, type UsageTotals } from "./result.js";
-import { wholeHistory, type ContextView } from "./view.js";
+import { wholeHistory, type ContextView, type FoldRecord, type TurnMark } from "./view.js";
 
 /** What an entity is summoned from: a cantrip's fixed parts (the Cantrip implements it). */
 export interface EntitySource<L extends LoomWriter = LoomWriter> extends CastConfig<L> {
@@ -27,6 +27,10 @@ export interface EntityOptions {
   history?: Message[];
   /** How deep this entity was spawned: 0 for one nobody spawned (COMP-6). */
   depth?: number;
+  /** A fork (LOOM-4): the turn it continues from and how its state was rebuilt, for the loom. */
+  fork?: { fromTurnId: string; strategy: string };
+  /** Recorded turns whose medium state the entity rebuilds before its first cast (a fork's replay). */
+  replay?: readonly ReplayTurn[];
 }
 
 /**
@@ -41,6 +45,14 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
   private readonly usage: Usage = emptyUsage();
   private lastTurnId: string | null;
   private sequence = 0;
+  /** Where each turn begins in the history (the view step folds whole turns). */
+  private readonly marks: TurnMark[] = [];
+  private turnStart: number | null = null;
+  private lastUsage: Usage | null = null;
+  private intentIndex = 0;
+  /** Written into the metadata of the next turn recorded: the intent that began a cast, a fork. */
+  private note: Record<string, unknown> | null = null;
+  private pendingReplay: readonly ReplayTurn[] | null;
   private disposed = false;
   private readonly head: TurnHead;
 
@@ -50,6 +62,7 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
     private readonly options: EntityOptions = {},
   ) {
     this.lastTurnId = options.parentTurnId ?? null;
+    this.pendingReplay = options.replay?.length ? options.replay : null;
     this.depth = options.depth ?? 0;
     this.head = { id: "", parentId: null, cantripId: cantrip.id, entityId: this.id, sequence: 0 };
     this.history = options.history ? [...options.history] : cantrip.initialMessages();
@@ -67,6 +80,13 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
     }
     if (this.disposed)
       throw new ConfigError("entity_disposed", "entity was released; summon a new one");
+    if (this.pendingReplay) await this.replay(this.pendingReplay);
+    this.intentIndex = this.history.length;
+    // The intent goes into the first turn of the cast: a fork rebuilds the context from the loom.
+    const fork = this.sequence === 0 ? this.options.fork : undefined;
+    this.note = fork
+      ? { intent, fork: { from_turn: fork.fromTurnId, strategy: fork.strategy } }
+      : { intent };
     this.history.push({ role: "user", content: intent }); // INTENT-2
     const cast = new CastRun(this, this.options.signal);
     const before = this.sequence;
@@ -86,20 +106,39 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
     }
   }
 
+  /** LOOM-13: the medium rebuilds its state from the loom; a divergence is the send's error. */
+  private async replay(turns: readonly ReplayTurn[]): Promise<void> {
+    this.pendingReplay = null;
+    if (!this.session.replay)
+      throw new ConfigError(
+        "replay_unsupported",
+        `the ${this.cantrip.circle.mediumName} medium has no state to replay`,
+      );
+    await this.session.replay(turns, this.options.signal ?? new AbortController().signal);
+  }
+
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
     this.session.dispose();
   }
 
-  view(): readonly Message[] {
+  view(): readonly Message[] | Promise<readonly Message[]> {
     const view = this.cantrip.view;
     // The default view is the history itself: nothing to build on the hot path.
     if (view === wholeHistory) return this.history;
-    return view(this.history, { entityId: this.id, turns: this.sequence });
+    return view(this.history, {
+      entityId: this.id,
+      turns: this.sequence,
+      marks: this.marks,
+      intentIndex: this.intentIndex,
+      lastUsage: this.lastUsage,
+      recordFold: (fold: FoldRecord) => this.cantrip.loom.recordFold?.(this.cantrip.id, fold),
+    });
   }
 
   step(response: LLMResponse, turnId: string, signal: AbortSignal): Promise<MediumStep> {
+    this.turnStart = this.history.length;
     return this.session.execute(response, {
       entityId: this.id,
       turnId,
@@ -110,19 +149,27 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
 
   record(turnId: string, content: TurnContent, cost: TurnCost, outcome: TurnOutcome): number {
     const sequence = ++this.sequence;
+    // Only a view that folds reads the marks: the default view keeps no per-turn index.
+    if (this.cantrip.view !== wholeHistory)
+      this.marks.push({ id: turnId, sequence, start: this.turnStart ?? this.history.length });
+    this.turnStart = null;
     // One head per entity, refilled per turn: the writer reads it during the call (LoomWriter).
     const head = this.head;
     head.id = turnId;
     head.parentId = this.lastTurnId;
     head.sequence = sequence;
+    const { note } = this;
+    this.note = null;
+    const noted = note ? { ...cost, extra: { ...cost.extra, ...note } } : cost;
     // LOOM-1: on the store before the next turn begins.
-    this.cantrip.loom.recordTurn(head, content, cost, outcome);
+    this.cantrip.loom.recordTurn(head, content, noted, outcome);
     this.lastTurnId = turnId;
     return sequence;
   }
 
   addUsage(u: Usage): void {
     addUsage(this.usage, u);
+    this.lastUsage = u;
   }
 
   get cumulativeUsage(): UsageTotals {

@@ -5,6 +5,7 @@
 import type { Usage } from "./contract.js";
 import type { GateCallRecord } from "./medium.js";
 import type { TurnOutcome } from "./outcome.js";
+import type { FoldRecord } from "./view.js";
 
 /** A turn's place in the tree. */
 export interface TurnHead {
@@ -44,4 +45,6 @@ export interface LoomWriter {
    * during the call, not kept: the loop refills the same objects for the next turn.
    */
   recordTurn(head: TurnHead, content: TurnContent, cost: TurnCost, outcome: TurnOutcome): void;
+  /** A fold of the view sent to the LLM (§6.8): which turns, and the summary that replaced them. */
+  recordFold?(cantripId: string, fold: FoldRecord): void;
 }

@@ -25,7 +25,7 @@ export interface LoopHost<L> {
   readonly bus: EventBus;
   readonly cumulativeUsage: UsageTotals;
   /** What the LLM is sent: the history as the view step shapes it (folding plugs in here). */
-  view(): readonly Message[];
+  view(): readonly Message[] | Promise<readonly Message[]>;
   /** The medium's side of a turn. */
   step(response: LLMResponse, turnId: string, signal: AbortSignal): Promise<MediumStep>;
   /** Records a turn in the loom; returns its sequence number. */

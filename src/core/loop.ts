@@ -130,8 +130,11 @@ export class CastRun<L> {
     if (signal.aborted) return null;
     if (this.observed) this.emit({ type: "message_start", entityId: id, sequence });
     try {
+      const view = this.host.view();
+      // Only a folding view is asynchronous: the default one costs no extra tick.
+      const messages = view instanceof Promise ? await view : view;
       const response = await config.llm.query(
-        this.host.view(),
+        messages,
         this.observed ? this.streamingQueryOptions : this.queryOptions,
       );
       // An LLM that ignored the signal: its late answer does not outrun the ward.

@@ -47,9 +47,26 @@ export interface TurnScope {
   readonly requireDone: boolean;
 }
 
+/** A recorded turn a fork replays to rebuild a medium's state (LOOM-4, LOOM-13). */
+export interface ReplayTurn {
+  id: string;
+  sequence: number;
+  /** What the entity wrote (the code medium: its code). */
+  utterance: string;
+  /** The gate calls as recorded: their results are handed back, the gates never run. */
+  gateCalls: readonly GateCallRecord[];
+  /** The observation recorded: a replay that renders another one has diverged. */
+  observation: string;
+}
+
 /** A medium's per-entity state (a sandbox, a shell); state persists across turns (MEDIUM-3). */
 export interface MediumSession {
   execute(response: LLMResponse, scope: TurnScope): Promise<MediumStep>;
+  /**
+   * Rebuilds the state recorded turns left behind, without running a gate (LOOM-13); throws an
+   * error naming the first turn that replays differently. Absent: the medium has no state.
+   */
+  replay?(turns: readonly ReplayTurn[], signal: AbortSignal): Promise<void>;
   dispose(): void;
 }
 

@@ -53,6 +53,7 @@ export interface Spell {
   identity?: Identity;
   circle?: Circle;
   loom?: Loom;
+  folding?: Folding;
   /**
    * The default intent of `spell run` (INTENT-1).
    */
@@ -277,6 +278,38 @@ export interface Loom {
    * JSONL file, relative to the spell. Default: memory only.
    */
   path?: string;
+}
+/**
+ * Folding (§6.8, PROD-4): older turns are replaced in the view sent to the LLM by one summary marked [Folded: turns a-b]; the loom keeps every turn.
+ *
+ * This interface was referenced by `Spell`'s JSON-Schema
+ * via the `definition` "folding".
+ */
+export interface Folding {
+  /**
+   * Fold when the next query would pass this share of the context window. Default 0.8.
+   */
+  threshold?: number;
+  /**
+   * Tokens. Default: the llm's context_window, else 128000.
+   */
+  context_window?: number;
+  /**
+   * Also fold once more than this many turns would be shown verbatim.
+   */
+  trigger_after_turns?: number;
+  /**
+   * Turns always shown verbatim. Default 2.
+   */
+  keep_recent_turns?: number;
+  /**
+   * Who writes the summary: template (deterministic, offline; the default) or llm.
+   */
+  strategy?: "template" | "llm";
+  /**
+   * The model: `provider/model` shorthand, or the long form.
+   */
+  llm?: string | LlmObject;
 }
 /**
  * This interface was referenced by `Spell`'s JSON-Schema

@@ -11,7 +11,7 @@ export interface ExportOptions {
   redact?: (text: string) => string;
 }
 
-/** The loom as JSONL text: identities, turns and rewards, in the order they were appended. */
+/** The loom as JSONL text: identities and turns in the order they were appended, then the folds. */
 export function exportJsonl(loom: Loom, options: ExportOptions = {}): string {
   const redact =
     options.redaction === "none" ? undefined : (options.redact ?? redactorOf(options.secrets));
@@ -29,6 +29,8 @@ export function exportJsonl(loom: Loom, options: ExportOptions = {}): string {
     }
     lines.push(JSON.stringify({ type: "turn", ...turn } satisfies LoomRecord, replacer));
   }
+  for (const fold of loom.folds())
+    lines.push(JSON.stringify({ type: "fold", ...fold } satisfies LoomRecord, replacer));
   return lines.join("\n") + (lines.length ? "\n" : "");
 }
 

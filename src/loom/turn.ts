@@ -47,12 +47,34 @@ export interface IdentityNode {
   timestamp: string;
 }
 
+/**
+ * A fold of the view an entity's LLM was sent (§6.8). The turns it covers stay in the loom
+ * untouched (LOOM-5); this says which were shown as the summary from then on.
+ */
+export interface FoldNode {
+  id: string;
+  cantrip_id: string;
+  entity_id: string;
+  role: "fold";
+  /** First and last folded turn: sequence numbers and ids. */
+  from_sequence: number;
+  to_sequence: number;
+  from_turn_id: string;
+  to_turn_id: string;
+  summary: string;
+  strategy: string;
+  estimated_tokens: number;
+  timestamp: string;
+}
+
 /** One line of a JSONL loom. */
 export type LoomRecord =
   | { type: "loom"; version: number; created: string }
   | ({ type: "identity" } & IdentityNode)
   | ({ type: "turn" } & Turn)
   | { type: "reward"; turn_id: string; reward: number; timestamp: string }
+  /** Added in format 2 without a version bump: older readers skip a type they do not know. */
+  | ({ type: "fold" } & FoldNode)
   /** Written after a torn line when a loom is reopened: marks the line above as a known cut. */
   | { type: "torn"; timestamp: string };
 

@@ -21,6 +21,7 @@ import type { Circle as CircleSpec, Identity as IdentitySpec, Spell } from "../g
 import type { LLM } from "../core/contract.js";
 import { createLLM, providerRegistry, type LLMSpec } from "../llm/registry.js";
 import { llmSpecOf } from "./llm-spec.js";
+import { compileFolding } from "./folding.js";
 import { Loom } from "../loom/loom.js";
 import { JsonlStore } from "../loom/storage-jsonl.js";
 import { ErrorList } from "./collect.js";
@@ -229,6 +230,15 @@ export async function compileSpell(
         )
       : undefined);
   if (errors.list.length) return { errors: errors.list };
+  const view = await errors.guardAsync(["folding"], () =>
+    compileFolding(spell.folding, {
+      llm,
+      spec,
+      provider: { redactor: ctx.redactor, env: ctx.env, baseDir: ctx.baseDir },
+      validateOnly: ctx.validateOnly,
+    }),
+  );
+  if (errors.list.length) return { errors: errors.list };
   const loom = errors.guard(["loom"], () => openLoom(spell, ctx));
   if (!loom) return { errors: errors.list };
   const cantrip = errors.guard(
@@ -239,6 +249,7 @@ export async function compileSpell(
         identity: compileIdentity(spell.identity),
         circle,
         loom,
+        ...(view ? { view } : {}),
         ...(spell.name ? { name: spell.name } : {}),
       }),
   );

@@ -1,6 +1,12 @@
 import type { LLMResponse, ToolCall } from "../../../core/contract.js";
 import type { Entity } from "../../../core/entity.js";
-import type { EntityContext, MediumSession, MediumStep, TurnScope } from "../../../core/medium.js";
+import type {
+  EntityContext,
+  MediumSession,
+  MediumStep,
+  ReplayTurn,
+  TurnScope,
+} from "../../../core/medium.js";
 import { numberWard } from "../../../core/wards.js";
 import type { GateCallRecord, GateContext, GateOutcome } from "../../gate.js";
 import { DELEGATION_GATES, DONE } from "../../gate-names.js";
@@ -11,6 +17,7 @@ import { JS_TOOL } from "./capability.js";
 import { loadCodeEngine } from "./engine.js";
 import { sandboxLimits } from "./limits.js";
 import { renderObservation } from "./observation.js";
+import { replayTurns } from "./replay.js";
 import { Sandbox, type GateReply, type SandboxSetup } from "./sandbox.js";
 
 /** One entity's life in a code circle: its sandbox persists across turns and sends (MEDIUM-3). */
@@ -57,6 +64,12 @@ export class CodeSession implements MediumSession {
       renderObservation(kept, { console: "", consoleDropped: 0 }) +
       "\n[the console and last value of this run are removed from context with the ephemeral results; the loom keeps them]"
     );
+  }
+
+  /** A fork's sandbox: the recorded code runs again, gates answered from the loom (LOOM-13). */
+  async replay(turns: readonly ReplayTurn[], signal: AbortSignal): Promise<void> {
+    const sandbox = this.sandbox ?? (await this.open());
+    await replayTurns(sandbox, turns, signal, this.setup().aliases);
   }
 
   dispose(): void {
