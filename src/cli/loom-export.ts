@@ -3,6 +3,8 @@ import { errorMessage } from "../core/errors.js";
 import { Redactor } from "../core/redact.js";
 import { KEY_ENV_VARS } from "../llm/providers/profiles.js";
 import { exportLoomFile } from "../loom/export-file.js";
+import { readLoomFile } from "../loom/storage-jsonl.js";
+import { tornMessage } from "../loom/jsonl-read.js";
 import { loadSpell } from "../spell/index.js";
 import { EXIT, displayPath, type CliIO } from "./io.js";
 
@@ -52,5 +54,26 @@ export async function loomExportCommand(
     io.stderr(
       "warning: exported without redaction (--no-redact); the output may contain secrets\n",
     );
+  return EXIT.ok;
+}
+
+/** `spell loom tree FILE`: the turns as a tree (forks, children, a council's phases), redacted. */
+export async function loomTreeCommand(file: string, io: CliIO): Promise<number> {
+  const path = displayPath(io.cwd, file);
+  if (!existsSync(path)) {
+    io.stderr(`${path}: no such loom file\n`);
+    return EXIT.invalid;
+  }
+  const redactor = new Redactor();
+  for (const name of KEY_ENV_VARS) redactor.add(io.env[name]);
+  try {
+    const { loomTree } = await import("../loom/tree.js");
+    const { records, torn } = readLoomFile(path);
+    for (const line of loomTree(records, (t) => redactor.redact(t))) io.stdout(`${line}\n`);
+    for (const piece of torn) io.stderr(`warning: ${tornMessage(path, piece)}\n`);
+  } catch (err) {
+    io.stderr(`${redactor.redact(errorMessage(err))}\n`);
+    return EXIT.failure;
+  }
   return EXIT.ok;
 }

@@ -8,6 +8,7 @@ import Dna from "./dna/index.js";
 import DnaVerify from "./dna/verify.js";
 import FlowRun from "./flow.js";
 import LoomExport from "./loom/export.js";
+import LoomTree from "./loom/tree.js";
 import Run from "./run.js";
 import Serve from "./serve.js";
 import Test from "./test.js";
@@ -22,6 +23,7 @@ export const COMMANDS = {
   test: Test,
   validate: Validate,
   "loom:export": LoomExport,
+  "loom:tree": LoomTree,
   flow: FlowRun,
   dna: Dna,
   "dna:verify": DnaVerify,
