@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { isSeq, LineCounter, parseDocument } from "yaml";
 import { ConfigError } from "../core/errors.js";
 
-/** One case of a tests.yaml-format suite (see ../shared/design/CONFORMANCE.md). */
+/** One case of a tests.yaml-format suite (see docs/design/CONFORMANCE.md). */
 export interface ConformanceCase {
   rule?: string;
   name?: string;
@@ -21,6 +21,8 @@ export interface CaseResult {
   status: "pass" | "fail" | "skip";
   message: string;
   location: string;
+  /** Not failures, but likely mistakes in the case (printed with it). */
+  warnings?: string[];
 }
 
 const CASE_KEYS = new Set(["rule", "name", "description", "skip", "setup", "action", "expect"]);

@@ -6,6 +6,7 @@ import type { Built } from "./build.js";
 import { looselyEqual, matchValue, show, type MatchContext } from "./match.js";
 import { checkInvocation, mainLLM } from "./check-invocation.js";
 import { childTurns, matchTurns, parseMaybe } from "./check-turns.js";
+import { threadRole } from "./spellings.js";
 
 export { wireMessage } from "./check-invocation.js";
 export { checkError } from "./check-turns.js";
@@ -164,27 +165,28 @@ const checks: Record<string, Check> = {
     }
     return null;
   },
-  llm_invocations: (w, _o, b, m) => {
-    const qs = mainLLM(b).invocations;
+  llm_invocations: (w, o, b, m) => {
+    const qs = mainLLM(b, o).invocations;
     if (typeof w === "number")
       return qs.length === w ? null : `llm_invocations: expected ${w}, got ${qs.length}`;
+    // A list is a prefix, position by position (as turn lists are): [{}] = at least one query.
     const list = w as Record<string, unknown>[];
-    if (list.length !== qs.length)
-      return `llm_invocations: expected ${list.length} queries, got ${qs.length}`;
+    if (list.length > qs.length)
+      return `llm_invocations: expected at least ${list.length} queries, got ${qs.length}`;
     for (let i = 0; i < list.length; i++) {
       const r = checkInvocation(list[i] ?? {}, qs[i]!, m, `llm_invocations[${i}]`);
       if (r) return r;
     }
     return null;
   },
-  llm_received_tool_choice: (w, _o, b) => {
-    const got = mainLLM(b).invocations.map((q) => q.toolChoice);
+  llm_received_tool_choice: (w, o, b) => {
+    const got = mainLLM(b, o).invocations.map((q) => q.toolChoice);
     return got.length > 0 && got.every((c) => c === w)
       ? null
       : `llm_received_tool_choice: expected ${show(w)}, got ${show(got)}`;
   },
-  llm_received_tools: (w, _o, b) => {
-    const q = mainLLM(b).invocations[0];
+  llm_received_tools: (w, o, b) => {
+    const q = mainLLM(b, o).invocations[0];
     const want = (w as { name: string }[]).map((t) => t.name).sort();
     const got = (q?.tools ?? []).map((t) => t.name).sort();
     return looselyEqual(want, got)
@@ -195,7 +197,7 @@ const checks: Record<string, Check> = {
   cumulative_usage: (w, o, _b, m) => usageMatch(w, last(o).cumulativeUsage, "cumulative_usage", m),
   thread: (w, o, b, m) => {
     const thread = threadOf(o, b);
-    if (Array.isArray(w)) return matchValue(w, roles(thread), m, "thread");
+    if (Array.isArray(w)) return matchValue(w.map(threadRole), roles(thread), m, "thread");
     const { length, turns, ...rest } = w as { length?: number; turns?: unknown[] };
     if (Object.keys(rest).length)
       throw new ConfigError(
