@@ -133,3 +133,36 @@ describe("mock_openai replies on the wire", () => {
     );
   });
 });
+
+describe("a spell's own tests in the other spellings", () => {
+  it("validate and pass through spell test's runner", async () => {
+    const { mkdtempSync, writeFileSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const { join } = await import("node:path");
+    const { runFile } = await import("../../src/conformance/runner.js");
+    const file = join(mkdtempSync(join(tmpdir(), "spellings-")), "s.yaml");
+    writeFileSync(
+      file,
+      [
+        "llm: scripted",
+        "identity: { system_prompt: test }",
+        "circle: { gates: [done], wards: [{ max_turns: 3 }] }",
+        "tests:",
+        "  - name: mock with a profile",
+        "    setup:",
+        "      llm:",
+        "        provider: mock_openai",
+        "        profile: local",
+        "        responses: [{ tool_calls: [{ gate: tick, args: {} }] }, { content: ok }]",
+        "      circle: { gates: [done, { name: tick, stateful: true }], wards: [{ max_turns: 3 }] }",
+        "    action: { cast: { intent: go } }",
+        "    expect:",
+        "      gate_results: [1]",
+        "      thread: [{ role: entity }, { role: circle }, { role: entity }]",
+        "      llm_invocations: [{}]",
+      ].join("\n"),
+    );
+    const results = await runFile(file);
+    expect(results.map((r) => [r.status, r.message])).toEqual([["pass", ""]]);
+  });
+});
