@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { runCase } from "../../src/conformance/runner.js";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { runCase, runFile } from "../../src/conformance/runner.js";
 import { toCase } from "../../src/conformance/case.js";
 import { gateSpelling } from "../../src/conformance/spellings.js";
 import { fromOpenAICompletion } from "../../src/llm/providers/openai/map-openai-response.js";
@@ -136,10 +139,6 @@ describe("mock_openai replies on the wire", () => {
 
 describe("a spell's own tests in the other spellings", () => {
   it("validate and pass through spell test's runner", async () => {
-    const { mkdtempSync, writeFileSync } = await import("node:fs");
-    const { tmpdir } = await import("node:os");
-    const { join } = await import("node:path");
-    const { runFile } = await import("../../src/conformance/runner.js");
     const file = join(mkdtempSync(join(tmpdir(), "spellings-")), "s.yaml");
     writeFileSync(
       file,
