@@ -5,12 +5,12 @@ import type { Cantrip } from "../core/cantrip.js";
 import type { LLMSpec } from "../llm/spec.js";
 import type { Loom } from "../loom/loom.js";
 import { SpellbookError, errorMessage } from "../core/errors.js";
-import type { CantripEvent } from "../core/events.js";
 import { ScriptedLLM } from "../llm/providers/scripted.js";
 import { parseLLMShorthand, providerRegistry } from "../llm/registry.js";
 import { loadDocument, spellOf, type LoadedDocument, type LoadedSpell } from "../spell/index.js";
 import { EXIT, type CliIO } from "./io.js";
 import { liveDisplay } from "./stream-text.js";
+import { progressLines } from "./progress.js";
 import { kindRunners } from "./kind-runners.js";
 import { resultJson } from "../protocols/result-json.js";
 import type { RunFlags } from "./run-flags.js";
@@ -43,7 +43,9 @@ export async function runCommand(file: string, flags: RunFlags, io: CliIO): Prom
     return EXIT.invalid;
   }
   const progress =
-    flags.quiet || flags.json ? undefined : liveDisplay(io.stderr, loaded.redactor, progressLine);
+    flags.quiet || flags.json
+      ? undefined
+      : liveDisplay(io.stderr, loaded.redactor, progressLines());
   let result: CastResult<Loom>;
   try {
     result = await cantrip.cast(intent, {
@@ -135,20 +137,6 @@ async function runKind(doc: LoadedDocument, flags: RunFlags, io: CliIO): Promise
   if (run) return run(doc, flags, io);
   io.stderr(`${doc.file}: spell run does not run a kind: ${doc.kind} document\n`);
   return EXIT.invalid;
-}
-
-function progressLine(e: CantripEvent): string {
-  switch (e.type) {
-    case "step_complete": {
-      const gates = e.gates.length ? e.gates.join(", ") : "no gates";
-      const tokens = e.usage.promptTokens + e.usage.completionTokens;
-      const end = e.outcome === "continue" ? "" : ` → ${e.outcome}`;
-      const cached = e.usage.cachedTokens ? `, ${e.usage.cachedTokens} cached` : "";
-      return `turn ${e.sequence} · ${gates} · ${tokens} tokens (${e.usage.promptTokens} in, ${e.usage.completionTokens} out${cached}) · ${Math.round(e.durationMs)} ms${end}\n`;
-    }
-    default:
-      return "";
-  }
 }
 
 function summaryLine(r: CastResult, location: string): string {

@@ -12,18 +12,26 @@ export { StreamRedactor } from "../core/redact-stream.js";
 export function liveDisplay(
   write: (text: string) => void,
   redactor: Pick<Redactor, "redact" | "longest">,
-  line: (event: CantripEvent) => string,
+  lines: { line: (event: CantripEvent) => string; tag?: (entityId: string) => string },
 ): (event: CantripEvent) => void {
-  let open = false; // text written on the current line
-  const out = (text: string) => {
+  let open: string | undefined; // the entity whose text is on the current line
+  const out = (text: string, entityId?: string) => {
     if (!text) return;
     write(text);
-    open = !text.endsWith("\n");
+    open = text.endsWith("\n") ? undefined : entityId;
   };
   return redactingListener((event) => {
-    if (event.type === "text") out(event.text);
-    else if (event.type === "message_complete") {
-      if (open) out("\n");
-    } else if (event.type !== "thinking") out(line(event));
+    if (event.type === "text") {
+      // A child's text starts its own line, tagged like its progress lines.
+      if (open !== undefined && open !== event.entityId) out("\n");
+      const head = open === undefined ? (lines.tag?.(event.entityId) ?? "") : "";
+      out(head + event.text, event.entityId);
+    } else if (event.type === "message_complete") {
+      if (open !== undefined) out("\n");
+    } else if (event.type !== "thinking") {
+      const line = lines.line(event);
+      if (line && open !== undefined) out("\n");
+      out(line);
+    }
   }, redactor);
 }

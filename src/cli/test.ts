@@ -65,6 +65,8 @@ export async function testCommand(
     };
     all.push({ ...clean, file });
     if (flags.reporter === "text") io.stdout(line(clean));
+    for (const w of r.warnings ?? [])
+      io.stderr(redactor.redact(`warning: ${r.name} (${r.location}): ${w}\n`));
   };
   for (const file of targets) {
     const path = displayPath(io.cwd, file);

@@ -14,7 +14,7 @@ import Serve from "./serve.js";
 import Test from "./test.js";
 import Validate from "./validate.js";
 
-export { execute } from "@oclif/core/execute";
+import { executeWith } from "./execute.js";
 
 export const COMMANDS = {
   council: Council,
@@ -28,3 +28,7 @@ export const COMMANDS = {
   dna: Dna,
   "dna:verify": DnaVerify,
 };
+
+/** bin/run.js calls this: `spell help X`, "did you mean" for unknown commands and flags (exit 3). */
+export const execute = (options: { dir: string }): Promise<unknown> =>
+  executeWith(COMMANDS, options);

@@ -21,6 +21,8 @@ export interface Outcome {
   /** What a log would show: every event through the redacting listener, and the error. */
   logs: string[];
   extracted?: Turn[];
+  /** The setup LLM each construct/cast/send used, in order. */
+  llmKeys: string[];
   exported?: string;
 }
 
@@ -45,14 +47,18 @@ export async function runActions(
       if (!ACTION_KEYS.has(key))
         throw new ConfigError("unsupported_action", `unsupported action: ${key}`);
     }
+    const cast = action["cast"] as { intent?: unknown; llm?: string } | undefined;
     if (
       action["construct_cantrip"] !== undefined ||
       action["cast"] !== undefined ||
       action["send"] !== undefined
     ) {
-      outcome.cantrip = await built.cantrip();
+      // A case may declare only named LLMs and name one per cast: then no `llm` is needed.
+      const key = cast?.llm ?? built.defaultLLM;
+      const cantrip = await built.cantrip(key);
+      if (!cast?.llm || !outcome.cantrip) outcome.cantrip = cantrip;
+      outcome.llmKeys.push(key);
     }
-    const cast = action["cast"] as { intent?: unknown; llm?: string } | undefined;
     if (cast !== undefined) {
       const cantrip = cast.llm ? await built.cantrip(cast.llm) : outcome.cantrip!;
       const r = await cantrip.cast(cast.intent as string, { onEvent: listener(built, outcome) });

@@ -13,13 +13,14 @@ import {
 } from "../llm/providers/scripted.js";
 import { RetryingLLM, retryPolicy, type RetrySpec } from "../llm/retry.js";
 import { Loom } from "../loom/loom.js";
-import type { ChildLLMSource } from "../circle/spawn/index.js";
 import { loadDocument } from "../spell/index.js";
 import { retrySpecOf } from "../spell/llm-spec.js";
 import { caseGates } from "./test-gates.js";
 import { schemaErrors } from "../spell/validate.js";
 import { buildCantrip, cantripKind } from "../spell/kinds/cantrip.js";
 import { MockOpenAI } from "./mock-openai.js";
+import { gateSpelling } from "./spellings.js";
+import { childLLMs } from "./child-llms.js";
 
 /** Keys of an LLM entry in setup; anything else is a runner error, never ignored. */
 const LLM_KEYS = new Set([
@@ -49,6 +50,8 @@ export interface RecordingLLM {
 
 export interface Built {
   llms: Map<string, RecordingLLM>;
+  /** The LLM a construct or cast without `llm:` uses: `llm`, or the only kind of LLM a case declares (named ones). */
+  defaultLLM: string;
   /** Builds (or reuses) the cantrip served by the named setup LLM; errors are the library's. */
   cantrip(llmKey?: string): Promise<Cantrip<Loom>>;
   loom: Loom;
@@ -113,6 +116,7 @@ export function buildSetup(setup: Record<string, unknown>, options: BuildOptions
     buildCase(spell, llmKey, { setup, llms, loom, redactor, root, options });
   return {
     llms,
+    defaultLLM: defaultLLM(setup, llms),
     loom,
     redactor,
     spell,
@@ -126,6 +130,13 @@ export function buildSetup(setup: Record<string, unknown>, options: BuildOptions
       if (root) rmSync(root, { recursive: true, force: true });
     },
   };
+}
+
+/** `llm` when the setup declares it (even as null) or declares no other; else its first named LLM. */
+function defaultLLM(setup: Record<string, unknown>, llms: ReadonlyMap<string, unknown>): string {
+  if ("llm" in setup || llms.has("llm")) return "llm";
+  const named = [...llms.keys()].filter((k) => !/^(child|fork)_llm/.test(k));
+  return named[0] ?? "llm";
 }
 
 interface CaseParts {
@@ -235,7 +246,9 @@ function toSpell(
       ...((setup["circle"] as object | undefined) ?? {}),
     };
     if (Array.isArray(circle["gates"]))
-      circle["gates"] = circle["gates"].map((g) => rootGate(g, root));
+      circle["gates"] = circle["gates"].map((g, i) =>
+        rootGate(gateSpelling(g, `circle.gates[${i}]`), root),
+      );
     spell["circle"] = circle;
   }
   if (setup["folding"] !== undefined) spell["folding"] = setup["folding"];
@@ -266,29 +279,4 @@ function rootGate(gate: unknown, root: string | undefined): unknown {
     return { ...g, dependencies: deps };
   }
   return gate;
-}
-
-/**
- * call_entity's LLMs in a case (COMP-7): `name:` lets a proposal pick one; children otherwise get
- * `child_llm_l<depth>`, then `child_llm`. An LLM of `type: code_circle` speaks code.
- */
-function childLLMs(
-  setup: Record<string, unknown>,
-  llms: ReadonlyMap<string, object>,
-): ChildLLMSource {
-  const scripted = [...llms].filter((e): e is [string, ScriptedLLM] => e[1] instanceof ScriptedLLM);
-  const choice = (key: string | undefined) => {
-    const llm = scripted.find(([k]) => k === key)?.[1];
-    if (!llm || key === undefined) return undefined;
-    const type = (setup[key] as { type?: unknown } | null)?.type;
-    return { llm, medium: type === "code_circle" ? "code" : "conversation" };
-  };
-  return {
-    pick(name, depth) {
-      if (name !== undefined)
-        return Promise.resolve(choice(scripted.find(([, l]) => l.name === name)?.[0]));
-      return Promise.resolve(choice(`child_llm_l${depth}`) ?? choice("child_llm"));
-    },
-    names: () => scripted.map(([, l]) => l.name),
-  };
 }

@@ -21,6 +21,8 @@ export interface CaseResult {
   status: "pass" | "fail" | "skip";
   message: string;
   location: string;
+  /** Not failures, but likely mistakes in the case (printed with it). */
+  warnings?: string[];
 }
 
 const CASE_KEYS = new Set(["rule", "name", "description", "skip", "setup", "action", "expect"]);

@@ -3,6 +3,7 @@ import { ConfigError } from "../core/errors.js";
 import type { Message } from "../core/contract.js";
 import type { RecordedQuery } from "../llm/providers/scripted.js";
 import type { Built } from "./build.js";
+import type { Outcome } from "./act.js";
 import { looselyEqual, matchValue, show, type MatchContext } from "./match.js";
 
 export function wireMessage(m: Message): Record<string, unknown> {
@@ -89,8 +90,9 @@ export function checkInvocation(
   return null;
 }
 
-export function mainLLM(b: Built) {
-  const llm = b.llms.get("llm");
+/** `llm`, or — in a case of named LLMs only — the one the last cast used. */
+export function mainLLM(b: Built, o: Outcome) {
+  const llm = b.llms.get("llm") ?? b.llms.get(o.llmKeys[o.llmKeys.length - 1] ?? b.defaultLLM);
   if (!llm) throw new ConfigError("no_llm", "this expectation needs setup.llm");
   return llm;
 }
@@ -104,9 +106,10 @@ export function invocationList(
 ): string | null {
   if (typeof want === "number")
     return qs.length === want ? null : `${path}: expected ${want}, got ${qs.length}`;
+  // A list is a prefix, position by position (as turn lists are): [{}] = at least one query.
   const list = want as Record<string, unknown>[];
-  if (list.length !== qs.length)
-    return `${path}: expected ${list.length} queries, got ${qs.length}`;
+  if (list.length > qs.length)
+    return `${path}: expected at least ${list.length} queries, got ${qs.length}`;
   for (let i = 0; i < list.length; i++) {
     const r = checkInvocation(list[i] ?? {}, qs[i]!, m, `${path}[${i}]`);
     if (r) return r;

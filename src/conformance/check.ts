@@ -6,6 +6,7 @@ import type { Built } from "./build.js";
 import { looselyEqual, matchValue, show, type MatchContext } from "./match.js";
 import { invocationList, mainLLM } from "./check-invocation.js";
 import { childTurns, matchTurns, parseMaybe } from "./check-turns.js";
+import { threadRole } from "./spellings.js";
 
 export { wireMessage } from "./check-invocation.js";
 export { checkError } from "./check-turns.js";
@@ -175,15 +176,16 @@ const checks: Record<string, Check> = {
     }
     return null;
   },
-  llm_invocations: (w, _o, b, m) => invocationList(w, mainLLM(b).invocations, m, "llm_invocations"),
-  llm_received_tool_choice: (w, _o, b) => {
-    const got = mainLLM(b).invocations.map((q) => q.toolChoice);
+  llm_invocations: (w, o, b, m) =>
+    invocationList(w, mainLLM(b, o).invocations, m, "llm_invocations"),
+  llm_received_tool_choice: (w, o, b) => {
+    const got = mainLLM(b, o).invocations.map((q) => q.toolChoice);
     return got.length > 0 && got.every((c) => c === w)
       ? null
       : `llm_received_tool_choice: expected ${show(w)}, got ${show(got)}`;
   },
-  llm_received_tools: (w, _o, b) => {
-    const q = mainLLM(b).invocations[0];
+  llm_received_tools: (w, o, b) => {
+    const q = mainLLM(b, o).invocations[0];
     const want = (w as { name: string }[]).map((t) => t.name).sort();
     const got = (q?.tools ?? []).map((t) => t.name).sort();
     return looselyEqual(want, got)
@@ -194,7 +196,7 @@ const checks: Record<string, Check> = {
   cumulative_usage: (w, o, _b, m) => usageMatch(w, last(o).cumulativeUsage, "cumulative_usage", m),
   thread: (w, o, b, m) => {
     const thread = threadOf(o, b);
-    if (Array.isArray(w)) return matchValue(w, roles(thread), m, "thread");
+    if (Array.isArray(w)) return matchValue(w.map(threadRole), roles(thread), m, "thread");
     const { length, turns, ...rest } = w as { length?: number; turns?: unknown[] };
     if (Object.keys(rest).length)
       throw new ConfigError(

@@ -11,6 +11,7 @@ import type { OpenAIMessage, OpenAITool } from "../llm/providers/openai/wire.js"
 import type { RecordedQuery } from "../llm/providers/scripted.js";
 import { providerRegistry } from "../llm/registry.js";
 import type { RetrySpec } from "../llm/retry.js";
+import { wireReplyOf } from "./mock-openai-replies.js";
 
 /** The flavours a mock can stand for: they differ in request details (max_tokens, models, …). */
 const PROFILES = new Set(["openai", "openrouter", "google", "local"]);
@@ -20,8 +21,9 @@ export const MOCK_API_KEY = "sk-mock-0123456789abcdefghijklmnop";
 
 /**
  * `provider: mock_openai` of a setup: the REAL OpenAI-compatible adapter (SDK, converters,
- * retry, LLM-5) talking to a loopback server that answers with `raw_response` (every request)
- * or `raw_responses` (in order; each `{ status?, headers?, body }`). Nothing is normalised
+ * retry, LLM-5) talking to a loopback server that answers with `raw_response` (every request),
+ * `raw_responses` (in order; each `{ status?, headers?, body }`), or the suite's scripted
+ * `responses` written as wire bodies (mock-openai-replies.ts). Nothing is normalised
  * here: what the case sees is what the adapter made of the wire body (LLM-6).
  */
 export class MockOpenAI {
@@ -35,15 +37,22 @@ export class MockOpenAI {
   ) {
     const one = spec["raw_response"];
     const many = spec["raw_responses"];
-    if ((one === undefined) === (many === undefined)) {
+    const scripted = spec["responses"];
+    if ([one, many, scripted].filter((x) => x !== undefined).length !== 1) {
       throw new ConfigError(
         "unsupported_setup",
-        `${key}: provider mock_openai needs raw_response or raw_responses (one of them)`,
+        `${key}: provider mock_openai needs one of raw_response, raw_responses or responses`,
       );
     }
+    if (scripted !== undefined && !Array.isArray(scripted))
+      throw new ConfigError("unsupported_setup", `${key}.responses must be a list of replies`);
     this.repeat = one !== undefined;
     this.replies =
-      one !== undefined ? [{ body: one }] : (many as unknown[]).map((r, i) => replyOf(key, r, i));
+      one !== undefined
+        ? [{ body: one }]
+        : scripted !== undefined
+          ? (scripted as unknown[]).map((r, i) => wireReplyOf(key, r, i, spec["usage"]))
+          : (many as unknown[]).map((r, i) => replyOf(key, r, i));
     const profile = spec["profile"] ?? "openai";
     if (typeof profile !== "string" || !PROFILES.has(profile)) {
       throw new ConfigError(

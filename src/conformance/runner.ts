@@ -7,6 +7,7 @@ import { runActions } from "./act.js";
 import { buildSetup, type Built } from "./build.js";
 import { loadSuite, toCase, type CaseResult, type ConformanceCase } from "./case.js";
 import { checkError, checkFor } from "./check.js";
+import { childTurns } from "./check-turns.js";
 import type { MatchContext } from "./match.js";
 
 export type { CaseResult, ConformanceCase } from "./case.js";
@@ -54,7 +55,7 @@ export async function runCase(
   const expect = c.expect ?? {};
   const refused = refusal(expect);
   if (refused) return { ...head, status: "fail", message: refused };
-  const outcome: Outcome = { casts: [], events: [], logs: [] };
+  const outcome: Outcome = { casts: [], events: [], logs: [], llmKeys: [] };
   let built;
   try {
     built = buildSetup(c.setup ?? {}, { location: c.location, ...options });
@@ -72,7 +73,13 @@ export async function runCase(
       outcome.logs.push(built.redactor.redact(errorMessage(err)));
     }
     const failures = judge(expect, outcome, built);
-    return { ...head, status: failures.length ? "fail" : "pass", message: failures.join("; ") };
+    const warnings = failures.length ? [] : leftoverWarnings(outcome, built);
+    return {
+      ...head,
+      status: failures.length ? "fail" : "pass",
+      message: failures.join("; "),
+      ...(warnings.length ? { warnings } : {}),
+    };
   } finally {
     built.cleanup();
   }
@@ -87,19 +94,6 @@ function judge(expect: Record<string, unknown>, outcome: Outcome, built: Built):
   } else if (outcome.error !== undefined) {
     failures.push(`unexpected error: ${errorMessage(outcome.error)}`);
   }
-  // A script with replies no query asked for is a mistake in the case, unless a ward or an
-  // error cut the run short.
-  if (
-    !failures.length &&
-    outcome.error === undefined &&
-    outcome.casts.length &&
-    outcome.casts.every((x) => x.terminated)
-  ) {
-    for (const [key, llm] of built.llms) {
-      if (llm.queries > 0 && llm.unused() > 0)
-        failures.push(`scripted ${key} has ${llm.unused()} response(s) left unused`);
-    }
-  }
   if (failures.length) return failures;
   const ctx: MatchContext = { turnIds: built.loom.turns().map((t) => t.id), bindings: new Map() };
   for (const [key, want] of Object.entries(expect)) {
@@ -112,6 +106,25 @@ function judge(expect: Record<string, unknown>, outcome: Outcome, built: Built):
     }
   }
   return failures;
+}
+
+/**
+ * Scripted replies no query asked for. Not a failure: a ward, an error or a child's truncation
+ * may stop a loop before its script ran out (other runners accept that). When every loop
+ * terminated with replies left over, the case likely lists too many: a warning says so.
+ */
+function leftoverWarnings(outcome: Outcome, built: Built): string[] {
+  if (outcome.error !== undefined || !outcome.casts.length) return [];
+  if (!outcome.casts.every((x) => x.terminated)) return [];
+  const lastOfChild = new Map<string, boolean>();
+  for (const t of childTurns(outcome, built)) lastOfChild.set(t.entity_id, t.truncated);
+  if ([...lastOfChild.values()].some(Boolean)) return [];
+  return [...built.llms]
+    .filter(([, llm]) => llm.queries > 0 && llm.unused() > 0)
+    .map(
+      ([key, llm]) =>
+        `scripted ${key} has ${llm.unused()} response(s) left unused although every loop terminated`,
+    );
 }
 
 /** Errors in the case itself (unsupported keys), as opposed to errors the library raised. */

@@ -362,7 +362,10 @@ export interface TestLlm {
   provider?: string;
   raw_response?: {};
   raw_responses?: {}[];
-  profile?: {};
+  /**
+   * provider: mock_openai: the flavour of OpenAI-compatible adapter the mock stands for
+   */
+  profile?: "openai" | "openrouter" | "google" | "local";
   model?: string;
   retry_behavior?: boolean;
   stateless?: boolean;

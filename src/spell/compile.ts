@@ -14,6 +14,7 @@ import { DELEGATION_GATES, type ChildLLMSource } from "../circle/spawn/index.js"
 import { mediumRegistry, normalizeMediumName } from "../circle/mediums/index.js";
 import { Cantrip } from "../core/cantrip.js";
 import { ConfigError, type SpellbookError } from "../core/errors.js";
+import { circleShapeErrors } from "./circle-checks.js";
 import type { IdentityInput } from "../core/identity.js";
 import type { Redactor } from "../core/redact.js";
 import { composeWards, numberWard, type Ward } from "../core/wards.js";
@@ -156,6 +157,8 @@ export function compileCircle(
     const gate = item && errors.guard(["circle", "gates", i], () => compileGate(item, ctx));
     if (gate) gates.push(gate);
   });
+  // The circle's rules are checked whatever else failed: every error at once.
+  for (const e of circleShapeErrors(resolved.spell, ctx.locate)) errors.list.push(e);
   if (!medium || errors.list.length) return undefined;
   const wards = (spec.wards ?? []) as Ward[];
   // COMP-6: at max_depth 0 the delegation gates are warded off — not in the circle at all.

@@ -198,6 +198,8 @@ export function parseDocument(
     throw redactedErrors([...rewriteErrors, err as ConfigError], redactor);
   }
   const all = [...rewriteErrors, ...schemaErrors(doc, locate, kind.validator)];
+  // Schema errors do not hide the kind's own rules: every error of the document at once.
+  if (all.length) all.push(...unsaid(all, kind.check?.(doc, locate) ?? []));
   if (all.length) throw redactedErrors(all.sort(byPosition), redactor);
   return { source, value: doc, warnings, redactor, kind };
 }
@@ -206,6 +208,13 @@ export function parseDocument(
 function redactedErrors(errors: SpellbookError[], redactor: Redactor): SpellErrors {
   for (const e of errors) e.message = redactor.redact(e.message);
   return new SpellErrors(errors);
+}
+
+/** The kind's errors the schema's did not already say at the same place. */
+function unsaid(said: SpellbookError[], more: SpellbookError[]): SpellbookError[] {
+  const at = (e: SpellbookError) => `${e.position?.line}:${e.position?.col}`;
+  const places = new Set(said.map(at));
+  return more.filter((e) => !places.has(at(e)));
 }
 
 const byPosition = (a: SpellbookError, b: SpellbookError): number =>

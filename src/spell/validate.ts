@@ -110,6 +110,8 @@ function describe(e: ErrorObject, path: Path): { message: string; key?: string }
             ? "a gate with dependencies is one key, e.g. { read: { root: data } }"
             : (e.message ?? "wrong number of keys"),
       };
+    case "type":
+      return { message: (e.message ?? "wrong type") + yaml11Hint(params["type"], e.data) };
     default:
       return { message: e.message ?? e.keyword };
   }
@@ -122,4 +124,15 @@ function pointer(instancePath: string): Path {
     .split("/")
     .map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"))
     .map((s) => (/^\d+$/.test(s) ? Number(s) : s));
+}
+
+const YAML11_BOOLEANS = /^(y|yes|n|no|on|off)$/i;
+
+/** `yes`/`on` meant as true: YAML 1.2 (ours) reads them as strings, YAML 1.1 read them as booleans. */
+function yaml11Hint(type: unknown, data: unknown): string {
+  const wanted = Array.isArray(type) ? type : [type];
+  if (!wanted.includes("boolean") || typeof data !== "string" || !YAML11_BOOLEANS.test(data))
+    return "";
+  const meant = /^(y|yes|on)$/i.test(data);
+  return ` (${JSON.stringify(data)} is a string in YAML 1.2; write ${meant}, as YAML 1.1 would have read it)`;
 }

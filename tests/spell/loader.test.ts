@@ -83,9 +83,9 @@ circle:
     expect(errors[0]).toMatch(/^spell\.yaml:\d+:\d+: /);
   });
 
-  it("reports runtime rules (a missing done gate) at the circle", async () => {
+  it("reports runtime rules (a missing done gate) at the circle's gates", async () => {
     const errors = await errorsOf(valid.replace("gates: [done]", "gates: [echo]"));
-    expect(errors).toEqual(["spell.yaml:4:3: circle must have a done gate"]);
+    expect(errors).toEqual(["spell.yaml:4:10: circle must have a done gate"]);
   });
 
   it("interpolates ${env:NAME} and ${env:NAME:-default}", async () => {

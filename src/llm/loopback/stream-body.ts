@@ -20,7 +20,9 @@ export function chatCompletionToSSE(body: Obj): string {
     `data: ${JSON.stringify({ ...head, object: "chat.completion.chunk", choices, usage })}\n\n`;
   const choice = ((body["choices"] as Obj[] | undefined) ?? [])[0] ?? {};
   const message = (choice["message"] as Obj | undefined) ?? {};
-  let out = chunk([{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }]);
+  const role = typeof message["role"] === "string" ? message["role"] : "assistant";
+  const toolCallId = pick(message, ["tool_call_id"]);
+  let out = chunk([{ index: 0, delta: { role, ...toolCallId, content: "" }, finish_reason: null }]);
   for (const key of ["reasoning", "reasoning_content", "content", "refusal"]) {
     if (typeof message[key] === "string" && message[key] !== "") {
       out += chunk([{ index: 0, delta: { [key]: message[key] }, finish_reason: null }]);

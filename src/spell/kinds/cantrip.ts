@@ -8,6 +8,7 @@ import validateSpell from "../../generated/spell-validate.js";
 import type { Spell } from "../../generated/spell.js";
 import type { Loom } from "../../loom/loom.js";
 import { ErrorList } from "../collect.js";
+import { circleShapeErrors, gateDependencyErrors } from "../circle-checks.js";
 import { compileSpell, type CompileContext } from "../compile.js";
 import type { LoadOptions } from "../options.js";
 import { resolveSpell, type ResolvedSpell } from "../resolve.js";
@@ -16,6 +17,7 @@ import type { DocumentKind, KindContext } from "./kind.js";
 export const cantripKind: DocumentKind<Spell, ResolvedSpell, Cantrip<Loom> | undefined> = {
   name: "cantrip",
   validator: validateSpell,
+  check: (doc, locate) => [...circleShapeErrors(doc, locate), ...gateDependencyErrors(doc, locate)],
   async resolve(spell, ctx) {
     const errors = new ErrorList(ctx.locate);
     const resolved = await resolveSpell(spell, {

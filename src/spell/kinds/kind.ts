@@ -45,6 +45,11 @@ export interface DocumentKind<Doc = unknown, Resolved = unknown, Value = unknown
    * loaded and checked. Returns the problems found, all of them, each positioned.
    */
   resolve(doc: Doc, ctx: KindContext): Promise<{ resolved?: Resolved; errors: SpellbookError[] }>;
+  /**
+   * Rules the schema cannot say, checked on the document as written even when the schema
+   * failed, so that schema errors never hide them (every error at once). Optional.
+   */
+  check?(doc: Record<string, unknown>, locate: Locate): SpellbookError[];
   /** The runtime value; problems collected as in `resolve`. */
   compile(
     resolved: Resolved,

@@ -40,9 +40,15 @@ export function fromOpenAICompletion(
     );
   putProviderMetadata(metadata, body, choice.finish_reason);
 
+  // A reply that is a tool message is malformed; the loop rejects it (LLM-7), so keep it as such.
+  const toolResults =
+    message.role === "tool" && typeof message.tool_call_id === "string"
+      ? [{ toolCallId: message.tool_call_id, content: content }]
+      : undefined;
   return {
     response: {
-      content: content || null,
+      ...(toolResults ? { toolResults } : {}),
+      content: toolResults ? null : content || null,
       toolCalls: toolCalls.length ? toolCalls : null,
       usage: {
         promptTokens: usage?.prompt_tokens ?? 0,

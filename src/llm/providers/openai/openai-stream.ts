@@ -21,6 +21,9 @@ export class OpenAIStreamAccumulator {
   private readonly head: Omit<OpenAICompletionBody, "choices" | "usage"> = {};
   private content = "";
   private refusal = "";
+  /** A malformed stream may speak as another role (a tool message, LLM-7): kept, not guessed away. */
+  private role = "assistant";
+  private toolCallId: string | undefined;
   private reasoning = "";
   private readonly calls: ToolCallParts[] = [];
   private finishReason: string | null = null;
@@ -55,6 +58,8 @@ export class OpenAIStreamAccumulator {
     const choice = chunk.choices?.find((c) => (c.index ?? 0) === 0);
     if (!choice) return out;
     const d = choice.delta ?? {};
+    if (typeof d.role === "string" && d.role) this.role = d.role;
+    if (typeof d.tool_call_id === "string") this.toolCallId = d.tool_call_id;
     const thinking = d.reasoning ?? d.reasoning_content;
     if (typeof thinking === "string" && thinking) {
       this.reasoning += thinking;
@@ -98,7 +103,8 @@ export class OpenAIStreamAccumulator {
           index: 0,
           finish_reason: this.finishReason,
           message: {
-            role: "assistant",
+            role: this.role,
+            ...(this.toolCallId !== undefined ? { tool_call_id: this.toolCallId } : {}),
             content: this.content || null,
             ...(this.refusal ? { refusal: this.refusal } : {}),
             ...(this.reasoning ? { reasoning: this.reasoning } : {}),

@@ -51,6 +51,8 @@ export interface OpenAICompletionBody extends OpenAIResponseHead {
     finish_reason?: string | null;
     message?: {
       role?: string;
+      /** Only on a malformed reply that is a tool message (LLM-7). */
+      tool_call_id?: string;
       content?: string | null | { type?: string; text?: string }[];
       refusal?: string | null;
       reasoning?: string | null;
@@ -84,6 +86,7 @@ export interface OpenAIChunk extends OpenAIResponseHead {
     finish_reason?: string | null;
     delta?: {
       role?: string;
+      tool_call_id?: string;
       content?: string | null;
       refusal?: string | null;
       reasoning?: string | null;

@@ -1,0 +1,27 @@
+import type { ChildLLMSource } from "../circle/spawn/index.js";
+import { ScriptedLLM } from "../llm/providers/scripted.js";
+
+/**
+ * call_entity's LLMs in a case (COMP-7): `name:` lets a proposal pick one; children otherwise get
+ * `child_llm_l<depth>`, then `child_llm`. An LLM of `type: code_circle` speaks code.
+ */
+export function childLLMs(
+  setup: Record<string, unknown>,
+  llms: ReadonlyMap<string, object>,
+): ChildLLMSource {
+  const scripted = [...llms].filter((e): e is [string, ScriptedLLM] => e[1] instanceof ScriptedLLM);
+  const choice = (key: string | undefined) => {
+    const llm = scripted.find(([k]) => k === key)?.[1];
+    if (!llm || key === undefined) return undefined;
+    const type = (setup[key] as { type?: unknown } | null)?.type;
+    return { llm, medium: type === "code_circle" ? "code" : "conversation" };
+  };
+  return {
+    pick(name, depth) {
+      if (name !== undefined)
+        return Promise.resolve(choice(scripted.find(([, l]) => l.name === name)?.[0]));
+      return Promise.resolve(choice(`child_llm_l${depth}`) ?? choice("child_llm"));
+    },
+    names: () => scripted.map(([, l]) => l.name),
+  };
+}
