@@ -29,6 +29,8 @@ export type GateName =
   | "read"
   | "read_ephemeral"
   | "list_dir"
+  | "search"
+  | "write"
   | "slow_gate"
   | "failing_gate"
   | "counter"

@@ -39,7 +39,7 @@ export interface ResolveContext {
   loadChild(file: string): Promise<ChildTemplate>;
 }
 
-const ROOTED = new Set(["read", "read_ephemeral", "list_dir"]);
+const ROOTED = new Set(["read", "read_ephemeral", "list_dir", "search", "write"]);
 
 export async function resolveSpell(spell: Spell, ctx: ResolveContext): Promise<ResolvedSpell> {
   const gates: (GateSpec | undefined)[] = [];

@@ -84,13 +84,7 @@ export function runCommand(spec: CommandSpec): RunningCommand {
   child.stderr.on("data", (b: Buffer) => err.push(b));
   let stopped: string | undefined;
   let timedOut = false;
-  const kill = (): void => {
-    try {
-      if (child.pid) process.kill(-child.pid, "SIGKILL");
-    } catch {
-      // already gone
-    }
-  };
+  const kill = (): void => killGroup(child.pid);
   const stop = (reason: string): void => {
     stopped ??= reason;
     kill();
@@ -106,14 +100,15 @@ export function runCommand(spec: CommandSpec): RunningCommand {
       clearTimeout(timer);
       spec.signal.removeEventListener("abort", onAbort);
       kill(); // what the command left running ends with the turn
-      if (cgroup) setTimeout(() => cgroup.remove(), 50).unref();
       const streams = {
         stdout: out.text(),
         stderr: err.text(),
         stdoutCut: out.cut,
         stderrCut: err.cut,
       };
-      resolve({ ...streams, exitCode: code, signal: sig, timedOut, stopped });
+      const done = { ...streams, exitCode: code, signal: sig, timedOut, stopped };
+      if (cgroup) void cgroup.drain().then(() => resolve(done));
+      else resolve(done);
     };
     child.on("error", (e) => {
       err.push(Buffer.from(String(e.message)));
@@ -125,6 +120,15 @@ export function runCommand(spec: CommandSpec): RunningCommand {
   });
   if (spec.signal.aborted) onAbort();
   return { result, stop };
+}
+
+/** Kills a process group (the command's whole tree); one already gone is no error. */
+function killGroup(pid: number | undefined): void {
+  try {
+    if (pid) process.kill(-pid, "SIGKILL");
+  } catch {
+    // already gone
+  }
 }
 
 /** A stream's output up to a byte limit; what is past it is counted, not kept. */

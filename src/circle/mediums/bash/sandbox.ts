@@ -1,5 +1,6 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, lstatSync, mkdirSync, rmdirSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
 import { delimiter, join } from "node:path";
 import { ConfigError } from "../../../core/errors.js";
 
@@ -106,14 +107,19 @@ export function bwrapArgs(plan: BwrapPlan): string[] {
 
 const CGROUP_PIDS = "/sys/fs/cgroup/pids";
 
+/** A pids cgroup of one command: its procs file, and how to end everything in it. */
+export interface PidsCgroup {
+  procs: string;
+  /** Kills every process left in the cgroup, waits until it is empty, and removes it. */
+  drain(): Promise<void>;
+}
+
 /**
  * A pids cgroup (v1) for one command, when this host lets us make one: the hard limit a fork
- * bomb meets. Elsewhere the command's shell sets `ulimit -u` (held for non-root users only).
+ * bomb meets, and every process the command started, found and ended at turn end. Elsewhere
+ * the command's shell sets `ulimit -u` (held for non-root users only).
  */
-export function pidsCgroup(
-  name: string,
-  max: number,
-): { procs: string; remove(): void } | undefined {
+export function pidsCgroup(name: string, max: number): PidsCgroup | undefined {
   const dir = join(CGROUP_PIDS, name);
   try {
     mkdirSync(dir);
@@ -121,14 +127,33 @@ export function pidsCgroup(
   } catch {
     return undefined;
   }
-  return {
-    procs: join(dir, "cgroup.procs"),
-    remove: () => {
+  const procs = join(dir, "cgroup.procs");
+  return { procs, drain: () => drain(dir, procs) };
+}
+
+async function drain(dir: string, procs: string): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    let pids: string[];
+    try {
+      pids = readFileSync(procs, "utf8").split("\n").filter(Boolean);
+    } catch {
+      return;
+    }
+    if (pids.length === 0) {
       try {
         rmdirSync(dir);
       } catch {
-        // still busy: the kernel frees it once the last process is reaped
+        // the last process is still being reaped: next round
       }
-    },
-  };
+      if (!existsSync(dir)) return;
+    }
+    for (const pid of pids) {
+      try {
+        process.kill(Number(pid), "SIGKILL");
+      } catch {
+        // gone already
+      }
+    }
+    await sleep(i < 20 ? 1 : 10);
+  }
 }
