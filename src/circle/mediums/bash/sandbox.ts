@@ -131,6 +131,19 @@ export function pidsCgroup(name: string, max: number): PidsCgroup | undefined {
   return { procs, drain: () => drain(dir, procs) };
 }
 
+/**
+ * What holds a fork bomb on this host: a pids cgroup, `ulimit -u` (which the kernel does not apply
+ * to root), or nothing but max_command_ms.
+ */
+export function pidsLimitKind(): "cgroup" | "ulimit" | undefined {
+  const probe = pidsCgroup(`spellbook-probe-${process.pid}`, 1);
+  if (probe) {
+    void probe.drain();
+    return "cgroup";
+  }
+  return process.getuid?.() === 0 ? undefined : "ulimit";
+}
+
 async function drain(dir: string, procs: string): Promise<void> {
   for (let i = 0; i < 200; i++) {
     let pids: string[];
