@@ -5,7 +5,6 @@ import { describe, expect, it } from "vitest";
 import { Circle } from "../../src/circle/circle.js";
 import { doneGate, readGate } from "../../src/circle/gates/index.js";
 import { createBashMedium, type SandboxMode } from "../../src/circle/mediums/bash/index.js";
-import type { Entity } from "../../src/core/entity.js";
 import { castBash, hasBwrap, noBwrap } from "./bash-helpers.js";
 
 const SKIP = hasBwrap ? "in bubblewrap" : `skipped: ${noBwrap}`;
