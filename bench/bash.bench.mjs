@@ -27,7 +27,7 @@ async function turnMs(sandbox, command) {
     wards: [{ max_turns: N + 10 }],
   });
   const session = circle.open({ entity: undefined, depth: 0 });
-  const signal = new AbortController().signal;
+  const signal = new globalThis.AbortController().signal;
   const times = [];
   for (let i = 0; i < N + 3; i++) {
     const call = { id: `c${i}`, name: "bash", arguments: JSON.stringify({ command }) };
