@@ -50,8 +50,8 @@ describe.skipIf(!hasBwrap)(`bash sandbox holds (${SKIP})`, () => {
       "PWD",
       "SHLVL",
       "SPELL_GATE_CLIENT",
+      "SPELL_GATE_RUNNER",
       "SPELL_GATE_SOCKET",
-      "SPELL_NODE",
       "TMPDIR",
       "_",
     ]);

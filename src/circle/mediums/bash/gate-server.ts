@@ -1,9 +1,9 @@
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-/** A gate call as it comes from a command: the gate's name and its words. */
+/** A gate call as it comes from a command: the gate's name and its words (NUL-separated on the wire). */
 export interface GateRequest {
   gate: string;
   args: string[];
@@ -18,29 +18,49 @@ export interface GateResponse {
 export type GateHandler = (request: GateRequest) => Promise<GateResponse>;
 
 /**
- * The client each gate command runs (node, read-only inside the sandbox): one JSON line to the
- * host's socket, one JSON line back, printed.
+ * The clients a gate command runs (read-only inside the sandbox): the words go to the host's
+ * socket NUL-separated, the answer comes back as "1" (ok) or "0" (error) and the text. perl
+ * (Debian's perl-base is always there) starts in a few ms; node is the fall-back.
  */
-const CLIENT = `"use strict";
-const net = require("node:net");
-const [gate, ...args] = process.argv.slice(2);
-const sock = net.connect(process.env.SPELL_GATE_SOCKET);
-let buf = "";
-sock.on("connect", () => sock.write(JSON.stringify({ gate, args }) + "\\n"));
-sock.on("data", (d) => { buf += d; });
-sock.on("error", (e) => { process.stderr.write(gate + ": the host is not answering (" + e.code + ")\\n"); process.exitCode = 2; });
+const PERL_CLIENT = `use strict;
+use IO::Socket::UNIX;
+my $s = IO::Socket::UNIX->new(Type => SOCK_STREAM(), Peer => $ENV{SPELL_GATE_SOCKET})
+  or do { print STDERR "$ARGV[0]: the host is not answering ($!)\n"; exit 2 };
+binmode $s;
+print $s join("\0", @ARGV);
+shutdown($s, 1);
+local $/;
+my $r = <$s>;
+$r = "" unless defined $r;
+my $t = substr($r, 1);
+$t .= "\n" if length($t) && substr($t, -1) ne "\n";
+if (substr($r, 0, 1) eq "1") { binmode STDOUT; print $t; exit 0 }
+binmode STDERR; print STDERR $t; exit(length($r) ? 1 : 2);
+`;
+
+const NODE_CLIENT = `"use strict";
+const sock = require("node:net").connect(process.env.SPELL_GATE_SOCKET);
+const parts = [];
+sock.on("connect", () => sock.end(process.argv.slice(2).join("\\0")));
+sock.on("data", (d) => parts.push(d));
+sock.on("error", (e) => { process.stderr.write(process.argv[2] + ": the host is not answering (" + e.code + ")\\n"); process.exitCode = 2; });
 sock.on("end", () => {
-  let r;
-  try { r = JSON.parse(buf); } catch { process.stderr.write(gate + ": bad reply from the host\\n"); process.exitCode = 2; return; }
-  const text = r.text.endsWith("\\n") || r.text === "" ? r.text : r.text + "\\n";
-  if (r.ok) process.stdout.write(text); else { process.stderr.write(text); process.exitCode = 1; }
+  const r = Buffer.concat(parts).toString("utf8");
+  let t = r.slice(1);
+  if (t && !t.endsWith("\\n")) t += "\\n";
+  if (r[0] === "1") process.stdout.write(t); else { process.stderr.write(t); process.exitCode = r ? 1 : 2; }
 });
 `;
 
-const commandScript = (gate: string): string =>
-  `#!/bin/sh\nexec "$SPELL_NODE" "$SPELL_GATE_CLIENT" ${gate} "$@"\n`;
+/** The program that runs the client, and the client's file name. */
+export const GATE_CLIENT = existsSync("/usr/bin/perl")
+  ? { runner: "/usr/bin/perl", file: "gate-client.pl" }
+  : { runner: undefined, file: "gate-client.cjs" };
 
-const GATE_SCRIPT = `#!/bin/sh\nexec "$SPELL_NODE" "$SPELL_GATE_CLIENT" "$@"\n`;
+const commandScript = (gate: string): string =>
+  `#!/bin/sh\nexec "$SPELL_GATE_RUNNER" "$SPELL_GATE_CLIENT" ${gate} "$@"\n`;
+
+const GATE_SCRIPT = `#!/bin/sh\nexec "$SPELL_GATE_RUNNER" "$SPELL_GATE_CLIENT" "$@"\n`;
 
 function writeCommand(file: string, text: string): void {
   writeFileSync(file, text);
@@ -66,13 +86,13 @@ export class GateServer {
   static async open(gates: readonly string[], handle: GateHandler): Promise<GateServer> {
     const dir = mkdtempSync(join(tmpdir(), "spellbook-gates-"));
     mkdirSync(join(dir, "bin"));
-    writeFileSync(join(dir, "gate-client.cjs"), CLIENT);
+    writeFileSync(join(dir, GATE_CLIENT.file), GATE_CLIENT.runner ? PERL_CLIENT : NODE_CLIENT);
     for (const gate of gates) writeCommand(join(dir, "bin", gate), commandScript(gate));
     // `gate NAME ARGS…`: any gate, even one whose name the shell keeps for itself.
     writeCommand(join(dir, "bin", "gate"), GATE_SCRIPT);
     const gs: GateServer = new GateServer(
       dir,
-      createServer((s) => gs.serve(s, handle)),
+      createServer({ allowHalfOpen: true }, (s) => gs.serve(s, handle)),
     );
     await new Promise<void>((resolve, reject) => {
       gs.server.once("error", reject);
@@ -85,27 +105,26 @@ export class GateServer {
     this.sockets.add(socket);
     socket.on("close", () => this.sockets.delete(socket));
     socket.on("error", () => socket.destroy());
-    let buf = "";
+    const parts: Buffer[] = [];
+    let size = 0;
     socket.on("data", (d: Buffer) => {
-      buf += d.toString("utf8");
-      if (buf.length > MAX_REQUEST) return socket.destroy();
-      const nl = buf.indexOf("\n");
-      if (nl < 0) return;
-      socket.removeAllListeners("data");
-      void this.answer(socket, buf.slice(0, nl), handle);
+      size += d.length;
+      if (size > MAX_REQUEST) socket.destroy();
+      else parts.push(d);
     });
+    // The client ends its side once the words are sent: then the request is whole.
+    socket.on("end", () => void this.answer(socket, Buffer.concat(parts).toString("utf8"), handle));
   }
 
-  private async answer(socket: Socket, line: string, handle: GateHandler): Promise<void> {
+  private async answer(socket: Socket, request: string, handle: GateHandler): Promise<void> {
     let reply: GateResponse;
     try {
-      const req = JSON.parse(line) as GateRequest;
-      if (typeof req.gate !== "string" || !Array.isArray(req.args)) throw new Error("bad request");
-      reply = await handle({ gate: req.gate, args: req.args.map(String) });
+      const [gate, ...args] = request.split("\0");
+      reply = await handle({ gate: gate ?? "", args });
     } catch (e) {
       reply = { ok: false, text: `error: ${e instanceof Error ? e.message : String(e)}` };
     }
-    if (!socket.destroyed) socket.end(JSON.stringify(reply));
+    if (!socket.destroyed) socket.end((reply.ok ? "1" : "0") + reply.text);
   }
 
   close(): void {

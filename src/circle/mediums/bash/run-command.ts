@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { GATE_CLIENT } from "./gate-server.js";
 import { prelude, withGateWords } from "./prelude.js";
 import { SANDBOX_GATES, SANDBOX_NODE, bwrapArgs, pidsCgroup, type SandboxMode } from "./sandbox.js";
 
@@ -45,8 +46,8 @@ function commandEnv(spec: CommandSpec): Record<string, string> {
     HOME: inside ? "/tmp" : spec.root,
     TMPDIR: "/tmp",
     LANG: "C.UTF-8",
-    SPELL_NODE: inside ? SANDBOX_NODE : process.execPath,
-    SPELL_GATE_CLIENT: `${gates}/gate-client.cjs`,
+    SPELL_GATE_RUNNER: GATE_CLIENT.runner ?? (inside ? SANDBOX_NODE : process.execPath),
+    SPELL_GATE_CLIENT: `${gates}/${GATE_CLIENT.file}`,
     SPELL_GATE_SOCKET: `${gates}/gate.sock`,
   };
 }

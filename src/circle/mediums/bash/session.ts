@@ -134,9 +134,9 @@ export class BashSession implements MediumSession {
     cur.run.records.push(out.record);
     if (!out.ok) return { ok: false, text: `error: ${out.record.result}` };
     if (req.gate === DONE && cur.run.done === undefined) {
-      // LOOP-3: nothing of the command runs after done.
+      // LOOP-3: nothing of the command runs after done — it ends before done even answers.
       cur.run.done = { result: out.value };
-      setTimeout(() => cur.command.stop("done was called"), 0);
+      cur.command.stop("done was called");
     }
     return { ok: true, text: out.record.result };
   }
