@@ -40,6 +40,18 @@ export const wardKinds = {
     medium: "code",
     description: "call stack of one entity's sandbox in KiB (default and maximum 256)",
   },
+  max_command_ms: {
+    type: "number",
+    medium: "bash",
+    description:
+      "wall-clock time of one bash command before its process tree is killed (default 30000)",
+  },
+  max_output_kb: {
+    type: "number",
+    medium: "bash",
+    description:
+      "stdout and stderr of one bash command, each, in KiB; the rest is cut with a marker (default 64)",
+  },
   max_concurrent_children: {
     type: "number",
     description: "children of one call_entity_batch running at the same time (default 8)",

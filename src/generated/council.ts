@@ -155,6 +155,10 @@ export interface ScriptedResponse {
       }[]
     | null;
   code?: string;
+  /**
+   * A bash-medium command (the same as code:).
+   */
+  command?: string;
   thinking?: string;
   error?: {
     status?: number;

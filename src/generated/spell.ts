@@ -11,7 +11,7 @@ export type Llm = string | LlmObject;
  * This interface was referenced by `Spell`'s JSON-Schema
  * via the `definition` "medium_name".
  */
-export type MediumName = "conversation" | "code";
+export type MediumName = "conversation" | "code" | "bash";
 /**
  * What a test builds: the spell's own parts, overridden (CONFORMANCE.md, setup).
  *
@@ -29,6 +29,8 @@ export type GateName =
   | "read"
   | "read_ephemeral"
   | "list_dir"
+  | "search"
+  | "write"
   | "slow_gate"
   | "failing_gate"
   | "counter"
@@ -156,6 +158,10 @@ export interface ScriptedResponse {
       }[]
     | null;
   code?: string;
+  /**
+   * A bash-medium command (the same as code:).
+   */
+  command?: string;
   thinking?: string;
   error?: {
     status?: number;
@@ -224,6 +230,18 @@ export interface Circle {
    * code medium: variables injected into the sandbox (§4.7). A value { $file: path } is loaded relative to the spell: JSON, YAML or text.
    */
   state?: {};
+  /**
+   * bash medium: the workspace folder commands start in and the only one they see, relative to the spell. Default the spell's folder.
+   */
+  root?: string;
+  /**
+   * bash medium: commands may change the workspace. Default false (bound read-only).
+   */
+  writable?: boolean;
+  /**
+   * bash medium: bwrap (default) runs each command in bubblewrap; passthrough runs it on the host with no OS sandbox (tests, trusted machines; spell validate warns).
+   */
+  sandbox?: "bwrap" | "passthrough";
   gates?: Gate[];
   wards?: Ward[];
 }
@@ -260,6 +278,14 @@ export interface Ward {
    * code medium: call stack of one entity's sandbox in KiB. Default and maximum 256.
    */
   max_stack_kb?: number;
+  /**
+   * bash medium: wall-clock time of one command before its process tree is killed. Default 30000.
+   */
+  max_command_ms?: number;
+  /**
+   * bash medium: stdout and stderr of one command, each, in KiB; the rest is cut with a marker. Default 64.
+   */
+  max_output_kb?: number;
   /**
    * Children of one call_entity_batch running at the same time (COMP-3). Default 8.
    */

@@ -26,6 +26,7 @@ import { compileFolding } from "./folding.js";
 import { Loom } from "../loom/loom.js";
 import { JsonlStore } from "../loom/storage-jsonl.js";
 import { ErrorList } from "./collect.js";
+import { bashCircleMedium } from "./compile-bash.js";
 import type { ResolvedSpell, GateSpec } from "./resolve.js";
 import type { Warning } from "./rewrite.js";
 import { didYouMean } from "./suggest.js";
@@ -148,10 +149,15 @@ export function compileCircle(
   const declared = errors.guard(["circle", "medium"], () =>
     resolveMedium(spec, ctx.warnings, ctx.locate),
   );
+  const bash =
+    declared &&
+    errors.guard(["circle", "sandbox"], () =>
+      bashCircleMedium(declared, spec, resolved.root, ctx.warnings, ctx.locate),
+    );
   const medium =
-    declared && resolved.state !== undefined
-      ? errors.guard(["circle", "state"], () => withState(declared, resolved.state!))
-      : declared;
+    bash && resolved.state !== undefined
+      ? errors.guard(["circle", "state"], () => withState(bash, resolved.state!))
+      : bash;
   const gates: Gate[] = [];
   resolved.gates.forEach((item, i) => {
     const gate = item && errors.guard(["circle", "gates", i], () => compileGate(item, ctx));

@@ -4,7 +4,7 @@
  * parent's redactor), `$file` state, and the roots of file gates. Compile then builds from
  * resolved values only: no gate reads a spell, no medium reads a file.
  */
-import { existsSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { DELEGATION_GATES } from "../circle/gate-names.js";
 import type { ChildTemplate } from "../circle/spawn/index.js";
@@ -28,6 +28,8 @@ export interface ResolvedSpell {
   gates: (GateSpec | undefined)[];
   /** `circle.state` with every `$file` read. */
   state: Record<string, unknown> | undefined;
+  /** `circle.root` (the bash medium's workspace), absolute; the spell's folder by default. */
+  root: string;
 }
 
 export interface ResolveContext {
@@ -37,7 +39,7 @@ export interface ResolveContext {
   loadChild(file: string): Promise<ChildTemplate>;
 }
 
-const ROOTED = new Set(["read", "read_ephemeral", "list_dir"]);
+const ROOTED = new Set(["read", "read_ephemeral", "list_dir", "search", "write"]);
 
 export async function resolveSpell(spell: Spell, ctx: ResolveContext): Promise<ResolvedSpell> {
   const gates: (GateSpec | undefined)[] = [];
@@ -51,7 +53,10 @@ export async function resolveSpell(spell: Spell, ctx: ResolveContext): Promise<R
     spec === undefined
       ? undefined
       : ctx.errors.guard(["circle", "state"], () => loadCircleState(spec, ctx.baseDir));
-  return { spell, gates, state };
+  const root =
+    ctx.errors.guard(["circle", "root"], () => workspaceRoot(spell.circle?.root, ctx.baseDir)) ??
+    ctx.baseDir;
+  return { spell, gates, state, root };
 }
 
 function gateSpec(item: unknown): GateSpec {
@@ -96,6 +101,14 @@ function rootOf(root: unknown, baseDir: string): string {
   const value = root ?? ".";
   if (typeof value !== "string") throw new ConfigError("bad_dependency", "root must be a path");
   return isAbsolute(value) ? value : resolve(baseDir, value);
+}
+
+/** The bash medium's workspace: relative to the spell, and it must be a folder that exists. */
+function workspaceRoot(root: string | undefined, baseDir: string): string {
+  const path = rootOf(root, baseDir);
+  if (!existsSync(path) || !statSync(path).isDirectory())
+    throw new ConfigError("root_missing", `circle.root ${JSON.stringify(root)} is not a folder`);
+  return path;
 }
 
 async function childTemplate(spell: unknown, ctx: ResolveContext): Promise<ChildTemplate> {

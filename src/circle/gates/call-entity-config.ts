@@ -40,7 +40,10 @@ export function spawnConfigOf(
   const medium = deps["medium"];
   if (medium !== undefined) {
     if (typeof medium !== "string")
-      throw new ConfigError("bad_dependency", "call_entity: medium is a name (conversation, code)");
+      throw new ConfigError(
+        "bad_dependency",
+        "call_entity: medium is a name (conversation, code, bash)",
+      );
     config.medium = medium;
   }
   const template = deps["template"];

@@ -10,11 +10,15 @@ import { doneGate } from "./done.js";
 import { echoGate } from "./echo.js";
 import { listDirGate } from "./list-dir.js";
 import { readGate } from "./read.js";
+import { searchGate } from "./search.js";
+import { writeGate } from "./write.js";
 
 export { doneGate, DONE } from "./done.js";
 export { echoGate } from "./echo.js";
 export { readGate } from "./read.js";
 export { listDirGate } from "./list-dir.js";
+export { searchGate } from "./search.js";
+export { writeGate } from "./write.js";
 export { behaviorGate, type DeclaredGate, type GateBehavior } from "./behavior.js";
 export { callEntityGate, callEntityBatchGate } from "./call-entity.js";
 
@@ -53,6 +57,16 @@ export const gateRegistry: GateRegistry = {
     create: (d, c) => readGate({ root: rootOf(d, c), name: "read_ephemeral", ephemeral: true }),
   },
   list_dir: { dependencies: ["root"], create: (d, c) => listDirGate({ root: rootOf(d, c) }) },
+  search: { dependencies: ["root"], create: (d, c) => searchGate({ root: rootOf(d, c) }) },
+  write: {
+    dependencies: ["root", "writable", "max_bytes"],
+    create: (d, c) =>
+      writeGate({
+        root: rootOf(d, c),
+        writable: d["writable"] === true,
+        ...(typeof d["max_bytes"] === "number" ? { maxBytes: d["max_bytes"] } : {}),
+      }),
+  },
   call_entity: {
     dependencies: CALL_ENTITY_DEPENDENCIES,
     create: (d, c) => callEntityGate(spawnConfigOf(d, c, (name) => freeGate(name, c))),

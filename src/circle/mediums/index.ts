@@ -1,4 +1,5 @@
 import type { Medium } from "../medium.js";
+import { bashMedium } from "./bash/index.js";
 import { codeMedium } from "./code/index.js";
 import { conversationMedium } from "./conversation.js";
 
@@ -6,6 +7,7 @@ import { conversationMedium } from "./conversation.js";
 export const mediumRegistry: Readonly<Record<string, Medium>> = {
   conversation: conversationMedium,
   code: codeMedium,
+  bash: bashMedium,
 };
 
 /** Implementation-specific spellings other runtimes use, mapped to our medium names. */

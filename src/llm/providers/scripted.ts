@@ -17,6 +17,8 @@ export interface ScriptedResponse {
   content?: string | null;
   tool_calls?: { gate: string; args?: unknown; id?: string }[] | null;
   code?: string;
+  /** A bash-medium command: the same as `code:`. */
+  command?: string;
   error?: { status?: number; message?: string };
   tool_result?: { tool_call_id: string; content: string };
   thinking?: string;
@@ -102,7 +104,7 @@ export class ScriptedLLM implements LLM {
         }),
       );
     }
-    const response = this.toResponse(script, this.decoded[this.next - 1] ?? []);
+    const response = this.toResponse(script, this.decoded[this.next - 1] ?? [], options);
     if (options.onDelta) {
       if (response.thinking) options.onDelta({ type: "thinking", text: response.thinking });
       if (response.content) options.onDelta({ type: "text", text: response.content });
@@ -113,6 +115,7 @@ export class ScriptedLLM implements LLM {
   private toResponse(
     script: ScriptedResponse,
     decoded: readonly (Record<string, unknown> | undefined)[],
+    options: QueryOptions,
   ): LLMResponse {
     const toolCalls: ToolCall[] = [];
     (script.tool_calls ?? []).forEach((call, i) => {
@@ -121,10 +124,13 @@ export class ScriptedLLM implements LLM {
       const text = JSON.stringify(input ?? call.args ?? {});
       toolCalls.push(keepInput({ id, name: call.gate, arguments: text }, input));
     });
-    if (script.code !== undefined) {
-      const args = { code: script.code };
+    const source = script.code ?? script.command;
+    if (source !== undefined) {
+      // A medium with one required tool (code: js, bash: bash) gets the reply as that tool's call.
+      const only = options.toolChoice === "required" && options.tools?.length === 1;
+      const name = this.options.codeTool ?? (only ? options.tools![0]!.name : "js");
+      const args = name === "bash" ? { command: source } : { code: source };
       const id = `call_${++this.calls}`;
-      const name = this.options.codeTool ?? "js";
       toolCalls.push(keepInput({ id, name, arguments: JSON.stringify(args) }, args));
     }
     const response: LLMResponse = {

@@ -1,0 +1,75 @@
+// The bash medium (issue 13), measured on the built library:
+// - one sandboxed command's overhead: a turn whose command is `true`, run through the medium
+//   in bubblewrap (sandbox start, pids cgroup, observation) — target ≤ 15 ms per command;
+// - the same in passthrough (no OS sandbox), for what bubblewrap itself adds;
+// - a gate round trip: a command calling a gate (`gate echo hi`: the client on PATH, the unix
+//   socket, the host's gate, the printed result) minus the same command without the gate.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Circle } from "../dist/circle/circle.js";
+import { doneGate, echoGate } from "../dist/circle/gates/index.js";
+import { bwrapProblem, createBashMedium } from "../dist/circle/mediums/bash/index.js";
+
+const N = 40;
+const rows = [];
+const row = (metric, value, target, ok) =>
+  rows.push({ metric, value, target, ok: ok === undefined ? "-" : ok ? "yes" : "NO" });
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const usage = { promptTokens: 0, completionTokens: 0, cachedTokens: 0 };
+
+/** Median wall time of one turn running `command` in a fresh session's steady state. */
+async function turnMs(sandbox, command) {
+  const root = mkdtempSync(join(tmpdir(), "bash-bench-"));
+  const circle = new Circle({
+    medium: createBashMedium({ root, writable: false, sandbox }),
+    gates: [doneGate(), echoGate()],
+    wards: [{ max_turns: N + 10 }],
+  });
+  const session = circle.open({ entity: undefined, depth: 0 });
+  const signal = new globalThis.AbortController().signal;
+  const times = [];
+  for (let i = 0; i < N + 3; i++) {
+    const call = { id: `c${i}`, name: "bash", arguments: JSON.stringify({ command }) };
+    const scope = { entityId: "e", turnId: `t${i}`, signal, requireDone: false };
+    const t0 = performance.now();
+    const step = await session.execute({ content: null, toolCalls: [call], usage }, scope);
+    const ms = performance.now() - t0;
+    if (step.isError) throw new Error(`bench command failed: ${step.observation}`);
+    if (i >= 3) times.push(ms); // the first turns open the gate server
+  }
+  session.dispose();
+  return median(times);
+}
+
+const problem = bwrapProblem();
+const pass = await turnMs("passthrough", "true");
+row("passthrough: one command turn (`true`), median ms", pass.toFixed(2), "-");
+const passGate = await turnMs("passthrough", "gate echo hi");
+row(
+  "passthrough: gate round trip (`gate echo hi` − `true`), ms",
+  (passGate - pass).toFixed(2),
+  "-",
+);
+if (problem) {
+  row(`bubblewrap: not measured (${problem})`, "-", "≤ 15", undefined);
+} else {
+  const box = await turnMs("bwrap", "true");
+  row(
+    "bubblewrap: one sandboxed command turn (`true`), median ms",
+    box.toFixed(2),
+    "≤ 15",
+    box <= 15,
+  );
+  row("bubblewrap: overhead over passthrough, ms", (box - pass).toFixed(2), "-");
+  const boxGate = await turnMs("bwrap", "gate echo hi");
+  row("bubblewrap: gate round trip (`gate echo hi` − `true`), ms", (boxGate - box).toFixed(2), "-");
+}
+
+const width = (k) => Math.max(...rows.map((r) => String(r[k]).length), k.length);
+const cols = ["metric", "value", "target", "ok"];
+const line = (r) => cols.map((c) => String(r[c]).padEnd(width(c))).join("  ");
+console.log(line(Object.fromEntries(cols.map((c) => [c, c]))));
+console.log(cols.map((c) => "-".repeat(width(c))).join("  "));
+for (const r of rows) console.log(line(r));
+process.exit(0);

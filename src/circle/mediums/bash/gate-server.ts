@@ -1,0 +1,135 @@
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, type Server, type Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+/** A gate call as it comes from a command: the gate's name and its words (NUL-separated on the wire). */
+export interface GateRequest {
+  gate: string;
+  args: string[];
+}
+
+/** The host's answer: printed on stdout (ok) or stderr (error, exit 1). */
+export interface GateResponse {
+  ok: boolean;
+  text: string;
+}
+
+export type GateHandler = (request: GateRequest) => Promise<GateResponse>;
+
+/**
+ * The clients a gate command runs (read-only inside the sandbox): the words go to the host's
+ * socket NUL-separated, the answer comes back as "1" (ok) or "0" (error) and the text. perl
+ * (Debian's perl-base is always there) starts in a few ms; node is the fall-back.
+ */
+const PERL_CLIENT = `use strict;
+use IO::Socket::UNIX;
+my $s = IO::Socket::UNIX->new(Type => SOCK_STREAM(), Peer => $ENV{SPELL_GATE_SOCKET})
+  or do { print STDERR "$ARGV[0]: the host is not answering ($!)\n"; exit 2 };
+binmode $s;
+print $s join("\0", @ARGV);
+shutdown($s, 1);
+local $/;
+my $r = <$s>;
+$r = "" unless defined $r;
+my $t = substr($r, 1);
+$t .= "\n" if length($t) && substr($t, -1) ne "\n";
+if (substr($r, 0, 1) eq "1") { binmode STDOUT; print $t; exit 0 }
+binmode STDERR; print STDERR $t; exit(length($r) ? 1 : 2);
+`;
+
+const NODE_CLIENT = `"use strict";
+const sock = require("node:net").connect(process.env.SPELL_GATE_SOCKET);
+const parts = [];
+sock.on("connect", () => sock.end(process.argv.slice(2).join("\\0")));
+sock.on("data", (d) => parts.push(d));
+sock.on("error", (e) => { process.stderr.write(process.argv[2] + ": the host is not answering (" + e.code + ")\\n"); process.exitCode = 2; });
+sock.on("end", () => {
+  const r = Buffer.concat(parts).toString("utf8");
+  let t = r.slice(1);
+  if (t && !t.endsWith("\\n")) t += "\\n";
+  if (r[0] === "1") process.stdout.write(t); else { process.stderr.write(t); process.exitCode = r ? 1 : 2; }
+});
+`;
+
+/** The program that runs the client, and the client's file name. */
+export const GATE_CLIENT = existsSync("/usr/bin/perl")
+  ? { runner: "/usr/bin/perl", file: "gate-client.pl" }
+  : { runner: undefined, file: "gate-client.cjs" };
+
+const commandScript = (gate: string): string =>
+  `#!/bin/sh\nexec "$SPELL_GATE_RUNNER" "$SPELL_GATE_CLIENT" ${gate} "$@"\n`;
+
+const GATE_SCRIPT = `#!/bin/sh\nexec "$SPELL_GATE_RUNNER" "$SPELL_GATE_CLIENT" "$@"\n`;
+
+function writeCommand(file: string, text: string): void {
+  writeFileSync(file, text);
+  chmodSync(file, 0o755);
+}
+
+const MAX_REQUEST = 4 * 1024 * 1024;
+
+/**
+ * One entity's gate folder: `bin/<gate>` for every gate, the client, and a unix socket the host
+ * answers on. The folder is bound read-only into the sandbox; only the socket is reachable.
+ */
+export class GateServer {
+  readonly dir: string;
+  private readonly server: Server;
+  private readonly sockets = new Set<Socket>();
+
+  private constructor(dir: string, server: Server) {
+    this.dir = dir;
+    this.server = server;
+  }
+
+  static async open(gates: readonly string[], handle: GateHandler): Promise<GateServer> {
+    const dir = mkdtempSync(join(tmpdir(), "spellbook-gates-"));
+    mkdirSync(join(dir, "bin"));
+    writeFileSync(join(dir, GATE_CLIENT.file), GATE_CLIENT.runner ? PERL_CLIENT : NODE_CLIENT);
+    for (const gate of gates) writeCommand(join(dir, "bin", gate), commandScript(gate));
+    // `gate NAME ARGS…`: any gate, even one whose name the shell keeps for itself.
+    writeCommand(join(dir, "bin", "gate"), GATE_SCRIPT);
+    const gs: GateServer = new GateServer(
+      dir,
+      createServer({ allowHalfOpen: true }, (s) => gs.serve(s, handle)),
+    );
+    await new Promise<void>((resolve, reject) => {
+      gs.server.once("error", reject);
+      gs.server.listen(join(dir, "gate.sock"), () => resolve());
+    });
+    return gs;
+  }
+
+  private serve(socket: Socket, handle: GateHandler): void {
+    this.sockets.add(socket);
+    socket.on("close", () => this.sockets.delete(socket));
+    socket.on("error", () => socket.destroy());
+    const parts: Buffer[] = [];
+    let size = 0;
+    socket.on("data", (d: Buffer) => {
+      size += d.length;
+      if (size > MAX_REQUEST) socket.destroy();
+      else parts.push(d);
+    });
+    // The client ends its side once the words are sent: then the request is whole.
+    socket.on("end", () => void this.answer(socket, Buffer.concat(parts).toString("utf8"), handle));
+  }
+
+  private async answer(socket: Socket, request: string, handle: GateHandler): Promise<void> {
+    let reply: GateResponse;
+    try {
+      const [gate, ...args] = request.split("\0");
+      reply = await handle({ gate: gate ?? "", args });
+    } catch (e) {
+      reply = { ok: false, text: `error: ${e instanceof Error ? e.message : String(e)}` };
+    }
+    if (!socket.destroyed) socket.end((reply.ok ? "1" : "0") + reply.text);
+  }
+
+  close(): void {
+    for (const s of this.sockets) s.destroy();
+    this.server.close();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,155 @@
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { GATE_CLIENT } from "./gate-server.js";
+import { prelude, withGateWords } from "./prelude.js";
+import { SANDBOX_GATES, SANDBOX_NODE, bwrapArgs, pidsCgroup, type SandboxMode } from "./sandbox.js";
+
+/** What one command did: its output (each stream capped) and how it ended. */
+export interface CommandResult {
+  stdout: string;
+  stderr: string;
+  stdoutCut: boolean;
+  stderrCut: boolean;
+  exitCode: number | null;
+  signal: string | null;
+  timedOut: boolean;
+  /** Set when the host ended the command (done was called, the loop stopped). */
+  stopped?: string | undefined;
+}
+
+export interface CommandSpec {
+  command: string;
+  mode: SandboxMode;
+  root: string;
+  writable: boolean;
+  gateDir: string;
+  timeoutMs: number;
+  maxOutputBytes: number;
+  maxProcesses: number;
+  /** The circle's gate names (the prelude routes `read` to its gate). */
+  gates: readonly string[];
+  signal: AbortSignal;
+}
+
+/** A running command; `stop` kills its whole process tree. */
+export interface RunningCommand {
+  result: Promise<CommandResult>;
+  stop(reason: string): void;
+}
+
+/** The only variables a command sees: nothing of the host's environment (no secrets). */
+function commandEnv(spec: CommandSpec): Record<string, string> {
+  const inside = spec.mode === "bwrap";
+  const gates = inside ? SANDBOX_GATES : spec.gateDir;
+  return {
+    PATH: `${gates}/bin:/usr/local/bin:/usr/bin:/bin`,
+    HOME: inside ? "/tmp" : spec.root,
+    TMPDIR: "/tmp",
+    LANG: "C.UTF-8",
+    SPELL_GATE_RUNNER: GATE_CLIENT.runner ?? (inside ? SANDBOX_NODE : process.execPath),
+    SPELL_GATE_CLIENT: `${gates}/${GATE_CLIENT.file}`,
+    SPELL_GATE_SOCKET: `${gates}/gate.sock`,
+  };
+}
+
+/** The process to start: bash in bubblewrap (or bare), inside a pids cgroup when there is one. */
+function commandArgv(spec: CommandSpec, cgroupProcs: string | undefined): string[] {
+  const script = prelude(spec.maxProcesses, spec.gates) + withGateWords(spec.command);
+  const { root, writable, gateDir } = spec;
+  const inner =
+    spec.mode === "bwrap"
+      ? ["bwrap", ...bwrapArgs({ root, writable, gateDir, env: commandEnv(spec) })]
+      : [];
+  inner.push("/bin/bash", "-c", script);
+  return cgroupProcs
+    ? ["/bin/sh", "-c", 'echo $$ > "$0" && exec "$@"', cgroupProcs, ...inner]
+    : inner;
+}
+
+/** Runs one shell command: in bubblewrap, or in passthrough straight on the host. */
+export function runCommand(spec: CommandSpec): RunningCommand {
+  // The pids limit: a cgroup where the host allows one, else the shell's own ulimit.
+  const cgroup = pidsCgroup(`spellbook-${randomBytes(6).toString("hex")}`, spec.maxProcesses);
+  const argv = commandArgv(spec, cgroup?.procs);
+  const child = spawn(argv[0]!, argv.slice(1), {
+    cwd: spec.root,
+    // bwrap clears the environment itself; passthrough gets only the filtered one.
+    env:
+      spec.mode === "bwrap" ? { PATH: process.env["PATH"] ?? "/usr/bin:/bin" } : commandEnv(spec),
+    detached: true, // its own process group: the whole tree is killed at turn end
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const out = new Capped(spec.maxOutputBytes);
+  const err = new Capped(spec.maxOutputBytes);
+  child.stdout.on("data", (b: Buffer) => out.push(b));
+  child.stderr.on("data", (b: Buffer) => err.push(b));
+  let stopped: string | undefined;
+  let timedOut = false;
+  const kill = (): void => killGroup(child.pid);
+  const stop = (reason: string): void => {
+    stopped ??= reason;
+    kill();
+  };
+  const timer = setTimeout(() => {
+    timedOut = true;
+    kill();
+  }, spec.timeoutMs);
+  const onAbort = (): void => stop("the loop was stopped");
+  spec.signal.addEventListener("abort", onAbort, { once: true });
+  const result = new Promise<CommandResult>((resolve) => {
+    const finish = (code: number | null, sig: string | null): void => {
+      clearTimeout(timer);
+      spec.signal.removeEventListener("abort", onAbort);
+      kill(); // what the command left running ends with the turn
+      const streams = {
+        stdout: out.text(),
+        stderr: err.text(),
+        stdoutCut: out.cut,
+        stderrCut: err.cut,
+      };
+      const done = { ...streams, exitCode: code, signal: sig, timedOut, stopped };
+      if (cgroup) void cgroup.drain().then(() => resolve(done));
+      else resolve(done);
+    };
+    child.on("error", (e) => {
+      err.push(Buffer.from(String(e.message)));
+      finish(127, null);
+    });
+    // The shell is gone: what it left running (holding the pipes open) ends with it.
+    child.on("exit", kill);
+    child.on("close", finish);
+  });
+  if (spec.signal.aborted) onAbort();
+  return { result, stop };
+}
+
+/** Kills a process group (the command's whole tree); one already gone is no error. */
+function killGroup(pid: number | undefined): void {
+  try {
+    if (pid) process.kill(-pid, "SIGKILL");
+  } catch {
+    // already gone
+  }
+}
+
+/** A stream's output up to a byte limit; what is past it is counted, not kept. */
+class Capped {
+  private readonly parts: Buffer[] = [];
+  private size = 0;
+  cut = false;
+  constructor(private readonly max: number) {}
+  push(b: Buffer): void {
+    const room = this.max - this.size;
+    if (room <= 0) {
+      this.cut = true;
+      return;
+    }
+    if (b.length > room) this.cut = true;
+    const kept = b.length > room ? b.subarray(0, room) : b;
+    this.parts.push(kept);
+    this.size += kept.length;
+  }
+  text(): string {
+    return Buffer.concat(this.parts).toString("utf8");
+  }
+}

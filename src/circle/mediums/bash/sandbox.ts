@@ -1,0 +1,172 @@
+import { spawnSync } from "node:child_process";
+import { existsSync, lstatSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
+import { delimiter, join } from "node:path";
+import { ConfigError } from "../../../core/errors.js";
+
+/** How a bash circle's commands are isolated: bubblewrap, or nothing (named explicitly). */
+export type SandboxMode = "bwrap" | "passthrough";
+
+/** The install command shown when bubblewrap is missing. */
+export const BWRAP_INSTALL =
+  "apt-get install -y bubblewrap (Debian/Ubuntu; dnf install bubblewrap on Fedora)";
+
+/** Where the sandbox sees things: the workspace, the gate folder, node. */
+export const SANDBOX_WORK = "/work";
+export const SANDBOX_GATES = "/spell";
+/** node, for the gate commands' client (bound read-only; the gate folder is read-only too). */
+export const SANDBOX_NODE = "/spell-node";
+
+let probed: string | undefined;
+
+/** Why bubblewrap cannot run here, or undefined when it can (checked once per process). */
+export function bwrapProblem(): string | undefined {
+  if (probed !== undefined) return probed || undefined;
+  const found = (process.env["PATH"] ?? "")
+    .split(delimiter)
+    .some((dir) => dir && existsSync(join(dir, "bwrap")));
+  if (!found) {
+    probed = `bubblewrap (bwrap) is not installed; install it: ${BWRAP_INSTALL}`;
+    return probed;
+  }
+  const out = spawnSync("bwrap", [...systemBinds(), "--unshare-all", "true"], { timeout: 5000 });
+  probed =
+    out.status === 0
+      ? ""
+      : `bubblewrap cannot create a sandbox here (${out.stderr.toString().trim() || `exit ${out.status}`}); user namespaces may be disabled`;
+  return probed || undefined;
+}
+
+/** Throws at load when a bash circle asks for bubblewrap that cannot run: never unsandboxed in silence. */
+export function requireSandbox(mode: SandboxMode): void {
+  if (mode !== "bwrap") return;
+  const problem = bwrapProblem();
+  if (problem)
+    throw new ConfigError(
+      "sandbox_unavailable",
+      `the bash medium runs commands in bubblewrap: ${problem}. To run commands with no OS sandbox (tests, trusted machines), write circle.sandbox: passthrough`,
+    );
+}
+
+/** The system, read-only: /usr and the top-level links or folders a shell needs. */
+function systemBinds(): string[] {
+  const args = ["--ro-bind", "/usr", "/usr"];
+  for (const dir of ["/bin", "/sbin", "/lib", "/lib64", "/lib32"]) {
+    let stat;
+    try {
+      stat = lstatSync(dir);
+    } catch {
+      continue;
+    }
+    if (stat.isSymbolicLink()) args.push("--symlink", `usr${dir}`, dir);
+    else args.push("--ro-bind", dir, dir);
+  }
+  // Debian's alternatives (awk, editor…) and the loader cache; never the rest of /etc.
+  for (const file of ["/etc/alternatives", "/etc/ld.so.cache", "/etc/localtime"])
+    if (existsSync(file)) args.push("--ro-bind", file, file);
+  return args;
+}
+
+export interface BwrapPlan {
+  root: string;
+  writable: boolean;
+  /** The host folder holding the gate commands, the client and the socket. */
+  gateDir: string;
+  env: Readonly<Record<string, string>>;
+}
+
+/** bwrap's arguments: no network, fresh /tmp, system read-only, only the root bound. */
+export function bwrapArgs(plan: BwrapPlan): string[] {
+  const args = [
+    "--unshare-all",
+    "--die-with-parent",
+    "--new-session",
+    ...systemBinds(),
+    "--proc",
+    "/proc",
+    "--dev",
+    "/dev",
+    "--tmpfs",
+    "/tmp",
+    plan.writable ? "--bind" : "--ro-bind",
+    plan.root,
+    SANDBOX_WORK,
+    "--ro-bind",
+    plan.gateDir,
+    SANDBOX_GATES,
+    "--ro-bind",
+    process.execPath,
+    SANDBOX_NODE,
+    "--chdir",
+    SANDBOX_WORK,
+    "--clearenv",
+  ];
+  for (const [k, v] of Object.entries(plan.env)) args.push("--setenv", k, v);
+  return args;
+}
+
+const CGROUP_PIDS = "/sys/fs/cgroup/pids";
+
+/** A pids cgroup of one command: its procs file, and how to end everything in it. */
+export interface PidsCgroup {
+  procs: string;
+  /** Kills every process left in the cgroup, waits until it is empty, and removes it. */
+  drain(): Promise<void>;
+}
+
+/**
+ * A pids cgroup (v1) for one command, when this host lets us make one: the hard limit a fork
+ * bomb meets, and every process the command started, found and ended at turn end. Elsewhere
+ * the command's shell sets `ulimit -u` (held for non-root users only).
+ */
+export function pidsCgroup(name: string, max: number): PidsCgroup | undefined {
+  const dir = join(CGROUP_PIDS, name);
+  try {
+    mkdirSync(dir);
+    writeFileSync(join(dir, "pids.max"), String(max));
+  } catch {
+    return undefined;
+  }
+  const procs = join(dir, "cgroup.procs");
+  return { procs, drain: () => drain(dir, procs) };
+}
+
+/**
+ * What holds a fork bomb on this host: a pids cgroup, `ulimit -u` (which the kernel does not apply
+ * to root), or nothing but max_command_ms.
+ */
+export function pidsLimitKind(): "cgroup" | "ulimit" | undefined {
+  const probe = pidsCgroup(`spellbook-probe-${process.pid}`, 1);
+  if (probe) {
+    void probe.drain();
+    return "cgroup";
+  }
+  return process.getuid?.() === 0 ? undefined : "ulimit";
+}
+
+async function drain(dir: string, procs: string): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    let pids: string[];
+    try {
+      pids = readFileSync(procs, "utf8").split("\n").filter(Boolean);
+    } catch {
+      return;
+    }
+    if (pids.length === 0) {
+      try {
+        rmdirSync(dir);
+      } catch {
+        // the last process is still being reaped: next round
+      }
+      if (!existsSync(dir)) return;
+    }
+    for (const pid of pids) {
+      try {
+        process.kill(Number(pid), "SIGKILL");
+      } catch {
+        // gone already
+      }
+    }
+    await sleep(i < 20 ? 1 : 10);
+  }
+}

@@ -1,0 +1,169 @@
+import type { LLMResponse, ToolCall } from "../../../core/contract.js";
+import type { Entity } from "../../../core/entity.js";
+import type { EntityContext, MediumSession, MediumStep, TurnScope } from "../../../core/medium.js";
+import { numberWard } from "../../../core/wards.js";
+import type { GateContext } from "../../gate.js";
+import { DONE } from "../../gate-names.js";
+import type { GateHost } from "../../medium.js";
+import { MediumTurn, ephemeralNote, type CallRun } from "../../medium-turn.js";
+import { namedArguments } from "../code/arguments.js";
+import { BASH_TOOL } from "./capability.js";
+import { GateServer, type GateRequest, type GateResponse } from "./gate-server.js";
+import { commandFailed, renderCommand } from "./observation.js";
+import {
+  DEFAULT_MAX_COMMAND_MS,
+  DEFAULT_MAX_OUTPUT_KB,
+  MAX_PROCESSES,
+  type BashOptions,
+} from "./options.js";
+import { runCommand, type RunningCommand } from "./run-command.js";
+
+/** The command running now, and where its gate calls are recorded. */
+interface Current {
+  run: CallRun;
+  ctx: GateContext;
+  command: RunningCommand;
+}
+
+/** One entity in a bash circle: a gate server for its life, one sandboxed command per call. */
+export class BashSession implements MediumSession {
+  private server: Promise<GateServer> | undefined;
+  private current: Current | undefined;
+  private readonly turn: MediumTurn;
+
+  constructor(
+    private readonly circle: GateHost,
+    private readonly context: EntityContext<Entity>,
+    private readonly options: BashOptions,
+  ) {
+    this.turn = new MediumTurn(circle, {
+      runCall: (call, scope) => this.run(call, scope),
+      utterance: (response, runs) => {
+        const cmds = runs.flatMap((r) => (r.code === undefined ? [] : [r.code]));
+        return cmds.length ? cmds.join("\n\n") : (response.content ?? "");
+      },
+      observation: (runs) => runs.map((r) => r.text).join("\n\n"),
+      trimmed: (_run, content) => ephemeralNote(content.length),
+    });
+  }
+
+  execute(response: LLMResponse, scope: TurnScope): Promise<MediumStep> {
+    return this.turn.execute(response, scope);
+  }
+
+  dispose(): void {
+    this.turn.dispose();
+    this.current?.command.stop("the entity was disposed");
+    void this.server?.then(
+      (s) => s.close(),
+      () => undefined,
+    );
+    this.server = undefined;
+  }
+
+  private get limits(): { maxCommandMs: number; maxOutputKb: number } {
+    const w = this.circle.wards;
+    return {
+      maxCommandMs: numberWard(w, "max_command_ms") ?? DEFAULT_MAX_COMMAND_MS,
+      maxOutputKb: numberWard(w, "max_output_kb") ?? DEFAULT_MAX_OUTPUT_KB,
+    };
+  }
+
+  private async run(call: ToolCall, scope: TurnScope): Promise<CallRun> {
+    if (call.name !== BASH_TOOL.name && call.name !== "js") {
+      const text = `error: unknown tool ${JSON.stringify(call.name)}: in a bash circle the only tool is bash; gates are commands`;
+      return { records: [], text, isError: true };
+    }
+    const command = commandOf(call);
+    if (command === undefined)
+      return {
+        records: [],
+        text: 'error: the bash tool takes {"command": "<shell command>"}',
+        isError: true,
+      };
+    this.server ??= GateServer.open([...this.circle.gates.keys()], (r) => this.gate(r));
+    const server = await this.server;
+    const run: CallRun = { records: [], text: "", isError: false, code: command };
+    const ctx: GateContext = {
+      entityId: scope.entityId,
+      turnId: scope.turnId,
+      signal: scope.signal,
+      entity: this.context.entity,
+      depth: this.context.depth,
+    };
+    const limits = this.limits;
+    const running = runCommand({
+      command,
+      mode: this.options.sandbox,
+      root: this.options.root,
+      writable: this.options.writable,
+      gateDir: server.dir,
+      timeoutMs: limits.maxCommandMs,
+      maxOutputBytes: limits.maxOutputKb * 1024,
+      maxProcesses: MAX_PROCESSES,
+      gates: [...this.circle.gates.keys()],
+      signal: scope.signal,
+    });
+    this.current = { run, ctx, command: running };
+    try {
+      const result = await running.result;
+      run.text = renderCommand(result, limits);
+      run.isError = run.done === undefined && commandFailed(result);
+    } finally {
+      this.current = undefined;
+    }
+    return run;
+  }
+
+  /** A gate command called back: the real gate runs on the host, recorded on the turn (CIRCLE-7). */
+  private async gate(req: GateRequest): Promise<GateResponse> {
+    const cur = this.current;
+    if (!cur) return { ok: false, text: "error: no command of this entity is running" };
+    const gate = this.circle.gates.get(req.gate);
+    const named = namedArguments(gate, req.gate, wordsOf(req.args));
+    if (typeof named === "string") {
+      cur.run.records.push({
+        gate_name: req.gate,
+        arguments: JSON.stringify(req.args),
+        result: named,
+        is_error: true,
+      });
+      return { ok: false, text: `error: ${named}` };
+    }
+    const out = await this.circle.callGate(req.gate, named, cur.ctx);
+    cur.run.records.push(out.record);
+    if (!out.ok) return { ok: false, text: `error: ${out.record.result}` };
+    if (req.gate === DONE && cur.run.done === undefined) {
+      // LOOP-3: nothing of the command runs after done — it ends before done even answers.
+      cur.run.done = { result: out.value };
+      cur.command.stop("done was called");
+    }
+    return { ok: true, text: out.record.result };
+  }
+}
+
+/** A gate command's words; one word that is a JSON object is the named arguments. */
+function wordsOf(args: string[]): unknown[] {
+  if (args.length === 1 && /^\s*\{/.test(args[0]!)) {
+    try {
+      return [JSON.parse(args[0]!)];
+    } catch {
+      return args;
+    }
+  }
+  return args;
+}
+
+function commandOf(call: ToolCall): string | undefined {
+  const input = call.input;
+  for (const key of ["command", "code"]) if (typeof input?.[key] === "string") return input[key];
+  try {
+    const parsed = JSON.parse(call.arguments) as Record<string, unknown> | string | null;
+    if (typeof parsed === "string") return parsed;
+    for (const key of ["command", "code"])
+      if (typeof parsed?.[key] === "string") return parsed[key];
+    return undefined;
+  } catch {
+    return call.arguments.trim() ? call.arguments : undefined;
+  }
+}
