@@ -7,8 +7,9 @@
  */
 import type { LLMResponse, Message, ToolCall } from "../core/contract.js";
 import { abortReason } from "../core/loop.js";
-import type { MediumStep, TurnScope } from "../core/medium.js";
-import type { GateCallRecord } from "./gate.js";
+import type { Entity } from "../core/entity.js";
+import type { EntityContext, MediumStep, TurnScope } from "../core/medium.js";
+import type { GateCallRecord, GateContext } from "./gate.js";
 import type { GateHost } from "./medium.js";
 
 /** Shown after a text-only reply when only `done` may end the loop (LOOP-6). */
@@ -20,6 +21,17 @@ export const ephemeralNote = (chars: number): string =>
   `[ephemeral result removed from context (${chars} chars); the loom keeps it — call the gate again if needed]`;
 
 const SKIPPED = "skipped: done was called earlier in this utterance (LOOP-3)";
+
+/** What a gate called during this turn is told: the turn, and who calls it. */
+export function gateContext(scope: TurnScope, context: EntityContext<Entity>): GateContext {
+  return {
+    entityId: scope.entityId,
+    turnId: scope.turnId,
+    signal: scope.signal,
+    entity: context.entity,
+    depth: context.depth,
+  };
+}
 
 /** One tool call of an utterance, run by the medium. */
 export interface CallRun {

@@ -3,20 +3,11 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { EXIT, type CliIO } from "../../src/cli/io.js";
+import { EXIT } from "../../src/cli/io.js";
 import { runCommand } from "../../src/cli/run.js";
 import { testCommand } from "../../src/cli/test.js";
 import { validateCommand } from "../../src/cli/validate.js";
-
-function io(): CliIO & { out: string; err: string } {
-  const o = { out: "", err: "", env: {}, cwd: process.cwd() } as CliIO & {
-    out: string;
-    err: string;
-  };
-  o.stdout = (t) => void (o.out += t);
-  o.stderr = (t) => void (o.err += t);
-  return o;
-}
+import { io } from "../support/io.js";
 
 const dir = mkdtempSync(join(tmpdir(), "cli-test-"));
 const write = (name: string, text: string) => {

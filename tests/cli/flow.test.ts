@@ -7,17 +7,8 @@ import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { dnaCommand, dnaVerifyCommand } from "../../src/cli/dna.js";
 import { flowCommand } from "../../src/cli/flow.js";
-import { EXIT, type CliIO } from "../../src/cli/io.js";
-
-function io(): CliIO & { out: string; err: string } {
-  const o = { out: "", err: "", env: {}, cwd: process.cwd() } as CliIO & {
-    out: string;
-    err: string;
-  };
-  o.stdout = (t) => void (o.out += t);
-  o.stderr = (t) => void (o.err += t);
-  return o;
-}
+import { EXIT } from "../../src/cli/io.js";
+import { io } from "../support/io.js";
 
 const dir = mkdtempSync(join(tmpdir(), "flow-cli-"));
 const write = (name: string, text: string) => {

@@ -4,21 +4,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { councilChat } from "../../src/cli/council-chat.js";
-import { EXIT, type CliIO } from "../../src/cli/io.js";
+import { EXIT } from "../../src/cli/io.js";
 import { runCommand } from "../../src/cli/run.js";
 import { runFile } from "../../src/conformance/runner.js";
 import validateResult from "../../src/generated/executor-result-validate.js";
 import { triageJson } from "./helpers.js";
-
-function io(): CliIO & { out: string; err: string } {
-  const o = { out: "", err: "", env: {}, cwd: process.cwd() } as CliIO & {
-    out: string;
-    err: string;
-  };
-  o.stdout = (t) => void (o.out += t);
-  o.stderr = (t) => void (o.err += t);
-  return o;
-}
+import { io } from "../support/io.js";
 
 async function* linesOf(...lines: string[]) {
   for (const l of lines) yield await Promise.resolve(l);

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EXIT, type CliIO } from "../../src/cli/io.js";
+import { EXIT } from "../../src/cli/io.js";
 import { loomExportCommand } from "../../src/cli/loom-export.js";
 import { runCommand } from "../../src/cli/run.js";
 import { TRIAGE_SYSTEM_PROMPT } from "../../src/council/prompts/triage-prompt.js";
@@ -18,22 +18,13 @@ import {
 } from "../../src/llm/index.js";
 import { readLoomFile } from "../../src/loom/storage-jsonl.js";
 import type { Turn } from "../../src/loom/turn.js";
+import { io } from "../support/io.js";
 
 const FIXTURE = new URL("../fixtures/council/openrouter-council.json", import.meta.url);
 const dir = mkdtempSync(join(tmpdir(), "council-recorded-"));
 const loom = join(dir, "council.jsonl");
 let server: LoopbackServer;
 let recorded: Record<string, unknown>;
-
-function io(): CliIO & { out: string; err: string } {
-  const o = { out: "", err: "", env: {}, cwd: process.cwd() } as CliIO & {
-    out: string;
-    err: string;
-  };
-  o.stdout = (t) => void (o.out += t);
-  o.stderr = (t) => void (o.err += t);
-  return o;
-}
 
 const turns = (): Turn[] =>
   readLoomFile(loom).records.flatMap((r) => (r.type === "turn" ? [r as unknown as Turn] : []));

@@ -11,11 +11,12 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { EXIT, type CliIO } from "../../src/cli/io.js";
+import { EXIT } from "../../src/cli/io.js";
 import { loomExportCommand } from "../../src/cli/loom-export.js";
 import { forEachLine } from "../../src/loom/jsonl-lines.js";
 import { JsonlStore, readLoomFile } from "../../src/loom/storage-jsonl.js";
 import type { Turn } from "../../src/loom/turn.js";
+import { io } from "../support/io.js";
 
 const tmp = () => mkdtempSync(join(tmpdir(), "loom-faults-"));
 const WRITER = "tests/security/fixtures/loom-writer.mjs";
@@ -43,16 +44,6 @@ function turn(id: string, result = "r", observation = `echo: ${result}`): Turn {
     truncated: false,
     reason: null,
   };
-}
-
-function io(): CliIO & { out: string; err: string } {
-  const o = { out: "", err: "", env: {}, cwd: process.cwd() } as CliIO & {
-    out: string;
-    err: string;
-  };
-  o.stdout = (t) => void (o.out += t);
-  o.stderr = (t) => void (o.err += t);
-  return o;
 }
 
 /**

@@ -3,7 +3,13 @@ import type { TurnScope } from "../../core/medium.js";
 import { toolDefinition, type GateContext } from "../gate.js";
 import { DONE } from "../gate-names.js";
 import type { GateHost, Medium } from "../medium.js";
-import { MediumTurn, ephemeralNote, type CallRun, type TurnRules } from "../medium-turn.js";
+import {
+  MediumTurn,
+  gateContext,
+  ephemeralNote,
+  type CallRun,
+  type TurnRules,
+} from "../medium-turn.js";
 
 /** A tool-calling circle: each gate is a tool, tool_choice auto (§4.5, §4.6). */
 export const conversationMedium: Medium = {
@@ -39,13 +45,7 @@ function conversationRules(
   });
   return {
     runCall(call, scope) {
-      const ctx: GateContext = {
-        entityId: scope.entityId,
-        turnId: scope.turnId,
-        signal: scope.signal,
-        entity: context.entity,
-        depth: context.depth,
-      };
+      const ctx = gateContext(scope, context);
       const out = circle.callGate(call.name, call.input ?? call.arguments, ctx, call.arguments);
       return out instanceof Promise ? out.then((o) => run(call, scope, o)) : run(call, scope, out);
     },

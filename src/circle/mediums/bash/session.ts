@@ -5,7 +5,7 @@ import { numberWard } from "../../../core/wards.js";
 import type { GateContext } from "../../gate.js";
 import { DONE } from "../../gate-names.js";
 import type { GateHost } from "../../medium.js";
-import { MediumTurn, ephemeralNote, type CallRun } from "../../medium-turn.js";
+import { MediumTurn, gateContext, ephemeralNote, type CallRun } from "../../medium-turn.js";
 import { namedArguments } from "../code/arguments.js";
 import { BASH_TOOL } from "./capability.js";
 import { GateServer, type GateRequest, type GateResponse } from "./gate-server.js";
@@ -84,13 +84,7 @@ export class BashSession implements MediumSession {
     this.server ??= GateServer.open([...this.circle.gates.keys()], (r) => this.gate(r));
     const server = await this.server;
     const run: CallRun = { records: [], text: "", isError: false, code: command };
-    const ctx: GateContext = {
-      entityId: scope.entityId,
-      turnId: scope.turnId,
-      signal: scope.signal,
-      entity: this.context.entity,
-      depth: this.context.depth,
-    };
+    const ctx = gateContext(scope, this.context);
     const limits = this.limits;
     const running = runCommand({
       command,

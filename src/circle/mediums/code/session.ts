@@ -11,7 +11,7 @@ import { numberWard } from "../../../core/wards.js";
 import type { GateCallRecord, GateContext, GateOutcome } from "../../gate.js";
 import { DELEGATION_GATES, DONE } from "../../gate-names.js";
 import type { GateHost } from "../../medium.js";
-import { MediumTurn, ephemeralNote, type CallRun } from "../../medium-turn.js";
+import { MediumTurn, gateContext, ephemeralNote, type CallRun } from "../../medium-turn.js";
 import { namedArguments } from "./arguments.js";
 import { JS_TOOL } from "./capability.js";
 import { loadCodeEngine } from "./engine.js";
@@ -96,13 +96,7 @@ export class CodeSession implements MediumSession {
         isError: true,
       };
     const sandbox = this.sandbox ?? (await this.open());
-    const ctx: GateContext = {
-      entityId: scope.entityId,
-      turnId: scope.turnId,
-      signal: scope.signal,
-      entity: this.context.entity,
-      depth: this.context.depth,
-    };
+    const ctx = gateContext(scope, this.context);
     const run: CallRun = { records: [], text: "", isError: false, code };
     const out = await sandbox.evaluate(code, {
       signal: scope.signal,
