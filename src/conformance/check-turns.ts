@@ -13,6 +13,7 @@ export function childTurns(o: Outcome, b: Built): Turn[] {
 
 const TURN_KEYS = new Set([
   "sequence",
+  "is_error",
   "gate_calls",
   "terminated",
   "truncated",

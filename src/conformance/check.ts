@@ -157,7 +157,7 @@ const checks: Record<string, Check> = {
     for (const [key, value] of Object.entries(w as object)) {
       const first = turn.gate_calls[0];
       if (key === "is_error") {
-        const isError = turn.gate_calls.some((g) => g.is_error);
+        const isError = turn.is_error === true || turn.gate_calls.some((g) => g.is_error);
         if (isError !== value)
           return `turn_1_observation.is_error: expected ${show(value)}, got ${isError} (${turn.observation})`;
       } else if (key === "content") {

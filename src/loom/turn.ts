@@ -23,6 +23,9 @@ export interface Turn {
   truncated: boolean;
   /** Why the thread ended here: "done", "text", or the ward/cause of a truncation. */
   reason: string | null;
+  /** The turn's observation is an error (code that threw or ran out of time or memory, a
+   * failed gate); written only when true, so a reader treats a missing key as false. */
+  is_error?: true;
 }
 
 export interface TurnMetadata {
@@ -95,7 +98,7 @@ export function turnRecord(
   };
   if (cost.extra) Object.assign(metadata, cost.extra);
   // One object literal in one shape keeps the hot path cheap.
-  return {
+  const turn: Turn = {
     id: head.id,
     parent_id: head.parentId,
     cantrip_id: head.cantripId,
@@ -111,4 +114,6 @@ export function turnRecord(
     truncated: outcome.type === "truncated",
     reason: outcome.type === "continue" ? null : outcome.reason,
   };
+  if (content.isError) turn.is_error = true;
+  return turn;
 }
