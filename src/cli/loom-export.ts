@@ -15,6 +15,18 @@ export interface LoomExportFlags {
   spell?: string | undefined;
 }
 
+/** A loom file named on the command line, and a redactor of every provider key set. */
+function openLoomArg(file: string, io: CliIO): { path: string; redactor: Redactor } | number {
+  const path = displayPath(io.cwd, file);
+  if (!existsSync(path)) {
+    io.stderr(`${path}: no such loom file\n`);
+    return EXIT.invalid;
+  }
+  const redactor = new Redactor();
+  for (const name of KEY_ENV_VARS) redactor.add(io.env[name]);
+  return { path, redactor };
+}
+
 /**
  * `spell loom export FILE`: the loom as JSONL on stdout, redacted by default (PROD-8): the
  * common secret shapes, every provider key set in the environment, and the `${env:…}` values
@@ -26,13 +38,9 @@ export async function loomExportCommand(
   flags: LoomExportFlags,
   io: CliIO,
 ): Promise<number> {
-  const path = displayPath(io.cwd, file);
-  if (!existsSync(path)) {
-    io.stderr(`${path}: no such loom file\n`);
-    return EXIT.invalid;
-  }
-  const redactor = new Redactor();
-  for (const name of KEY_ENV_VARS) redactor.add(io.env[name]);
+  const opened = openLoomArg(file, io);
+  if (typeof opened === "number") return opened;
+  const { path, redactor } = opened;
   let spellRedactor: Redactor | undefined;
   try {
     if (flags.spell)
@@ -59,13 +67,9 @@ export async function loomExportCommand(
 
 /** `spell loom tree FILE`: the turns as a tree (forks, children, a council's phases), redacted. */
 export async function loomTreeCommand(file: string, io: CliIO): Promise<number> {
-  const path = displayPath(io.cwd, file);
-  if (!existsSync(path)) {
-    io.stderr(`${path}: no such loom file\n`);
-    return EXIT.invalid;
-  }
-  const redactor = new Redactor();
-  for (const name of KEY_ENV_VARS) redactor.add(io.env[name]);
+  const opened = openLoomArg(file, io);
+  if (typeof opened === "number") return opened;
+  const { path, redactor } = opened;
   try {
     const { loomTree } = await import("../loom/tree.js");
     const { records, torn } = readLoomFile(path);

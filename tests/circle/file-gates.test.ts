@@ -4,16 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { listDirGate, readGate } from "../../src/circle/gates/index.js";
-import type { GateContext } from "../../src/circle/gate.js";
+import { fileGateContext } from "../support/gate-context.js";
 
-const ctx = {
-  entityId: "e",
-  turnId: "t",
-  signal: new AbortController().signal,
-  // File gates never look at the calling entity.
-  entity: undefined as unknown as GateContext["entity"],
-  depth: 0,
-} satisfies GateContext;
+const ctx = fileGateContext;
 
 function tree() {
   const top = mkdtempSync(join(tmpdir(), "gates-"));

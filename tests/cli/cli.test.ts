@@ -9,6 +9,20 @@ import { testCommand } from "../../src/cli/test.js";
 import { validateCommand } from "../../src/cli/validate.js";
 import { io } from "../support/io.js";
 
+/** Every command the bundle registers, in order. */
+const COMMANDS = [
+  "council",
+  "run",
+  "serve",
+  "test",
+  "validate",
+  "loom:export",
+  "loom:tree",
+  "flow",
+  "dna",
+  "dna:verify",
+];
+
 const dir = mkdtempSync(join(tmpdir(), "cli-test-"));
 const write = (name: string, text: string) => {
   const p = join(dir, name);
@@ -234,18 +248,7 @@ describe("the bin", () => {
   it("the CLI starts from the code cache the build trained", () => {
     expect(loadBundleIn(join(process.cwd(), "bin/load.js"))).toEqual({
       rejected: false,
-      commands: [
-        "council",
-        "run",
-        "serve",
-        "test",
-        "validate",
-        "loom:export",
-        "loom:tree",
-        "flow",
-        "dna",
-        "dna:verify",
-      ],
+      commands: COMMANDS,
     });
   });
 
@@ -262,18 +265,7 @@ describe("the bin", () => {
     writeFileSync(join(root, "dist/spell.cjs.v8cache"), damaged);
     expect(loadBundleIn(join(root, "bin/load.js"))).toEqual({
       rejected: true,
-      commands: [
-        "council",
-        "run",
-        "serve",
-        "test",
-        "validate",
-        "loom:export",
-        "loom:tree",
-        "flow",
-        "dna",
-        "dna:verify",
-      ],
+      commands: COMMANDS,
     });
     // A bundle of the same length but other content: V8 would accept the old cache.
     const source = readFileSync("dist/spell.cjs", "utf8");

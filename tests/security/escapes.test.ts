@@ -3,9 +3,9 @@ import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { GateContext } from "../../src/circle/gate.js";
 import { behaviorGate, listDirGate, readGate } from "../../src/circle/gates/index.js";
 import { codeCantrip, doneGate, echoGate } from "../circle/code-helpers.js";
+import { fileGateContext } from "../support/gate-context.js";
 
 /** Sandbox escapes: each probe's answer, as the code sees it, must be the contained one. */
 const SANDBOX_PROBES: [string, string, unknown][] = [
@@ -78,14 +78,7 @@ describe("sandbox escapes", () => {
   });
 });
 
-const ctx = {
-  entityId: "e",
-  turnId: "t",
-  signal: new AbortController().signal,
-  // File gates never look at the calling entity.
-  entity: undefined as unknown as GateContext["entity"],
-  depth: 0,
-} satisfies GateContext;
+const ctx = fileGateContext;
 
 function tree() {
   const top = mkdtempSync(join(tmpdir(), "escape-"));
