@@ -37,6 +37,19 @@ await build({
   logLevel: "warning",
 });
 
+// The code medium's worker thread (src/circle/mediums/code/worker-main.ts): its own file, beside
+// the CLI bundle and the library's modules, loaded only when a code sandbox opens.
+await build({
+  entryPoints: [join(root, "dist", "circle", "mediums", "code", "worker-main.js")],
+  outfile: join(root, "dist", "sandbox-worker.mjs"),
+  bundle: true,
+  platform: "node",
+  target: "node20",
+  format: "esm",
+  external: ["quickjs-emscripten", "@jitl/*"],
+  logLevel: "warning",
+});
+
 // The manifest lists the commands for help without loading them; training must see it.
 const manifest = spawnSync(process.execPath, [join(root, "scripts", "manifest.mjs")], {
   stdio: "inherit",

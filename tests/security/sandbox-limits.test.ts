@@ -38,7 +38,7 @@ function observation(result: CastResult<Loom>, turn: number): string {
 
 /** The heap (WebAssembly memory) of every lane alive now. */
 async function heaps(): Promise<Map<object, number>> {
-  return new Map((await loadCodeEngine()).laneList.map((l) => [l, l.memory.heapBytes]));
+  return new Map((await loadCodeEngine()).laneList.map((l) => [l, l.heapBytes]));
 }
 
 /** The heaps of the lanes that are new or grew since `before`. */
@@ -118,7 +118,7 @@ describe("max_memory_mb holds for a batch of children together", () => {
     const sample = setInterval(() => {
       let total = 0;
       for (const lane of engine.laneList)
-        total += Math.max(0, lane.memory.heapBytes - (before.get(lane) ?? 0));
+        total += Math.max(0, lane.heapBytes - (before.get(lane) ?? 0));
       peak = Math.max(peak, total);
     }, 5);
     const result = await parent.cast("fill memory");

@@ -62,7 +62,8 @@ export class LaneMemory {
   /** Growths refused, for tests and benchmarks. */
   refused = 0;
 
-  constructor() {
+  /** `onResize`: told the heap's size after each growth (the lane's worker reports it). */
+  constructor(private readonly onResize?: (bytes: number) => void) {
     const memory = new Wasm.Memory({ initial: INITIAL_HEAP / PAGE, maximum: MAX_PAGES });
     const grow = memory.grow.bind(memory);
     // Emscripten grows the heap through this call; a throw is a failed malloc.
@@ -72,10 +73,13 @@ export class LaneMemory {
           this.refused++;
           throw new RangeError("the sandbox's max_memory_mb is used up");
         }
-        return grow(pages);
+        const before = grow(pages);
+        this.onResize?.(memory.buffer.byteLength);
+        return before;
       },
     });
     this.memory = memory;
+    onResize?.(INITIAL_HEAP);
   }
 
   /**
