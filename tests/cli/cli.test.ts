@@ -242,7 +242,7 @@ describe("the bin", () => {
     const loaded = r.stderr.split("\n").filter((l) => l.startsWith("LOADED "));
     // The hooks work: the bundled CLI is seen. yaml, ajv and oclif are inside that bundle.
     expect(loaded.some((l) => l.endsWith("dist/spell.cjs"))).toBe(true);
-    expect(loaded.filter((l) => /openai|@anthropic-ai|quickjs/.test(l))).toEqual([]);
+    expect(loaded.filter((l) => /openai|@anthropic-ai|quickjs|sandbox-worker/.test(l))).toEqual([]);
   });
 
   it("the CLI starts from the code cache the build trained", () => {

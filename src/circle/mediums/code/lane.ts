@@ -92,6 +92,11 @@ export class Lane {
     return Atomics.load(this.control, SLOT.HEAP_PAGES) * 65536;
   }
 
+  /** True while the worker keeps the process alive (a request is awaiting its answer). */
+  get referenced(): boolean {
+    return this.pending > 0;
+  }
+
   get phase(): number {
     return Atomics.load(this.control, SLOT.PHASE);
   }
