@@ -50,6 +50,9 @@ const GRACE = 2 * 1024 * 1024;
 /** Room beyond the sum of limits for reading a run's outcome after it used up its memory. */
 const HEADROOM = 2 * 1024 * 1024;
 
+/** The most a lane's heap may hold with sandboxes of these summed limits living in it. */
+export const heapBudget = (limitsBytes: number): number => INITIAL_HEAP + HEADROOM + limitsBytes;
+
 export class LaneMemory {
   readonly memory: WasmMemory;
   /** The sandbox whose code is running in the lane (growth is charged to it). */
@@ -145,9 +148,9 @@ export class LaneMemory {
   }
 
   private budget(): number {
-    let budget = INITIAL_HEAP + HEADROOM;
-    for (const c of this.live) budget += c.limitBytes;
-    return budget;
+    let limits = 0;
+    for (const c of this.live) limits += c.limitBytes;
+    return heapBudget(limits);
   }
 
   get heapBytes(): number {

@@ -14,6 +14,7 @@ import {
   type ToLane,
   type WireReply,
 } from "./protocol.js";
+import { heapBudget } from "./lane-memory.js";
 
 /** What a lane's messages are routed to: the main-thread side of one sandbox (sandbox.ts). */
 export interface LaneClient {
@@ -78,9 +79,20 @@ export class Lane {
     });
   }
 
-  /** Takes no new sandboxes: its heap outgrew its residents' budget, or one ran out of memory. */
+  /** The summed max_memory_mb of the sandboxes living in the lane (lane-memory.ts). */
+  residentBytes = 0;
+
+  /**
+   * Takes no new sandboxes: one ran out of memory (the worker says so), or the heap is bigger
+   * than its residents may hold — sandboxes that left grew it, and the space they freed would
+   * let a newcomer pass its limit.
+   */
   get retiring(): boolean {
-    return this.retired || Atomics.load(this.control, SLOT.RETIRE) === 1;
+    return (
+      this.retired ||
+      Atomics.load(this.control, SLOT.RETIRE) === 1 ||
+      this.heapBytes > heapBudget(this.residentBytes)
+    );
   }
 
   set retiring(value: boolean) {

@@ -40,11 +40,15 @@ export class Sandbox implements LaneClient {
     private readonly engine: CodeEngine,
     readonly lane: Lane,
     private readonly evalMs: number,
-  ) {}
+    private readonly memoryBytes: number,
+  ) {
+    lane.residentBytes += memoryBytes;
+  }
 
   static async open(engine: CodeEngine, setup: SandboxSetup): Promise<Sandbox> {
     const lane = await engine.acquire();
-    const sandbox = new Sandbox(engine, lane, setup.limits.evalMs);
+    const { evalMs, memoryBytes } = setup.limits;
+    const sandbox = new Sandbox(engine, lane, evalMs, memoryBytes);
     lane.attach(sandbox.id, sandbox);
     try {
       if (lane.dead) throw lane.dead;
@@ -55,6 +59,7 @@ export class Sandbox implements LaneClient {
       return sandbox;
     } catch (err) {
       lane.detach(sandbox.id);
+      lane.residentBytes -= memoryBytes;
       engine.release(lane);
       throw err;
     } finally {
@@ -93,6 +98,7 @@ export class Sandbox implements LaneClient {
     if (this.disposed) return;
     this.disposed = true;
     this.lane.detach(this.id);
+    this.lane.residentBytes -= this.memoryBytes;
     this.lane.send({ op: "dispose", id: this.id });
     this.engine.release(this.lane);
   }
