@@ -9,6 +9,7 @@ import type { MediumSession, MediumStep, ReplayTurn } from "./medium.js";
 import type { TurnOutcome } from "./outcome.js";
 import { totals, type CastResult, type UsageTotals } from "./result.js";
 import { wholeHistory, type ContextView, type FoldRecord, type TurnMark } from "./view.js";
+import { threadView, type LoomThreadView } from "./entity-thread.js";
 
 /** What an entity is summoned from: a cantrip's fixed parts (the Cantrip implements it). */
 export interface EntitySource<L extends LoomWriter = LoomWriter> extends CastConfig<L> {
@@ -55,6 +56,8 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
   private pendingReplay: readonly ReplayTurn[] | null;
   private disposed = false;
   private readonly head: TurnHead;
+  /** The summary of the view's latest fold (LOOM-11 shows it). */
+  private foldedSummary: string | null = null;
 
   constructor(
     readonly cantrip: EntitySource<L>,
@@ -133,7 +136,10 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
       marks: this.marks,
       intentIndex: this.intentIndex,
       lastUsage: this.lastUsage,
-      recordFold: (fold: FoldRecord) => this.cantrip.loom.recordFold?.(this.cantrip.id, fold),
+      recordFold: (fold: FoldRecord) => {
+        this.foldedSummary = fold.summary;
+        this.cantrip.loom.recordFold?.(this.cantrip.id, fold);
+      },
     });
   }
 
@@ -165,6 +171,17 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
     this.cantrip.loom.recordTurn(head, content, noted, outcome);
     this.lastTurnId = turnId;
     return sequence;
+  }
+
+  /**
+   * LOOM-11: this entity's thread after its first `known` turns, read from the loom now. A
+   * fork's inherited turns are its own; a child's thread starts below its spawning turn.
+   */
+  loomThread(known: number): LoomThreadView {
+    const leaf = this.lastTurnId;
+    const own = this.options.fork ? null : (this.options.parentTurnId ?? null);
+    const thread = leaf !== null && leaf !== own ? (this.cantrip.loom.thread?.(leaf) ?? []) : [];
+    return threadView(thread, own, known, this.foldedSummary);
   }
 
   addUsage(u: Usage): void {
