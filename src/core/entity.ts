@@ -9,7 +9,7 @@ import type { MediumSession, MediumStep, ReplayTurn } from "./medium.js";
 import type { TurnOutcome } from "./outcome.js";
 import { totals, type CastResult, type UsageTotals } from "./result.js";
 import { wholeHistory, type ContextView, type FoldRecord, type TurnMark } from "./view.js";
-import { threadView, type LoomThreadView } from "./entity-thread.js";
+import { ThreadReader, type LoomThreadView } from "./entity-thread.js";
 
 /** What an entity is summoned from: a cantrip's fixed parts (the Cantrip implements it). */
 export interface EntitySource<L extends LoomWriter = LoomWriter> extends CastConfig<L> {
@@ -58,6 +58,7 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
   private readonly head: TurnHead;
   /** The summary of the view's latest fold (LOOM-11 shows it). */
   private foldedSummary: string | null = null;
+  private threadReader: ThreadReader | undefined;
 
   constructor(
     readonly cantrip: EntitySource<L>,
@@ -178,10 +179,10 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
    * fork's inherited turns are its own; a child's thread starts below its spawning turn.
    */
   loomThread(known: number): LoomThreadView {
-    const leaf = this.lastTurnId;
-    const own = this.options.fork ? null : (this.options.parentTurnId ?? null);
-    const thread = leaf !== null && leaf !== own ? (this.cantrip.loom.thread?.(leaf) ?? []) : [];
-    return threadView(thread, own, known, this.foldedSummary);
+    this.threadReader ??= new ThreadReader(
+      this.options.fork ? null : (this.options.parentTurnId ?? null),
+    );
+    return this.threadReader.read(this.cantrip.loom, this.lastTurnId, known, this.foldedSummary);
   }
 
   addUsage(u: Usage): void {

@@ -35,6 +35,7 @@ export interface TurnCost {
 /** A recorded turn as a reading loom gives it back (the loom's record, snake_case). */
 export interface ThreadTurn {
   id: string;
+  parent_id: string | null;
   sequence: number;
   entity_id: string;
   utterance: string;
@@ -58,6 +59,6 @@ export interface LoomWriter {
   recordTurn(head: TurnHead, content: TurnContent, cost: TurnCost, outcome: TurnOutcome): void;
   /** A fold of the view sent to the LLM (§6.8): which turns, and the summary that replaced them. */
   recordFold?(cantripId: string, fold: FoldRecord): void;
-  /** The path root → `leafId` (LOOM-10), for a loom that can read back what it recorded. */
-  thread?(leafId: string): readonly ThreadTurn[];
+  /** A recorded turn, for a loom that can read back what it recorded. */
+  get?(turnId: string): ThreadTurn | undefined;
 }

@@ -66,10 +66,9 @@ describe("a busy sandbox does not hold the event loop", () => {
     const controller = new AbortController();
     const spinning = spinner.cantrip.cast("spin", { signal: controller.signal });
     await new Promise((r) => setTimeout(r, 100));
-    const worker = codeCantrip(
-      ["var n = 1", "n += echo('x').length", "n += 1", "done(n)"],
-      { wards: [{ max_turns: 5 }] },
-    );
+    const worker = codeCantrip(["var n = 1", "n += echo('x').length", "n += 1", "done(n)"], {
+      wards: [{ max_turns: 5 }],
+    });
     const started = performance.now();
     const { value: other, lag } = await loopLag(worker.cantrip.cast("count"));
     expect(other.result).toBe(3);

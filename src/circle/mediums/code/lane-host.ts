@@ -51,7 +51,7 @@ export class LaneHost implements CoreLane {
     const quickjs = await import("quickjs-emscripten");
     const variant = quickjs.newVariant(
       data.build === "debug" ? quickjs.DEBUG_SYNC : quickjs.RELEASE_SYNC,
-      { wasmModule: data.wasmModule as never, wasmMemory: memory.memory as never },
+      { wasmModule: data.wasmModule, wasmMemory: memory.memory as never },
     );
     const module = await quickjs.newQuickJSWASMModuleFromVariant(variant);
     tolerateLateHostRefRelease(module);
@@ -72,7 +72,8 @@ export class LaneHost implements CoreLane {
         return { op: "opened", id: message.id, error: String((err as Error)?.message ?? err) };
       }
     }
-    if (message.op === "eval") return { op: "evaluated", id: message.id, output: this.eval(message.id, message.code) };
+    if (message.op === "eval")
+      return { op: "evaluated", id: message.id, output: this.eval(message.id, message.code) };
     const sandbox = this.sandboxes.get(message.id);
     this.sandboxes.delete(message.id);
     if (sandbox && !this.dead) this.guard(() => sandbox.dispose());
@@ -108,7 +109,9 @@ export class LaneHost implements CoreLane {
 
   loom(id: number, known: number): string {
     const reply = this.link.ask({ op: "loom", id, known });
-    return reply.ok && typeof reply.json === "string" ? reply.json : '{"turns":[],"folded_summary":null}';
+    return reply.ok && typeof reply.json === "string"
+      ? reply.json
+      : '{"turns":[],"folded_summary":null}';
   }
 
   stopRequested(): boolean {

@@ -1,7 +1,23 @@
 /**
- * One evaluation inside a lane's worker: its clock (gates excluded), its console, why it is
- * stopping. The main thread's side of a run (the gates, the cast's signal) is in sandbox.ts.
+ * A run of code: what the main thread gives it (EvalHooks: gates, the cast's signal, the loom)
+ * and gets back (EvalOutput), and `Run`, the run as the lane's worker keeps it — its clock
+ * (gates excluded), its console, why it is stopping.
  */
+
+/** What the code's gate call resolved to; `stop` ends the run (done — LOOP-3). */
+export type GateReply =
+  { ok: true; value: unknown; stop?: boolean } | { ok: false; message: string };
+
+/** What the main thread needs to run code in a sandbox (sandbox.ts). */
+export interface EvalHooks {
+  /** Runs one gate call of the code, with the arguments as the code passed them. */
+  callGate(name: string, args: unknown[]): GateReply | Promise<GateReply>;
+  /** Aborts a running evaluation (a ward of the cast, a terminated parent — COMP-9). */
+  signal: AbortSignal;
+  /** LOOM-11: the entity's turns after the first `known` and its fold, as JSON text. */
+  loom?(known: number): string;
+}
+
 /** A value as the viewport shows it: type, size, and its text (cut at a preview length). */
 export interface ValueView {
   type: string;

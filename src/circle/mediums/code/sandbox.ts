@@ -3,24 +3,11 @@ import { errorMessage } from "../../../core/errors.js";
 import type { CodeEngine } from "./engine.js";
 import type { Lane, LaneClient } from "./lane.js";
 import { wireValue, type FromLane, type SandboxSetup, type WireReply } from "./protocol.js";
-import { crashOutput, type EvalOutput } from "./run.js";
+import { crashOutput, type EvalHooks, type EvalOutput, type GateReply } from "./run.js";
 import { Watchdog } from "./watchdog.js";
 
-export type { EvalOutput, ValueView, ErrorView } from "./run.js";
+export type { EvalHooks, EvalOutput, GateReply, ValueView, ErrorView } from "./run.js";
 export type { SandboxSetup } from "./protocol.js";
-
-/** What the code's gate call resolved to; `stop` ends the run (done — LOOP-3). */
-export type GateReply =
-  { ok: true; value: unknown; stop?: boolean } | { ok: false; message: string };
-
-export interface EvalHooks {
-  /** Runs one gate call of the code, with the arguments as the code passed them. */
-  callGate(name: string, args: unknown[]): GateReply | Promise<GateReply>;
-  /** Aborts a running evaluation (a ward of the cast, a terminated parent — COMP-9). */
-  signal: AbortSignal;
-  /** LOOM-11: the entity's turns after the first `known` and its fold, as JSON text. */
-  loom?(known: number): string;
-}
 
 let nextId = 0;
 

@@ -10,10 +10,9 @@
  *   the worker stops within ABORT_WAIT_MS, else with a cancel of its own (the cast goes on), and
  *   the worker is terminated if it has not stopped STUCK_MS later.
  */
-import type { EvalHooks } from "./sandbox.js";
 import type { Lane } from "./lane.js";
 import { PHASE } from "./protocol.js";
-import { crashOutput, type EvalOutput } from "./run.js";
+import { crashOutput, type EvalHooks, type EvalOutput } from "./run.js";
 
 export const graceMs = (evalMs: number): number => Math.max(100, evalMs * 0.15);
 const RENDER_MS = 250;

@@ -3,7 +3,12 @@
  * thread stays free while code runs here: it answers gates, and stops a run through the shared
  * control block or by terminating this thread (LIMITS.md, "The sandbox off the main thread").
  */
-import { parentPort, receiveMessageOnPort, workerData, type MessagePort } from "node:worker_threads";
+import {
+  parentPort,
+  receiveMessageOnPort,
+  workerData,
+  type MessagePort,
+} from "node:worker_threads";
 import { LaneHost, type LaneLink } from "./lane-host.js";
 import { SLOT, type FromLane, type LaneData, type ToLane, type WireReply } from "./protocol.js";
 
@@ -35,5 +40,8 @@ try {
   });
   port.postMessage({ op: "ready", counterOffset: host.counterOffset } satisfies FromLane);
 } catch (err) {
-  port.postMessage({ op: "fatal", message: String((err as Error)?.message ?? err) } satisfies FromLane);
+  port.postMessage({
+    op: "fatal",
+    message: String((err as Error)?.message ?? err),
+  } satisfies FromLane);
 }
