@@ -203,6 +203,19 @@ describe("JSON.stringify of a deep value inside the sandbox", () => {
     expect(result.result).toBe("yes");
     expect((await loadCodeEngine()).stats().dead).toBe(0);
   });
+  it.each([
+    [
+      "JSON.parse",
+      "JSON.parse('['.repeat(100000) + ']'.repeat(100000))",
+      /SyntaxError: stack overflow/,
+    ],
+    ["String of an array", nest(100_000) + "String(v).length", /InternalError: stack overflow/],
+  ])("%s of 100,000 levels: a stack error, the sandbox goes on", async (_name, code, seen) => {
+    const { cantrip } = codeCantrip(["var kept = 'yes'; " + code, "done(kept)"]);
+    const result = await cantrip.cast("nest");
+    expect(result.loom.turns()[0]!.observation).toMatch(seen);
+    expect(result.result).toBe("yes");
+  });
 });
 
 describe("deeply nested values are an error observation, never a crash", () => {
