@@ -57,8 +57,8 @@ const manifest = spawnSync(process.execPath, [join(root, "scripts", "manifest.mj
 if (manifest.status !== 0) throw new Error("writing oclif.manifest.json failed");
 
 // Training: each run compiles the code its command needs and saves the cache at exit; the next
-// run starts from that cache and adds to it. Only conversation spells here: the code medium
-// changes V8 flags (--liftoff-only), and a cache made under other flags is rejected.
+// run starts from that cache and adds to it. Conversation spells suffice: a code sandbox runs in
+// a worker thread (dist/sandbox-worker.mjs), which this cache does not cover.
 const runs = [
   ["--help"],
   ["run", "--help"],
