@@ -4,7 +4,7 @@
  * `spell run` act at once. The requirement is 100 ms; the bounds here leave room for a machine
  * busy with other work (bench/code measures the latencies against 100 ms).
  */
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -139,6 +139,29 @@ describe("`spell run` and Ctrl-C during `while (true) {}`", () => {
 });
 
 describe("no worker outlives its casts", () => {
+  it("a process that cast code (a spin cancelled, children in parallel) exits by itself", () => {
+    // The built library, in a process of its own that never calls process.exit.
+    const script = `
+      import { Cantrip, Circle, codeMedium, doneGate, echoGate, ScriptedLLM } from "./dist/index.js";
+      const make = (codes, wards) => new Cantrip({
+        llm: new ScriptedLLM({ responses: codes.map((code) => ({ code })) }),
+        identity: { systemPrompt: "x" },
+        circle: new Circle({ medium: codeMedium, gates: [doneGate(), echoGate()], wards }),
+      });
+      const spin = make(["while (true) {}"], [{ max_turns: 2 }, { max_eval_ms: 60000 }, { timeout_ms: 100 }]);
+      const casts = [spin.cast("spin"), ...[1, 2, 3].map((i) => make(["done(echo('" + i + "'))"], [{ max_turns: 2 }]).cast("x"))];
+      const results = await Promise.all(casts);
+      console.log(JSON.stringify(results.map((r) => r.result ?? r.reason)));
+    `;
+    const r = spawnSync(process.execPath, ["--input-type=module", "-e", script], {
+      encoding: "utf8",
+      timeout: 15_000,
+    });
+    expect(r.error).toBeUndefined(); // no timeout: nothing kept the process alive
+    expect(r.status).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual([expect.any(String), "1", "2", "3"]);
+  });
+
   it("lanes are idle and unreferenced once casts end (the process may exit)", async () => {
     const { cantrip } = codeCantrip(["done(1)"]);
     await cantrip.cast("x");

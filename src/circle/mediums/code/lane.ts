@@ -61,6 +61,8 @@ export class Lane {
     const worker = new Worker(file, {
       workerData: { ...data, control, replies: port2 } satisfies LaneData,
       transferList: [port2],
+      // The parent's flags are not the worker's (`--input-type` of `node -e` would stop it).
+      execArgv: [],
       // QuickJS's stack check (max_stack_kb) must fire before the thread's own stack runs out.
       resourceLimits: { stackSizeMb: 16 },
     });
