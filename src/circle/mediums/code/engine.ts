@@ -53,20 +53,13 @@ export class CodeEngine {
 
   static async create(options: CodeEngineOptions = {}): Promise<CodeEngine> {
     const build = options.build ?? "release";
-    const require = createRequire(createRequire(import.meta.url).resolve("quickjs-emscripten"));
-    let compiled: object;
-    try {
-      compiled = await Wasm.compile(await readFile(require.resolve(WASM[build])));
-    } catch (err) {
-      throw new SystemError(
-        "quickjs_unavailable",
-        `cannot load the QuickJS WebAssembly module: ${(err as Error).message}`,
-        { cause: err },
-      );
-    }
-    const engine = new CodeEngine(compiled, build, undefined, options.maxLanes ?? 16);
-    // The first lane finds where QuickJS keeps its interrupt counter (interrupt-pace.ts).
-    engine.release(await engine.acquire());
+    const compiling = compile(build);
+    // The first lane's worker boots meanwhile; it finds where QuickJS keeps its interrupt
+    // counter (interrupt-pace.ts) for the lanes after it.
+    const first = Lane.start(workerFile(), { build, counterOffset: undefined }, compiling);
+    first.catch(() => undefined);
+    const engine = new CodeEngine(await compiling, build, undefined, options.maxLanes ?? 16);
+    engine.adopt(await first.catch(workerFailed));
     return engine;
   }
 
@@ -89,25 +82,22 @@ export class CodeEngine {
     }
     this.pending++;
     try {
-      const { lane, counterOffset } = await Lane.start(workerFile(), {
-        wasmModule: this.compiled,
-        build: this.build,
-        counterOffset: this.counterOffset,
-      }).catch((err: unknown) => {
-        throw new SystemError(
-          "sandbox_worker_failed",
-          `cannot start a sandbox worker: ${(err as Error).message}`,
-          { cause: err },
-        );
-      });
-      this.counterOffset ??= counterOffset;
-      lane.id = this.nextId++;
-      this.lanes.push(lane);
+      const data = { build: this.build, counterOffset: this.counterOffset };
+      const lane = this.adopt(
+        await Lane.start(workerFile(), data, this.compiled).catch(workerFailed),
+      );
       lane.live++;
       return lane;
     } finally {
       this.pending--;
     }
+  }
+
+  private adopt(started: { lane: Lane; counterOffset: number | undefined }): Lane {
+    this.counterOffset ??= started.counterOffset;
+    started.lane.id = this.nextId++;
+    this.lanes.push(started.lane);
+    return started.lane;
   }
 
   release(lane: Lane): void {
@@ -135,6 +125,28 @@ export class CodeEngine {
       retiring: this.lanes.filter((l) => l.retiring && !l.dead).length,
     };
   }
+}
+
+/** The QuickJS WebAssembly, compiled once per process (a lane instantiates it). */
+async function compile(build: "release" | "debug"): Promise<object> {
+  const require = createRequire(createRequire(import.meta.url).resolve("quickjs-emscripten"));
+  try {
+    return await Wasm.compile(await readFile(require.resolve(WASM[build])));
+  } catch (err) {
+    throw new SystemError(
+      "quickjs_unavailable",
+      `cannot load the QuickJS WebAssembly module: ${(err as Error).message}`,
+      { cause: err },
+    );
+  }
+}
+
+function workerFailed(err: unknown): never {
+  throw new SystemError(
+    "sandbox_worker_failed",
+    `cannot start a sandbox worker: ${(err as Error).message}`,
+    { cause: err },
+  );
 }
 
 let options: CodeEngineOptions = {};

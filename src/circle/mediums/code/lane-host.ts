@@ -74,6 +74,7 @@ export class LaneHost implements CoreLane {
     }
     if (message.op === "eval")
       return { op: "evaluated", id: message.id, output: this.eval(message.id, message.code) };
+    if (message.op === "init") return undefined; // the worker's start took it (worker-main.ts)
     const sandbox = this.sandboxes.get(message.id);
     this.sandboxes.delete(message.id);
     if (sandbox && !this.dead) this.guard(() => sandbox.dispose());

@@ -50,24 +50,33 @@ export class Lane {
     worker.unref();
   }
 
-  /** Starts a worker and waits for its module instance; `counterOffset` is learnt by the first. */
+  /**
+   * Starts a worker and waits for its module instance; `counterOffset` is learnt by the first.
+   * The worker boots while `wasmModule` is still being compiled, if it is.
+   */
   static start(
     file: URL | string,
-    data: Omit<LaneData, "control" | "replies">,
+    data: Omit<LaneData, "control" | "replies" | "wasmModule">,
+    wasmModule: object | Promise<object>,
   ): Promise<{ lane: Lane; counterOffset: number | undefined }> {
     const control = new SharedArrayBuffer(CONTROL_SLOTS * 4);
     const { port1, port2 } = new MessageChannel();
     port1.unref();
     const worker = new Worker(file, {
-      workerData: { ...data, control, replies: port2 } satisfies LaneData,
+      workerData: { ...data, control, replies: port2 } satisfies Omit<LaneData, "wasmModule">,
       transferList: [port2],
       // The parent's flags are not the worker's (`--input-type` of `node -e` would stop it).
       execArgv: [],
       // QuickJS's stack check (max_stack_kb) must fire before the thread's own stack runs out.
       resourceLimits: { stackSizeMb: 16 },
     });
+    Promise.resolve(wasmModule).then(
+      (compiled) => worker.postMessage({ op: "init", wasmModule: compiled } satisfies ToLane),
+      () => void worker.terminate(),
+    );
     return new Promise((resolve, reject) => {
       const early = (err: Error) => reject(err);
+      worker.once("exit", () => reject(new Error("the sandbox worker exited before it was ready")));
       worker.once("error", early);
       worker.once("message", (m: FromLane) => {
         worker.off("error", early);

@@ -30,7 +30,10 @@ export interface SandboxSetup {
   loom?: boolean;
 }
 
-/** What a lane's worker is given when it starts. */
+/**
+ * What a lane's worker is given: all of it when it starts but the compiled module, which comes
+ * in the first message (`init`) — a worker boots while the first compile is still running.
+ */
 export interface LaneData {
   /** The compiled QuickJS module (shared by every lane: a lane instantiates, never compiles). */
   wasmModule: object;
@@ -44,6 +47,7 @@ export interface LaneData {
 
 /** Main thread → worker. */
 export type ToLane =
+  | { op: "init"; wasmModule: object }
   | { op: "open"; id: number; setup: SandboxSetup }
   | { op: "eval"; id: number; code: string }
   | { op: "dispose"; id: number };

@@ -12,7 +12,7 @@ import {
 import { LaneHost, type LaneLink } from "./lane-host.js";
 import { SLOT, type FromLane, type LaneData, type ToLane, type WireReply } from "./protocol.js";
 
-const data = workerData as LaneData;
+const data = workerData as Omit<LaneData, "wasmModule">;
 const control = new Int32Array(data.control);
 const replies = data.replies as MessagePort;
 const port = parentPort!;
@@ -33,7 +33,13 @@ const link: LaneLink = {
 };
 
 try {
-  const host = await LaneHost.create(data, link);
+  // QuickJS's JavaScript loads while the main thread sends the compiled module.
+  const loading = import("quickjs-emscripten");
+  const wasmModule = await new Promise<object>((resolve) =>
+    port.once("message", (m: ToLane) => resolve(m.op === "init" ? m.wasmModule : {})),
+  );
+  await loading;
+  const host = await LaneHost.create({ ...data, wasmModule }, link);
   port.on("message", (message: ToLane) => {
     const answer = host.handle(message);
     if (answer) port.postMessage(answer);
