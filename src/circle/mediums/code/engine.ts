@@ -17,7 +17,7 @@ const Wasm = (
 
 const WASM = {
   release: "@jitl/quickjs-wasmfile-release-sync/wasm",
-  debug: "@jitl/quickjs-wasmfile-debug-sync/wasm",
+  debug: "@jitl/quickjs-wasmfile-debug-asyncify/wasm",
 } as const;
 
 /** Set in the CLI bundle (scripts/bundle.mjs): the bundle's own URL. */

@@ -49,15 +49,29 @@ export class LaneHost implements CoreLane {
       Atomics.store(control, SLOT.HEAP_PAGES, bytes / 65536),
     );
     const quickjs = await import("quickjs-emscripten");
-    const variant = quickjs.newVariant(
-      data.build === "debug" ? quickjs.DEBUG_SYNC : quickjs.RELEASE_SYNC,
-      { wasmModule: data.wasmModule, wasmMemory: memory.memory as never },
-    );
-    const module = await quickjs.newQuickJSWASMModuleFromVariant(variant);
+    // The debug build reports every refused growth; pinning the heap (below) refuses on purpose.
+    let pinning = true;
+    const printErr = (text: string) => void (pinning || process.stderr.write(`${text}\n`));
+    const options = {
+      wasmModule: data.wasmModule,
+      wasmMemory: memory.memory as never,
+      emscriptenModule: { printErr } as never,
+    };
+    // The debug build is the asyncify one, called synchronously (it never suspends here): the
+    // debug sync build carries a leak sanitizer that allocates from the heap the ward holds.
+    const module: QuickJSWASMModule =
+      data.build === "debug"
+        ? await quickjs.newQuickJSAsyncWASMModuleFromVariant(
+            quickjs.newVariant(quickjs.DEBUG_ASYNC, options),
+          )
+        : await quickjs.newQuickJSWASMModuleFromVariant(
+            quickjs.newVariant(quickjs.RELEASE_SYNC, options),
+          );
     tolerateLateHostRefRelease(module);
     memory.pinInitialHeap(
       (module as unknown as { module: Parameters<LaneMemory["pinInitialHeap"]>[0] }).module,
     );
+    pinning = false;
     const offset = data.counterOffset ?? findCounterOffset(module, memory.memory);
     return new LaneHost(module, memory, offset, control, link);
   }
