@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { Gate } from "../../src/circle/gate.js";
 import { behaviorGate } from "../../src/circle/gates/index.js";
-import { loadCodeEngine } from "../../src/circle/mediums/code/index.js";
+import { loadCodeEngine, sandboxLimits } from "../../src/circle/mediums/code/index.js";
+import { Sandbox } from "../../src/circle/mediums/code/sandbox.js";
 import { DEBUG_SYNC, newQuickJSWASMModuleFromVariant } from "quickjs-emscripten";
 import { LaneMemory } from "../../src/circle/mediums/code/lane-memory.js";
 import { Shell } from "../../src/circle/mediums/code/shell.js";
@@ -169,6 +170,29 @@ describe("code sandbox: handles and lanes", () => {
     const leaked = shell.context.newObject();
     expect(() => shell.dispose()).toThrow(/Assertion failed|gc_obj_list|list_empty/);
     void leaked;
+  });
+
+  it("a sandbox disposed while its code waits on a gate finishes the run, then goes", async () => {
+    const engine = await loadCodeEngine();
+    const before = engine.stats().live;
+    const limits = sandboxLimits({});
+    const sandbox = await Sandbox.open(engine, {
+      gates: ["wait"],
+      aliases: {},
+      warded: {},
+      state: {},
+      limits,
+    });
+    const running = sandbox.evaluate("wait() + 1", {
+      signal: new AbortController().signal,
+      callGate: () =>
+        new Promise((resolve) => setTimeout(() => resolve({ ok: true, value: 41 }), 100)),
+    });
+    await new Promise((r) => setTimeout(r, 20));
+    sandbox.dispose();
+    expect((await running).value?.text).toBe("42");
+    await new Promise((r) => setTimeout(r, 20));
+    expect(engine.stats().live).toBe(before);
   });
 
   it("runs the sandboxes of concurrent entities at the same time", async () => {

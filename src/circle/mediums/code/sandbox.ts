@@ -84,6 +84,12 @@ export class Sandbox implements LaneClient {
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
+    // A run in progress still talks to this sandbox (its gate calls wait for an answer).
+    if (this.current) void this.current.settled.then(() => this.release());
+    else this.release();
+  }
+
+  private release(): void {
     this.lane.detach(this.id);
     this.lane.residentBytes -= this.memoryBytes;
     this.lane.send({ op: "dispose", id: this.id });
