@@ -53,6 +53,7 @@ export async function replayCheck(
         `no intent: give --intent with the recorded run's intent, or write intent: in ${spellFile}`,
       );
     const result = await loaded.cantrip!.cast(intent);
+    if (llm.divergence) return fail(`the replayed run diverged: ${llm.divergence}`);
     if (result.status === "failed")
       return fail(`the replayed run failed: ${errorMessage(result.error)}`);
     run = { turns: result.loom.turns(), root: result.entityId };

@@ -128,7 +128,9 @@ describe("replay of children from a child spell (conversation medium)", () => {
     );
     const result = await replayCheck(spell, loom);
     expect(result.status).toBe("fail");
-    expect(result.message).toContain("a child spawned where none was recorded");
+    // A recording of one entity plays in order to whoever asks (a council's seats): the child
+    // takes the parent's second reply, and the parent then asks for one past the recording.
+    expect(result.message).toContain("the recording has 2 replies and the run asked for reply 3");
   });
 });
 
@@ -195,5 +197,37 @@ intent: greet
     expect(tree.root.turns[0]!.observation).toContain("hello");
     expect(tree.descendants).toHaveLength(1);
     expect(await replayCheck(join(root, "bash.yaml"), loom)).toMatchObject({ status: "pass" });
+  });
+});
+
+describe("replay of a child the recording lacks, beside one it has", () => {
+  it("is named as a divergence", async () => {
+    const root = project({
+      "n.txt": "1",
+      "fan.yaml": `llm:
+  provider: scripted
+  responses:
+    - code: |
+        const n = Number(read("n.txt"));
+        for (let i = 0; i < n; i++) call_entity({ intent: "child " + i });
+        done(n)
+identity: { system_prompt: You spawn as many children as n.txt says. }
+circle:
+  medium: code
+  gates:
+    - done
+    - { read: { root: . } }
+    - call_entity: { llm: { provider: scripted, responses: [{ content: one }, { content: two }] } }
+  wards: [{ max_turns: 2 }]
+intent: fan out
+`,
+    });
+    const spell = join(root, "fan.yaml");
+    const loom = await record(spell, "one-child");
+    expect(readRecordedTree(loom).descendants).toHaveLength(1);
+    writeFileSync(join(root, "n.txt"), "2"); // the world changed: the replay spawns two
+    const result = await replayCheck(spell, loom);
+    expect(result.status).toBe("fail");
+    expect(result.message).toContain("a child spawned where none was recorded");
   });
 });

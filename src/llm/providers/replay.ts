@@ -34,6 +34,8 @@ export class ReplayLLM implements LLM {
   private readonly tree: RecordedTree;
   private readonly cursors = new Map<string, Cursor>();
   private served = 0;
+  /** The first way the run left the recording (a query past it, a child it does not have). */
+  divergence: string | undefined;
   private folds = 0;
 
   constructor(
@@ -62,7 +64,14 @@ export class ReplayLLM implements LLM {
   async query(messages: readonly Message[], options: QueryOptions = {}): Promise<LLMResponse> {
     // A query without tools is a fold's summary (strategy llm) while the recording has one left.
     const fold = !options.tools && this.folds < this.tree.foldSummaries.length;
-    const reply = fold ? this.foldSummary() : this.reply(messages);
+    let reply: LLMResponse;
+    try {
+      reply = fold ? this.foldSummary() : this.reply(messages);
+    } catch (err) {
+      // A child's divergence comes back to its parent as a failed child: keep the cause.
+      this.divergence ??= (err as Error).message;
+      throw err;
+    }
     if (options.onDelta) {
       if (reply.thinking) options.onDelta({ type: "thinking", text: reply.thinking });
       if (reply.content) options.onDelta({ type: "text", text: reply.content });
@@ -100,7 +109,11 @@ export class ReplayLLM implements LLM {
       const cursor = typeof mark === "string" ? this.cursors.get(mark) : undefined;
       if (cursor) return cursor;
     }
-    const entity = this.cursors.size === 0 ? this.tree.root : this.spawned(messages);
+    // A recording of one entity is played in order to whoever asks (a council's seats, a
+    // spell's own `provider: replay`): only a tree with children binds new entities.
+    const first = this.cursors.size === 0 || this.tree.descendants.length === 0;
+    if (first && this.cursors.has(this.tree.root.id)) return this.cursors.get(this.tree.root.id)!;
+    const entity = first ? this.tree.root : this.spawned(messages);
     const cursor = { entity, next: 0 };
     this.cursors.set(entity.id, cursor);
     return cursor;
