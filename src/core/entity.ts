@@ -83,8 +83,11 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
     return this.cantrip;
   }
 
-  /** Runs one intent to its end: terminated by the entity, truncated by a ward, or failed. */
-  async send(intent: string): Promise<CastResult<L>> {
+  /**
+   * Runs one intent to its end: terminated by the entity, truncated by a ward, or failed.
+   * `signal` stops this cast only (an interactive session's Ctrl-C); the entity stays.
+   */
+  async send(intent: string, options: { signal?: AbortSignal } = {}): Promise<CastResult<L>> {
     if (typeof intent !== "string" || intent.trim() === "") {
       throw new ConfigError("intent_required", "intent is required"); // INTENT-1
     }
@@ -99,7 +102,7 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
       ? { intent, fork: { from_turn: fork.fromTurnId, strategy: fork.strategy } }
       : { intent };
     this.history.push({ role: "user", content: intent }); // INTENT-2
-    const cast = new CastRun(this, this.options.signal);
+    const cast = new CastRun(this, castSignal(this.options.signal, options.signal));
     const before = this.sequence;
     try {
       const result = await cast.run();
@@ -218,4 +221,13 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
   get cumulativeUsage(): UsageTotals {
     return totals(this.usage);
   }
+}
+
+/** The entity's signal and the send's, as one (either stops the cast, with its reason). */
+function castSignal(
+  entity: AbortSignal | undefined,
+  send: AbortSignal | undefined,
+): AbortSignal | undefined {
+  if (!entity || !send) return entity ?? send;
+  return AbortSignal.any([entity, send]);
 }
