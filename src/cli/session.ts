@@ -178,5 +178,6 @@ async function readIntents(
 }
 
 function resumeHint(spellPath: string, entityId: string, loom: string | undefined): string {
+  if (loom === "memory") return "none (a memory loom: the entity ends with the session)";
   return `spell summon ${spellPath} --entity ${entityId}${loom === undefined ? "" : ` --loom ${loom}`}`;
 }
