@@ -59,6 +59,7 @@ export async function familiarCommand(
     familiarSpellPath(),
     { ...flags, baseDir: workspace, ...(entity === undefined ? {} : { entity }) },
     io,
-    { resumeHint: () => `spell familiar ${dir ?? "."}` },
+    // A memory loom keeps nothing to continue: the session's own hint says so.
+    { resumeHint: () => (flags.loom === "memory" ? undefined : `spell familiar ${dir ?? "."}`) },
   );
 }

@@ -38,8 +38,8 @@ export interface SessionIO extends CliIO {
 export interface SessionHooks {
   /** Once the entity is held, before the first line (e.g. a greeting). */
   onStart?: (entity: Entity<Loom>, loaded: LoadedSpell, io: SessionIO) => void;
-  /** How to continue the entity later, as printed; default `spell summon FILE --entity ID`. */
-  resumeHint?: (entityId: string) => string;
+  /** How to continue the entity later, as printed; undefined: `spell summon FILE --entity ID`. */
+  resumeHint?: (entityId: string) => string | undefined;
 }
 
 /** Runs the session to its end; returns the exit code (0 unless the session could not start). */
