@@ -5,6 +5,7 @@
  */
 import Council from "./council.js";
 import Dna from "./dna/index.js";
+import Familiar from "./familiar.js";
 import DnaVerify from "./dna/verify.js";
 import FlowRun from "./flow.js";
 import LoomExport from "./loom/export.js";
@@ -19,6 +20,7 @@ import { executeWith } from "./execute.js";
 
 export const COMMANDS = {
   council: Council,
+  familiar: Familiar,
   run: Run,
   serve: Serve,
   summon: Summon,

@@ -12,6 +12,7 @@ import { io } from "../support/io.js";
 /** Every command the bundle registers, in order. */
 const COMMANDS = [
   "council",
+  "familiar",
   "run",
   "serve",
   "summon",
