@@ -31,6 +31,7 @@ export type GateName =
   | "list_dir"
   | "search"
   | "write"
+  | "fetch"
   | "slow_gate"
   | "failing_gate"
   | "counter"

@@ -8,6 +8,11 @@ export interface LoadOptions {
   env?: NodeJS.ProcessEnv;
   /** Replaces the spell's LLM (spell tests, `spell run --llm`). */
   llm?: LLM;
+  /**
+   * Replaces every LLM of the document: the spell's, and its children's (call_entity's `llm`
+   * and `llms`, child spells'): `spell test --replay` plays a whole recorded tree with one.
+   */
+  everyLLM?: LLM;
   /** Replaces the spell's `llm:` block; built like the spell's own, keeping its `retry` (`spell run --llm`). */
   llmSpec?: LLMSpec | undefined;
   /** Where provider warnings go (settings a provider cannot honour); default process.emitWarning. */

@@ -8,6 +8,7 @@ import {
 } from "./call-entity-config.js";
 import { doneGate } from "./done.js";
 import { echoGate } from "./echo.js";
+import { fetchGateOf, FETCH_DEPENDENCIES } from "./fetch-config.js";
 import { listDirGate } from "./list-dir.js";
 import { readGate } from "./read.js";
 import { searchGate } from "./search.js";
@@ -19,6 +20,7 @@ export { readGate } from "./read.js";
 export { listDirGate } from "./list-dir.js";
 export { searchGate } from "./search.js";
 export { writeGate } from "./write.js";
+export { fetchGate, type FetchOptions } from "./fetch.js";
 export { behaviorGate, type DeclaredGate, type GateBehavior } from "./behavior.js";
 export { callEntityGate, callEntityBatchGate } from "./call-entity.js";
 
@@ -67,6 +69,7 @@ export const gateRegistry: GateRegistry = {
         ...(typeof d["max_bytes"] === "number" ? { maxBytes: d["max_bytes"] } : {}),
       }),
   },
+  fetch: { dependencies: FETCH_DEPENDENCIES, create: (d) => fetchGateOf(d) },
   call_entity: {
     dependencies: CALL_ENTITY_DEPENDENCIES,
     create: (d, c) => callEntityGate(spawnConfigOf(d, c, (name) => freeGate(name, c))),

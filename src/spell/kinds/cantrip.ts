@@ -1,6 +1,6 @@
 /** The `cantrip` kind: llm + identity + circle (+ loom, intent, tests) → a Cantrip. */
 import { Circle } from "../../circle/circle.js";
-import type { ChildTemplate } from "../../circle/spawn/index.js";
+import type { ChildLLMSource, ChildTemplate } from "../../circle/spawn/index.js";
 import type { Cantrip } from "../../core/cantrip.js";
 import type { LLM } from "../../core/contract.js";
 import { ConfigError, SpellErrors, errorMessage, type SpellbookError } from "../../core/errors.js";
@@ -24,7 +24,7 @@ export const cantripKind: DocumentKind<Spell, ResolvedSpell, Cantrip<Loom> | und
     const resolved = await resolveSpell(spell, {
       baseDir: ctx.baseDir,
       errors,
-      loadChild: (file) => childTemplate(file, ctx),
+      loadChild: (file) => childTemplate(file, ctx, everyLLMOf(ctx)),
     });
     return errors.list.length ? { errors: errors.list } : { resolved, errors: [] };
   },
@@ -37,7 +37,8 @@ export const cantripKind: DocumentKind<Spell, ResolvedSpell, Cantrip<Loom> | und
       env: ctx.env,
       redactor: ctx.redactor,
       warnings: ctx.warnings,
-      llm: options.llm ?? (options.validateOnly ? validationLLM : undefined),
+      llm: options.everyLLM ?? options.llm ?? (options.validateOnly ? validationLLM : undefined),
+      ...(options.everyLLM ? { childLLMs: everySource(options.everyLLM) } : {}),
       llmSpec: options.llmSpec,
       warn: options.onWarning,
       validateOnly: options.validateOnly,
@@ -74,10 +75,11 @@ export async function buildCantrip(
 async function childTemplate(
   file: string,
   ctx: Pick<KindContext, "loadNested">,
+  everyLLM?: LLM,
 ): Promise<ChildTemplate> {
   let loaded: { kind: string; value: unknown };
   try {
-    loaded = await ctx.loadNested(file);
+    loaded = await ctx.loadNested(file, everyLLM ? { everyLLM } : {});
   } catch (err) {
     const detail =
       err instanceof SpellErrors
@@ -102,6 +104,14 @@ async function childTemplate(
     ...(circle instanceof Circle ? { circle } : {}),
   };
 }
+
+const everyLLMOf = (ctx: KindContext): LLM | undefined => (ctx.options as LoadOptions).everyLLM;
+
+/** Children get the one LLM whatever they ask for (by name or by depth). */
+const everySource = (llm: LLM): ChildLLMSource => ({
+  pick: () => Promise.resolve({ llm }),
+  names: () => [],
+});
 
 /** Stands in for the LLM when a spell is only validated; it is never queried. */
 const validationLLM: LLM = {
