@@ -36,8 +36,10 @@ const circle = (gates: string, extra = "") =>
   `circle:\n  medium: code\n  gates:\n    - done\n${gates}  wards:\n    - max_turns: 3\n${extra}`;
 
 describe("lethal trifecta (§4.8)", () => {
-  it("warns when read meets fetch with no allow list, naming each leg at its line and the way to split", () => {
-    const { warning } = check(circle("    - read: { root: data }\n    - fetch\n"));
+  it("warns when read meets fetch with a wildcard allow list, naming each leg at its line and the way to split", () => {
+    const { warning } = check(
+      circle("    - read: { root: data }\n    - fetch: { allow: ['*'] }\n"),
+    );
     expect(warning).toBeDefined();
     const m = warning!.message;
     expect(m).toContain("lethal trifecta (spec §4.8)");
@@ -73,11 +75,22 @@ describe("lethal trifecta (§4.8)", () => {
   });
 
   it("no private data, no warning", () => {
-    expect(check(circle("    - fetch\n")).warning).toBeUndefined();
+    expect(check(circle("    - fetch: { allow: ['*'] }\n")).warning).toBeUndefined();
+  });
+
+  it("fetch with no allow list, or an empty one, reaches no host: no leg at all", () => {
+    for (const gate of ["    - fetch\n", "    - fetch: { allow: [] }\n"]) {
+      const { warning, legs } = check(circle(`    - read\n${gate}`));
+      expect(warning, gate).toBeUndefined();
+      expect(
+        legs.filter((l) => l.gate === "fetch"),
+        gate,
+      ).toEqual([]);
+    }
   });
 
   it("acknowledge: [lethal_trifecta] silences it", () => {
-    const text = `acknowledge: [lethal_trifecta]\n${circle("    - read\n    - fetch\n")}`;
+    const text = `acknowledge: [lethal_trifecta]\n${circle("    - read\n    - fetch: { allow: ['*'] }\n")}`;
     expect(check(text).warning).toBeUndefined();
   });
 
@@ -106,7 +119,7 @@ describe("lethal trifecta (§4.8)", () => {
   });
 
   it("a child spell's gates count, at the child file's positions", () => {
-    writeFileSync(join(dir, "fetcher.yaml"), circle("    - fetch\n"));
+    writeFileSync(join(dir, "fetcher.yaml"), circle("    - fetch: { allow: ['*'] }\n"));
     const { warning } = check(circle("    - read\n    - call_entity: { spell: ./fetcher.yaml }\n"));
     expect(warning?.message).toMatch(
       /fetch: its allow list lets it reach any host, at .*fetcher\.yaml:5:7/,
@@ -120,20 +133,25 @@ describe("lethal trifecta (§4.8)", () => {
   });
 
   it("a child may ask for a bash medium, which reads the working folder; child_medium_allowlist and max_depth 0 take it away", () => {
-    const open = check(circle("    - fetch\n    - call_entity\n")).warning?.message ?? "";
+    const open =
+      check(circle("    - fetch: { allow: ['*'] }\n    - call_entity\n")).warning?.message ?? "";
     expect(open).toContain("call_entity: a child may ask for medium: bash");
     const allow = "    - child_medium_allowlist: [conversation, code]\n";
-    expect(check(circle("    - fetch\n    - call_entity\n", allow)).warning).toBeUndefined();
     expect(
-      check(circle("    - fetch\n    - call_entity\n", "    - max_depth: 0\n")).warning,
+      check(circle("    - fetch: { allow: ['*'] }\n    - call_entity\n", allow)).warning,
+    ).toBeUndefined();
+    expect(
+      check(circle("    - fetch: { allow: ['*'] }\n    - call_entity\n", "    - max_depth: 0\n"))
+        .warning,
     ).toBeUndefined();
   });
 
   it("a gate a child may ask for without configuration counts (read from the registry)", () => {
-    // A registry whose fetch takes no dependencies: any child could ask for it.
+    // A registry with a web gate that takes no dependencies: any child could ask for it.
+    // (Our own fetch without an allow list reaches no host, so it makes no leg.)
     const registry: GateRegistry = {
       ...gateRegistry,
-      fetch: { dependencies: [], create: () => doneGate() },
+      web_search: { dependencies: [], create: () => doneGate() },
     };
     const text = circle(
       "    - read\n    - call_entity\n",
@@ -141,6 +159,6 @@ describe("lethal trifecta (§4.8)", () => {
     );
     expect(check(text).warning).toBeUndefined();
     const m = check(text, { registry }).warning?.message ?? "";
-    expect(m).toContain("fetch (a child of call_entity may ask for it)");
+    expect(m).toContain("web_search (a child of call_entity may ask for it)");
   });
 });

@@ -88,6 +88,12 @@ export function isWideAllowlist(config: Obj): boolean {
   return list.some((entry) => typeof entry !== "string" || entry.includes("*") || entry === "all");
 }
 
+/** Our `fetch` gate denies every host when its allow list is missing or empty (gates/fetch-allow.ts). */
+function reachesNoHost(config: Obj): boolean {
+  const allow = config["allow"] ?? config["allowlist"] ?? config["hosts"];
+  return allow === undefined || (Array.isArray(allow) && allow.length === 0);
+}
+
 /** The legs one gate makes; delegation gates are walked apart (check.ts). */
 export function gateExposures(name: string, config: Obj, path: Path, view: CircleView): Exposure[] {
   const at = view.locate(path);
@@ -116,6 +122,7 @@ export function gateExposures(name: string, config: Obj, path: Path, view: Circl
         remedy: "give write a root inside the spell's folder",
       });
   }
+  if (name === "fetch" && reachesNoHost(config)) return out;
   if (WEB.test(name)) {
     out.push({ leg: "untrusted_input", gate: name, why: "brings in content from the web", at });
     if (isWideAllowlist(config))
