@@ -33,6 +33,20 @@ export interface EntityOptions {
   replay?: readonly ReplayTurn[];
 }
 
+export interface SendOptions {
+  /** Cancels this send; its reason becomes the truncation reason. The entity stays usable. */
+  signal?: AbortSignal | undefined;
+}
+
+/** The entity's signal and a send's, as one (either cancels the send). */
+function sendSignal(
+  entity: AbortSignal | undefined,
+  send: AbortSignal | undefined,
+): AbortSignal | undefined {
+  if (!entity || !send) return entity ?? send;
+  return AbortSignal.any([entity, send]);
+}
+
 /**
  * The running instance of a cantrip (§1.4). Summoned, it persists across `send`s and its
  * state accumulates (ENTITY-5); cast, it runs one intent and is discarded.
@@ -73,8 +87,11 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
     return this.cantrip;
   }
 
-  /** Runs one intent to its end: terminated by the entity, truncated by a ward, or failed. */
-  async send(intent: string): Promise<CastResult<L>> {
+  /**
+   * Runs one intent to its end: terminated by the entity, truncated by a ward, or failed.
+   * `signal` cancels this send only (a protocol's cancel); the entity's own signal cancels all.
+   */
+  async send(intent: string, options: SendOptions = {}): Promise<CastResult<L>> {
     if (typeof intent !== "string" || intent.trim() === "") {
       throw new ConfigError("intent_required", "intent is required"); // INTENT-1
     }
@@ -88,7 +105,7 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
       ? { intent, fork: { from_turn: fork.fromTurnId, strategy: fork.strategy } }
       : { intent };
     this.history.push({ role: "user", content: intent }); // INTENT-2
-    const cast = new CastRun(this, this.options.signal);
+    const cast = new CastRun(this, sendSignal(this.options.signal, options.signal));
     const before = this.sequence;
     try {
       const result = await cast.run();
@@ -137,13 +154,19 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
     });
   }
 
-  step(response: LLMResponse, turnId: string, signal: AbortSignal): Promise<MediumStep> {
+  step(
+    response: LLMResponse,
+    turnId: string,
+    signal: AbortSignal,
+    onGateStart?: (gate: string, args: string) => void,
+  ): Promise<MediumStep> {
     this.turnStart = this.history.length;
     return this.session.execute(response, {
       entityId: this.id,
       turnId,
       signal,
       requireDone: this.cantrip.circle.requireDone,
+      onGateStart,
     });
   }
 

@@ -22,6 +22,7 @@ export const cantripKind: DocumentKind<Spell, ResolvedSpell, Cantrip<Loom> | und
     const errors = new ErrorList(ctx.locate);
     const resolved = await resolveSpell(spell, {
       baseDir: ctx.baseDir,
+      rootDir: (ctx.options as LoadOptions).rootDir,
       errors,
       loadChild: (file) => childTemplate(file, ctx),
     });
@@ -42,6 +43,7 @@ export const cantripKind: DocumentKind<Spell, ResolvedSpell, Cantrip<Loom> | und
       validateOnly: options.validateOnly,
       loomPath: options.validateOnly ? "memory" : options.loomPath,
       defaultLoomPath: options.defaultLoomPath,
+      loom: options.validateOnly ? undefined : options.loom,
     });
     return { value: options.validateOnly ? undefined : cantrip, errors };
   },
