@@ -12,6 +12,7 @@ import LoomExport from "./loom/export.js";
 import LoomTree from "./loom/tree.js";
 import Run from "./run.js";
 import Serve from "./serve.js";
+import Summon from "./summon.js";
 import Test from "./test.js";
 import Validate from "./validate.js";
 
@@ -22,6 +23,7 @@ export const COMMANDS = {
   council: Council,
   run: Run,
   serve: Serve,
+  summon: Summon,
   test: Test,
   validate: Validate,
   "loom:export": LoomExport,

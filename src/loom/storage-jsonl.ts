@@ -43,6 +43,10 @@ export class JsonlStore implements LoomStore {
   /** Version 2 records share big gate results (jsonl-codec.ts); a version-1 file keeps v1. */
   private readonly compact: boolean;
 
+  get file(): string {
+    return this.location;
+  }
+
   constructor(readonly location: string) {
     const head = firstLine(location);
     this.refusal = head === null ? null : headerProblem(location, head);

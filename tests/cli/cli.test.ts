@@ -14,6 +14,7 @@ const COMMANDS = [
   "council",
   "run",
   "serve",
+  "summon",
   "test",
   "validate",
   "loom:export",

@@ -181,3 +181,89 @@ describe("spell acp (a spawned process, over stdio)", () => {
     expect(noKey.stderr).toContain("OPENAI_API_KEY");
   });
 });
+
+describe("spell acp session/load (a second process, the same loom)", () => {
+  async function connect(file: string, loom: string) {
+    child = spawn(process.execPath, [bin, "acp", file, "--loom", loom]);
+    const exited = new Promise<number | null>((r) => child!.once("exit", (code) => r(code)));
+    const client = testClient(
+      ndJsonStream(
+        Writable.toWeb(child.stdin) as WritableStream<Uint8Array>,
+        Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>,
+      ),
+    );
+    await initialize(client);
+    const stop = async () => {
+      client.connection.close();
+      child!.stdin.end();
+      return exited;
+    };
+    return { client, stop };
+  }
+
+  it("a session of an earlier process is loaded: its conversation replayed, its thread continued", async () => {
+    const file = spellFile([{ content: "noted" }, { content: "continued" }]);
+    const loom = join(mkdtempSync(join(tmpdir(), "acp-load-")), "loom.jsonl");
+    const one = await connect(file, loom);
+    const { sessionId } = await one.client.agent.request(methods.agent.session.new, {
+      cwd: tmpdir(),
+      mcpServers: [],
+    });
+    await one.client.agent.request(methods.agent.session.prompt, {
+      sessionId,
+      prompt: "remember AARDVARK",
+    } as never);
+    expect(await one.stop()).toBe(0);
+
+    const two = await connect(file, loom);
+    const unknown = await two.client.agent
+      .request(methods.agent.session.load, {
+        sessionId: "ent_never",
+        cwd: tmpdir(),
+        mcpServers: [],
+      })
+      .then(
+        () => 0,
+        (e: { code: number }) => e.code,
+      );
+    expect(unknown).toBe(-32002);
+    await two.client.agent.request(methods.agent.session.load, {
+      sessionId,
+      cwd: tmpdir(),
+      mcpServers: [],
+    });
+    const replayed = two.client.updates
+      .filter((u) => u.sessionId === sessionId)
+      .map((u) => u.update);
+    expect(replayed[0]).toMatchObject({
+      sessionUpdate: "user_message_chunk",
+      content: { text: "remember AARDVARK" },
+    });
+    expect(replayed[1]).toMatchObject({
+      sessionUpdate: "agent_message_chunk",
+      content: { text: "noted" },
+    });
+    // The new process's scripted llm starts its list again: its first reply answers this prompt.
+    await two.client.agent.request(methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "and now?" }],
+    });
+    expect(await two.stop()).toBe(0);
+    const { readFileSync } = await import("node:fs");
+    const turns = readFileSync(loom, "utf8")
+      .split("\n")
+      .filter((l) => l.includes('"entity_id"'))
+      .map(
+        (l) =>
+          JSON.parse(l) as {
+            id: string;
+            parent_id: string | null;
+            entity_id: string;
+            sequence: number;
+          },
+      );
+    const mine = turns.filter((t) => t.entity_id === sessionId);
+    expect(mine.map((t) => t.sequence)).toEqual([1, 2]);
+    expect(mine[1]!.parent_id).toBe(mine[0]!.id);
+  });
+});

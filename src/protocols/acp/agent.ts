@@ -56,7 +56,9 @@ export async function createAcpAgent(options: AcpAgentOptions): Promise<AcpAgent
     }))
     .onRequest(sdk.methods.agent.session.new, async ({ params }) => {
       const cantrip = await options.cantripFor(params.cwd);
-      return { sessionId: sessions.add(params.cwd, cantrip, cantrip.summon()).id };
+      const entity = cantrip.summon();
+      await entity.ready(); // registered beside the loom: a later process can load the session
+      return { sessionId: sessions.add(params.cwd, cantrip, entity).id };
     })
     .onRequest(sdk.methods.agent.session.load, async ({ params, client }) => {
       const session = await loadSession(sdk, sessions, options, params);
@@ -157,7 +159,11 @@ function promptMeta(r: CastResult) {
   };
 }
 
-/** `session/load`: a session this connection has, or one whose entity the loom holds. */
+/**
+ * `session/load`: a session this connection has, or one whose entity the loom keeps (a session
+ * of an earlier `spell acp`): summoned again by its id, its turns back in the context (and the
+ * code medium's variables, by replay). An id the loom never saw is "resource not found".
+ */
 async function loadSession(
   sdk: Sdk,
   sessions: AcpSessions,
@@ -167,14 +173,16 @@ async function loadSession(
   const known = sessions.get(params.sessionId);
   if (known) return known;
   const cantrip = await options.cantripFor(params.cwd);
-  const entity = resume(cantrip, params.sessionId);
-  if (!entity) throw sdk.RequestError.sessionNotFound(params.sessionId);
+  let entity;
+  try {
+    entity = cantrip.summon({ entity: params.sessionId });
+    await entity.ready();
+  } catch (err) {
+    entity?.dispose();
+    const code = (err as { code?: unknown }).code;
+    if (code === "unknown_entity" || code === "bad_entity_id" || code === "resume_unsupported")
+      throw sdk.RequestError.sessionNotFound(params.sessionId);
+    throw err;
+  }
   return sessions.add(params.cwd, cantrip, entity);
-}
-
-/** The entity of a session recorded in the loom, summoned again; undefined when it has no turns. */
-function resume(cantrip: Cantrip<Loom>, entityId: string) {
-  void cantrip;
-  void entityId;
-  return undefined;
 }
