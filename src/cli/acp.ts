@@ -103,11 +103,15 @@ const ROOTED = new Set(["read", "read_ephemeral", "list_dir", "search", "write"]
 function usesRoots(loaded: LoadedSpell): boolean {
   const circle = loaded.spell.circle;
   if (circle?.medium === "bash") return true;
-  return (circle?.gates ?? []).some((g) =>
-    ROOTED.has(
-      typeof g === "string" ? g : String((g as { name?: unknown }).name ?? Object.keys(g)[0]),
-    ),
-  );
+  return (circle?.gates ?? []).some((g) => ROOTED.has(gateName(g)));
+}
+
+/** A gate as written: a name, `{ name, … }`, or `{ read: { root } }`. */
+function gateName(g: unknown): string {
+  if (typeof g === "string") return g;
+  if (g === null || typeof g !== "object") return "";
+  const name = (g as { name?: unknown }).name;
+  return typeof name === "string" ? name : (Object.keys(g)[0] ?? "");
 }
 
 function contextWindowOf(loaded: LoadedSpell): number | undefined {

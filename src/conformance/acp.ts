@@ -44,7 +44,7 @@ export async function runAcpExchange(
   const fromAgent = new TransformStream<Message, Message>();
   const connection = agent.app.connect({
     readable: toAgent.readable as unknown as ReadableStream<AnyMessage>,
-    writable: fromAgent.writable as unknown as WritableStream<AnyMessage>,
+    writable: fromAgent.writable,
   });
   const writer = toAgent.writable.getWriter();
   const reader = fromAgent.readable.getReader();

@@ -55,12 +55,13 @@ function checkOne(item: Record<string, unknown>, r: AcpRecord): string | null {
   const text = message(r);
   const contains = item["result_contains"];
   if (contains !== undefined) {
-    const s = String(contains);
+    const s = typeof contains === "string" ? contains : JSON.stringify(contains);
     if (!JSON.stringify(r.result ?? null).includes(s) && !text.includes(s))
       return `result_contains: ${show(s)} is neither in ${got} nor in the message ${show(text)}`;
   }
-  if (item["message_contains"] !== undefined && !text.includes(String(item["message_contains"])))
-    return `message_contains: ${show(item["message_contains"])} is not in ${show(text)}`;
+  const wanted = item["message_contains"];
+  if (wanted !== undefined && !text.includes(typeof wanted === "string" ? wanted : show(wanted)))
+    return `message_contains: ${show(wanted)} is not in ${show(text)}`;
   const kinds = r.updates.map((u) => u["sessionUpdate"]);
   for (const kind of (item["updates_include"] as unknown[] | undefined) ?? [])
     if (!kinds.includes(kind))

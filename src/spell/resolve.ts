@@ -56,8 +56,9 @@ export async function resolveSpell(spell: Spell, ctx: ResolveContext): Promise<R
       ? undefined
       : ctx.errors.guard(["circle", "state"], () => loadCircleState(spec, ctx.baseDir));
   const root =
-    ctx.errors.guard(["circle", "root"], () => workspaceRoot(spell.circle?.root, ctx.rootDir ?? ctx.baseDir)) ??
-    ctx.baseDir;
+    ctx.errors.guard(["circle", "root"], () =>
+      workspaceRoot(spell.circle?.root, ctx.rootDir ?? ctx.baseDir),
+    ) ?? ctx.baseDir;
   return { spell, gates, state, root };
 }
 
@@ -74,7 +75,8 @@ function gateSpec(item: unknown): GateSpec {
 
 async function resolveGate(item: unknown, ctx: ResolveContext): Promise<GateSpec> {
   const gate = gateSpec(item);
-  if (ROOTED.has(gate.name)) gate.deps["root"] = rootOf(gate.deps["root"], ctx.rootDir ?? ctx.baseDir);
+  if (ROOTED.has(gate.name))
+    gate.deps["root"] = rootOf(gate.deps["root"], ctx.rootDir ?? ctx.baseDir);
   if (DELEGATION_GATES.includes(gate.name)) await resolveDelegation(gate, ctx);
   return gate;
 }

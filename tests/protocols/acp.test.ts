@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { methods, RequestError } from "@agentclientprotocol/sdk";
+import { methods, type RequestError } from "@agentclientprotocol/sdk";
 import { createAcpAgent, type AcpAgent } from "../../src/protocols/acp/agent.js";
 import { ScriptedLLM, type ScriptedResponse } from "../../src/llm/providers/scripted.js";
 import { loadSpellText, type LoadOptions } from "../../src/spell/index.js";

@@ -46,8 +46,8 @@ function normalised(loomFile: string) {
       const metadata = { ...(t["metadata"] as Record<string, unknown>) };
       delete metadata["duration_ms"];
       delete metadata["timestamp"];
-      const { id, parent_id, entity_id, cantrip_id, timestamp, ...rest } = t;
-      (void id, parent_id, entity_id, cantrip_id, timestamp);
+      const rest = { ...t };
+      for (const k of ["id", "parent_id", "entity_id", "cantrip_id", "timestamp"]) delete rest[k];
       return { ...rest, metadata };
     });
 }

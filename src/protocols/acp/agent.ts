@@ -6,6 +6,7 @@
  * engine events become `session/update` notifications; `session/cancel` aborts the send.
  */
 import type { AgentApp, AgentContext, PromptResponse } from "@agentclientprotocol/sdk";
+import type * as SdkModule from "@agentclientprotocol/sdk";
 import type { Cantrip } from "../../core/cantrip.js";
 import { errorMessage } from "../../core/errors.js";
 import { redactDeep, redactingListener } from "../../core/redact-stream.js";
@@ -17,14 +18,14 @@ import { AcpSessions, type AcpSession } from "./sessions.js";
 import { updateMapper, type SessionUpdate } from "./updates.js";
 import { replayUpdates } from "./load.js";
 
-type Sdk = typeof import("@agentclientprotocol/sdk");
+type Sdk = typeof SdkModule;
 
 export interface AcpAgentOptions {
   /** The spell's name: `agentInfo.title` in the initialize answer. */
   name: string;
   version?: string;
   /** The cantrip a session summons from; `cwd` is where relative file-gate roots resolve. */
-  cantripFor(cwd: string): Promise<Cantrip<Loom>>;
+  cantripFor: (cwd: string) => Promise<Cantrip<Loom>>;
   /** Secrets the spell knows: nothing sent to the client contains them (PROD-8). */
   redactor: Pick<Redactor, "redact" | "longest">;
   /** The LLM's context window, when the spell names one: the size `usage_update` reports. */
@@ -35,7 +36,7 @@ export interface AcpAgentOptions {
 export interface AcpAgent {
   app: AgentApp;
   sessions: AcpSessions;
-  close(): void;
+  close: () => void;
 }
 
 /** Builds the agent app; the SDK is loaded here, on first use (`spell --help` never loads it). */

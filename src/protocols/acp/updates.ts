@@ -7,6 +7,7 @@
  * tool calls too. The caller passes events through the redacting listener first (PROD-8).
  */
 import type { CantripEvent } from "../../core/events.js";
+import type { GateCallRecord } from "../../core/medium.js";
 import type { CastResult } from "../../core/result.js";
 
 /** A `session/update` payload: the ACP schema's `SessionUpdate`, as plain JSON. */
@@ -50,10 +51,7 @@ export function updateMapper(opts: {
   medium: string;
   contextWindow: number | undefined;
 }): UpdateMapper {
-  let calls = 0;
-  // A gate's result comes after its call, in order per entity and gate: ids wait in a queue.
-  const open = new Map<string, string[]>();
-  const key = (entityId: string, gate: string) => `${entityId}\u0000${gate}`;
+  const calls = toolCalls();
   const spoken = (entityId: string) => entityId === opts.rootId && opts.medium === "conversation";
   const map = (e: CantripEvent): SessionUpdate[] => {
     switch (e.type) {
@@ -66,35 +64,10 @@ export function updateMapper(opts: {
         ];
       case "thinking":
         return [{ sessionUpdate: "agent_thought_chunk", content: text(e.text) }];
-      case "tool_call": {
-        const toolCallId = `call_${++calls}`;
-        const k = key(e.entityId, e.gate);
-        open.set(k, [...(open.get(k) ?? []), toolCallId]);
-        return [
-          {
-            sessionUpdate: "tool_call",
-            toolCallId,
-            title: e.gate,
-            kind: TOOL_KINDS[e.gate] ?? "other",
-            status: "in_progress",
-            rawInput: parseArgs(e.arguments),
-          },
-        ];
-      }
-      case "tool_result": {
-        const k = key(e.entityId, e.record.gate_name);
-        const [toolCallId, ...rest] = open.get(k) ?? [`call_${++calls}`];
-        open.set(k, rest);
-        return [
-          {
-            sessionUpdate: "tool_call_update",
-            toolCallId,
-            status: e.record.is_error ? "failed" : "completed",
-            content: [{ type: "content", content: text(e.record.result) }],
-            rawOutput: { result: e.record.result, is_error: e.record.is_error },
-          },
-        ];
-      }
+      case "tool_call":
+        return [calls.begin(e.entityId, e.gate, e.arguments)];
+      case "tool_result":
+        return [calls.end(e.entityId, e.record)];
       case "usage":
         return usageUpdate(e.usage, opts.contextWindow);
       default:
@@ -109,6 +82,40 @@ export function updateMapper(opts: {
       const answer =
         typeof result.result === "string" ? result.result : JSON.stringify(result.result);
       return answer ? [{ sessionUpdate: "agent_message_chunk", content: text(answer) }] : [];
+    },
+  };
+}
+
+/** Tool call ids: a gate's result comes after its call, in order per entity and gate. */
+function toolCalls() {
+  let count = 0;
+  const open = new Map<string, string[]>();
+  const key = (entityId: string, gate: string) => `${entityId}\u0000${gate}`;
+  return {
+    begin(entityId: string, gate: string, args: string): SessionUpdate {
+      const toolCallId = `call_${++count}`;
+      const k = key(entityId, gate);
+      open.set(k, [...(open.get(k) ?? []), toolCallId]);
+      return {
+        sessionUpdate: "tool_call",
+        toolCallId,
+        title: gate,
+        kind: TOOL_KINDS[gate] ?? "other",
+        status: "in_progress",
+        rawInput: parseArgs(args),
+      };
+    },
+    end(entityId: string, record: GateCallRecord): SessionUpdate {
+      const k = key(entityId, record.gate_name);
+      const [toolCallId, ...rest] = open.get(k) ?? [`call_${++count}`];
+      open.set(k, rest);
+      return {
+        sessionUpdate: "tool_call_update",
+        toolCallId,
+        status: record.is_error ? "failed" : "completed",
+        content: [{ type: "content", content: text(record.result) }],
+        rawOutput: { result: record.result, is_error: record.is_error },
+      };
     },
   };
 }
