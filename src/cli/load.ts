@@ -14,6 +14,8 @@ export interface LoadFlags {
   loom?: string | undefined;
   /** `provider/model`: replaces the spell's LLM for this run. */
   llm?: string | undefined;
+  /** Relative paths of the spell resolve here instead of its folder (`spell familiar DIR`). */
+  baseDir?: string | undefined;
 }
 
 /** The loaded document, or the exit code when it could not be loaded (the error printed). */
@@ -36,6 +38,7 @@ export async function loadForCast(
       loomPath: flags.loom,
       defaultLoomPath: DEFAULT_LOOM,
       llmSpec,
+      ...(flags.baseDir === undefined ? {} : { baseDir: flags.baseDir }),
       onWarning: (message) => io.stderr(`warning: ${doc?.redactor.redact(message) ?? message}\n`),
     });
     return doc;

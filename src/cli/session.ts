@@ -38,6 +38,8 @@ export interface SessionIO extends CliIO {
 export interface SessionHooks {
   /** Once the entity is held, before the first line (e.g. a greeting). */
   onStart?: (entity: Entity<Loom>, loaded: LoadedSpell, io: SessionIO) => void;
+  /** How to continue the entity later, as printed; undefined: `spell summon FILE --entity ID`. */
+  resumeHint?: (entityId: string) => string | undefined;
 }
 
 /** Runs the session to its end; returns the exit code (0 unless the session could not start). */
@@ -47,7 +49,8 @@ export async function runSession(
   io: SessionIO,
   hooks: SessionHooks = {},
 ): Promise<number> {
-  const started = await startSession(spellPath, flags, io);
+  const hint = (id: string) => hooks.resumeHint?.(id) ?? resumeHint(spellPath, id, flags.loom);
+  const started = await startSession(spellPath, flags, io, hint);
   if (typeof started === "number") return started;
   const { loaded, entity } = started;
   const loom = entity.cantrip.loom;
@@ -58,9 +61,7 @@ export async function runSession(
     entity.dispose();
     loom.close();
   }
-  io.stderr(
-    `session ended · entity ${entity.id} · resume: ${resumeHint(spellPath, entity.id, flags.loom)}\n`,
-  );
+  io.stderr(`session ended · entity ${entity.id} · resume: ${hint(entity.id)}\n`);
   return EXIT.ok;
 }
 
@@ -69,6 +70,7 @@ async function startSession(
   spellPath: string,
   flags: SessionFlags,
   io: SessionIO,
+  hint: (entityId: string) => string,
 ): Promise<{ loaded: LoadedSpell; entity: Entity<Loom> } | number> {
   const doc = await loadForCast(spellPath, flags, io);
   if (typeof doc === "number") return doc;
@@ -89,7 +91,7 @@ async function startSession(
     const where = `loom ${loom.store.location}`;
     io.stderr(
       flags.entity === undefined
-        ? `summoned entity ${entity.id} · ${where} · resume: ${resumeHint(spellPath, entity.id, flags.loom)}\n`
+        ? `summoned entity ${entity.id} · ${where} · resume: ${hint(entity.id)}\n`
         : `resumed entity ${entity.id} (${earlier} earlier turn${earlier === 1 ? "" : "s"}) · ${where}\n`,
     );
     return { loaded, entity };
@@ -176,5 +178,6 @@ async function readIntents(
 }
 
 function resumeHint(spellPath: string, entityId: string, loom: string | undefined): string {
+  if (loom === "memory") return "none (a memory loom: the entity ends with the session)";
   return `spell summon ${spellPath} --entity ${entityId}${loom === undefined ? "" : ` --loom ${loom}`}`;
 }

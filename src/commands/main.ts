@@ -6,6 +6,7 @@
 import Acp from "./acp.js";
 import Council from "./council.js";
 import Dna from "./dna/index.js";
+import Familiar from "./familiar.js";
 import DnaVerify from "./dna/verify.js";
 import FlowRun from "./flow.js";
 import LoomExport from "./loom/export.js";
@@ -21,6 +22,7 @@ import { executeWith } from "./execute.js";
 export const COMMANDS = {
   acp: Acp,
   council: Council,
+  familiar: Familiar,
   run: Run,
   serve: Serve,
   summon: Summon,

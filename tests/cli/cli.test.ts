@@ -13,6 +13,7 @@ import { io } from "../support/io.js";
 const COMMANDS = [
   "acp",
   "council",
+  "familiar",
   "run",
   "serve",
   "summon",

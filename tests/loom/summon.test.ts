@@ -201,3 +201,18 @@ describe("durable summon (ENTITY-5 across processes)", () => {
     );
   });
 });
+
+describe("JsonlStore fsync", () => {
+  it("with fsync: true every record is written the same and read back", async () => {
+    const path = tempLoom();
+    const loom = new Loom(new JsonlStore(path, { fsync: true }));
+    const { cantrip } = echoCantrip(loom, [echo("a"), { content: "b" }]);
+    await cantrip.cast("go");
+    loom.close();
+    expect(
+      openLoom(path)
+        .turns()
+        .map((t) => t.sequence),
+    ).toEqual([1, 2]);
+  });
+});
