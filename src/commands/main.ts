@@ -3,6 +3,7 @@
  * every command, found by oclif through `COMMANDS` (the "explicit" command strategy of
  * package.json). Provider SDKs and QuickJS stay outside the bundle and load on first use.
  */
+import Acp from "./acp.js";
 import Council from "./council.js";
 import Dna from "./dna/index.js";
 import Familiar from "./familiar.js";
@@ -19,6 +20,7 @@ import Validate from "./validate.js";
 import { executeWith } from "./execute.js";
 
 export const COMMANDS = {
+  acp: Acp,
   council: Council,
   familiar: Familiar,
   run: Run,

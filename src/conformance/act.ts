@@ -9,6 +9,7 @@ import { exportJsonl } from "../loom/export.js";
 import { fork } from "../loom/fork.js";
 import type { Turn } from "../loom/turn.js";
 import type { Built } from "./build.js";
+import { runAcpExchange, type AcpRecord } from "./acp.js";
 
 /** What the actions produced, for the expectations to read. */
 export interface Outcome {
@@ -24,9 +25,11 @@ export interface Outcome {
   /** The setup LLM each construct/cast/send used, in order. */
   llmKeys: string[];
   exported?: string;
+  /** What the ACP agent answered to each request of `acp_exchange`. */
+  acp?: AcpRecord[];
 }
 
-const ACTION_KEYS = new Set(["construct_cantrip", "cast", "send", "then"]);
+const ACTION_KEYS = new Set(["construct_cantrip", "cast", "send", "then", "acp_exchange"]);
 const THEN_KEYS = new Set([
   "mutate_identity",
   "delete_turn",
@@ -68,6 +71,12 @@ export async function runActions(
       outcome.casts.push(r);
     }
     if (send !== undefined) await runSend(send, built, outcome);
+    if (action["acp_exchange"] !== undefined) {
+      const { records, cantrip, llmKey } = await runAcpExchange(action["acp_exchange"], built);
+      outcome.cantrip ??= cantrip;
+      outcome.llmKeys.push(llmKey);
+      outcome.acp = [...(outcome.acp ?? []), ...records];
+    }
     const then = action["then"] as Record<string, unknown> | undefined;
     if (then !== undefined) {
       runThen(then, built, outcome);

@@ -183,13 +183,19 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
     });
   }
 
-  step(response: LLMResponse, turnId: string, signal: AbortSignal): Promise<MediumStep> {
+  step(
+    response: LLMResponse,
+    turnId: string,
+    signal: AbortSignal,
+    onGateStart?: (gate: string, args: string) => void,
+  ): Promise<MediumStep> {
     this.turnStart = this.history.length;
     return this.session.execute(response, {
       entityId: this.id,
       turnId,
       signal,
       requireDone: this.cantrip.circle.requireDone,
+      onGateStart,
     });
   }
 

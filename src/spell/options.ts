@@ -1,6 +1,7 @@
 import type { LLM } from "../core/contract.js";
 import type { Redactor } from "../core/redact.js";
 import type { LLMSpec } from "../llm/registry.js";
+import type { Loom } from "../loom/loom.js";
 
 /** How a document is loaded; every field is optional. */
 export interface LoadOptions {
@@ -23,6 +24,13 @@ export interface LoadOptions {
   defaultLoomPath?: string | undefined;
   /** Parse and validate only: no LLM client is built (spell validate). */
   validateOnly?: boolean;
+  /** An open loom to record into instead of opening the spell's (one loom for many loads). */
+  loom?: Loom | undefined;
+  /**
+   * Where the relative roots of file gates and `circle.root` resolve; default the spell's folder.
+   * A protocol session's working directory (ACP `session/new` cwd).
+   */
+  rootDir?: string | undefined;
   /**
    * The folder relative paths of the document resolve against (gate roots, `loom.path`, `$file`,
    * child spells); default the document's own folder. `spell familiar DIR` loads a packaged

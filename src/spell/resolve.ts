@@ -34,6 +34,8 @@ export interface ResolvedSpell {
 
 export interface ResolveContext {
   baseDir: string;
+  /** Where relative file-gate roots and `circle.root` resolve; default `baseDir`. */
+  rootDir?: string | undefined;
   errors: ErrorList;
   /** Loads a child spell (the loader itself, handed in: resolve never imports it back). */
   loadChild(file: string): Promise<ChildTemplate>;
@@ -54,8 +56,9 @@ export async function resolveSpell(spell: Spell, ctx: ResolveContext): Promise<R
       ? undefined
       : ctx.errors.guard(["circle", "state"], () => loadCircleState(spec, ctx.baseDir));
   const root =
-    ctx.errors.guard(["circle", "root"], () => workspaceRoot(spell.circle?.root, ctx.baseDir)) ??
-    ctx.baseDir;
+    ctx.errors.guard(["circle", "root"], () =>
+      workspaceRoot(spell.circle?.root, ctx.rootDir ?? ctx.baseDir),
+    ) ?? ctx.baseDir;
   return { spell, gates, state, root };
 }
 
@@ -72,7 +75,8 @@ function gateSpec(item: unknown): GateSpec {
 
 async function resolveGate(item: unknown, ctx: ResolveContext): Promise<GateSpec> {
   const gate = gateSpec(item);
-  if (ROOTED.has(gate.name)) gate.deps["root"] = rootOf(gate.deps["root"], ctx.baseDir);
+  if (ROOTED.has(gate.name))
+    gate.deps["root"] = rootOf(gate.deps["root"], ctx.rootDir ?? ctx.baseDir);
   if (DELEGATION_GATES.includes(gate.name)) await resolveDelegation(gate, ctx);
   return gate;
 }
@@ -96,7 +100,10 @@ async function resolveDelegation(gate: GateSpec, ctx: ResolveContext): Promise<v
   gate.deps = deps;
 }
 
-/** A file gate's root, absolute: relative to the spell, never the working directory. */
+/**
+ * A file gate's root, absolute: relative to the spell (or the root folder a protocol session
+ * names), never the process's working directory.
+ */
 function rootOf(root: unknown, baseDir: string): string {
   const value = root ?? ".";
   if (typeof value !== "string") throw new ConfigError("bad_dependency", "root must be a path");

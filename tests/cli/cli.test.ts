@@ -11,6 +11,7 @@ import { io } from "../support/io.js";
 
 /** Every command the bundle registers, in order. */
 const COMMANDS = [
+  "acp",
   "council",
   "familiar",
   "run",
@@ -244,7 +245,9 @@ describe("the bin", () => {
     const loaded = r.stderr.split("\n").filter((l) => l.startsWith("LOADED "));
     // The hooks work: the bundled CLI is seen. yaml, ajv and oclif are inside that bundle.
     expect(loaded.some((l) => l.endsWith("dist/spell.cjs"))).toBe(true);
-    expect(loaded.filter((l) => /openai|@anthropic-ai|quickjs/.test(l))).toEqual([]);
+    expect(
+      loaded.filter((l) => /openai|@anthropic-ai|quickjs|agentclientprotocol|fastify/.test(l)),
+    ).toEqual([]);
   });
 
   it("the CLI starts from the code cache the build trained", () => {

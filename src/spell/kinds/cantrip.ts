@@ -23,6 +23,7 @@ export const cantripKind: DocumentKind<Spell, ResolvedSpell, Cantrip<Loom> | und
     const errors = new ErrorList(ctx.locate);
     const resolved = await resolveSpell(spell, {
       baseDir: ctx.baseDir,
+      rootDir: (ctx.options as LoadOptions).rootDir,
       errors,
       loadChild: (file) => childTemplate(file, ctx, everyLLMOf(ctx)),
     });
@@ -44,6 +45,7 @@ export const cantripKind: DocumentKind<Spell, ResolvedSpell, Cantrip<Loom> | und
       validateOnly: options.validateOnly,
       loomPath: options.validateOnly ? "memory" : options.loomPath,
       defaultLoomPath: options.defaultLoomPath,
+      loom: options.validateOnly ? undefined : options.loom,
     });
     // §4.8: said once per load — by spell validate and at the start of spell run.
     const trifecta = lethalTrifectaWarning(resolved.spell, ctx);
