@@ -235,6 +235,7 @@ export class CastRun<L> {
       truncated: true,
       reason,
       result,
+      lastUtterance: this.lastUtterance,
     };
   }
 

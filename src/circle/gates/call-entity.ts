@@ -38,7 +38,7 @@ export function callEntityGate(config: SpawnConfig): Gate {
   return {
     name: "call_entity",
     description:
-      "Delegate a sub-task to a child entity with its own circle and a fresh context. Returns the child's answer; a child that fails or is cut off throws an error.",
+      "Delegate a sub-task to a child entity with its own circle and a fresh context. Returns the child's answer; a child cut off by a ward returns { truncated: true, reason, turns, summary, last_utterance }; a child that fails throws an error.",
     parameters: { type: "object", properties: PROPOSAL_PROPERTIES, required: ["intent"] },
     execute: (args, ctx) => spawnChild(parseProposal(args), ctx, config),
   };
@@ -49,7 +49,7 @@ export function callEntityBatchGate(config: SpawnConfig): Gate {
   return {
     name: "call_entity_batch",
     description:
-      "Delegate several sub-tasks at once: a list of intents or call_entity proposals. Children run concurrently; the results come back in the same order, a failed child as { error }.",
+      "Delegate several sub-tasks at once: a list of intents or call_entity proposals. Children run concurrently; the results come back in the same order, a child cut off by a ward as { truncated: true, ... }, a failed child as { error }.",
     parameters: {
       type: "object",
       properties: {
