@@ -33,7 +33,8 @@ describe("a child's failure (COMP-8)", () => {
       truncated: true,
       reason: "max_turns",
       turns: 2,
-      summary: 'Truncated by max_turns after 2 turns. Gates called: echo ×2. Last utterance: "echo({\\"text\\":\\"again\\"})"',
+      summary:
+        'Truncated by max_turns after 2 turns. Gates called: echo ×2. Last utterance: "echo({\\"text\\":\\"again\\"})"',
       last_utterance: 'echo({"text":"again"})',
       entity_id: childId,
     });

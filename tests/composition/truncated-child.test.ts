@@ -3,7 +3,10 @@ import { IntentLLM, llmSource, parentCantrip, scripted } from "./helpers.js";
 
 /** A child that never calls done: it echoes until a ward cuts it off. */
 const looper = () =>
-  new IntentLLM("looper", (intent, turn) => ({ call: "echo", args: { text: `${intent} ${turn}` } }));
+  new IntentLLM("looper", (intent, turn) => ({
+    call: "echo",
+    args: { text: `${intent} ${turn}` },
+  }));
 
 /** A child that answers at once. */
 const answerer = () => new IntentLLM("answerer", (intent) => ({ done: `answer to ${intent}` }));
@@ -35,7 +38,11 @@ describe("a child cut off by a ward returns a value (COMP-2, LOOP-4)", () => {
   it("carries the LOOP-4 summary and the child's entity id, whose truncated turn is in the loom", async () => {
     const parent = parentCantrip({
       code: true,
-      llm: scripted([{ code: "done(call_entity({ intent: 'dig', medium: 'conversation', wards: [{ max_turns: 1 }] }))" }]),
+      llm: scripted([
+        {
+          code: "done(call_entity({ intent: 'dig', medium: 'conversation', wards: [{ max_turns: 1 }] }))",
+        },
+      ]),
       spawn: { llms: llmSource({}, { 1: looper() }) },
     });
     const result = await parent.cast("x");
@@ -67,8 +74,7 @@ describe("a child cut off by a ward returns a value (COMP-2, LOOP-4)", () => {
       spawn: { llms: llmSource({}, { 1: both }) },
     });
     const result = await parent.cast("x");
-    const record = result.loom.turns().find((t) => t.entity_id === result.entityId)!
-      .gate_calls[0]!;
+    const record = result.loom.turns().find((t) => t.entity_id === result.entityId)!.gate_calls[0]!;
     expect(record.is_error).toBe(false);
     const [a, cut, b] = JSON.parse(record.result) as [string, Record<string, unknown>, string];
     expect([a, b]).toEqual(["answer to a", "answer to b"]);
@@ -90,7 +96,11 @@ describe("a child cut off by a ward returns a value (COMP-2, LOOP-4)", () => {
     const child = new IntentLLM("talker", () => ({ call: "echo", args: { text: long } }));
     const parent = parentCantrip({
       code: true,
-      llm: scripted([{ code: "done(call_entity({ intent: 'talk', medium: 'conversation', wards: [{ max_turns: 1 }] }))" }]),
+      llm: scripted([
+        {
+          code: "done(call_entity({ intent: 'talk', medium: 'conversation', wards: [{ max_turns: 1 }] }))",
+        },
+      ]),
       spawn: { llms: llmSource({}, { 1: child }) },
     });
     const result = await parent.cast("x");

@@ -15,7 +15,8 @@ const PROPOSAL_PROPERTIES = {
   gates: {
     type: "array",
     items: { type: "string" },
-    description: "The child's gates (default: this circle's). done is always included.",
+    description:
+      "The child's gates (default: this circle's): names of this circle's gates, of gates offered to children, or of built-ins that need no configuration. done is always included.",
   },
   wards: {
     description:
@@ -30,7 +31,11 @@ const PROPOSAL_PROPERTIES = {
     description:
       "The child's identity: { system_prompt, temperature, ... } (default: a generic worker).",
   },
-  medium: { type: "string", description: "The child's medium: conversation or code." },
+  medium: {
+    type: "string",
+    description:
+      "The child's medium: conversation, code or bash (a child_medium_allowlist ward may narrow it).",
+  },
 };
 
 /** call_entity (§5.1): one child, the parent blocks until it is done (COMP-2). */

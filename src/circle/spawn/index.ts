@@ -3,6 +3,7 @@ export {
   parentOf,
   type SpawnConfig,
   type ChildTemplate,
+  type GateLookup,
   type ParentView,
 } from "./spawn.js";
 export { planChild, childWards, CHILD_IDENTITY, type ChildPlan } from "./plan.js";

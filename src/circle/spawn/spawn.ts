@@ -8,7 +8,7 @@ import { planChild } from "./plan.js";
 import type { Proposal } from "./proposal.js";
 import type { ParentView, SpawnConfig } from "./types.js";
 
-export type { ChildTemplate, ParentView, SpawnConfig } from "./types.js";
+export type { ChildTemplate, GateLookup, ParentView, SpawnConfig } from "./types.js";
 
 export function parentOf(ctx: GateContext): ParentView {
   const { entity, depth } = ctx;
