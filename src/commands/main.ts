@@ -5,12 +5,14 @@
  */
 import Council from "./council.js";
 import Dna from "./dna/index.js";
+import Familiar from "./familiar.js";
 import DnaVerify from "./dna/verify.js";
 import FlowRun from "./flow.js";
 import LoomExport from "./loom/export.js";
 import LoomTree from "./loom/tree.js";
 import Run from "./run.js";
 import Serve from "./serve.js";
+import Summon from "./summon.js";
 import Test from "./test.js";
 import Validate from "./validate.js";
 
@@ -18,8 +20,10 @@ import { executeWith } from "./execute.js";
 
 export const COMMANDS = {
   council: Council,
+  familiar: Familiar,
   run: Run,
   serve: Serve,
+  summon: Summon,
   test: Test,
   validate: Validate,
   "loom:export": LoomExport,

@@ -61,6 +61,10 @@ export interface Spell {
    */
   intent?: string;
   /**
+   * Risks this spell takes on purpose; each silences its warning. lethal_trifecta: the circle, children included, joins private data, untrusted input and a way out (spec §4.8).
+   */
+  acknowledge?: "lethal_trifecta"[];
+  /**
    * Cases run by `spell test`, in the vocabulary of tests.yaml.
    */
   tests?: TestCase[];

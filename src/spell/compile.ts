@@ -281,6 +281,7 @@ export async function compileSpell(
         loom,
         ...(view ? { view } : {}),
         ...(spell.name ? { name: spell.name } : {}),
+        source: resolve(ctx.file),
       }),
   );
   // A loom that could not be opened is an error, never a silent fall-back to memory.

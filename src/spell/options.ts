@@ -18,6 +18,12 @@ export interface LoadOptions {
   defaultLoomPath?: string | undefined;
   /** Parse and validate only: no LLM client is built (spell validate). */
   validateOnly?: boolean;
+  /**
+   * The folder relative paths of the document resolve against (gate roots, `loom.path`, `$file`,
+   * child spells); default the document's own folder. `spell familiar DIR` loads a packaged
+   * spell this way so that it works on DIR.
+   */
+  baseDir?: string | undefined;
   /** Where secrets of `${env:…}` go; a nested document (a child spell) shares its parent's. */
   redactor?: Redactor;
 }

@@ -12,8 +12,10 @@ import { io } from "../support/io.js";
 /** Every command the bundle registers, in order. */
 const COMMANDS = [
   "council",
+  "familiar",
   "run",
   "serve",
+  "summon",
   "test",
   "validate",
   "loom:export",

@@ -12,6 +12,7 @@ import { circleShapeErrors, gateDependencyErrors } from "../circle-checks.js";
 import { compileSpell, type CompileContext } from "../compile.js";
 import type { LoadOptions } from "../options.js";
 import { resolveSpell, type ResolvedSpell } from "../resolve.js";
+import { lethalTrifectaWarning } from "../trifecta/check.js";
 import type { DocumentKind, KindContext } from "./kind.js";
 
 export const cantripKind: DocumentKind<Spell, ResolvedSpell, Cantrip<Loom> | undefined> = {
@@ -43,6 +44,9 @@ export const cantripKind: DocumentKind<Spell, ResolvedSpell, Cantrip<Loom> | und
       loomPath: options.validateOnly ? "memory" : options.loomPath,
       defaultLoomPath: options.defaultLoomPath,
     });
+    // §4.8: said once per load — by spell validate and at the start of spell run.
+    const trifecta = lethalTrifectaWarning(resolved.spell, ctx);
+    if (trifecta) ctx.warnings.push(trifecta);
     return { value: options.validateOnly ? undefined : cantrip, errors };
   },
 };
