@@ -16,6 +16,7 @@ import { mediumRegistry, normalizeMediumName } from "../circle/mediums/index.js"
 import { Cantrip } from "../core/cantrip.js";
 import { ConfigError, type SpellbookError } from "../core/errors.js";
 import { circleShapeErrors } from "./circle-checks.js";
+import { childMediumWarnings } from "./child-medium-check.js";
 import type { IdentityInput } from "../core/identity.js";
 import type { Redactor } from "../core/redact.js";
 import { composeWards, numberWard, type Ward } from "../core/wards.js";
@@ -170,6 +171,9 @@ export function compileCircle(
   // The circle's rules are checked whatever else failed: every error at once.
   for (const e of circleShapeErrors(resolved.spell, ctx.locate)) errors.list.push(e);
   if (!medium || errors.list.length) return undefined;
+  ctx.warnings.push(
+    ...childMediumWarnings(resolved.spell, resolved.gates, medium.name, ctx.locate),
+  );
   const wards = (spec.wards ?? []) as Ward[];
   // COMP-6: at max_depth 0 the delegation gates are warded off — not in the circle at all.
   const depth = errors.guard(["circle", "wards"], () =>

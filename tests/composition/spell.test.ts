@@ -173,4 +173,35 @@ circle:
     expect(result.loom.turns()[0]!.gate_calls[0]!.result).toMatch(/child_medium_not_allowed/);
     expect(result.loom.turns()).toHaveLength(2);
   });
+
+  it("warns at load when the children's default medium is one child_medium_allowlist refuses", async () => {
+    const spell = (gate: string, medium = "conversation") =>
+      spellDir({
+        "child.yaml": `llm: { provider: scripted }\nidentity: {}\ncircle: { medium: code, gates: [done], wards: [{ max_turns: 2 }] }\n`,
+        "spell.yaml": `llm: { provider: scripted }
+identity: {}
+circle:
+  medium: ${medium}
+  gates:
+    - done
+    - ${gate}
+  wards: [{ max_turns: 3 }, { child_medium_allowlist: [conversation, bash] }, { child_medium_allowlist: [conversation] }]
+`,
+      });
+    const warnings = async (dir: string) =>
+      (await load(dir)).warnings.map((w) => `${w.position.line}: ${w.message}`);
+    expect(await warnings(spell("call_entity: { medium: code }"))).toEqual([
+      "7: call_entity: { medium: code }: children get the code medium, which child_medium_allowlist [conversation] refuses; a child whose proposal names no allowed medium will be refused",
+    ]);
+    expect(await warnings(spell("call_entity: { spell: ./child.yaml }"))).toEqual([
+      expect.stringMatching(/^7: call_entity's child spell: children get the code medium/),
+    ]);
+    expect(await warnings(spell("call_entity", "code"))).toEqual([
+      expect.stringMatching(
+        /^8: this circle's medium \(children inherit it\): children get the code medium/,
+      ),
+    ]);
+    expect(await warnings(spell("call_entity"))).toEqual([]);
+    expect(await warnings(spell("call_entity: { medium: conversation }", "code"))).toEqual([]);
+  });
 });
