@@ -251,6 +251,7 @@ export class CastRun<L> {
       truncated: true,
       reason,
       result,
+      lastUtterance: this.lastUtterance,
     };
   }
 

@@ -260,7 +260,7 @@ export interface Gate {
   [k: string]: unknown;
 }
 /**
- * One ward per item, e.g. { max_turns: 10 }. Numbers compose by min, booleans by OR.
+ * One ward per item, e.g. { max_turns: 10 }. Numbers compose by min, booleans by OR, lists (child_medium_allowlist) by intersection.
  *
  * This interface was referenced by `Spell`'s JSON-Schema
  * via the `definition` "ward".
@@ -299,6 +299,10 @@ export interface Ward {
    * Proposals one call_entity_batch may take (COMP-3). Default 50.
    */
   max_batch_size?: number;
+  /**
+   * The mediums a child of this circle may have; call_entity refuses any other with an error the parent reads. Default any. Lists intersect down the tree.
+   */
+  child_medium_allowlist?: MediumName[];
 }
 /**
  * This interface was referenced by `Spell`'s JSON-Schema

@@ -161,4 +161,17 @@ describe("lethal trifecta (§4.8)", () => {
     const m = check(text, { registry }).warning?.message ?? "";
     expect(m).toContain("web_search (a child of call_entity may ask for it)");
   });
+
+  it("a gate call_entity offers children counts, at its own line; max_depth 0 takes it away", () => {
+    const text = circle(
+      "    - read\n    - call_entity:\n        gates:\n          - fetch\n",
+      "    - child_medium_allowlist: [conversation]\n",
+    );
+    const m = check(text).warning?.message ?? "";
+    expect(m).toMatch(
+      /fetch \(offered to children by call_entity\): its allow list lets it reach any host, at .*spell\.yaml:8:13/,
+    );
+    const warded = text.replace("[conversation]", "[conversation]\n    - max_depth: 0");
+    expect(check(warded).warning).toBeUndefined();
+  });
 });

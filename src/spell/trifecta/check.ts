@@ -2,7 +2,8 @@
  * The lethal-trifecta check (spec §4.8): a warning when one circle, its children included, joins
  * private data, untrusted input and a way out. Children are the child spells of call_entity
  * (walked through their files, their own children too) and what any child may ask for: the
- * parent's gates, the built-ins that take no dependencies, and a bash medium of its own.
+ * parent's gates, the gates call_entity offers children, the built-ins that take no
+ * dependencies, and a bash medium of its own.
  */
 import { readFileSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
@@ -63,6 +64,7 @@ function walk(doc: unknown, ctx: Walk): Exposure[] {
     // What any child may ask for is said once, at the first delegation gate.
     if (!delegates) out.push(...proposedExposures(parts.name, path, circle, view, ctx));
     delegates = true;
+    out.push(...offeredExposures(item, parts, path, view));
     if (typeof parts.config["spell"] === "string")
       out.push(...childSpellExposures(parts.config["spell"], ctx));
   });
@@ -109,6 +111,26 @@ function proposedExposures(
       out.push({ ...e, gate: `${name} (a child of ${gate} may ask for it)` });
   }
   return out;
+}
+
+/** The gates `call_entity: { gates: [...] }` offers children (COMP-1): a child may have any of them. */
+function offeredExposures(
+  item: unknown,
+  parts: { name: string; config: Obj },
+  path: (string | number)[],
+  view: CircleView,
+): Exposure[] {
+  const offered = parts.config["gates"];
+  if (!Array.isArray(offered)) return [];
+  const key = isObj(item) && typeof item["name"] === "string" ? "dependencies" : parts.name;
+  return offered.flatMap((o: unknown, j: number) => {
+    const p = gateParts(o);
+    if (!p) return [];
+    return gateExposures(p.name, p.config, [...path, key, "gates", j], view).map((e) => ({
+      ...e,
+      gate: `${p.name} (offered to children by ${parts.name})`,
+    }));
+  });
 }
 
 /** The legs of a child spell's circle (and its children), at the child file's positions. */
