@@ -164,7 +164,7 @@ describe("lethal trifecta (§4.8)", () => {
 
   it("a gate call_entity offers children counts, at its own line; max_depth 0 takes it away", () => {
     const text = circle(
-      "    - read\n    - call_entity:\n        gates:\n          - fetch\n",
+      "    - read\n    - call_entity:\n        gates:\n          - fetch: { allow: ['*'] }\n",
       "    - child_medium_allowlist: [conversation]\n",
     );
     const m = check(text).warning?.message ?? "";
