@@ -11,8 +11,9 @@ const LAYERS = [
   ["circle"],
   ["routes", "council"],
   ["spell"],
-  ["conformance"],
+  // The conformance runner speaks to the real ACP agent (acp_exchange): protocols sit below it.
   ["protocols"],
+  ["conformance"],
   ["cli", "commands"],
 ];
 

@@ -24,7 +24,8 @@ await build({
   banner: { js: 'const __bundleUrl = require("node:url").pathToFileURL(__filename).href;' },
   define: { "import.meta.url": "__bundleUrl" },
   // import() becomes require(): a vm.Script (bin/load.js) cannot import() on Node 20 without
-  // --experimental-vm-modules, and the externals all ship CommonJS builds.
+  // --experimental-vm-modules, and the externals all ship CommonJS builds, except the ACP SDK
+  // (ESM only), which Node >= 20.19 requires as ESM (`spell acp` only).
   supported: { "dynamic-import": false },
   external: [
     "openai",
@@ -33,6 +34,7 @@ await build({
     "@jitl/*",
     "typescript",
     "fastify",
+    "@agentclientprotocol/sdk",
   ],
   logLevel: "warning",
 });

@@ -31,7 +31,13 @@ export {
   type FoldSummarizer,
 } from "./core/fold-summary.js";
 export { createIdentity, type Identity, type IdentityInput } from "./core/identity.js";
-export { composeWards, wardKinds, type Ward, type WardValues } from "./core/wards.js";
+export {
+  composeWards,
+  wardKinds,
+  type Ward,
+  type WardValue,
+  type WardValues,
+} from "./core/wards.js";
 export * from "./core/errors.js";
 export type { CantripEvent } from "./core/events.js";
 export { Circle, type CircleConfig } from "./circle/circle.js";
@@ -52,8 +58,10 @@ export {
   parseProposal,
   type ChildLLMChoice,
   type ChildLLMSource,
+  type GateLookup,
   type Proposal,
   type SpawnConfig,
+  type TruncatedChild,
 } from "./circle/spawn/index.js";
 export type { Medium } from "./circle/medium.js";
 export type * from "./core/contract.js";

@@ -93,6 +93,7 @@ export class Circle implements CircleLike, GateHost {
     text?: string,
   ): GateOutcome | Promise<GateOutcome> {
     const encoded = typeof args === "string" ? args : (text ?? JSON.stringify(args ?? {}));
+    ctx.onStart?.(name, encoded);
     const gate = this.gates.get(name);
     if (!gate) return failure(name, encoded, unknownGateMessage(name, [...this.gates.keys()]));
     let parsed: unknown = args;

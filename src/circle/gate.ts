@@ -22,6 +22,8 @@ export interface GateContext {
   readonly entity: Entity;
   /** How deep the calling entity was spawned: 0 for one nobody spawned (COMP-6). */
   readonly depth: number;
+  /** Told as the call begins (the loop's `tool_call` event, while someone listens). */
+  readonly onStart?: ((gate: string, args: string) => void) | undefined;
 }
 
 export interface GateOutcome {

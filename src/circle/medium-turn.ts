@@ -30,6 +30,7 @@ export function gateContext(scope: TurnScope, context: EntityContext<Entity>): G
     signal: scope.signal,
     entity: context.entity,
     depth: context.depth,
+    onStart: scope.onGateStart,
   };
 }
 

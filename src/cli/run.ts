@@ -1,13 +1,10 @@
 import { relative } from "node:path";
-import { displayPath } from "./io.js";
 import type { CastResult } from "../core/result.js";
 import type { Cantrip } from "../core/cantrip.js";
-import type { LLMSpec } from "../llm/spec.js";
 import type { Loom } from "../loom/loom.js";
-import { SpellbookError, errorMessage } from "../core/errors.js";
+import { errorMessage } from "../core/errors.js";
 import { ScriptedLLM } from "../llm/providers/scripted.js";
-import { parseLLMShorthand, providerRegistry } from "../llm/registry.js";
-import { loadDocument, spellOf, type LoadedDocument, type LoadedSpell } from "../spell/index.js";
+import { spellOf, type LoadedDocument, type LoadedSpell } from "../spell/index.js";
 import { EXIT, type CliIO } from "./io.js";
 import { liveDisplay } from "./stream-text.js";
 import { progressLines } from "./progress.js";
@@ -15,27 +12,17 @@ import { kindRunners } from "./kind-runners.js";
 import { resultJson } from "../protocols/result-json.js";
 import type { RunFlags } from "./run-flags.js";
 
-export type { RunFlags } from "./run-flags.js";
+import { exitFor, loadForCast, printWarnings } from "./load.js";
 
-export const DEFAULT_LOOM = ".spellbook/loom.jsonl";
+export type { RunFlags } from "./run-flags.js";
+export { DEFAULT_LOOM } from "./load.js";
 
 /** `spell run FILE`: progress per turn on stderr, the result on stdout. Returns the exit code. */
 export async function runCommand(file: string, flags: RunFlags, io: CliIO): Promise<number> {
-  const llmSpec = flags.llm === undefined ? undefined : parseLLMShorthand(flags.llm);
-  if (llmSpec && !providerRegistry[llmSpec.provider]) {
-    io.stderr(
-      `--llm ${flags.llm}: unknown provider ${JSON.stringify(llmSpec.provider)}; known: ${Object.keys(providerRegistry).join(", ")}\n`,
-    );
-    return EXIT.invalid;
-  }
-  const loaded = await loadForRun(file, flags, llmSpec, io);
+  const loaded = await loadForRun(file, flags, io);
   if (typeof loaded === "number") return loaded;
   const redact = (t: string): string => loaded.redactor.redact(t);
-  for (const w of loaded.warnings) {
-    io.stderr(
-      redact(`${w.position.file}:${w.position.line}:${w.position.col}: warning: ${w.message}\n`),
-    );
-  }
+  printWarnings(loaded, io);
   const cantrip = loaded.cantrip!;
   const intent = flags.intent ?? loaded.intent;
   if (!intent) {
@@ -68,21 +55,10 @@ export async function runCommand(file: string, flags: RunFlags, io: CliIO): Prom
  * Loads the document: a cantrip comes back to be cast; a document of another kind is run by
  * its kind's runner. Returns an exit code when there is nothing left to cast (run, or failed to load).
  */
-async function loadForRun(
-  file: string,
-  flags: RunFlags,
-  llmSpec: LLMSpec | undefined,
-  io: CliIO,
-): Promise<LoadedSpell | number> {
-  let doc: LoadedDocument | undefined;
+async function loadForRun(file: string, flags: RunFlags, io: CliIO): Promise<LoadedSpell | number> {
+  const doc = await loadForCast(file, flags, io);
+  if (typeof doc === "number") return doc;
   try {
-    doc = await loadDocument(displayPath(io.cwd, file), {
-      env: io.env,
-      loomPath: flags.loom,
-      defaultLoomPath: DEFAULT_LOOM,
-      llmSpec,
-      onWarning: (message) => io.stderr(`warning: ${doc?.redactor.redact(message) ?? message}\n`),
-    });
     if (doc.kind !== "cantrip") return await runKind(doc, flags, io);
     return spellOf(doc);
   } catch (err) {
@@ -108,15 +84,11 @@ function castFailed(
   return exitFor(err);
 }
 
-function exitFor(err: unknown): number {
-  return err instanceof SpellbookError && err.family === "spell" ? EXIT.invalid : EXIT.failure;
-}
-
 /** The result on stdout (as JSON with --json), the summary line on stderr unless --quiet. */
-function printResult(
+export function printResult(
   result: CastResult<Loom>,
   location: string,
-  flags: RunFlags,
+  flags: Pick<RunFlags, "json" | "quiet">,
   redact: (t: string) => string,
   io: CliIO,
 ): void {
@@ -139,7 +111,8 @@ async function runKind(doc: LoadedDocument, flags: RunFlags, io: CliIO): Promise
   return EXIT.invalid;
 }
 
-function summaryLine(r: CastResult, location: string): string {
+/** The line that ends a cast on stderr: how it ended, its cost, the entity and the loom. */
+export function summaryLine(r: CastResult, location: string): string {
   const loom = location.startsWith("/") ? relative(process.cwd(), location) || location : location;
   const how = r.terminated ? `terminated (${r.reason})` : `truncated (${r.reason})`;
   const u = r.usage;

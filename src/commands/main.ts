@@ -3,23 +3,29 @@
  * every command, found by oclif through `COMMANDS` (the "explicit" command strategy of
  * package.json). Provider SDKs and QuickJS stay outside the bundle and load on first use.
  */
+import Acp from "./acp.js";
 import Council from "./council.js";
 import Dna from "./dna/index.js";
+import Familiar from "./familiar.js";
 import DnaVerify from "./dna/verify.js";
 import FlowRun from "./flow.js";
 import LoomExport from "./loom/export.js";
 import LoomTree from "./loom/tree.js";
 import Run from "./run.js";
 import Serve from "./serve.js";
+import Summon from "./summon.js";
 import Test from "./test.js";
 import Validate from "./validate.js";
 
 import { executeWith } from "./execute.js";
 
 export const COMMANDS = {
+  acp: Acp,
   council: Council,
+  familiar: Familiar,
   run: Run,
   serve: Serve,
+  summon: Summon,
   test: Test,
   validate: Validate,
   "loom:export": LoomExport,

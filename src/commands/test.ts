@@ -17,14 +17,15 @@ export default class Test extends Command {
     }),
     replay: Flags.string({
       description:
-        "a recorded loom (JSONL): the spell must reproduce its thread, replies played back offline",
+        "a recorded loom (JSONL): the spell must reproduce its thread and its children's, replies played back offline",
     }),
     thread: Flags.string({
       description:
         "with --replay: the id of the recorded thread's last turn (default: the last turn written)",
     }),
     intent: Flags.string({
-      description: "with --replay: the recorded run's intent (default: the spell's intent:)",
+      description:
+        "with --replay: the recorded run's intent (default: the one its first turn recorded, else the spell's intent:)",
     }),
   };
   static override examples = [

@@ -9,6 +9,7 @@ import { exportJsonl } from "../loom/export.js";
 import { fork } from "../loom/fork.js";
 import type { Turn } from "../loom/turn.js";
 import type { Built } from "./build.js";
+import { runAcpExchange, type AcpRecord } from "./acp.js";
 
 /** What the actions produced, for the expectations to read. */
 export interface Outcome {
@@ -24,9 +25,11 @@ export interface Outcome {
   /** The setup LLM each construct/cast/send used, in order. */
   llmKeys: string[];
   exported?: string;
+  /** What the ACP agent answered to each request of `acp_exchange`. */
+  acp?: AcpRecord[];
 }
 
-const ACTION_KEYS = new Set(["construct_cantrip", "cast", "send", "then"]);
+const ACTION_KEYS = new Set(["construct_cantrip", "cast", "send", "then", "acp_exchange"]);
 const THEN_KEYS = new Set([
   "mutate_identity",
   "delete_turn",
@@ -48,15 +51,17 @@ export async function runActions(
         throw new ConfigError("unsupported_action", `unsupported action: ${key}`);
     }
     const cast = action["cast"] as { intent?: unknown; llm?: string } | undefined;
+    const send = action["send"] as SendAction | undefined;
     if (
       action["construct_cantrip"] !== undefined ||
       action["cast"] !== undefined ||
       action["send"] !== undefined
     ) {
       // A case may declare only named LLMs and name one per cast: then no `llm` is needed.
-      const key = cast?.llm ?? built.defaultLLM;
+      const named = cast?.llm ?? send?.llm;
+      const key = named ?? built.defaultLLM;
       const cantrip = await built.cantrip(key);
-      if (!cast?.llm || !outcome.cantrip) outcome.cantrip = cantrip;
+      if (!named || !outcome.cantrip) outcome.cantrip = cantrip;
       outcome.llmKeys.push(key);
     }
     if (cast !== undefined) {
@@ -65,13 +70,12 @@ export async function runActions(
       if (r.status === "failed") throw r.error; // the expectations read a failure as the error
       outcome.casts.push(r);
     }
-    const send = action["send"] as { intent?: unknown } | undefined;
-    if (send !== undefined) {
-      // Summon once; later sends reach the same entity, whose state accumulates (ENTITY-5).
-      outcome.entity ??= outcome.cantrip!.summon({ onEvent: listener(built, outcome) });
-      const r = await outcome.entity.send(send.intent as string);
-      if (r.status === "failed") throw r.error;
-      outcome.casts.push(r);
+    if (send !== undefined) await runSend(send, built, outcome);
+    if (action["acp_exchange"] !== undefined) {
+      const { records, cantrip, llmKey } = await runAcpExchange(action["acp_exchange"], built);
+      outcome.cantrip ??= cantrip;
+      outcome.llmKeys.push(llmKey);
+      outcome.acp = [...(outcome.acp ?? []), ...records];
     }
     const then = action["then"] as Record<string, unknown> | undefined;
     if (then !== undefined) {
@@ -79,6 +83,38 @@ export async function runActions(
       if (then["fork"] !== undefined) await runFork(then["fork"], built, outcome);
     }
   }
+}
+
+interface SendAction {
+  intent?: unknown;
+  /** Release the entity and summon it again by its id, as a new process would (ENTITY-5). */
+  resummon?: unknown;
+  /** The setup LLM of the new summon (default the case's). */
+  llm?: string;
+}
+
+/**
+ * `send: { intent }`: summon once; later sends reach the same entity, whose state accumulates
+ * (ENTITY-5). With `resummon: true` the entity is released first and summoned again by its id
+ * (`cantrip.summon({ entity })`) from a cantrip built anew on the same loom (`llm:` names its LLM).
+ */
+async function runSend(send: SendAction, built: Built, outcome: Outcome): Promise<void> {
+  const { intent, resummon, llm, ...rest } = send;
+  if (Object.keys(rest).length)
+    throw new ConfigError("unsupported_action", `unsupported action: send.${Object.keys(rest)[0]}`);
+  const onEvent = listener(built, outcome);
+  if (resummon === true) {
+    const previous = outcome.entity;
+    if (!previous)
+      throw new ConfigError("no_entity", "send.resummon needs an entity: send to one first");
+    previous.dispose();
+    const cantrip = llm ? await built.cantrip(llm) : outcome.cantrip!;
+    outcome.entity = cantrip.summon({ entity: previous.id, onEvent });
+  }
+  outcome.entity ??= outcome.cantrip!.summon({ onEvent });
+  const r = await outcome.entity.send(intent as string);
+  if (r.status === "failed") throw r.error;
+  outcome.casts.push(r);
 }
 
 /** Keeps every event, and its redacted form as a log line (PROD-8: logs_exclude reads them). */

@@ -256,7 +256,7 @@ function toSpell(
   return spell;
 }
 
-const FILE_GATES = new Set(["read", "read_ephemeral", "list_dir"]);
+const FILE_GATES = new Set(["read", "read_ephemeral", "list_dir", "search", "write"]);
 
 /** File gates see the case's filesystem: their root moves into the temp directory. */
 function rootGate(gate: unknown, root: string | undefined): unknown {

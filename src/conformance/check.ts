@@ -7,6 +7,7 @@ import { looselyEqual, matchValue, show, type MatchContext } from "./match.js";
 import { invocationList, mainLLM } from "./check-invocation.js";
 import { childTurns, matchTurns, parseMaybe } from "./check-turns.js";
 import { threadRole } from "./spellings.js";
+import { checkAcpResponses } from "./check-acp.js";
 
 export { wireMessage } from "./check-invocation.js";
 export { checkError } from "./check-turns.js";
@@ -254,6 +255,7 @@ const checks: Record<string, Check> = {
     if (f) return f;
     return turns ? matchTurns(turns, all, m, "loom.turns") : null;
   },
+  acp_responses: (w, o) => checkAcpResponses(w, o),
   logs_exclude: (w, o) => {
     const hit = o.logs.find((l) => l.includes(String(w)));
     return hit ? `a log line contains ${show(w)}: ${show(hit)}` : null;

@@ -18,10 +18,22 @@ export interface CantripInit<L extends LoomWriter = LoomWriter> {
   name?: string;
   /** What the LLM is sent of the history each turn; the whole history by default. */
   view?: ContextView;
+  /** The spell file the cantrip was loaded from (the loom's index of entities names it). */
+  source?: string;
 }
 
-export interface CastOptions extends Omit<EntityOptions, "history"> {
+export interface CastOptions extends Omit<EntityOptions, "history" | "id" | "sequence" | "keeper"> {
   onEvent?: EventListener;
+}
+
+export interface SummonOptions extends CastOptions {
+  /** Working context to start from instead of a fresh one (a fork). */
+  history?: Message[];
+  /**
+   * An entity recorded in the loom to continue (ENTITY-5 across processes): its earlier turns
+   * come back into the context and, in the code medium, its variables by replay (LOOM-13).
+   */
+  entity?: string;
 }
 
 /**
@@ -40,6 +52,7 @@ export class Cantrip<L extends LoomWriter = LoomWriter> implements EntitySource<
   readonly presentation: Presentation;
   readonly toolChoice: ToolChoice;
   readonly extra: Readonly<Record<string, unknown>>;
+  readonly source: string | undefined;
 
   constructor(init: CantripInit<L>) {
     // CANTRIP-1: an LLM, an identity and a circle.
@@ -54,6 +67,7 @@ export class Cantrip<L extends LoomWriter = LoomWriter> implements EntitySource<
     this.circle = init.circle;
     this.loom = init.loom;
     this.view = init.view ?? wholeHistory;
+    this.source = init.source;
     this.presentation = Object.freeze(this.circle.present());
     this.toolChoice = this.identity.toolChoice ?? this.presentation.toolChoice;
     this.extra = Object.freeze({ ...this.identity.hyperparameters });
@@ -62,7 +76,8 @@ export class Cantrip<L extends LoomWriter = LoomWriter> implements EntitySource<
 
   /** One-shot: summon, run the intent, release the entity (casting is summoning with cleanup). */
   async cast(intent: string, options: CastOptions = {}): Promise<CastResult<L>> {
-    const entity = this.summon(options);
+    // A cast's entity is not kept: nothing to register or hold.
+    const entity = this.open(options, false);
     try {
       return await entity.send(intent);
     } finally {
@@ -71,7 +86,12 @@ export class Cantrip<L extends LoomWriter = LoomWriter> implements EntitySource<
   }
 
   /** A persistent entity: `send` runs an intent and state accumulates across sends (ENTITY-5). */
-  summon(options: CastOptions & { history?: Message[] } = {}): Entity<L> {
+  summon(options: SummonOptions = {}): Entity<L> {
+    return this.open(options, true);
+  }
+
+  private open(options: SummonOptions, keep: boolean): Entity<L> {
+    const { entity: resume, ...rest } = options;
     const bus = new EventBus();
     if (options.onEvent) bus.on(options.onEvent);
     this.loom.recordIdentity(
@@ -80,7 +100,39 @@ export class Cantrip<L extends LoomWriter = LoomWriter> implements EntitySource<
       this.presentation.tools.map((t) => t.name),
       this.circle.mediumName,
     );
-    return new Entity(this, bus, options);
+    const keeper = keep || resume !== undefined ? this.keeper(resume !== undefined) : undefined;
+    const point = resume === undefined ? {} : this.resumePoint(resume);
+    return new Entity(this, bus, { ...rest, ...point, ...(keeper ? { keeper } : {}) });
+  }
+
+  /** Where a named entity's thread ends, its context and replay (or a fresh start: no turns yet). */
+  private resumePoint(entityId: string): EntityOptions {
+    const loom = this.loom;
+    if (!loom.resumeEntity || !loom.holdEntity)
+      throw new ConfigError("resume_unsupported", "this loom does not keep entities to resume");
+    const medium = this.circle.mediumName;
+    const codeTool = medium === "code" ? (this.presentation.tools[0]?.name ?? "js") : null;
+    const point = loom.resumeEntity(entityId, codeTool);
+    if (!point) return { id: entityId }; // registered without a turn: holdEntity checks it exists
+    return {
+      id: entityId,
+      history: [...this.initialMessages(), ...point.messages],
+      parentTurnId: point.lastTurnId,
+      sequence: point.sequence,
+      ...(point.replay.length ? { replay: point.replay } : {}),
+    };
+  }
+
+  private keeper(resumed: boolean): EntityOptions["keeper"] {
+    const loom = this.loom;
+    if (!loom.holdEntity) return undefined;
+    const info = {
+      cantripName: this.name,
+      medium: this.circle.mediumName,
+      source: this.source,
+      resumed,
+    };
+    return (entityId) => loom.holdEntity!(entityId, info);
   }
 
   /** The fixed head of every context: identity, then the circle's capability text (§4.6). */

@@ -1,10 +1,10 @@
 import { addUsage, emptyUsage, type LLMResponse, type Message, type Usage } from "./contract.js";
-import { ConfigError } from "./errors.js";
+import { ConfigError, SpellbookError } from "./errors.js";
 import type { EventBus } from "./events.js";
 import { newId } from "./ids.js";
 import type { CastConfig, LoopHost } from "./loop-host.js";
 import { CastRun } from "./loop.js";
-import type { LoomWriter, TurnContent, TurnCost, TurnHead } from "./loom-writer.js";
+import type { EntityLease, LoomWriter, TurnContent, TurnCost, TurnHead } from "./loom-writer.js";
 import type { MediumSession, MediumStep, ReplayTurn } from "./medium.js";
 import type { TurnOutcome } from "./outcome.js";
 import { totals, type CastResult, type UsageTotals } from "./result.js";
@@ -32,6 +32,12 @@ export interface EntityOptions {
   fork?: { fromTurnId: string; strategy: string };
   /** Recorded turns whose medium state the entity rebuilds before its first cast (a fork's replay). */
   replay?: readonly ReplayTurn[];
+  /** The id of a recorded entity this one continues (a resumed summon); default a new id. */
+  id?: string;
+  /** The sequence of the entity's last recorded turn (a resumed summon); default 0. */
+  sequence?: number;
+  /** How the entity is held while it lives (a loom that keeps entities); taken by `ready()`. */
+  keeper?: (entityId: string) => Promise<EntityLease>;
 }
 
 /**
@@ -39,7 +45,7 @@ export interface EntityOptions {
  * state accumulates (ENTITY-5); cast, it runs one intent and is discarded.
  */
 export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
-  readonly id = newId("ent");
+  readonly id: string;
   readonly history: Message[];
   readonly depth: number;
   private readonly session: MediumSession;
@@ -56,6 +62,8 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
   private pendingReplay: readonly ReplayTurn[] | null;
   private disposed = false;
   private readonly head: TurnHead;
+  private held: Promise<EntityLease | null> | null = null;
+  private lease: EntityLease | null = null;
   /** The summary of the view's latest fold (LOOM-11 shows it). */
   private foldedSummary: string | null = null;
   private threadReader: ThreadReader | undefined;
@@ -65,7 +73,9 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
     readonly bus: EventBus,
     private readonly options: EntityOptions = {},
   ) {
+    this.id = options.id ?? newId("ent");
     this.lastTurnId = options.parentTurnId ?? null;
+    this.sequence = options.sequence ?? 0;
     this.pendingReplay = options.replay?.length ? options.replay : null;
     this.depth = options.depth ?? 0;
     this.head = { id: "", parentId: null, cantripId: cantrip.id, entityId: this.id, sequence: 0 };
@@ -77,13 +87,17 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
     return this.cantrip;
   }
 
-  /** Runs one intent to its end: terminated by the entity, truncated by a ward, or failed. */
-  async send(intent: string): Promise<CastResult<L>> {
+  /**
+   * Runs one intent to its end: terminated by the entity, truncated by a ward, or failed.
+   * `signal` stops this cast only (an interactive session's Ctrl-C); the entity stays.
+   */
+  async send(intent: string, options: { signal?: AbortSignal } = {}): Promise<CastResult<L>> {
     if (typeof intent !== "string" || intent.trim() === "") {
       throw new ConfigError("intent_required", "intent is required"); // INTENT-1
     }
     if (this.disposed)
       throw new ConfigError("entity_disposed", "entity was released; summon a new one");
+    await this.ready();
     if (this.pendingReplay) await this.replay(this.pendingReplay);
     this.intentIndex = this.history.length;
     // The intent goes into the first turn of the cast: a fork rebuilds the context from the loom.
@@ -92,7 +106,7 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
       ? { intent, fork: { from_turn: fork.fromTurnId, strategy: fork.strategy } }
       : { intent };
     this.history.push({ role: "user", content: intent }); // INTENT-2
-    const cast = new CastRun(this, this.options.signal);
+    const cast = new CastRun(this, castSignal(this.options.signal, options.signal));
     const before = this.sequence;
     try {
       const result = await cast.run();
@@ -107,7 +121,30 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
       return result;
     } finally {
       cast.release();
+      await this.lease?.update(this.lastTurnId);
     }
+  }
+
+  /**
+   * Takes the entity's hold on a loom that keeps entities (registered there, and no other
+   * summon may continue it meanwhile); `send` does it first. Fails when the entity is held by
+   * another summon, or was named but the loom does not know it.
+   */
+  async ready(): Promise<void> {
+    const keeper = this.options.keeper;
+    if (!keeper) return;
+    this.held ??= keeper(this.id).then(
+      (lease) => {
+        if (this.disposed) lease.release();
+        else this.lease = lease;
+        return lease;
+      },
+      (err: unknown) => {
+        this.held = null; // held elsewhere now, perhaps not later: the next send asks again
+        throw err;
+      },
+    );
+    await this.held;
   }
 
   /** LOOM-13: the medium rebuilds its state from the loom; a divergence is the send's error. */
@@ -118,13 +155,22 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
         "replay_unsupported",
         `the ${this.cantrip.circle.mediumName} medium has no state to replay`,
       );
-    await this.session.replay(turns, this.options.signal ?? new AbortController().signal);
+    try {
+      await this.session.replay(turns, this.options.signal ?? new AbortController().signal);
+    } catch (err) {
+      // A resumed entity is not a fork: say which it was.
+      if (this.options.fork || !(err instanceof SpellbookError)) throw err;
+      err.message = err.message.replace(/^cannot fork:/, `cannot resume ${this.id}:`);
+      throw err;
+    }
   }
 
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
     this.session.dispose();
+    this.lease?.release();
+    this.lease = null;
   }
 
   view(): readonly Message[] | Promise<readonly Message[]> {
@@ -144,13 +190,19 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
     });
   }
 
-  step(response: LLMResponse, turnId: string, signal: AbortSignal): Promise<MediumStep> {
+  step(
+    response: LLMResponse,
+    turnId: string,
+    signal: AbortSignal,
+    onGateStart?: (gate: string, args: string) => void,
+  ): Promise<MediumStep> {
     this.turnStart = this.history.length;
     return this.session.execute(response, {
       entityId: this.id,
       turnId,
       signal,
       requireDone: this.cantrip.circle.requireDone,
+      onGateStart,
     });
   }
 
@@ -176,12 +228,12 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
 
   /**
    * LOOM-11: this entity's thread after its first `known` turns, read from the loom now. A
-   * fork's inherited turns are its own; a child's thread starts below its spawning turn.
+   * fork's inherited turns are its own, and a resumed entity's earlier ones; a child's thread
+   * starts below its spawning turn.
    */
   loomThread(known: number): LoomThreadView {
-    this.threadReader ??= new ThreadReader(
-      this.options.fork ? null : (this.options.parentTurnId ?? null),
-    );
+    const whole = this.options.fork !== undefined || this.options.id !== undefined;
+    this.threadReader ??= new ThreadReader(whole ? null : (this.options.parentTurnId ?? null));
     return this.threadReader.read(this.cantrip.loom, this.lastTurnId, known, this.foldedSummary);
   }
 
@@ -193,4 +245,13 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
   get cumulativeUsage(): UsageTotals {
     return totals(this.usage);
   }
+}
+
+/** The entity's signal and the send's, as one (either stops the cast, with its reason). */
+function castSignal(
+  entity: AbortSignal | undefined,
+  send: AbortSignal | undefined,
+): AbortSignal | undefined {
+  if (!entity || !send) return entity ?? send;
+  return AbortSignal.any([entity, send]);
 }

@@ -2,8 +2,8 @@
  * Where the loop records (chapter 6), owned by the ground floor: the loom module implements it
  * and builds the records; core never imports the loom.
  */
-import type { Usage } from "./contract.js";
-import type { GateCallRecord } from "./medium.js";
+import type { Message, Usage } from "./contract.js";
+import type { GateCallRecord, ReplayTurn } from "./medium.js";
 import type { TurnOutcome } from "./outcome.js";
 import type { FoldRecord } from "./view.js";
 
@@ -44,7 +44,7 @@ export interface ThreadTurn {
   is_error?: boolean;
 }
 
-export interface LoomWriter {
+export interface LoomWriter extends EntityKeeper {
   /** The root context of a cantrip, once per cantrip (IDENTITY-4). */
   recordIdentity(
     cantripId: string,
@@ -61,4 +61,50 @@ export interface LoomWriter {
   recordFold?(cantripId: string, fold: FoldRecord): void;
   /** A recorded turn, for a loom that can read back what it recorded. */
   get?(turnId: string): ThreadTurn | undefined;
+}
+
+/**
+ * An entity as a loom gives it back to be continued (ENTITY-5 across processes): its working
+ * context after the cantrip's head, the turns whose medium state a replay rebuilds (the code
+ * medium's), and where its thread ends.
+ */
+export interface ResumePoint {
+  messages: Message[];
+  replay: ReplayTurn[];
+  /** The entity's last recorded turn: the next turn hangs from it. */
+  lastTurnId: string;
+  /** The last turn's sequence: the next turn continues the count. */
+  sequence: number;
+}
+
+/** What a summoned entity tells a loom that keeps entities (EntityKeeper), and its hold on it. */
+export interface EntityLease {
+  /** After each send: the entity's last turn, for the loom's index of entities. */
+  update(lastTurnId: string | null): Promise<void>;
+  /** Lets another summon (this process or another) take the entity. */
+  release(): void;
+}
+
+/** Who an entity is, for the loom's index of entities. */
+export interface EntityInfo {
+  cantripName: string;
+  medium: string;
+  /** The spell file the cantrip was loaded from, when it was. */
+  source: string | undefined;
+  /** True when the summon named the entity (`summon({ entity })`): it must exist. */
+  resumed: boolean;
+}
+
+/**
+ * A loom that keeps entities across processes (a file loom). Both methods are optional parts
+ * of a LoomWriter: core asks for them only when an entity is summoned.
+ */
+export interface EntityKeeper {
+  /** The recorded context of an entity to continue; null when the loom has no turn of it. */
+  resumeEntity?(entityId: string, codeTool: string | null): ResumePoint | null;
+  /**
+   * Registers a summoned entity and holds it against other summons of the same entity (one
+   * writer per thread); fails when the entity is unknown (`resumed`) or held elsewhere.
+   */
+  holdEntity?(entityId: string, info: EntityInfo): Promise<EntityLease>;
 }

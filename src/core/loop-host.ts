@@ -26,8 +26,13 @@ export interface LoopHost<L> {
   readonly cumulativeUsage: UsageTotals;
   /** What the LLM is sent: the history as the view step shapes it (folding plugs in here). */
   view(): readonly Message[] | Promise<readonly Message[]>;
-  /** The medium's side of a turn. */
-  step(response: LLMResponse, turnId: string, signal: AbortSignal): Promise<MediumStep>;
+  /** The medium's side of a turn; `onGateStart` is told as each gate call begins. */
+  step(
+    response: LLMResponse,
+    turnId: string,
+    signal: AbortSignal,
+    onGateStart?: (gate: string, args: string) => void,
+  ): Promise<MediumStep>;
   /** Records a turn in the loom; returns its sequence number. */
   record(turnId: string, content: TurnContent, cost: TurnCost, outcome: TurnOutcome): number;
   addUsage(u: Usage): void;

@@ -42,6 +42,12 @@ export class CastRun<L> {
   private turns = 0;
   private lastUtterance = "";
   private lastTurnId: string | null = null;
+  /** Gates whose `tool_call` event went out as the call began, this turn (in order). */
+  private readonly begun: string[] = [];
+  private readonly onGateStart = (gate: string, args: string): void => {
+    this.begun.push(gate);
+    this.emit({ type: "tool_call", entityId: this.host.id, gate, arguments: args });
+  };
 
   constructor(
     private readonly host: LoopHost<L>,
@@ -92,7 +98,13 @@ export class CastRun<L> {
       validateResponse(response, this.host.history); // LLM-3, LLM-4, LLM-7
       addUsage(this.usage, response.usage);
       this.host.addUsage(response.usage);
-      const step = await this.host.step(response, turnId, this.controller.signal);
+      this.begun.length = 0;
+      const step = await this.host.step(
+        response,
+        turnId,
+        this.controller.signal,
+        this.observed ? this.onGateStart : undefined,
+      );
       this.host.history.push(...step.messages);
       this.turns++;
       const outcome = decideOutcome(step.outcome, this.limits, this.state());
@@ -180,12 +192,16 @@ export class CastRun<L> {
     if (!this.observed) return;
     const entityId = this.host.id;
     for (const record of step.gateCalls) {
-      this.emit({
-        type: "tool_call",
-        entityId,
-        gate: record.gate_name,
-        arguments: record.arguments,
-      });
+      // A call the medium answered without reaching a gate had no start: its tool_call is here.
+      const at = this.begun.indexOf(record.gate_name);
+      if (at >= 0) this.begun.splice(at, 1);
+      else
+        this.emit({
+          type: "tool_call",
+          entityId,
+          gate: record.gate_name,
+          arguments: record.arguments,
+        });
       this.emit({ type: "tool_result", entityId, record });
     }
     this.emit({
@@ -235,6 +251,7 @@ export class CastRun<L> {
       truncated: true,
       reason,
       result,
+      lastUtterance: this.lastUtterance,
     };
   }
 

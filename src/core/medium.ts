@@ -45,6 +45,8 @@ export interface TurnScope {
   readonly signal: AbortSignal;
   /** True when only `done` may terminate (require_done_tool). */
   readonly requireDone: boolean;
+  /** Told as each gate call begins (its name and JSON arguments): the loop's `tool_call` event. */
+  readonly onGateStart?: ((gate: string, args: string) => void) | undefined;
 }
 
 /** A recorded turn a fork replays to rebuild a medium's state (LOOM-4, LOOM-13). */

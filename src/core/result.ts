@@ -38,6 +38,8 @@ export interface CastTruncated<L> extends CastCommon<L> {
   /** The ward or cause: "max_turns", "timeout_ms", "interrupted", "parent_terminated", … */
   reason: string;
   result: string;
+  /** What the entity said last before it was cut off (its last text, code or calls); "" when nothing. */
+  lastUtterance: string;
 }
 
 /** The loop failed (a provider, the model broke the contract); the turns before it are in the loom. */

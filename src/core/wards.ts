@@ -2,10 +2,11 @@ import { ConfigError } from "./errors.js";
 
 /**
  * Wards are subtractive limits enforced by the runtime (CIRCLE-6). Every ward is a number
- * (composed by min) or a boolean (composed by OR) — WARD-1, and WARD-2 for medium wards.
+ * (composed by min), a boolean (composed by OR) — WARD-1, and WARD-2 for medium wards — or an
+ * allowlist of names (composed by intersection: a child can only narrow it).
  */
 export interface WardKind {
-  type: "number" | "boolean";
+  type: "number" | "boolean" | "names";
   /** Guarantees the loop ends on its own (CIRCLE-2, LOOP-2). */
   terminates?: boolean;
   /** The medium that owns this ward (WARD-2); absent for wards of every circle. */
@@ -60,6 +61,11 @@ export const wardKinds = {
     type: "number",
     description: "proposals one call_entity_batch may take (default 50)",
   },
+  child_medium_allowlist: {
+    type: "names",
+    description:
+      "the mediums a child of this circle may have (conversation, code, bash); default any. Down the tree the lists intersect",
+  },
 } as const satisfies Readonly<Record<string, WardKind>>;
 
 export type WardName = keyof typeof wardKinds;
@@ -67,17 +73,20 @@ export type WardName = keyof typeof wardKinds;
 const kindOf = (name: string): WardKind | undefined =>
   Object.hasOwn(wardKinds, name) ? wardKinds[name as WardName] : undefined;
 
+/** A ward's value: a number, a boolean, or a list of names. */
+export type WardValue = number | boolean | readonly string[];
+
 /** A ward as written: a one-key map, `{ max_turns: 10 }`. */
-export type Ward = Readonly<Record<string, number | boolean>>;
+export type Ward = Readonly<Record<string, WardValue>>;
 
 /** The resolved value of every ward named at least once. */
-export type WardValues = Readonly<Record<string, number | boolean>>;
+export type WardValues = Readonly<Record<string, WardValue>>;
 
 export const DEFAULT_MAX_DEPTH = 1;
 
-/** Composes ward lists: min for numbers, OR for booleans (WARD-1). */
+/** Composes ward lists: min for numbers, OR for booleans (WARD-1), intersection for names. */
 export function composeWards(...lists: readonly (readonly Ward[] | WardValues)[]): WardValues {
-  const out: Record<string, number | boolean> = {};
+  const out: Record<string, WardValue> = {};
   for (const list of lists) {
     const wards = Array.isArray(list) ? (list as readonly Ward[]) : [list as WardValues];
     for (const ward of wards) {
@@ -85,22 +94,37 @@ export function composeWards(...lists: readonly (readonly Ward[] | WardValues)[]
         const kind = kindOf(name);
         if (!kind) throw new ConfigError("unknown_ward", `unknown ward ${JSON.stringify(name)}`);
         checkValue(name, kind, value);
-        const prev = out[name];
-        out[name] =
-          prev === undefined
-            ? value
-            : kind.type === "number"
-              ? Math.min(prev as number, value as number)
-              : prev || value;
+        out[name] = combine(kind, out[name], value);
       }
     }
   }
   return Object.freeze(out);
 }
 
+function combine(kind: WardKind, prev: WardValue | undefined, value: WardValue): WardValue {
+  if (prev === undefined)
+    return kind.type === "names" ? Object.freeze([...(value as string[])]) : value;
+  if (kind.type === "number") return Math.min(prev as number, value as number);
+  if (kind.type === "boolean") return prev || value;
+  const allowed = new Set(value as readonly string[]);
+  return Object.freeze((prev as readonly string[]).filter((n) => allowed.has(n)));
+}
+
+const WANT = {
+  number: "a non-negative number",
+  boolean: "true or false",
+  names: "a list of names",
+} as const;
+
 function checkValue(name: string, kind: WardKind, value: unknown): void {
-  if (kind.type === "boolean" ? typeof value !== "boolean" : !isNonNegativeNumber(value)) {
-    const want = kind.type === "boolean" ? "true or false" : "a non-negative number";
+  const ok =
+    kind.type === "boolean"
+      ? typeof value === "boolean"
+      : kind.type === "number"
+        ? isNonNegativeNumber(value)
+        : Array.isArray(value) && value.every((v) => typeof v === "string");
+  if (!ok) {
+    const want = WANT[kind.type];
     throw new ConfigError(
       "bad_ward_value",
       `ward ${name} must be ${want}, got ${JSON.stringify(value)}`,
@@ -115,6 +139,12 @@ export const numberWard = (w: WardValues, name: WardName): number | undefined =>
   typeof w[name] === "number" ? w[name] : undefined;
 
 export const boolWard = (w: WardValues, name: WardName): boolean => w[name] === true;
+
+/** A names ward's list, or undefined when no circle up the tree set it (no restriction). */
+export const namesWard = (w: WardValues, name: WardName): readonly string[] | undefined => {
+  const v = w[name];
+  return Array.isArray(v) ? (v as readonly string[]) : undefined;
+};
 
 export const hasTerminationWard = (w: WardValues): boolean =>
   Object.keys(w).some(

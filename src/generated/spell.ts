@@ -31,6 +31,7 @@ export type GateName =
   | "list_dir"
   | "search"
   | "write"
+  | "fetch"
   | "slow_gate"
   | "failing_gate"
   | "counter"
@@ -60,6 +61,10 @@ export interface Spell {
    * The default intent of `spell run` (INTENT-1).
    */
   intent?: string;
+  /**
+   * Risks this spell takes on purpose; each silences its warning. lethal_trifecta: the circle, children included, joins private data, untrusted input and a way out (spec §4.8).
+   */
+  acknowledge?: "lethal_trifecta"[];
   /**
    * Cases run by `spell test`, in the vocabulary of tests.yaml.
    */
@@ -255,7 +260,7 @@ export interface Gate {
   [k: string]: unknown;
 }
 /**
- * One ward per item, e.g. { max_turns: 10 }. Numbers compose by min, booleans by OR.
+ * One ward per item, e.g. { max_turns: 10 }. Numbers compose by min, booleans by OR, lists (child_medium_allowlist) by intersection.
  *
  * This interface was referenced by `Spell`'s JSON-Schema
  * via the `definition` "ward".
@@ -294,6 +299,10 @@ export interface Ward {
    * Proposals one call_entity_batch may take (COMP-3). Default 50.
    */
   max_batch_size?: number;
+  /**
+   * The mediums a child of this circle may have; call_entity refuses any other with an error the parent reads. Default any. Lists intersect down the tree.
+   */
+  child_medium_allowlist?: MediumName[];
 }
 /**
  * This interface was referenced by `Spell`'s JSON-Schema

@@ -11,13 +11,14 @@
  * rebuilt: the text an assistant wrote beside its tool calls.
  */
 import { Cantrip } from "../core/cantrip.js";
-import type { LLM, Message, ToolCall } from "../core/contract.js";
+import type { LLM } from "../core/contract.js";
 import { ConfigError } from "../core/errors.js";
 import type { EventListener } from "../core/events.js";
-import type { ReplayTurn } from "../core/medium.js";
 import type { CastResult } from "../core/result.js";
 import type { Loom } from "./loom.js";
-import type { Turn } from "./turn.js";
+import { forkPath, rebuildMessages, replayTurn } from "./thread-context.js";
+
+export { forkPath, rebuildMessages } from "./thread-context.js";
 
 /** How a fork's state was rebuilt, as the loom records it: messages only, or code replayed too. */
 export const FORK_STRATEGY = "messages";
@@ -30,73 +31,6 @@ export interface ForkOptions {
   onEvent?: EventListener;
   signal?: AbortSignal;
 }
-
-/**
- * The recorded turns whose context N saw: N's entity's turns on the path root→N and, where that
- * entity was itself a fork, the thread it was forked from. A child of call_entity starts at its
- * own first turn (the parent's turns were never its context).
- */
-export function forkPath(loom: Loom, turnId: string): Turn[] {
-  const thread = loom.thread(turnId);
-  const path: Turn[] = [];
-  let entity = thread[thread.length - 1]!.entity_id;
-  for (let i = thread.length - 1; i >= 0; i--) {
-    const turn = thread[i]!;
-    if (turn.entity_id !== entity) {
-      const after = path[0];
-      if (!after?.metadata["fork"]) break;
-      entity = turn.entity_id;
-    }
-    path.unshift(turn);
-  }
-  return path;
-}
-
-/** The working context after `turns`, as the entity's messages (after the cantrip's head). */
-export function rebuildMessages(turns: readonly Turn[], codeTool: string | null): Message[] {
-  const messages: Message[] = [];
-  for (const turn of turns) {
-    const intent = turn.metadata["intent"];
-    if (typeof intent === "string") messages.push({ role: "user", content: intent });
-    if (codeTool !== null) {
-      const id = `call_${turn.id}`;
-      const code: ToolCall = {
-        id,
-        name: codeTool,
-        arguments: JSON.stringify({ code: turn.utterance }),
-      };
-      messages.push({ role: "assistant", content: null, toolCalls: [code] });
-      messages.push({ role: "tool", toolCallId: id, content: turn.observation });
-    } else if (turn.gate_calls.length) {
-      const calls = turn.gate_calls.map((g, i) => ({
-        id: `call_${turn.id}_${i}`,
-        name: g.gate_name,
-        arguments: g.arguments,
-      }));
-      messages.push({ role: "assistant", content: null, toolCalls: calls });
-      turn.gate_calls.forEach((g, i) =>
-        messages.push({
-          role: "tool",
-          toolCallId: calls[i]!.id,
-          content: g.result,
-          ...(g.is_error ? { isError: true } : {}),
-        }),
-      );
-    } else {
-      messages.push({ role: "assistant", content: turn.utterance });
-      if (turn.observation) messages.push({ role: "user", content: turn.observation });
-    }
-  }
-  return messages;
-}
-
-const replayTurn = (t: Turn): ReplayTurn => ({
-  id: t.id,
-  sequence: t.sequence,
-  utterance: t.utterance,
-  gateCalls: t.gate_calls,
-  observation: t.observation,
-});
 
 /** Forks the thread at `turnId` and runs the new intent on it; the entity is released after. */
 export async function fork(

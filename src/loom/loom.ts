@@ -1,7 +1,17 @@
 import { ConfigError } from "../core/errors.js";
 import { isoNow } from "../core/clock.js";
 import { MemoryStore, type LoomStore } from "./store.js";
-import type { LoomWriter, TurnContent, TurnCost, TurnHead } from "../core/loom-writer.js";
+import type {
+  EntityInfo,
+  EntityLease,
+  LoomWriter,
+  ResumePoint,
+  TurnContent,
+  TurnCost,
+  TurnHead,
+} from "../core/loom-writer.js";
+import { holdFileEntity, MemoryKeeper } from "./entity-keeper.js";
+import { resumePoint } from "./thread-context.js";
 import type { TurnOutcome } from "../core/outcome.js";
 import type { FoldRecord } from "../core/view.js";
 import {
@@ -70,13 +80,27 @@ class LoomIndex {
  * neither a long cast nor a long history on disk costs memory or start-up time until someone
  * asks. A store that cannot read back (memory) is indexed as records arrive.
  */
+export interface LoomOptions {
+  /**
+   * How long a summon waits for another summon (of this or another process) continuing the
+   * same entity to let go before failing with "in use by pid N"; default 2000 ms.
+   */
+  entityWaitMs?: number;
+}
+
 export class Loom implements LoomWriter {
   private indexed: LoomIndex | null;
   /** Identities recorded by this process (an identity is recorded once, IDENTITY-4). */
   private readonly recorded = new Set<string>();
+  private readonly entityWaitMs: number;
+  private memoryKeeper: MemoryKeeper | null = null;
 
-  constructor(readonly store: LoomStore = new MemoryStore()) {
+  constructor(
+    readonly store: LoomStore = new MemoryStore(),
+    options: LoomOptions = {},
+  ) {
     this.indexed = store.readsBack ? null : new LoomIndex();
+    this.entityWaitMs = options.entityWaitMs ?? 2000;
   }
 
   get size(): number {
@@ -225,6 +249,29 @@ export class Loom implements LoomWriter {
 
   children(turnId: string): Turn[] {
     return this.index.order.filter((t) => t.parent_id === turnId).map((t) => this.withReward(t));
+  }
+
+  /** The entity's last turn in append order (ENTITY-5: where a resumed summon continues). */
+  lastTurnOf(entityId: string): Turn | undefined {
+    const { order } = this.index;
+    for (let i = order.length - 1; i >= 0; i--)
+      if (order[i]!.entity_id === entityId) return this.withReward(order[i]!);
+    return undefined;
+  }
+
+  /** ENTITY-5 across processes: the recorded context of an entity, as a fork would rebuild it. */
+  resumeEntity(entityId: string, codeTool: string | null): ResumePoint | null {
+    return resumePoint(this, entityId, codeTool);
+  }
+
+  /** Registers a summoned entity beside the loom and holds it (entity-keeper.ts). */
+  holdEntity(entityId: string, info: EntityInfo): Promise<EntityLease> {
+    // Only a named entity needs the index (a new one is not in the loom): no read of a long file.
+    const inLoom = info.resumed && this.lastTurnOf(entityId) !== undefined;
+    const file = this.store.file;
+    if (file === undefined)
+      return (this.memoryKeeper ??= new MemoryKeeper()).hold(entityId, info, inLoom);
+    return holdFileEntity({ loomPath: file, entityId, info, inLoom, waitMs: this.entityWaitMs });
   }
 
   close(): void {

@@ -2,6 +2,7 @@ import {
   closeSync,
   existsSync,
   fstatSync,
+  fsyncSync,
   linkSync,
   mkdirSync,
   openSync,
@@ -43,7 +44,20 @@ export class JsonlStore implements LoomStore {
   /** Version 2 records share big gate results (jsonl-codec.ts); a version-1 file keeps v1. */
   private readonly compact: boolean;
 
-  constructor(readonly location: string) {
+  get file(): string {
+    return this.location;
+  }
+
+  /**
+   * `fsync: true` flushes every record to the disk before the append returns (a turn survives
+   * a power cut, not only a killed process) at the cost of a disk round trip per record
+   * (bench/loom.bench.mjs); default false: the kernel's page cache, which a killed process
+   * cannot lose.
+   */
+  constructor(
+    readonly location: string,
+    private readonly options: { fsync?: boolean } = {},
+  ) {
     const head = firstLine(location);
     this.refusal = head === null ? null : headerProblem(location, head);
     this.compact = head === null || headerVersion(head) >= 2;
@@ -74,10 +88,12 @@ export class JsonlStore implements LoomStore {
     if (this.fd === null) this.open();
     let done = writeSync(this.fd!, line);
     const size = Buffer.byteLength(line);
-    if (done === size) return; // the usual case: one write, no copy of the line
-    // A short write happens only on a full disk or a signal; finish the line regardless.
-    const bytes = Buffer.from(line);
-    while (done < bytes.length) done += writeSync(this.fd!, bytes, done);
+    if (done !== size) {
+      // A short write happens only on a full disk or a signal; finish the line regardless.
+      const bytes = Buffer.from(line);
+      while (done < bytes.length) done += writeSync(this.fd!, bytes, done);
+    }
+    if (this.options.fsync) fsyncSync(this.fd!);
   }
 
   private open(): void {

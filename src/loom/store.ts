@@ -15,6 +15,8 @@ export interface LoomStore {
   close(): void;
   /** A description for messages ("memory", a file path). */
   readonly location: string;
+  /** The file the store appends to, when it is one: summoned entities are kept beside it. */
+  readonly file?: string;
 }
 
 /** A loom kept in memory only: the loom's own index is the record. */

@@ -4,7 +4,8 @@
  * (CIRCLE-1, and with require_done_tool), a truncation ward (CIRCLE-2), and the dependencies of
  * each registry gate. The same messages as the runtime's own checks (Circle, createGate).
  */
-import { gateRegistry, type GateRegistry } from "../circle/gates/index.js";
+import { DELEGATION_GATES } from "../circle/gate-names.js";
+import { gateRegistry, offerDelegationMessage, type GateRegistry } from "../circle/gates/index.js";
 import { ConfigError } from "../core/errors.js";
 import { hasTerminationWard } from "../core/wards.js";
 import type { Path } from "./source.js";
@@ -48,7 +49,10 @@ export function circleShapeErrors(doc: unknown, locate: Locate): ConfigError[] {
   return out;
 }
 
-/** Dependencies a registry gate does not take (`{ read: { rooot: x } }`). */
+/**
+ * Dependencies a registry gate does not take (`{ read: { rooot: x } }`), and the gates
+ * call_entity offers children (COMP-1), which the schema does not see into: their names too.
+ */
 export function gateDependencyErrors(
   doc: unknown,
   locate: Locate,
@@ -58,23 +62,55 @@ export function gateDependencyErrors(
   const gates = isObj(circle) && Array.isArray(circle["gates"]) ? circle["gates"] : [];
   const out: ConfigError[] = [];
   gates.forEach((g: unknown, i: number) => {
+    const path = ["circle", "gates", i];
+    out.push(...itemErrors(g, path, registry, locate, false));
     const name = gateName(g);
-    const entry = name === undefined ? undefined : registry[name];
-    if (!entry || !isObj(g) || g["behavior"] !== undefined) return;
-    const deps = typeof g["name"] === "string" ? g["dependencies"] : g[name!];
-    for (const key of isObj(deps) ? Object.keys(deps) : []) {
-      if (entry.dependencies.includes(key)) continue;
-      out.push(
+    const deps = isObj(g) && name !== undefined ? depsOf(g, name) : undefined;
+    if (!DELEGATION_GATES.includes(name ?? "") || !isObj(deps) || !Array.isArray(deps["gates"]))
+      return;
+    const at = [
+      ...path,
+      typeof g === "object" && g && "name" in g ? "dependencies" : name!,
+      "gates",
+    ];
+    deps["gates"].forEach((o: unknown, j: number) =>
+      out.push(...itemErrors(o, [...at, j], registry, locate, true)),
+    );
+  });
+  return out;
+}
+
+const depsOf = (g: Obj, name: string): unknown =>
+  typeof g["name"] === "string" ? g["dependencies"] : g[name];
+
+/** One gate item's errors; an offered one's name is checked here too (the schema does not). */
+function itemErrors(
+  g: unknown,
+  path: Path,
+  registry: GateRegistry,
+  locate: Locate,
+  offered: boolean,
+): ConfigError[] {
+  const name = gateName(g);
+  const entry = name === undefined ? undefined : registry[name];
+  const declared = isObj(g) && g["behavior"] !== undefined;
+  if (offered && name !== undefined && DELEGATION_GATES.includes(name))
+    return [new ConfigError("bad_dependency", offerDelegationMessage(name), locate(path))];
+  if (offered && name !== undefined && !entry && !declared)
+    return [new ConfigError("unknown_gate", `unknown gate ${JSON.stringify(name)}`, locate(path))];
+  if (!entry || !isObj(g) || declared) return [];
+  const deps = depsOf(g, name!);
+  return (isObj(deps) ? Object.keys(deps) : [])
+    .filter((key) => !entry.dependencies.includes(key))
+    .map(
+      (key) =>
         new ConfigError(
           "unknown_dependency",
           `gate ${name} takes no dependency ${JSON.stringify(key)}` +
             (entry.dependencies.length ? ` (it takes: ${entry.dependencies.join(", ")})` : ""),
-          locate(["circle", "gates", i]),
+          locate(path),
         ),
-      );
-    }
-  });
-  return out;
+    );
 }
 
 function gateName(g: unknown): string | undefined {

@@ -5,6 +5,7 @@ import {
   behaviorGate,
   createGate,
   gateRegistry,
+  offerDelegationMessage,
   type GateRegistry,
   type GateBehavior,
 } from "../circle/gates/index.js";
@@ -15,6 +16,7 @@ import { mediumRegistry, normalizeMediumName } from "../circle/mediums/index.js"
 import { Cantrip } from "../core/cantrip.js";
 import { ConfigError, type SpellbookError } from "../core/errors.js";
 import { circleShapeErrors } from "./circle-checks.js";
+import { childMediumWarnings } from "./child-medium-check.js";
 import type { IdentityInput } from "../core/identity.js";
 import type { Redactor } from "../core/redact.js";
 import { composeWards, numberWard, type Ward } from "../core/wards.js";
@@ -26,8 +28,9 @@ import { compileFolding } from "./folding.js";
 import { Loom } from "../loom/loom.js";
 import { JsonlStore } from "../loom/storage-jsonl.js";
 import { ErrorList } from "./collect.js";
+import type { Path } from "./source.js";
 import { bashCircleMedium } from "./compile-bash.js";
-import type { ResolvedSpell, GateSpec } from "./resolve.js";
+import { dependenciesPath, type ResolvedSpell, type GateSpec } from "./resolve.js";
 import type { Warning } from "./rewrite.js";
 import { didYouMean } from "./suggest.js";
 import type { Locate } from "./validate.js";
@@ -160,12 +163,17 @@ export function compileCircle(
       : bash;
   const gates: Gate[] = [];
   resolved.gates.forEach((item, i) => {
-    const gate = item && errors.guard(["circle", "gates", i], () => compileGate(item, ctx));
+    const at = ["circle", "gates", i];
+    const gate =
+      item && errors.guard(at, () => compileGate(withOfferedGates(item, ctx, errors, at), ctx));
     if (gate) gates.push(gate);
   });
   // The circle's rules are checked whatever else failed: every error at once.
   for (const e of circleShapeErrors(resolved.spell, ctx.locate)) errors.list.push(e);
   if (!medium || errors.list.length) return undefined;
+  ctx.warnings.push(
+    ...childMediumWarnings(resolved.spell, resolved.gates, medium.name, ctx.locate),
+  );
   const wards = (spec.wards ?? []) as Ward[];
   // COMP-6: at max_depth 0 the delegation gates are warded off — not in the circle at all.
   const depth = errors.guard(["circle", "wards"], () =>
@@ -173,6 +181,23 @@ export function compileCircle(
   );
   const kept = depth === 0 ? gates.filter((g) => !DELEGATION_GATES.includes(g.name)) : gates;
   return errors.guard(["circle"], () => new Circle({ medium, gates: kept, wards }));
+}
+
+/** The gates call_entity offers children (COMP-1), built like the circle's own, each error at its item. */
+function withOfferedGates(spec: GateSpec, ctx: CompileContext, errors: ErrorList, path: Path) {
+  const offered = spec.deps["gates"];
+  if (!DELEGATION_GATES.includes(spec.name) || !Array.isArray(offered)) return spec;
+  const at = [...dependenciesPath(spec, path), "gates"];
+  const gates = (offered as (GateSpec | undefined)[]).map(
+    (item, j) =>
+      item &&
+      errors.guard([...at, j], () => {
+        if (DELEGATION_GATES.includes(item.name))
+          throw new ConfigError("bad_dependency", offerDelegationMessage(item.name));
+        return compileGate(item, ctx);
+      }),
+  );
+  return { ...spec, deps: { ...spec.deps, gates: gates.filter((g) => g !== undefined) } };
 }
 
 /** The circle's medium carrying `circle.state`; only the code medium has variables to put it in. */
@@ -260,6 +285,7 @@ export async function compileSpell(
         loom,
         ...(view ? { view } : {}),
         ...(spell.name ? { name: spell.name } : {}),
+        source: resolve(ctx.file),
       }),
   );
   // A loom that could not be opened is an error, never a silent fall-back to memory.

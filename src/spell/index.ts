@@ -96,7 +96,7 @@ export async function loadDocumentText(
   };
   const ctx: KindContext = {
     file,
-    baseDir: dirname(resolve(file)),
+    baseDir: options.baseDir === undefined ? dirname(resolve(file)) : resolve(options.baseDir),
     locate: source.position.bind(source),
     env,
     redactor,

@@ -13,6 +13,7 @@ import type { Spell } from "../generated/spell.js";
 import type { ErrorList } from "./collect.js";
 import { llmSpecOf } from "./llm-spec.js";
 import { loadCircleState } from "./resolve-state.js";
+import type { Path } from "./source.js";
 
 /** One gate as written, normalised: its name and its dependencies, resolved. */
 export interface GateSpec {
@@ -34,6 +35,8 @@ export interface ResolvedSpell {
 
 export interface ResolveContext {
   baseDir: string;
+  /** Where relative file-gate roots and `circle.root` resolve; default `baseDir`. */
+  rootDir?: string | undefined;
   errors: ErrorList;
   /** Loads a child spell (the loader itself, handed in: resolve never imports it back). */
   loadChild(file: string): Promise<ChildTemplate>;
@@ -46,7 +49,7 @@ export async function resolveSpell(spell: Spell, ctx: ResolveContext): Promise<R
   const items = spell.circle?.gates ?? [];
   for (let i = 0; i < items.length; i++) {
     const path = ["circle", "gates", i];
-    gates.push(await ctx.errors.guardAsync(path, () => resolveGate(items[i], ctx)));
+    gates.push(await ctx.errors.guardAsync(path, () => resolveGate(items[i], ctx, path)));
   }
   const spec = spell.circle?.state as Record<string, unknown> | undefined;
   const state =
@@ -54,8 +57,9 @@ export async function resolveSpell(spell: Spell, ctx: ResolveContext): Promise<R
       ? undefined
       : ctx.errors.guard(["circle", "state"], () => loadCircleState(spec, ctx.baseDir));
   const root =
-    ctx.errors.guard(["circle", "root"], () => workspaceRoot(spell.circle?.root, ctx.baseDir)) ??
-    ctx.baseDir;
+    ctx.errors.guard(["circle", "root"], () =>
+      workspaceRoot(spell.circle?.root, ctx.rootDir ?? ctx.baseDir),
+    ) ?? ctx.baseDir;
   return { spell, gates, state, root };
 }
 
@@ -70,17 +74,45 @@ function gateSpec(item: unknown): GateSpec {
   return { name, deps: { ...((deps as Record<string, unknown> | null) ?? {}) } };
 }
 
-async function resolveGate(item: unknown, ctx: ResolveContext): Promise<GateSpec> {
+async function resolveGate(item: unknown, ctx: ResolveContext, path: Path): Promise<GateSpec> {
   const gate = gateSpec(item);
-  if (ROOTED.has(gate.name)) gate.deps["root"] = rootOf(gate.deps["root"], ctx.baseDir);
-  if (DELEGATION_GATES.includes(gate.name)) await resolveDelegation(gate, ctx);
+  if (ROOTED.has(gate.name))
+    gate.deps["root"] = rootOf(gate.deps["root"], ctx.rootDir ?? ctx.baseDir);
+  if (DELEGATION_GATES.includes(gate.name)) await resolveDelegation(gate, ctx, path);
   return gate;
 }
 
-/** call_entity's dependencies: the child spell loaded, child LLMs converted (CIRCLE-10). */
-async function resolveDelegation(gate: GateSpec, ctx: ResolveContext): Promise<void> {
-  const { spell, llm, llms, ...rest } = gate.deps;
+/** Where a gate item's dependencies are written: `{ read: {…} }` or `{ name: read, dependencies: {…} }`. */
+export const dependenciesPath = (gate: GateSpec, path: Path): Path => [
+  ...path,
+  gate.declared ? "dependencies" : gate.name,
+];
+
+/**
+ * call_entity's dependencies: the child spell loaded, child LLMs converted, and the gates it
+ * offers children resolved like the circle's own (roots against the spell), each error at its
+ * own item (CIRCLE-10, COMP-1). An offered delegation gate is refused when compiled.
+ */
+async function resolveDelegation(gate: GateSpec, ctx: ResolveContext, path: Path): Promise<void> {
+  const { spell, llm, llms, gates, ...rest } = gate.deps;
   const deps: Record<string, unknown> = { ...rest };
+  if (gates !== undefined) {
+    const at = [...dependenciesPath(gate, path), "gates"];
+    if (!Array.isArray(gates))
+      throw new ConfigError("bad_dependency", "call_entity: gates is a list, like circle.gates");
+    const offered: (GateSpec | undefined)[] = [];
+    for (let j = 0; j < gates.length; j++) {
+      const item: unknown = gates[j];
+      const spec = gateSpec(item);
+      // call_entity offered to a child is refused at compile; its child spell is not loaded.
+      offered.push(
+        DELEGATION_GATES.includes(spec.name)
+          ? spec
+          : await ctx.errors.guardAsync([...at, j], () => resolveGate(item, ctx, [...at, j])),
+      );
+    }
+    deps["gates"] = offered;
+  }
   if (llm !== undefined) deps["llm"] = llmSpecOf(llm, "call_entity: llm");
   if (llms !== undefined) {
     if (llms === null || typeof llms !== "object" || Array.isArray(llms))
@@ -96,7 +128,10 @@ async function resolveDelegation(gate: GateSpec, ctx: ResolveContext): Promise<v
   gate.deps = deps;
 }
 
-/** A file gate's root, absolute: relative to the spell, never the working directory. */
+/**
+ * A file gate's root, absolute: relative to the spell (or the root folder a protocol session
+ * names), never the process's working directory.
+ */
 function rootOf(root: unknown, baseDir: string): string {
   const value = root ?? ".";
   if (typeof value !== "string") throw new ConfigError("bad_dependency", "root must be a path");

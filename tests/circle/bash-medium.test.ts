@@ -92,6 +92,21 @@ describe("bash medium (seed 002 Medium)", () => {
   );
 
   it.skipIf(!hasBwrap)(
+    `nothing after done runs, however fast the shell goes on (LOOP-3; 20 casts) (${SKIP})`,
+    async () => {
+      for (let i = 0; i < 20; i++) {
+        const { turns, result } = await castBash({
+          commands: ['done "x"; echo after'],
+          circle: "  root: ./work",
+          files: { "work/a.txt": "alpha\n" },
+        });
+        expect(result).toMatchObject({ status: "terminated", result: "x" });
+        expect(turns[0]!.observation, `cast ${i}`).not.toContain("after");
+      }
+    },
+  );
+
+  it.skipIf(!hasBwrap)(
     `gates on PATH call back to the host and are recorded in the turn (${SKIP})`,
     async () => {
       const { turns } = await castBash({

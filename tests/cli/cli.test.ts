@@ -11,9 +11,12 @@ import { io } from "../support/io.js";
 
 /** Every command the bundle registers, in order. */
 const COMMANDS = [
+  "acp",
   "council",
+  "familiar",
   "run",
   "serve",
+  "summon",
   "test",
   "validate",
   "loom:export",
@@ -242,7 +245,11 @@ describe("the bin", () => {
     const loaded = r.stderr.split("\n").filter((l) => l.startsWith("LOADED "));
     // The hooks work: the bundled CLI is seen. yaml, ajv and oclif are inside that bundle.
     expect(loaded.some((l) => l.endsWith("dist/spell.cjs"))).toBe(true);
-    expect(loaded.filter((l) => /openai|@anthropic-ai|quickjs|sandbox-worker/.test(l))).toEqual([]);
+    expect(
+      loaded.filter((l) =>
+        /openai|@anthropic-ai|quickjs|sandbox-worker|agentclientprotocol|fastify/.test(l),
+      ),
+    ).toEqual([]);
   });
 
   it("the CLI starts from the code cache the build trained", () => {

@@ -55,6 +55,36 @@ describe("ward composition onto a child (WARD-1, WARD-2)", () => {
   });
 });
 
+describe("child_medium_allowlist composes by intersection", () => {
+  it("keeps only the mediums every list names; absent means any", () => {
+    expect(
+      composeWards([{ child_medium_allowlist: ["conversation", "code"] }, { max_turns: 3 }]),
+    ).toMatchObject({ child_medium_allowlist: ["conversation", "code"] });
+    const parent = composeWards([
+      { max_turns: 3 },
+      { child_medium_allowlist: ["conversation", "code"] },
+    ]);
+    expect(
+      childWards(parent, undefined, proposal([{ child_medium_allowlist: ["code", "bash"] }])),
+    ).toMatchObject({ child_medium_allowlist: ["code"] });
+    expect(childWards(parent, undefined, proposal([]))).toMatchObject({
+      child_medium_allowlist: ["conversation", "code"],
+    });
+    expect(
+      composeWards([{ child_medium_allowlist: ["bash"] }, { child_medium_allowlist: ["code"] }]),
+    ).toMatchObject({ child_medium_allowlist: [] });
+  });
+
+  it("refuses a value that is not a list of names", () => {
+    expect(() => composeWards([{ child_medium_allowlist: true }])).toThrow(
+      /ward child_medium_allowlist must be a list of names, got true/,
+    );
+    expect(() => parseProposal({ intent: "x", wards: [{ child_medium_allowlist: [1] }] })).toThrow(
+      /must be a number, a boolean or a list of names/,
+    );
+  });
+});
+
 describe("depth limits (COMP-6, COMP-11)", () => {
   it("builds a child at depth 0 without delegation gates; its attempt to delegate fails clearly", async () => {
     // The child (code medium) tries to delegate; the grandchild must never exist.

@@ -18,7 +18,7 @@ describe("a child's failure (COMP-8)", () => {
     expect(result).toMatchObject({ terminated: true, result: "recovered" });
   });
 
-  it("reports a truncated child as an error too: it never answered", async () => {
+  it("is not a truncated child: that one returns how far it got, not an error (LOOP-4)", async () => {
     const child = new IntentLLM("worker", () => ({ call: "echo", args: { text: "again" } }));
     const parent = parentCantrip({
       llm: scripted([call({ intent: "loop", wards: [{ max_turns: 2 }] }), finish(1)]),
@@ -26,7 +26,19 @@ describe("a child's failure (COMP-8)", () => {
     });
     const result = await parent.cast("x");
     const first = result.loom.turns().find((t) => t.entity_id === result.entityId)!;
-    expect(first.gate_calls[0]!.result).toMatch(/child entity was truncated \(max_turns\)/);
+    expect(first.gate_calls[0]!.is_error).toBe(false);
+    const value = JSON.parse(first.gate_calls[0]!.result) as Record<string, unknown>;
+    const childId = result.loom.turns().find((t) => t.entity_id !== result.entityId)!.entity_id;
+    expect(value).toEqual({
+      truncated: true,
+      reason: "max_turns",
+      turns: 2,
+      summary:
+        'Truncated by max_turns after 2 turns. Gates called: echo ×2. Last utterance: "echo({\\"text\\":\\"again\\"})"',
+      last_utterance: 'echo({"text":"again"})',
+      entity_id: childId,
+    });
+    expect(result).toMatchObject({ terminated: true, result: 1 });
   });
 
   it("is an Error the parent's code can catch", async () => {

@@ -109,9 +109,9 @@ describe("call_entity: one child", () => {
     expect(fast.queries).toHaveLength(1);
     // The child's circle: echo and done (CIRCLE-1), no delegation at depth 0 (COMP-11).
     const spawning = result.loom.turns().find((t) => t.entity_id === result.entityId)!;
-    expect(spawning.gate_calls[0]!.result).toMatch(
-      /truncated \(max_turns\): Truncated by max_turns after 1 turn. Gates called: echo/,
-    );
+    const value = JSON.parse(spawning.gate_calls[0]!.result) as Record<string, unknown>;
+    expect(value["truncated"]).toBe(true);
+    expect(value["summary"]).toMatch(/^Truncated by max_turns after 1 turn. Gates called: echo/);
   });
 
   it("refuses an llm name nobody knows, with the names it knows", async () => {

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Circle } from "../../src/circle/circle.js";
@@ -97,5 +97,111 @@ circle: { gates: [done, { call_entity: { spell: ./missing.yaml } }], wards: [{ m
     await expect(load(dir)).rejects.toThrow(
       /spell\.yaml:4:\d+: call_entity: child spell \.\/missing\.yaml does not exist/,
     );
+  });
+
+  it("offers children gates the parent lacks, configured in the spell: roots against the spell (COMP-1)", async () => {
+    const dir = spellDir({
+      "spell.yaml": `
+llm: { provider: scripted, responses: [{ tool_calls: [{ gate: call_entity, args: { intent: read it, gates: [read] } }] }, { tool_calls: [{ gate: done, args: { answer: parent done } }] }] }
+identity: {}
+circle:
+  gates:
+    - done
+    - call_entity:
+        llm: { provider: scripted, responses: [{ tool_calls: [{ gate: read, args: { path: note.txt } }] }, { tool_calls: [{ gate: done, args: { answer: read } }] }] }
+        gates: [{ read: { root: docs } }]
+  wards: [{ max_turns: 3 }]
+`,
+    });
+    mkdirSync(join(dir, "docs"));
+    writeFileSync(join(dir, "docs", "note.txt"), "from the docs folder");
+    const loaded = await load(dir);
+    expect([...(loaded.cantrip!.circle as Circle).gates.keys()]).toEqual(["done", "call_entity"]);
+    const result = await loaded.cantrip!.cast("x");
+    const child = result.loom.turns().filter((t) => t.entity_id !== result.entityId);
+    expect(child[0]!.gate_calls[0]).toMatchObject({
+      gate_name: "read",
+      result: "from the docs folder",
+      is_error: false,
+    });
+  });
+
+  it.each([
+    ["with a schema error beside them", "[conversation, fortran]"],
+    ["when the schema is satisfied", "[conversation]"],
+  ])("reports every bad offered gate at its own line, %s", async (_, allowlist) => {
+    const dir = spellDir({
+      "spell.yaml": `llm: { provider: scripted }
+identity: {}
+circle:
+  gates:
+    - done
+    - call_entity:
+        gates:
+          - reed
+          - call_entity
+          - { read: { rooot: x } }
+  wards: [{ max_turns: 3 }, { child_medium_allowlist: ${allowlist} }]
+`,
+    });
+    const error = await load(dir).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
+    const text = String(error?.message);
+    if (allowlist.includes("fortran"))
+      expect(text).toMatch(/spell\.yaml:11:\d+: .*unknown medium "fortran"/);
+    expect(text).toMatch(/spell\.yaml:8:\d+: unknown gate "reed"/);
+    expect(text).toMatch(
+      /spell\.yaml:9:\d+: call_entity: gates cannot offer call_entity: a child may delegate while its max_depth allows/,
+    );
+    expect(text).toMatch(/spell\.yaml:10:\d+: gate read takes no dependency "rooot"/);
+  });
+
+  it("validates child_medium_allowlist against the mediums and refuses other children at run time", async () => {
+    const dir = spellDir({
+      "spell.yaml": `
+llm: { provider: scripted, responses: [{ tool_calls: [{ gate: call_entity, args: { intent: x, medium: code } }] }, { tool_calls: [{ gate: done, args: { answer: refused } }] }] }
+identity: {}
+circle:
+  gates: [done, call_entity]
+  wards: [{ max_turns: 3 }, { child_medium_allowlist: [conversation] }]
+`,
+    });
+    const result = await (await load(dir)).cantrip!.cast("x");
+    expect(result.loom.turns()[0]!.gate_calls[0]).toMatchObject({ is_error: true });
+    expect(result.loom.turns()[0]!.gate_calls[0]!.result).toMatch(/child_medium_not_allowed/);
+    expect(result.loom.turns()).toHaveLength(2);
+  });
+
+  it("warns at load when the children's default medium is one child_medium_allowlist refuses", async () => {
+    const spell = (gate: string, medium = "conversation") =>
+      spellDir({
+        "child.yaml": `llm: { provider: scripted }\nidentity: {}\ncircle: { medium: code, gates: [done], wards: [{ max_turns: 2 }] }\n`,
+        "spell.yaml": `llm: { provider: scripted }
+identity: {}
+circle:
+  medium: ${medium}
+  gates:
+    - done
+    - ${gate}
+  wards: [{ max_turns: 3 }, { child_medium_allowlist: [conversation, bash] }, { child_medium_allowlist: [conversation] }]
+`,
+      });
+    const warnings = async (dir: string) =>
+      (await load(dir)).warnings.map((w) => `${w.position.line}: ${w.message}`);
+    expect(await warnings(spell("call_entity: { medium: code }"))).toEqual([
+      "7: call_entity: { medium: code }: children get the code medium, which child_medium_allowlist [conversation] refuses; a child whose proposal names no allowed medium will be refused",
+    ]);
+    expect(await warnings(spell("call_entity: { spell: ./child.yaml }"))).toEqual([
+      expect.stringMatching(/^7: call_entity's child spell: children get the code medium/),
+    ]);
+    expect(await warnings(spell("call_entity", "code"))).toEqual([
+      expect.stringMatching(
+        /^8: this circle's medium \(children inherit it\): children get the code medium/,
+      ),
+    ]);
+    expect(await warnings(spell("call_entity"))).toEqual([]);
+    expect(await warnings(spell("call_entity: { medium: conversation }", "code"))).toEqual([]);
   });
 });

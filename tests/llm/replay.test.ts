@@ -123,7 +123,7 @@ describe("replay: a real run becomes an offline regression test", () => {
     expect(o.out).toContain('turn 1, gate call 2 (lookup): result "41", recorded "42"');
   });
 
-  it("a scripted run's loom replays too, rebuilt from utterances and gate calls", async () => {
+  it("a scripted run's loom replays too: its replies are recorded as a provider's are", async () => {
     const spell = write(
       "scripted.yaml",
       `llm:

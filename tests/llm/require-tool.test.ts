@@ -53,7 +53,7 @@ describe("tool_choice required (LLM-5)", () => {
       const inner = new ScriptedLLM({ responses: [{ content: "just text" }] });
       const r = await new RequiredToolChoiceLLM(inner).query(ask, options);
       expect(r.content).toBe("just text");
-      expect(r.metadata).toBeUndefined();
+      expect(r.metadata?.["reprompts"]).toBeUndefined(); // passed through untouched: no re-prompt
     }
   });
 

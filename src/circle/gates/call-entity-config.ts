@@ -3,10 +3,12 @@ import { Redactor } from "../../core/redact.js";
 import type { LLM } from "../../core/contract.js";
 import { createLLM, parseLLMShorthand, type LLMSpec } from "../../llm/registry.js";
 import type { Gate } from "../gate.js";
+import { DELEGATION_GATES } from "../gate-names.js";
 import {
   combineSources,
   type ChildLLMSource,
   type ChildTemplate,
+  type GateLookup,
   type SpawnConfig,
 } from "../spawn/index.js";
 
@@ -14,7 +16,7 @@ import {
  * Dependencies of call_entity and call_entity_batch (CIRCLE-10), as the loader hands them over:
  * a child spell is already loaded (`template`), never read from disk by the gate.
  */
-export const CALL_ENTITY_DEPENDENCIES = ["llm", "llms", "medium", "template"] as const;
+export const CALL_ENTITY_DEPENDENCIES = ["llm", "llms", "medium", "template", "gates"] as const;
 
 export interface CallEntityFactoryContext {
   baseDir: string;
@@ -25,18 +27,20 @@ export interface CallEntityFactoryContext {
 }
 
 /**
- * `call_entity: { llm: …, llms: { name: … }, template, medium: code }` → the spawn
- * configuration. LLM clients are built when a child first needs them.
+ * `call_entity: { llm: …, llms: { name: … }, template, medium: code, gates: [...] }` → the spawn
+ * configuration. LLM clients are built when a child first needs them; `gates` are built already
+ * (the loader compiles them like the circle's own).
  */
 export function spawnConfigOf(
   deps: Readonly<Record<string, unknown>>,
   ctx: CallEntityFactoryContext,
-  freeGate: (name: string) => Gate | undefined,
+  registry: GateLookup,
 ): SpawnConfig {
   const config: SpawnConfig = {
-    freeGate,
+    registry,
     llms: combineSources(ctx.childLLMs, dependencySource(deps, ctx)),
   };
+  if (deps["gates"] !== undefined) config.offered = offeredGates(deps["gates"]);
   const medium = deps["medium"];
   if (medium !== undefined) {
     if (typeof medium !== "string")
@@ -49,6 +53,32 @@ export function spawnConfigOf(
   const template = deps["template"];
   if (template !== undefined) config.template = template as ChildTemplate;
   return config;
+}
+
+export const offerDelegationMessage = (name: string): string =>
+  `call_entity: gates cannot offer ${name}: a child may delegate while its max_depth allows`;
+
+/** Gates offered to children (COMP-1): built gates, never delegation (a child gets that from max_depth). */
+function offeredGates(value: unknown): Gate[] {
+  const isGate = (g: unknown): g is Gate =>
+    g !== null &&
+    typeof g === "object" &&
+    typeof (g as Gate).name === "string" &&
+    typeof (g as Gate).execute === "function";
+  if (!Array.isArray(value) || !value.every(isGate))
+    throw new ConfigError(
+      "bad_dependency",
+      "call_entity: gates lists the gates a child may ask for, written like circle.gates",
+    );
+  const names = new Set<string>();
+  for (const gate of value) {
+    if (DELEGATION_GATES.includes(gate.name))
+      throw new ConfigError("bad_dependency", offerDelegationMessage(gate.name));
+    if (names.has(gate.name))
+      throw new ConfigError("duplicate_gate", `call_entity: gates offers ${gate.name} twice`);
+    names.add(gate.name);
+  }
+  return value;
 }
 
 /** An LLM dependency as written: `provider/model` or `{ provider, model, … }`. */

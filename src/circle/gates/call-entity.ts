@@ -15,7 +15,8 @@ const PROPOSAL_PROPERTIES = {
   gates: {
     type: "array",
     items: { type: "string" },
-    description: "The child's gates (default: this circle's). done is always included.",
+    description:
+      "The child's gates (default: this circle's): names of this circle's gates, of gates offered to children, or of built-ins that need no configuration. done is always included.",
   },
   wards: {
     description:
@@ -30,7 +31,11 @@ const PROPOSAL_PROPERTIES = {
     description:
       "The child's identity: { system_prompt, temperature, ... } (default: a generic worker).",
   },
-  medium: { type: "string", description: "The child's medium: conversation or code." },
+  medium: {
+    type: "string",
+    description:
+      "The child's medium: conversation, code or bash (a child_medium_allowlist ward may narrow it).",
+  },
 };
 
 /** call_entity (§5.1): one child, the parent blocks until it is done (COMP-2). */
@@ -38,7 +43,7 @@ export function callEntityGate(config: SpawnConfig): Gate {
   return {
     name: "call_entity",
     description:
-      "Delegate a sub-task to a child entity with its own circle and a fresh context. Returns the child's answer; a child that fails or is cut off throws an error.",
+      "Delegate a sub-task to a child entity with its own circle and a fresh context. Returns the child's answer; a child cut off by a ward returns { truncated: true, reason, turns, summary, last_utterance }; a child that fails throws an error.",
     parameters: { type: "object", properties: PROPOSAL_PROPERTIES, required: ["intent"] },
     execute: (args, ctx) => spawnChild(parseProposal(args), ctx, config),
   };
@@ -49,7 +54,7 @@ export function callEntityBatchGate(config: SpawnConfig): Gate {
   return {
     name: "call_entity_batch",
     description:
-      "Delegate several sub-tasks at once: a list of intents or call_entity proposals. Children run concurrently; the results come back in the same order, a failed child as { error }.",
+      "Delegate several sub-tasks at once: a list of intents or call_entity proposals. Children run concurrently; the results come back in the same order, a child cut off by a ward as { truncated: true, ... }, a failed child as { error }.",
     parameters: {
       type: "object",
       properties: {

@@ -6,8 +6,10 @@ import {
   spawnConfigOf,
   type CallEntityFactoryContext,
 } from "./call-entity-config.js";
+import type { GateLookup } from "../spawn/index.js";
 import { doneGate } from "./done.js";
 import { echoGate } from "./echo.js";
+import { fetchGateOf, FETCH_DEPENDENCIES } from "./fetch-config.js";
 import { listDirGate } from "./list-dir.js";
 import { readGate } from "./read.js";
 import { searchGate } from "./search.js";
@@ -19,8 +21,10 @@ export { readGate } from "./read.js";
 export { listDirGate } from "./list-dir.js";
 export { searchGate } from "./search.js";
 export { writeGate } from "./write.js";
+export { fetchGate, type FetchOptions } from "./fetch.js";
 export { behaviorGate, type DeclaredGate, type GateBehavior } from "./behavior.js";
 export { callEntityGate, callEntityBatchGate } from "./call-entity.js";
+export { offerDelegationMessage } from "./call-entity-config.js";
 
 export interface GateFactoryContext extends CallEntityFactoryContext {
   /** Relative paths in dependencies resolve against this folder (the spell's). */
@@ -67,20 +71,28 @@ export const gateRegistry: GateRegistry = {
         ...(typeof d["max_bytes"] === "number" ? { maxBytes: d["max_bytes"] } : {}),
       }),
   },
+  fetch: { dependencies: FETCH_DEPENDENCIES, create: (d) => fetchGateOf(d) },
   call_entity: {
     dependencies: CALL_ENTITY_DEPENDENCIES,
-    create: (d, c) => callEntityGate(spawnConfigOf(d, c, (name) => freeGate(name, c))),
+    create: (d, c) => callEntityGate(spawnConfigOf(d, c, lookup(c))),
   },
   call_entity_batch: {
     dependencies: CALL_ENTITY_DEPENDENCIES,
-    create: (d, c) => callEntityBatchGate(spawnConfigOf(d, c, (name) => freeGate(name, c))),
+    create: (d, c) => callEntityBatchGate(spawnConfigOf(d, c, lookup(c))),
   },
 };
 
-/** A child may ask for a built-in that takes no dependencies: it reaches nothing the parent could not give. */
-function freeGate(name: string, ctx: GateFactoryContext): Gate | undefined {
-  const entry = (ctx.registry ?? gateRegistry)[name];
-  return entry && entry.dependencies.length === 0 ? entry.create({}, ctx) : undefined;
+/** The registry a circle was built from, as a child's proposal may use it (COMP-1). */
+function lookup(ctx: GateFactoryContext): GateLookup {
+  const registry = ctx.registry ?? gateRegistry;
+  const entry = (name: string) => (Object.hasOwn(registry, name) ? registry[name] : undefined);
+  return {
+    // A gate that takes no dependencies reaches nothing the parent could not give.
+    free: (name) =>
+      entry(name)?.dependencies.length === 0 ? entry(name)!.create({}, ctx) : undefined,
+    dependencies: (name) => entry(name)?.dependencies,
+    names: () => Object.keys(registry),
+  };
 }
 
 export function createGate(

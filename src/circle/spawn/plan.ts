@@ -3,12 +3,9 @@ import { createIdentity, type Identity } from "../../core/identity.js";
 import { composeWards, DEFAULT_MAX_DEPTH, numberWard, type WardValues } from "../../core/wards.js";
 import type { LLM, ToolChoice } from "../../core/contract.js";
 import { Circle } from "../circle.js";
-import type { Gate } from "../gate.js";
-import { DELEGATION_GATES, DONE } from "../gate-names.js";
-import { doneGate } from "../gates/done.js";
-import type { Medium } from "../medium.js";
-import { createCodeMedium } from "../mediums/code/index.js";
-import { mediumRegistry, normalizeMediumName } from "../mediums/index.js";
+import { normalizeMediumName } from "../mediums/index.js";
+import { childGates } from "./child-gates.js";
+import { childMedium } from "./child-medium.js";
 import type { Proposal } from "./proposal.js";
 import type { ChildTemplate, ParentView, SpawnConfig } from "./types.js";
 
@@ -44,7 +41,7 @@ export async function planChild(
       config.medium ??
       parent.circle.medium.name,
   );
-  const medium = childMedium(mediumName, proposal, template);
+  const medium = childMedium(mediumName, proposal, parent.circle, template);
   const gates = childGates(
     proposal,
     parent.circle,
@@ -104,54 +101,6 @@ async function pickLLM(
   }
   if (template?.llm) return { llm: template.llm };
   return config.llms?.pick(undefined, depth);
-}
-
-function childMedium(
-  name: string,
-  proposal: Proposal,
-  template: ChildTemplate | undefined,
-): Medium {
-  // The child's data lives in its environment when it has one: the variable `context` (§3.3).
-  if (name === "code" && proposal.context !== undefined)
-    return createCodeMedium({ state: { context: proposal.context } });
-  if (template?.circle && template.circle.medium.name === name) return template.circle.medium;
-  const medium = mediumRegistry[name];
-  if (!medium) {
-    throw new ModelError(
-      "unknown_medium",
-      `call_entity: unknown medium ${JSON.stringify(name)}; mediums: ${Object.keys(mediumRegistry).join(", ")}`,
-    );
-  }
-  return medium;
-}
-
-/** The named gates (or the template's, else the parent's); never delegation at depth 0 (COMP-11). */
-function childGates(
-  proposal: Proposal,
-  parent: Circle,
-  template: ChildTemplate | undefined,
-  config: SpawnConfig,
-  depth: number,
-): Gate[] {
-  const pool = template?.circle?.gates ?? parent.gates;
-  const resolve = (name: string): Gate => {
-    const gate = pool.get(name) ?? parent.gates.get(name) ?? config.freeGate?.(name);
-    if (!gate) {
-      throw new ModelError(
-        "gate_unavailable",
-        `call_entity: gate ${JSON.stringify(name)} is not available to a child; available: ${[...new Set([...pool.keys(), ...parent.gates.keys()])].join(", ")}`,
-      );
-    }
-    return gate;
-  };
-  const chosen = proposal.gates ? proposal.gates.map(resolve) : [...pool.values()];
-  const gates = new Map<string, Gate>();
-  for (const gate of chosen) {
-    if (depth <= 0 && DELEGATION_GATES.includes(gate.name)) continue;
-    gates.set(gate.name, gate);
-  }
-  if (!gates.has(DONE)) gates.set(DONE, doneGate()); // CIRCLE-1: every circle, a child's too
-  return [...gates.values()];
 }
 
 function childIdentity(proposal: Proposal, template: ChildTemplate | undefined): Identity {

@@ -54,7 +54,7 @@ export function parseProposal(value: unknown): Proposal {
   return out;
 }
 
-/** Wards as a list of one-key maps (`[{ max_turns: 3 }]`) or one map (`{ max_turns: 3 }`). */
+/** Wards as a list of one-key maps (`[{ max_turns: 3 }]`) or one map (`{ max_turns: 3 }`); composeWards checks each. */
 function parseWards(value: unknown): Ward[] {
   const list = Array.isArray(value) ? value : [value];
   const wards: Ward[] = [];
@@ -62,8 +62,9 @@ function parseWards(value: unknown): Ward[] {
     if (item === null || typeof item !== "object" || Array.isArray(item))
       throw bad("wards is a list like [{ max_turns: 3 }]");
     for (const [name, v] of Object.entries(item as Record<string, unknown>)) {
-      if (typeof v !== "number" && typeof v !== "boolean")
-        throw bad(`ward ${name} must be a number or a boolean`);
+      const names = Array.isArray(v) && v.every((n) => typeof n === "string");
+      if (typeof v !== "number" && typeof v !== "boolean" && !names)
+        throw bad(`ward ${name} must be a number, a boolean or a list of names`);
       wards.push({ [name]: v });
     }
   }

@@ -3,11 +3,12 @@ import { SystemError, errorMessage } from "../../core/errors.js";
 import type { CantripEvent } from "../../core/events.js";
 import { Circle } from "../circle.js";
 import type { GateContext } from "../gate.js";
+import { truncatedChild } from "./outcome.js";
 import { planChild } from "./plan.js";
 import type { Proposal } from "./proposal.js";
 import type { ParentView, SpawnConfig } from "./types.js";
 
-export type { ChildTemplate, ParentView, SpawnConfig } from "./types.js";
+export type { ChildTemplate, GateLookup, ParentView, SpawnConfig } from "./types.js";
 
 export function parentOf(ctx: GateContext): ParentView {
   const { entity, depth } = ctx;
@@ -23,7 +24,8 @@ export function parentOf(ctx: GateContext): ParentView {
 /**
  * The spawn function (§5.1): builds the child's circle from the proposal, casts the child on its
  * intent with its own context (COMP-4), blocks until it ends (COMP-2), and returns its result.
- * A child that fails or is cut off comes back as an error the parent can catch (COMP-8).
+ * A child cut off by a ward returns a TruncatedChild value (LOOP-4); only a child that fails
+ * comes back as an error the parent can catch (COMP-8).
  */
 export async function spawnChild(
   proposal: Proposal,
@@ -59,8 +61,5 @@ export async function spawnChild(
       cause: result.error,
     });
   if (result.status === "terminated") return result.result;
-  throw new SystemError(
-    "child_truncated",
-    `child entity was truncated (${result.reason}): ${String(result.result)}`,
-  );
+  return truncatedChild(result);
 }

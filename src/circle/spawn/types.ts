@@ -20,8 +20,19 @@ export interface SpawnConfig {
   template?: ChildTemplate;
   /** The children's medium when neither the proposal, the LLM nor the template decides. */
   medium?: string;
-  /** Gates a proposal may name that neither the template nor the parent has: built-ins that reach nothing. */
-  freeGate?: (name: string) => Gate | undefined;
+  /** Gates a proposal may name that neither the template nor the parent has, configured by the spell (COMP-1). */
+  offered?: readonly Gate[];
+  /** The gate registry the circle was built from: gates that need no configuration, and what the others take. */
+  registry?: GateLookup;
+}
+
+/** The gate registry as the spawn step sees it (COMP-1: the child's gates come from the same registry). */
+export interface GateLookup {
+  /** A fresh gate that takes no dependencies (`done`, `echo`): it reaches nothing the host did not give. */
+  free(name: string): Gate | undefined;
+  /** The dependencies a registered gate takes (`["root"]` for read); undefined for a name nobody registered. */
+  dependencies(name: string): readonly string[] | undefined;
+  names(): readonly string[];
 }
 
 export interface ParentView {

@@ -1,127 +1,161 @@
 import { isAbsolute, resolve } from "node:path";
 import { ConfigError } from "../../core/errors.js";
-import type { Turn } from "../../loom/turn.js";
-import { readLoomFile } from "../../loom/storage-jsonl.js";
-import type { LLM, LLMResponse, Message, QueryOptions, ToolCall } from "../../core/contract.js";
-import { REPLAY_KEY, type RecordedReply } from "./replay-record.js";
+import type { LLM, LLMResponse, Message, QueryOptions } from "../../core/contract.js";
+import { replayRecord } from "./replay-record.js";
+import { readRecordedTree, type RecordedEntity, type RecordedTree } from "./replay-tree.js";
 
 export { REPLAY_KEY, replayRecord, type RecordedReply } from "./replay-record.js";
+export {
+  readRecordedThread,
+  readRecordedTree,
+  repliesOfThread,
+  type RecordedEntity,
+  type RecordedTree,
+} from "./replay-tree.js";
 
-/**
- * The LLM side of a recorded thread, turn by turn. Turns recorded by a real provider carry
- * their reply exactly (`metadata.llm_response`); older or scripted turns are rebuilt from the
- * utterance and gate calls (tool-call ids are then new, which the run does not notice).
- */
-export function repliesOfThread(turns: readonly Turn[]): LLMResponse[] {
-  const out: LLMResponse[] = [];
-  let n = 0;
-  for (const turn of turns) {
-    const recorded = turn.metadata[REPLAY_KEY] as RecordedReply | undefined;
-    const usage = {
-      promptTokens: turn.metadata.tokens_prompt ?? 0,
-      completionTokens: turn.metadata.tokens_completion ?? 0,
-      cachedTokens: turn.metadata.tokens_cached ?? 0,
-    };
-    if (recorded) {
-      out.push({
-        content: recorded.content,
-        toolCalls: recorded.tool_calls?.map((c) => ({ ...c })) ?? null,
-        thinking: recorded.thinking ?? null,
-        usage,
-        metadata: { replayed_turn: turn.id },
-      });
-      continue;
-    }
-    if (turn.utterance === "" && turn.gate_calls.length === 0) continue; // a query cut off by a ward: no reply
-    const calls: ToolCall[] = turn.gate_calls.map((g) => ({
-      id: `call_replay_${++n}`,
-      name: g.gate_name,
-      arguments: g.arguments,
-    }));
-    const rendered = turn.gate_calls.map((g) => `${g.gate_name}(${g.arguments})`).join("\n");
-    out.push({
-      content: calls.length && turn.utterance === rendered ? null : turn.utterance,
-      toolCalls: calls.length ? calls : null,
-      thinking: null,
-      usage,
-      metadata: { replayed_turn: turn.id },
-    });
-  }
-  return out;
-}
+/** Where a replayed reply says which recorded entity it came from (the next query carries it back). */
+const MARK = "replay_entity";
 
-/** Picks a thread of a loom file: the one ending at `leaf` (any turn id), else the last turn written. */
-export function readRecordedThread(file: string, leaf?: string): Turn[] {
-  const records = readLoomFile(file).records;
-  const turns = new Map<string, Turn>();
-  let last: Turn | undefined;
-  for (const r of records) {
-    if (r.type !== "turn") continue;
-    const { type: _type, ...turn } = r;
-    turns.set(turn.id, turn);
-    last = turn;
-  }
-  const end = leaf === undefined ? last : turns.get(leaf);
-  if (!end) {
-    throw new ConfigError(
-      "replay_thread_missing",
-      leaf === undefined
-        ? `${file} holds no turns to replay`
-        : `${file} has no turn ${JSON.stringify(leaf)}`,
-    );
-  }
-  const path: Turn[] = [];
-  for (let t: Turn | undefined = end; t; t = t.parent_id ? turns.get(t.parent_id) : undefined)
-    path.push(t);
-  // Only the entity that made the leaf: its parent's turns (a fork's history) are not its replies.
-  return path.reverse().filter((t) => t.entity_id === end.entity_id);
+interface Cursor {
+  entity: RecordedEntity;
+  next: number;
 }
 
 /**
- * Plays back the recorded replies in order (offline, no key). A run that asks for more replies
- * than were recorded has diverged from the recording: that is an error, never an invented reply.
+ * Plays back a recorded run (offline, no key): the root's replies, and — when this one LLM is
+ * given to every entity of the run — each child's own. Each reply marks its assistant message
+ * with the recorded entity it belongs to, so the entity's next query finds its place; an
+ * entity's first query is bound to the next recorded entity spawned from the turn its parent is
+ * in (the one whose intent the query names, in the order they were made). A run that asks for
+ * more than was recorded has diverged: that is an error, never an invented reply.
  */
 export class ReplayLLM implements LLM {
   readonly name: string;
-  private next = 0;
+  private readonly tree: RecordedTree;
+  private readonly cursors = new Map<string, Cursor>();
+  private served = 0;
+  /** The first way the run left the recording (a query past it, a child it does not have). */
+  divergence: string | undefined;
+  private folds = 0;
 
   constructor(
-    private readonly replies: readonly LLMResponse[],
+    recording: readonly LLMResponse[] | RecordedTree,
     readonly source: string,
   ) {
     this.name = `replay/${source}`;
+    this.tree = Array.isArray(recording)
+      ? { root: rootOf(recording as readonly LLMResponse[]), descendants: [], foldSummaries: [] }
+      : (recording as RecordedTree);
   }
 
   get queries(): number {
-    return this.next;
+    return this.served;
   }
 
+  /** Replies recorded and never asked for, over every entity (and LLM fold summaries). */
   unused(): number {
-    return this.replies.length - this.next;
+    const all = [this.tree.root, ...this.tree.descendants];
+    const recorded = all.reduce((n, e) => n + e.replies.length, 0);
+    return recorded - this.served + (this.tree.foldSummaries.length - this.folds);
   }
 
-  query(_messages: readonly Message[], options: QueryOptions = {}): Promise<LLMResponse> {
-    const reply = this.replies[this.next];
+  // async: a divergence (thrown below) is a rejected query, as a provider's failure would be.
+  // eslint-disable-next-line @typescript-eslint/require-await
+  async query(messages: readonly Message[], options: QueryOptions = {}): Promise<LLMResponse> {
+    // A query without tools is a fold's summary (strategy llm) while the recording has one left.
+    const fold = !options.tools && this.folds < this.tree.foldSummaries.length;
+    let reply: LLMResponse;
+    try {
+      reply = fold ? this.foldSummary() : this.reply(messages);
+    } catch (err) {
+      // A child's divergence comes back to its parent as a failed child: keep the cause.
+      this.divergence ??= (err as Error).message;
+      throw err;
+    }
+    if (options.onDelta) {
+      if (reply.thinking) options.onDelta({ type: "thinking", text: reply.thinking });
+      if (reply.content) options.onDelta({ type: "text", text: reply.content });
+    }
+    return reply;
+  }
+
+  private reply(messages: readonly Message[]): LLMResponse {
+    const cursor = this.cursorOf(messages);
+    const reply = cursor.entity.replies[cursor.next];
     if (!reply) {
-      return Promise.reject(
-        new ConfigError(
-          "replay_exhausted",
-          `replay of ${this.source}: the recording has ${this.replies.length} replies and the run asked for reply ${this.next + 1}; the run diverged from the recording`,
-        ),
+      const whose = cursor.entity === this.tree.root ? "" : ` of child ${cursor.entity.id}`;
+      throw new ConfigError(
+        "replay_exhausted",
+        `replay of ${this.source}: the recording has ${cursor.entity.replies.length} replies${whose} and the run asked for reply ${cursor.next + 1}; the run diverged from the recording`,
       );
     }
-    this.next++;
+    cursor.next++;
+    this.served++;
     const copy: LLMResponse = {
       ...reply,
       toolCalls: reply.toolCalls?.map((c) => ({ ...c })) ?? null,
       usage: { ...reply.usage },
+      providerData: { ...reply.providerData, [MARK]: cursor.entity.id },
     };
-    if (options.onDelta) {
-      if (copy.thinking) options.onDelta({ type: "thinking", text: copy.thinking });
-      if (copy.content) options.onDelta({ type: "text", text: copy.content });
-    }
-    return Promise.resolve(copy);
+    copy.metadata = { ...reply.metadata, ...replayRecord(copy) };
+    return copy;
   }
+
+  /** The entity asking: the mark on its last reply, else a new one bound to the recording. */
+  private cursorOf(messages: readonly Message[]): Cursor {
+    for (let i = messages.length - 1; i >= 0; i--) {
+      const m = messages[i]!;
+      const mark = m.role === "assistant" ? m.providerData?.[MARK] : undefined;
+      const cursor = typeof mark === "string" ? this.cursors.get(mark) : undefined;
+      if (cursor) return cursor;
+    }
+    // A recording of one entity is played in order to whoever asks (a council's seats, a
+    // spell's own `provider: replay`): only a tree with children binds new entities.
+    const first = this.cursors.size === 0 || this.tree.descendants.length === 0;
+    if (first && this.cursors.has(this.tree.root.id)) return this.cursors.get(this.tree.root.id)!;
+    const entity = first ? this.tree.root : this.spawned(messages);
+    const cursor = { entity, next: 0 };
+    this.cursors.set(entity.id, cursor);
+    return cursor;
+  }
+
+  /** A child's first query: the next unbound recorded child of a turn some bound entity is in. */
+  private spawned(messages: readonly Message[]): RecordedEntity {
+    const current = new Set<string>();
+    for (const c of this.cursors.values()) {
+      const turn = c.entity.replies[c.next - 1]?.metadata?.["replayed_turn"];
+      if (typeof turn === "string") current.add(turn);
+    }
+    const open = this.tree.descendants.filter(
+      (e) => !this.cursors.has(e.id) && current.has(e.spawnedBy ?? ""),
+    );
+    const asked = (e: RecordedEntity) =>
+      e.intent !== undefined &&
+      messages.some((m) => m.role === "user" && m.content.includes(e.intent!));
+    const entity = open.find(asked) ?? open[0];
+    if (!entity)
+      throw new ConfigError(
+        "replay_exhausted",
+        `replay of ${this.source}: an entity the recording does not have asked for a reply (a child spawned where none was recorded); the run diverged from the recording`,
+      );
+    return entity;
+  }
+
+  private foldSummary(): LLMResponse {
+    const summary = this.tree.foldSummaries[this.folds];
+    if (summary === undefined)
+      throw new ConfigError(
+        "replay_exhausted",
+        `replay of ${this.source}: the run asked for a summary the recording does not have; the run diverged from the recording`,
+      );
+    this.folds++;
+    const usage = { promptTokens: 0, completionTokens: 0, cachedTokens: 0 };
+    return { content: summary, toolCalls: null, thinking: null, usage };
+  }
+}
+
+function rootOf(replies: readonly LLMResponse[]): RecordedEntity {
+  return { id: "root", turns: [], replies: [...replies], spawnedBy: null, intent: undefined };
 }
 
 export function createReplay(
@@ -135,9 +169,9 @@ export function createReplay(
     );
   }
   const file = isAbsolute(spec.loom) ? spec.loom : resolve(baseDir, spec.loom);
-  let thread: Turn[];
+  let tree: RecordedTree;
   try {
-    thread = readRecordedThread(file, typeof spec.thread === "string" ? spec.thread : undefined);
+    tree = readRecordedTree(file, typeof spec.thread === "string" ? spec.thread : undefined);
   } catch (err) {
     if (err instanceof ConfigError) throw err;
     throw new ConfigError(
@@ -145,5 +179,5 @@ export function createReplay(
       `cannot read the recorded loom ${file}: ${(err as Error).message}`,
     );
   }
-  return new ReplayLLM(repliesOfThread(thread), spec.loom);
+  return new ReplayLLM(tree, spec.loom);
 }

@@ -11,6 +11,7 @@ import {
   type ToolDefinition,
   type Usage,
 } from "../../core/contract.js";
+import { replayRecord } from "./replay-record.js";
 
 /** One scripted reply, in the spell/tests.yaml vocabulary (snake_case, as written in YAML). */
 export interface ScriptedResponse {
@@ -139,6 +140,8 @@ export class ScriptedLLM implements LLM {
       usage: toUsage(script.usage ?? this.options.usage),
       thinking: script.thinking ?? null,
     };
+    // Recorded with the turn, as a real provider's reply is, so any scripted run replays exactly.
+    response.metadata = replayRecord(response);
     if (script.tool_result) {
       response.toolResults = [
         { toolCallId: script.tool_result.tool_call_id, content: script.tool_result.content },

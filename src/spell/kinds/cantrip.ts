@@ -1,6 +1,6 @@
 /** The `cantrip` kind: llm + identity + circle (+ loom, intent, tests) → a Cantrip. */
 import { Circle } from "../../circle/circle.js";
-import type { ChildTemplate } from "../../circle/spawn/index.js";
+import type { ChildLLMSource, ChildTemplate } from "../../circle/spawn/index.js";
 import type { Cantrip } from "../../core/cantrip.js";
 import type { LLM } from "../../core/contract.js";
 import { ConfigError, SpellErrors, errorMessage, type SpellbookError } from "../../core/errors.js";
@@ -12,6 +12,7 @@ import { circleShapeErrors, gateDependencyErrors } from "../circle-checks.js";
 import { compileSpell, type CompileContext } from "../compile.js";
 import type { LoadOptions } from "../options.js";
 import { resolveSpell, type ResolvedSpell } from "../resolve.js";
+import { lethalTrifectaWarning } from "../trifecta/check.js";
 import type { DocumentKind, KindContext } from "./kind.js";
 
 export const cantripKind: DocumentKind<Spell, ResolvedSpell, Cantrip<Loom> | undefined> = {
@@ -22,8 +23,9 @@ export const cantripKind: DocumentKind<Spell, ResolvedSpell, Cantrip<Loom> | und
     const errors = new ErrorList(ctx.locate);
     const resolved = await resolveSpell(spell, {
       baseDir: ctx.baseDir,
+      rootDir: (ctx.options as LoadOptions).rootDir,
       errors,
-      loadChild: (file) => childTemplate(file, ctx),
+      loadChild: (file) => childTemplate(file, ctx, everyLLMOf(ctx)),
     });
     return errors.list.length ? { errors: errors.list } : { resolved, errors: [] };
   },
@@ -36,13 +38,18 @@ export const cantripKind: DocumentKind<Spell, ResolvedSpell, Cantrip<Loom> | und
       env: ctx.env,
       redactor: ctx.redactor,
       warnings: ctx.warnings,
-      llm: options.llm ?? (options.validateOnly ? validationLLM : undefined),
+      llm: options.everyLLM ?? options.llm ?? (options.validateOnly ? validationLLM : undefined),
+      ...(options.everyLLM ? { childLLMs: everySource(options.everyLLM) } : {}),
       llmSpec: options.llmSpec,
       warn: options.onWarning,
       validateOnly: options.validateOnly,
       loomPath: options.validateOnly ? "memory" : options.loomPath,
       defaultLoomPath: options.defaultLoomPath,
+      loom: options.validateOnly ? undefined : options.loom,
     });
+    // §4.8: said once per load — by spell validate and at the start of spell run.
+    const trifecta = lethalTrifectaWarning(resolved.spell, ctx);
+    if (trifecta) ctx.warnings.push(trifecta);
     return { value: options.validateOnly ? undefined : cantrip, errors };
   },
 };
@@ -70,10 +77,11 @@ export async function buildCantrip(
 async function childTemplate(
   file: string,
   ctx: Pick<KindContext, "loadNested">,
+  everyLLM?: LLM,
 ): Promise<ChildTemplate> {
   let loaded: { kind: string; value: unknown };
   try {
-    loaded = await ctx.loadNested(file);
+    loaded = await ctx.loadNested(file, everyLLM ? { everyLLM } : {});
   } catch (err) {
     const detail =
       err instanceof SpellErrors
@@ -98,6 +106,14 @@ async function childTemplate(
     ...(circle instanceof Circle ? { circle } : {}),
   };
 }
+
+const everyLLMOf = (ctx: KindContext): LLM | undefined => (ctx.options as LoadOptions).everyLLM;
+
+/** Children get the one LLM whatever they ask for (by name or by depth). */
+const everySource = (llm: LLM): ChildLLMSource => ({
+  pick: () => Promise.resolve({ llm }),
+  names: () => [],
+});
 
 /** Stands in for the LLM when a spell is only validated; it is never queried. */
 const validationLLM: LLM = {

@@ -128,9 +128,12 @@ export class BashSession implements MediumSession {
     cur.run.records.push(out.record);
     if (!out.ok) return { ok: false, text: `error: ${out.record.result}` };
     if (req.gate === DONE && cur.run.done === undefined) {
-      // LOOP-3: nothing of the command runs after done — it ends before done even answers.
+      // LOOP-3: nothing of the command runs after done. The tree is killed, and done answers
+      // only once the command has ended: were it to answer first, the shell could run the next
+      // command before the kill reached the sandbox (bwrap's own session ends a moment later).
       cur.run.done = { result: out.value };
       cur.command.stop("done was called");
+      await cur.command.result;
     }
     return { ok: true, text: out.record.result };
   }

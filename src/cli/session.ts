@@ -1,0 +1,183 @@
+/**
+ * An interactive session with one summoned entity (`spell summon`; other commands build on
+ * `runSession`): every line read is an intent sent to the same entity (ENTITY-5), its result
+ * printed on stdout and each turn's progress on stderr, as `spell run` does. Ctrl-C stops the
+ * cast that is running, not the session; at an idle prompt a second Ctrl-C (or the end of the
+ * input) ends it. With `--entity` the session continues an entity recorded in the loom, in this
+ * process or another one (its turns back in the context, the code medium's variables by replay).
+ */
+import { createInterface } from "node:readline";
+import type { Entity } from "../core/entity.js";
+import { errorMessage } from "../core/errors.js";
+import type { Loom } from "../loom/loom.js";
+import { spellOf, type LoadedSpell } from "../spell/index.js";
+import { EXIT, type CliIO } from "./io.js";
+import { exitFor, loadForCast, printWarnings, type LoadFlags } from "./load.js";
+import { progressLines } from "./progress.js";
+import { printResult } from "./run.js";
+import { liveDisplay } from "./stream-text.js";
+
+export interface SessionFlags extends LoadFlags {
+  /** An entity recorded in the loom to continue; default a new one. */
+  entity?: string | undefined;
+  /** No progress lines on stderr. */
+  quiet?: boolean | undefined;
+  /** Each result as a JSON line on stdout. */
+  json?: boolean | undefined;
+}
+
+export interface SessionIO extends CliIO {
+  /** Where the lines come from (stdin; a pipe works too). */
+  input: NodeJS.ReadableStream;
+  /** Where the prompt goes when the input is a terminal (readline then reads keys: Ctrl-C too). */
+  terminal?: NodeJS.WritableStream;
+  /** Ctrl-C that arrives as a signal (input from a pipe); returns the unsubscribe. */
+  onInterrupt?: (handler: () => void) => () => void;
+}
+
+export interface SessionHooks {
+  /** Once the entity is held, before the first line (e.g. a greeting). */
+  onStart?: (entity: Entity<Loom>, loaded: LoadedSpell, io: SessionIO) => void;
+  /** How to continue the entity later, as printed; undefined: `spell summon FILE --entity ID`. */
+  resumeHint?: (entityId: string) => string | undefined;
+}
+
+/** Runs the session to its end; returns the exit code (0 unless the session could not start). */
+export async function runSession(
+  spellPath: string,
+  flags: SessionFlags,
+  io: SessionIO,
+  hooks: SessionHooks = {},
+): Promise<number> {
+  const hint = (id: string) => hooks.resumeHint?.(id) ?? resumeHint(spellPath, id, flags.loom);
+  const started = await startSession(spellPath, flags, io, hint);
+  if (typeof started === "number") return started;
+  const { loaded, entity } = started;
+  const loom = entity.cantrip.loom;
+  hooks.onStart?.(entity, loaded, io);
+  try {
+    await readIntents(io, (line, signal) => sendLine(entity, line, signal, loaded, flags, io));
+  } finally {
+    entity.dispose();
+    loom.close();
+  }
+  io.stderr(`session ended · entity ${entity.id} · resume: ${hint(entity.id)}\n`);
+  return EXIT.ok;
+}
+
+/** Loads the spell and summons (or resumes) its entity; an exit code when that fails. */
+async function startSession(
+  spellPath: string,
+  flags: SessionFlags,
+  io: SessionIO,
+  hint: (entityId: string) => string,
+): Promise<{ loaded: LoadedSpell; entity: Entity<Loom> } | number> {
+  const doc = await loadForCast(spellPath, flags, io);
+  if (typeof doc === "number") return doc;
+  let loaded: LoadedSpell;
+  try {
+    loaded = spellOf(doc);
+  } catch (err) {
+    io.stderr(`${errorMessage(err)}\n`);
+    return exitFor(err);
+  }
+  printWarnings(loaded, io);
+  const cantrip = loaded.cantrip!;
+  const loom = cantrip.loom;
+  try {
+    const entity = cantrip.summon(flags.entity === undefined ? {} : { entity: flags.entity });
+    await entity.ready();
+    const earlier = flags.entity === undefined ? 0 : (loom.lastTurnOf(entity.id)?.sequence ?? 0);
+    const where = `loom ${loom.store.location}`;
+    io.stderr(
+      flags.entity === undefined
+        ? `summoned entity ${entity.id} · ${where} · resume: ${hint(entity.id)}\n`
+        : `resumed entity ${entity.id} (${earlier} earlier turn${earlier === 1 ? "" : "s"}) · ${where}\n`,
+    );
+    return { loaded, entity };
+  } catch (err) {
+    io.stderr(loaded.redactor.redact(`spell summon: ${errorMessage(err)}\n`));
+    loom.close();
+    return exitFor(err);
+  }
+}
+
+/** One intent: progress on stderr, the result on stdout; a failure is told, the session goes on. */
+async function sendLine(
+  entity: Entity<Loom>,
+  intent: string,
+  signal: AbortSignal,
+  loaded: LoadedSpell,
+  flags: SessionFlags,
+  io: SessionIO,
+): Promise<void> {
+  const redact = (t: string): string => loaded.redactor.redact(t);
+  const display =
+    flags.quiet || flags.json
+      ? undefined
+      : liveDisplay(io.stderr, loaded.redactor, progressLines());
+  const off = display ? entity.bus.on(display) : undefined;
+  const location = entity.cantrip.loom.store.location;
+  try {
+    const result = await entity.send(intent, { signal });
+    if (result.status === "failed") {
+      io.stderr(redact(`send failed: ${errorMessage(result.error)}\n`));
+      io.stderr(`the loom keeps every turn recorded before the failure (${location})\n`);
+    } else printResult(result, location, flags, redact, io);
+  } catch (err) {
+    io.stderr(redact(`send failed: ${errorMessage(err)}\n`));
+  } finally {
+    off?.();
+  }
+}
+
+/**
+ * Reads lines until the input ends or Ctrl-C is pressed twice at an idle prompt; each line that
+ * is not blank goes to `send`, one at a time, with a signal that Ctrl-C aborts.
+ */
+async function readIntents(
+  io: SessionIO,
+  send: (line: string, signal: AbortSignal) => Promise<void>,
+): Promise<void> {
+  const rl = createInterface({
+    input: io.input,
+    ...(io.terminal ? { output: io.terminal, terminal: true } : { terminal: false }),
+  });
+  let running: AbortController | null = null;
+  let idleInterrupts = 0;
+  const prompt = () => io.terminal && rl.prompt();
+  const interrupt = () => {
+    if (running) {
+      io.stderr("\ninterrupted: stopping the current cast (the session goes on)\n");
+      running.abort("interrupted");
+    } else if (++idleInterrupts >= 2) rl.close();
+    else {
+      io.stderr("\n(Ctrl-C again, or end the input, to end the session)\n");
+      prompt();
+    }
+  };
+  rl.on("SIGINT", interrupt); // a terminal: readline reads Ctrl-C as a key
+  const unsubscribe = io.onInterrupt?.(interrupt);
+  try {
+    rl.setPrompt("› ");
+    prompt();
+    for await (const line of rl) {
+      idleInterrupts = 0;
+      const intent = line.trim();
+      if (intent) {
+        running = new AbortController();
+        await send(intent, running.signal);
+        running = null;
+      }
+      prompt();
+    }
+  } finally {
+    unsubscribe?.();
+    rl.close();
+  }
+}
+
+function resumeHint(spellPath: string, entityId: string, loom: string | undefined): string {
+  if (loom === "memory") return "none (a memory loom: the entity ends with the session)";
+  return `spell summon ${spellPath} --entity ${entityId}${loom === undefined ? "" : ` --loom ${loom}`}`;
+}

@@ -1,0 +1,54 @@
+import * as Args from "@oclif/core/args";
+import { Command } from "@oclif/core/command";
+import * as Flags from "@oclif/core/flags";
+
+export default class Summon extends Command {
+  static override description =
+    "Summon a spell's entity for an interactive session: each line is an intent to the same entity. Ctrl-C stops the current cast; Ctrl-C twice at the prompt, or Ctrl-D, ends the session. --entity continues an entity recorded in the loom.";
+  static override examples = [
+    "spell summon grimoire/11-persistence.yaml --loom /tmp/11.jsonl",
+    "spell summon spell.yaml --entity ent_3f2a9c000001",
+    'printf "first\\nsecond\\n" | spell summon spell.yaml --quiet',
+  ];
+  static override args = {
+    file: Args.string({ description: "spell file (YAML)", required: true }),
+  };
+  static override flags = {
+    entity: Flags.string({
+      char: "e",
+      description: "continue this entity (its id was printed when it was summoned)",
+    }),
+    json: Flags.boolean({ description: "print each result as a JSON line on stdout" }),
+    loom: Flags.string({
+      description:
+        'loom JSONL file to append to ("memory" for none); default: the spell\'s loom.path',
+    }),
+    quiet: Flags.boolean({ char: "q", description: "no progress on stderr" }),
+    llm: Flags.string({
+      description:
+        "provider/model for this session instead of the spell's llm, e.g. openai/gpt-4.1",
+    }),
+  };
+
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(Summon);
+    const { runSession } = await import("../cli/session.js");
+    const { processIO } = await import("../cli/io.js");
+    const listeners = new Set<() => void>();
+    const onSigint = () => listeners.forEach((l) => l());
+    process.on("SIGINT", onSigint);
+    try {
+      process.exitCode = await runSession(args.file, flags, {
+        ...processIO(),
+        input: process.stdin,
+        ...(process.stdin.isTTY ? { terminal: process.stderr } : {}),
+        onInterrupt: (handler) => {
+          listeners.add(handler);
+          return () => listeners.delete(handler);
+        },
+      });
+    } finally {
+      process.off("SIGINT", onSigint);
+    }
+  }
+}

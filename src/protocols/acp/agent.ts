@@ -1,0 +1,189 @@
+/**
+ * `spell acp`: a spell as an Agent Client Protocol agent (PROD-6, PROD-7), built on the SDK's
+ * agent app (`@agentclientprotocol/sdk`, ACP v1). The SDK answers what is not ours to answer:
+ * malformed lines (-32700), requests before `initialize` (-32600), unknown methods (-32601),
+ * params that fail the schema (-32602). A session is a summoned entity; a prompt is one send;
+ * engine events become `session/update` notifications; `session/cancel` aborts the send.
+ */
+import type { AgentApp, AgentContext, PromptResponse } from "@agentclientprotocol/sdk";
+import type * as SdkModule from "@agentclientprotocol/sdk";
+import type { Cantrip } from "../../core/cantrip.js";
+import { errorMessage } from "../../core/errors.js";
+import { redactDeep, redactingListener } from "../../core/redact-stream.js";
+import type { Redactor } from "../../core/redact.js";
+import type { CastResult } from "../../core/result.js";
+import type { Loom } from "../../loom/loom.js";
+import { PromptParamsError, parsePrompt } from "./prompt.js";
+import { AcpSessions, type AcpSession } from "./sessions.js";
+import { updateMapper, type SessionUpdate } from "./updates.js";
+import { replayUpdates } from "./load.js";
+
+type Sdk = typeof SdkModule;
+
+export interface AcpAgentOptions {
+  /** The spell's name: `agentInfo.title` in the initialize answer. */
+  name: string;
+  version?: string;
+  /** The cantrip a session summons from; `cwd` is where relative file-gate roots resolve. */
+  cantripFor: (cwd: string) => Promise<Cantrip<Loom>>;
+  /** Secrets the spell knows: nothing sent to the client contains them (PROD-8). */
+  redactor: Pick<Redactor, "redact" | "longest">;
+  /** The LLM's context window, when the spell names one: the size `usage_update` reports. */
+  contextWindow?: number | undefined;
+}
+
+/** The agent app, its sessions, and a way to release them (connection closed, SIGTERM). */
+export interface AcpAgent {
+  app: AgentApp;
+  sessions: AcpSessions;
+  close: () => void;
+}
+
+/** Builds the agent app; the SDK is loaded here, on first use (`spell --help` never loads it). */
+export async function createAcpAgent(options: AcpAgentOptions): Promise<AcpAgent> {
+  const sdk = await import("@agentclientprotocol/sdk");
+  const sessions = new AcpSessions();
+  const app = sdk
+    .agent({ name: "spellbook" })
+    .onRequest(sdk.methods.agent.initialize, ({ params }) => ({
+      // We speak v1; a client asking for another version reads ours and decides.
+      protocolVersion: Math.min(params.protocolVersion, sdk.PROTOCOL_VERSION),
+      agentCapabilities: {
+        loadSession: true,
+        promptCapabilities: { embeddedContext: true, image: false, audio: false },
+      },
+      agentInfo: { name: "spellbook", title: options.name, version: options.version ?? "0.1.0" },
+      authMethods: [],
+    }))
+    .onRequest(sdk.methods.agent.session.new, async ({ params }) => {
+      const cantrip = await options.cantripFor(params.cwd);
+      const entity = cantrip.summon();
+      await entity.ready(); // registered beside the loom: a later process can load the session
+      return { sessionId: sessions.add(params.cwd, cantrip, entity).id };
+    })
+    .onRequest(sdk.methods.agent.session.load, async ({ params, client }) => {
+      const session = await loadSession(sdk, sessions, options, params);
+      await sendAll(
+        client,
+        session.id,
+        replayUpdates(session, (t) => options.redactor.redact(t)),
+      );
+    })
+    .onRequest(sdk.methods.agent.session.prompt, parser(sdk), async ({ params, client }) => {
+      const session = sessions.get(params.sessionId);
+      if (!session) throw sdk.RequestError.sessionNotFound(params.sessionId);
+      return prompt(sdk, sessions, session, params.intent, client, options);
+    })
+    .onNotification(sdk.methods.agent.session.cancel, ({ params }) => {
+      sessions.cancel(params.sessionId);
+    });
+  return { app, sessions, close: () => sessions.close() };
+}
+
+/** `session/prompt` params in the variants clients send (prompt.ts); bad ones are -32602. */
+function parser(sdk: Sdk) {
+  return (raw: unknown) => {
+    try {
+      return parsePrompt(raw);
+    } catch (err) {
+      if (err instanceof PromptParamsError)
+        throw sdk.RequestError.invalidParams(err.data, err.message);
+      throw err;
+    }
+  };
+}
+
+/** One prompt: the send, its updates streamed as they happen, then the stop reason. */
+async function prompt(
+  sdk: Sdk,
+  sessions: AcpSessions,
+  session: AcpSession,
+  intent: string,
+  client: AgentContext,
+  options: AcpAgentOptions,
+): Promise<PromptResponse> {
+  const mapper = updateMapper({
+    rootId: session.entity.id,
+    medium: session.cantrip.circle.mediumName,
+    contextWindow: options.contextWindow,
+  });
+  let sent: Promise<unknown> = Promise.resolve();
+  const send = (updates: SessionUpdate[]) => {
+    for (const update of updates)
+      sent = sent.then(() => notify(client, session.id, update)).catch(() => undefined);
+  };
+  const listener = redactingListener((e) => send(mapper.map(e)), options.redactor);
+  const result = await sessions.prompt(session, intent, listener);
+  const redact = (t: string) => options.redactor.redact(t);
+  send(redactDeep(mapper.finish(result), redact));
+  await sent; // every update of the prompt reaches the client before its answer
+  if (result.status === "failed") {
+    const message = redact(errorMessage(result.error));
+    throw sdk.RequestError.internalError({ code: result.error.code, message }, message);
+  }
+  return { stopReason: stopReason(result), _meta: redactDeep(promptMeta(result), redact) };
+}
+
+const notify = (client: AgentContext, sessionId: string, update: SessionUpdate) =>
+  client.notify("session/update", { sessionId, update });
+
+async function sendAll(client: AgentContext, sessionId: string, updates: SessionUpdate[]) {
+  for (const update of updates) await notify(client, sessionId, update);
+}
+
+/** How ACP names why a prompt stopped. */
+function stopReason(r: CastResult): PromptResponse["stopReason"] {
+  if (r.status !== "truncated") return "end_turn";
+  if (r.reason === "cancelled") return "cancelled";
+  if (r.reason === "max_turns") return "max_turn_requests";
+  if (r.reason === "max_tokens") return "max_tokens";
+  return "end_turn";
+}
+
+/** What ACP has no field for: the cast's result, how it ended, its usage (`_meta.spellbook`). */
+function promptMeta(r: CastResult) {
+  const u = r.usage;
+  return {
+    spellbook: {
+      status: r.status,
+      reason: r.reason,
+      result: r.result ?? null,
+      turns: r.turns,
+      entity_id: r.entityId,
+      usage: {
+        inputTokens: u.promptTokens,
+        outputTokens: u.completionTokens,
+        cachedReadTokens: u.cachedTokens,
+        totalTokens: u.totalTokens,
+      },
+    },
+  };
+}
+
+/**
+ * `session/load`: a session this connection has, or one whose entity the loom keeps (a session
+ * of an earlier `spell acp`): summoned again by its id, its turns back in the context (and the
+ * code medium's variables, by replay). An id the loom never saw is "resource not found".
+ */
+async function loadSession(
+  sdk: Sdk,
+  sessions: AcpSessions,
+  options: AcpAgentOptions,
+  params: { sessionId: string; cwd: string },
+): Promise<AcpSession> {
+  const known = sessions.get(params.sessionId);
+  if (known) return known;
+  const cantrip = await options.cantripFor(params.cwd);
+  let entity;
+  try {
+    entity = cantrip.summon({ entity: params.sessionId });
+    await entity.ready();
+  } catch (err) {
+    entity?.dispose();
+    const code = (err as { code?: unknown }).code;
+    if (code === "unknown_entity" || code === "bad_entity_id" || code === "resume_unsupported")
+      throw sdk.RequestError.sessionNotFound(params.sessionId);
+    throw err;
+  }
+  return sessions.add(params.cwd, cantrip, entity);
+}
