@@ -378,10 +378,11 @@ const lags = [];
 for (let i = 0; i < 5; i++) {
   const controller = new globalThis.AbortController();
   const cast = codeCantrip(SPIN, undefined, LONG).cast("spin", { signal: controller.signal });
-  await new Promise((r) => globalThis.setTimeout(r, 100));
+  // The event loop while the code spins: the longest gap between 2 ms ticks.
+  const { lag } = await withLag(new Promise((r) => globalThis.setTimeout(r, 100)));
   const t0 = performance.now();
   controller.abort("bench");
-  const { lag } = await withLag(cast);
+  await cast;
   cancels.push(performance.now() - t0);
   lags.push(lag);
 }
@@ -392,7 +393,7 @@ row(
   Math.max(...cancels) <= 100,
 );
 row(
-  "  event loop's longest stall meanwhile, ms",
+  "  event loop's longest stall during the spin (2 ms ticks), ms",
   Math.max(...lags).toFixed(1),
   "≤ 100",
   Math.max(...lags) <= 100,

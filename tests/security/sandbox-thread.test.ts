@@ -40,12 +40,13 @@ describe("a busy sandbox does not hold the event loop", () => {
     });
     const controller = new AbortController();
     const cast = cantrip.cast("spin", { signal: controller.signal });
-    await new Promise((r) => setTimeout(r, 200)); // the code is spinning by now
+    // The code is spinning by now; the event loop goes on meanwhile.
+    const { lag } = await loopLag(new Promise((r) => setTimeout(r, 300)));
+    expect(lag).toBeLessThan(PROMPT_MS);
     const stoppedAt = performance.now();
     controller.abort("user_cancel");
-    const { value: result, lag } = await loopLag(cast);
+    const result = await cast;
     expect(performance.now() - stoppedAt).toBeLessThan(PROMPT_MS);
-    expect(lag).toBeLessThan(PROMPT_MS);
     expect(result).toMatchObject({ truncated: true, reason: "user_cancel" });
     expect(result.loom.turns()[0]!.observation).toMatch(/cancelled \(user_cancel\)/);
   });

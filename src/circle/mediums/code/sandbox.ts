@@ -21,6 +21,9 @@ export class Sandbox implements LaneClient {
   private readonly id = nextId++;
   private disposed = false;
   private opening: { resolve(): void; reject(err: Error): void } | undefined;
+  /** Settles when the worker has built the sandbox (open). */
+  private ready: Promise<void> = Promise.resolve();
+  private openError: Error | undefined;
   private current: Watchdog | undefined;
 
   private constructor(
@@ -32,26 +35,36 @@ export class Sandbox implements LaneClient {
     lane.residentBytes += memoryBytes;
   }
 
+  /**
+   * A sandbox in a lane. The worker builds it while the caller goes on: the first run is posted
+   * behind it (one round trip less for a new entity); a failure to build is that run's error.
+   */
   static async open(engine: CodeEngine, setup: SandboxSetup): Promise<Sandbox> {
     const lane = await engine.acquire();
     const { evalMs, memoryBytes } = setup.limits;
     const sandbox = new Sandbox(engine, lane, evalMs, memoryBytes);
     lane.attach(sandbox.id, sandbox);
-    try {
-      if (lane.dead) throw lane.dead;
-      await new Promise<void>((resolve, reject) => {
-        sandbox.opening = { resolve, reject };
-        lane.request({ op: "open", id: sandbox.id, setup });
-      });
-      return sandbox;
-    } catch (err) {
-      lane.detach(sandbox.id);
-      lane.residentBytes -= memoryBytes;
-      engine.release(lane);
-      throw err;
-    } finally {
-      sandbox.opening = undefined;
+    if (lane.dead) {
+      sandbox.failed(lane.dead);
+      throw lane.dead;
     }
+    sandbox.ready = new Promise<void>((resolve, reject) => {
+      sandbox.opening = { resolve, reject };
+    });
+    sandbox.ready.catch((err: Error) => sandbox.failed(err));
+    lane.request({ op: "open", id: sandbox.id, setup });
+    return sandbox;
+  }
+
+  /** The sandbox could not be built: nothing of it is left in its lane. */
+  private failed(err: Error): void {
+    this.opening = undefined;
+    if (this.disposed) return;
+    this.disposed = true;
+    this.openError = err;
+    this.lane.detach(this.id);
+    this.lane.residentBytes -= this.memoryBytes;
+    this.engine.release(this.lane);
   }
 
   get alive(): boolean {
@@ -63,9 +76,15 @@ export class Sandbox implements LaneClient {
    * until the worker answered, even when a cancel answered the caller first (watchdog.ts).
    */
   evaluate(code: string, hooks: EvalHooks): Promise<EvalOutput> {
+    if (this.openError) return Promise.reject(this.openError);
     if (!this.alive) return Promise.resolve(crashOutput());
-    return new Promise<EvalOutput>((resolve) => {
+    return new Promise<EvalOutput>((resolve, reject) => {
       void this.lane.exclusive(async () => {
+        try {
+          await this.ready;
+        } catch (err) {
+          return reject(err as Error);
+        }
         if (!this.alive) return resolve(crashOutput());
         const run = new Watchdog(this.lane, this.evalMs, hooks);
         this.current = run;
@@ -98,9 +117,10 @@ export class Sandbox implements LaneClient {
 
   receive(message: FromLane): void {
     if (message.op === "opened") {
+      this.lane.settled();
       if (message.error) this.opening?.reject(new Error(message.error));
       else this.opening?.resolve();
-      this.lane.settled();
+      this.opening = undefined;
     } else if (message.op === "evaluated") {
       this.lane.settled();
       this.current?.finish(message.output);
