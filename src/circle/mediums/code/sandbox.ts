@@ -83,7 +83,7 @@ export class Sandbox implements LaneClient {
         try {
           await this.ready;
         } catch (err) {
-          return reject(err);
+          return reject(this.openError ?? new Error(String(err)));
         }
         if (!this.alive) return resolve(crashOutput());
         const run = new Watchdog(this.lane, this.evalMs, hooks);
