@@ -10,6 +10,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadCodeEngine } from "../../src/circle/mediums/code/index.js";
+import { createHttpServer } from "../../src/protocols/http/server.js";
+import { loadSpellText } from "../../src/spell/index.js";
 import { codeCantrip } from "../circle/code-helpers.js";
 
 const SPIN = "var before = 'kept'; while (true) {}";
@@ -91,6 +93,49 @@ describe("a busy sandbox does not hold the event loop", () => {
       expect((await entity.send("answer")).result).toBe("kept");
     } finally {
       entity.dispose();
+    }
+  });
+});
+
+describe("spell serve while a cast spins", () => {
+  it("answers /healthz and runs another cast; a client that leaves stops the spinner", async () => {
+    const text = [
+      "name: spinner",
+      "llm: { provider: scripted, responses: [{ code: 'while (true) {}' }, { code: 'done(2)' }] }",
+      "identity: { system_prompt: spin }",
+      "circle:",
+      "  medium: code",
+      "  gates: [done]",
+      "  wards: [{ max_turns: 3 }, { max_eval_ms: 60000 }]",
+    ].join("\n");
+    const loaded = await loadSpellText(text, "spinner.yaml", { loomPath: "memory" });
+    const app = await createHttpServer(loaded, {});
+    try {
+      const url = await app.listen({ port: 0, host: "127.0.0.1" });
+      const cast = (signal?: AbortSignal) =>
+        fetch(`${url}/cast`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ intent: "spin" }),
+          ...(signal ? { signal } : {}),
+        });
+      const leaving = new AbortController();
+      const spinning = cast(leaving.signal).catch(() => "left");
+      await new Promise((r) => setTimeout(r, 300));
+      const started = performance.now();
+      const health = (await (await fetch(`${url}/healthz`)).json()) as { running: number };
+      expect(health.running).toBe(1);
+      // The scripted LLM's second reply, done(2), goes to this cast: it runs to its end.
+      expect(await (await cast()).json()).toMatchObject({ status: "terminated", result: 2 });
+      expect(performance.now() - started).toBeLessThan(PROMPT_MS);
+      leaving.abort();
+      expect(await spinning).toBe("left");
+      await new Promise((r) => setTimeout(r, 300));
+      expect(loaded.cantrip!.loom.turns().find((t) => t.truncated)).toMatchObject({
+        reason: "client_disconnected",
+      });
+    } finally {
+      await app.close();
     }
   });
 });
