@@ -123,10 +123,12 @@ async function cast(
     if (/text\/event-stream/.test(req.headers.accept ?? ""))
       return await stream(reply, run, controller.signal, redact);
     const result = await run(undefined, controller.signal);
-    const json: unknown = JSON.parse(
-      redact(JSON.stringify(resultJson(result, result.loom.store.location))),
-    );
-    return reply.code(result.status === "failed" ? 502 : 200).send(json);
+    // Redacted as text, sent as that text: no second parse and serialisation per cast.
+    const json = redact(JSON.stringify(resultJson(result, result.loom.store.location)));
+    return reply
+      .code(result.status === "failed" ? 502 : 200)
+      .type("application/json; charset=utf-8")
+      .send(json);
   } finally {
     state.running--;
     reply.raw.off("close", onClose);
