@@ -114,9 +114,11 @@ export class Cantrip<L extends LoomWriter = LoomWriter> implements EntitySource<
     const codeTool = medium === "code" ? (this.presentation.tools[0]?.name ?? "js") : null;
     const point = loom.resumeEntity(entityId, codeTool);
     if (!point) return { id: entityId }; // registered without a turn: holdEntity checks it exists
+    const head = this.initialMessages();
     return {
       id: entityId,
-      history: [...this.initialMessages(), ...point.messages],
+      history: [...head, ...point.messages],
+      marks: point.marks.map((m) => ({ ...m, start: m.start + head.length })),
       parentTurnId: point.lastTurnId,
       sequence: point.sequence,
       ...(point.replay.length ? { replay: point.replay } : {}),

@@ -26,6 +26,8 @@ export interface EntityOptions {
   signal?: AbortSignal;
   /** Working context to start from instead of a fresh one (a fork). */
   history?: Message[];
+  /** Where each turn of `history` begins (a fork, a resume): a folding view folds them too. */
+  marks?: readonly TurnMark[];
   /** How deep this entity was spawned: 0 for one nobody spawned (COMP-6). */
   depth?: number;
   /** A fork (LOOM-4): the turn it continues from and how its state was rebuilt, for the loom. */
@@ -53,7 +55,7 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
   private lastTurnId: string | null;
   private sequence = 0;
   /** Where each turn begins in the history (the view step folds whole turns). */
-  private readonly marks: TurnMark[] = [];
+  private readonly marks: TurnMark[];
   private turnStart: number | null = null;
   private lastUsage: Usage | null = null;
   private intentIndex = 0;
@@ -80,6 +82,7 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
     this.depth = options.depth ?? 0;
     this.head = { id: "", parentId: null, cantripId: cantrip.id, entityId: this.id, sequence: 0 };
     this.history = options.history ? [...options.history] : cantrip.initialMessages();
+    this.marks = cantrip.view === wholeHistory ? [] : [...(options.marks ?? [])];
     this.session = cantrip.circle.open({ entity: this, depth: this.depth });
   }
 

@@ -5,7 +5,7 @@
 import type { Message, Usage } from "./contract.js";
 import type { GateCallRecord, ReplayTurn } from "./medium.js";
 import type { TurnOutcome } from "./outcome.js";
-import type { FoldRecord } from "./view.js";
+import type { FoldRecord, TurnMark } from "./view.js";
 
 /** A turn's place in the tree. */
 export interface TurnHead {
@@ -70,6 +70,8 @@ export interface LoomWriter extends EntityKeeper {
  */
 export interface ResumePoint {
   messages: Message[];
+  /** Where each restored turn begins in `messages` (a folding view folds them too). */
+  marks: TurnMark[];
   replay: ReplayTurn[];
   /** The entity's last recorded turn: the next turn hangs from it. */
   lastTurnId: string;

@@ -7,6 +7,7 @@
  * entities never wait for each other: their turns are appended to the JSONL file without a
  * lock (one O_APPEND write per record, LIMITS.md). A memory loom keeps the same rules in memory.
  */
+import { existsSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { isoNow } from "../core/clock.js";
 import { ConfigError, SystemError } from "../core/errors.js";
@@ -85,6 +86,29 @@ export async function holdFileEntity(request: HoldRequest): Promise<EntityLease>
     release();
     throw err;
   }
+}
+
+/** Records, beside a loom file, which entity a protocol session (HTTP, ACP) speaks to. */
+export async function recordSession(
+  loomPath: string,
+  protocol: string,
+  sessionId: string,
+  entityId: string,
+): Promise<void> {
+  const state = await EntityState.open(entityFiles(loomPath).state);
+  await state.recordSession(protocol, sessionId, entityId);
+}
+
+/** The entity a protocol session recorded beside the loom file speaks to, if any. */
+export async function sessionEntity(
+  loomPath: string,
+  protocol: string,
+  sessionId: string,
+): Promise<string | undefined> {
+  const { state } = entityFiles(loomPath);
+  if (!existsSync(state)) return undefined;
+  const entry = (await (await EntityState.open(state)).read()).sessions[sessionId];
+  return entry?.protocol === protocol ? entry.entity_id : undefined;
 }
 
 /** The same rules for a loom kept in memory: one process, so a set of held ids is the lock. */

@@ -15,6 +15,7 @@ import type { LLM } from "../core/contract.js";
 import { ConfigError } from "../core/errors.js";
 import type { EventListener } from "../core/events.js";
 import type { CastResult } from "../core/result.js";
+import type { TurnMark } from "../core/view.js";
 import type { Loom } from "./loom.js";
 import { forkPath, rebuildMessages, replayTurn } from "./thread-context.js";
 
@@ -54,12 +55,15 @@ export async function fork(
   const medium = cantrip.circle.mediumName;
   const codeTool = medium === "code" ? (cantrip.presentation.tools[0]?.name ?? "js") : null;
   const path = forkPath(loom, turnId);
-  const history = [...source.initialMessages(), ...rebuildMessages(path, codeTool)];
+  const head = source.initialMessages();
+  const marks: TurnMark[] = [];
+  const history = [...head, ...rebuildMessages(path, codeTool, marks, head.length)];
   // The code medium's sandbox comes back by replay: recorded code, gates hydrated (LOOM-13).
   const replay = codeTool === null ? undefined : path.map(replayTurn);
   const entity = source.summon({
     parentTurnId: turnId,
     history,
+    marks,
     fork: { fromTurnId: turnId, strategy: replay ? REPLAY_STRATEGY : FORK_STRATEGY },
     ...(replay ? { replay } : {}),
     ...(options.onEvent ? { onEvent: options.onEvent } : {}),

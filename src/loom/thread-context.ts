@@ -7,6 +7,7 @@
 import type { Message, ToolCall } from "../core/contract.js";
 import type { ResumePoint } from "../core/loom-writer.js";
 import type { ReplayTurn } from "../core/medium.js";
+import type { TurnMark } from "../core/view.js";
 import type { Turn } from "./turn.js";
 
 /** What these functions read of a loom. */
@@ -37,12 +38,22 @@ export function forkPath(loom: Pick<ThreadSource, "thread">, turnId: string): Tu
   return path;
 }
 
-/** The working context after `turns`, as the entity's messages (after the cantrip's head). */
-export function rebuildMessages(turns: readonly Turn[], codeTool: string | null): Message[] {
+/**
+ * The working context after `turns`, as the entity's messages (after the cantrip's head). With
+ * `marks`, where each turn begins is pushed there too (offset by `offset`, the head's length),
+ * so a folding view can fold turns recorded before a fork or a resume.
+ */
+export function rebuildMessages(
+  turns: readonly Turn[],
+  codeTool: string | null,
+  marks?: TurnMark[],
+  offset = 0,
+): Message[] {
   const messages: Message[] = [];
   for (const turn of turns) {
     const intent = turn.metadata["intent"];
     if (typeof intent === "string") messages.push({ role: "user", content: intent });
+    marks?.push({ id: turn.id, sequence: turn.sequence, start: offset + messages.length });
     if (codeTool !== null) {
       const id = `call_${turn.id}`;
       const code: ToolCall = {
@@ -95,8 +106,10 @@ export function resumePoint(
   const last = loom.lastTurnOf(entityId);
   if (!last) return null;
   const path = forkPath(loom, last.id);
+  const marks: TurnMark[] = [];
   return {
-    messages: rebuildMessages(path, codeTool),
+    messages: rebuildMessages(path, codeTool, marks),
+    marks,
     replay: codeTool === null ? [] : path.map(replayTurn),
     lastTurnId: last.id,
     sequence: last.sequence,

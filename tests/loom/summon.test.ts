@@ -8,6 +8,8 @@ import {
   codeMedium,
   doneGate,
   echoGate,
+  foldingView,
+  fork,
   JsonlStore,
   Loom,
   ScriptedLLM,
@@ -214,5 +216,46 @@ describe("JsonlStore fsync", () => {
         .turns()
         .map((t) => t.sequence),
     ).toEqual([1, 2]);
+  });
+
+  it("a folding view folds the turns recorded before the resume too (and before a fork)", async () => {
+    const path = tempLoom();
+    const folding = () => foldingView({ triggerAfterTurns: 2, keepRecentTurns: 1 });
+    const make = (responses: ScriptedResponse[]) => {
+      const llm = new ScriptedLLM({ responses, recordInputs: true });
+      const cantrip = new Cantrip({
+        llm,
+        identity: { systemPrompt: "folds" },
+        circle: new Circle({ gates: [doneGate(), echoGate()], wards: [{ max_turns: 6 }] }),
+        loom: openLoom(path),
+        view: folding(),
+      });
+      return { llm, cantrip };
+    };
+    // Two turns in the first process: no fold yet (2 turns shown, the trigger is "more than 2").
+    const one = make([echo("alpha-1"), { content: "first done" }]);
+    const entity = one.cantrip.summon();
+    await entity.send("first");
+    entity.dispose();
+    one.cantrip.loom.close();
+    expect(JSON.stringify(one.llm.invocations)).not.toContain("[Folded:");
+
+    // Resumed: its two recorded turns and the new one make three; the oldest fold away.
+    const two = make([echo("beta-1"), { content: "second done" }]);
+    const again = two.cantrip.summon({ entity: entity.id });
+    await again.send("second");
+    again.dispose();
+    const sent = JSON.stringify(two.llm.invocations.at(-1)!.messages);
+    expect(sent).toContain("[Folded: turns 1");
+    expect(sent).not.toContain('"alpha-1"'); // the folded echo's arguments are gone from the view
+    expect(two.cantrip.loom.folds(entity.id).length).toBeGreaterThan(0);
+    expect(two.cantrip.loom.thread(two.cantrip.loom.lastTurnOf(entity.id)!.id)).toHaveLength(4);
+
+    // A fork from the last turn starts with those four turns behind it: they fold as well.
+    const three = make([{ content: "forked" }]);
+    const last = three.cantrip.loom.lastTurnOf(entity.id)!.id;
+    await fork(three.cantrip, last, { intent: "third" });
+    expect(JSON.stringify(three.llm.invocations[0]!.messages)).toContain("[Folded: turns 1");
+    three.cantrip.loom.close();
   });
 });

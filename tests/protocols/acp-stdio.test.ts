@@ -265,5 +265,10 @@ describe("spell acp session/load (a second process, the same loom)", () => {
     const mine = turns.filter((t) => t.entity_id === sessionId);
     expect(mine.map((t) => t.sequence)).toEqual([1, 2]);
     expect(mine[1]!.parent_id).toBe(mine[0]!.id);
+    // The session is recorded beside the loom, as the ACP session of its entity.
+    const state = JSON.parse(readFileSync(loom.replace(/\.jsonl$/, ".state.json"), "utf8")) as {
+      sessions: Record<string, unknown>;
+    };
+    expect(state.sessions[sessionId]).toMatchObject({ protocol: "acp", entity_id: sessionId });
   });
 });

@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
@@ -68,6 +68,42 @@ describe("spell serve (HTTP, on loopback)", () => {
     expect(turns.filter((t) => t.type === "turn").map((t) => t.sequence)).toEqual([1, 2]);
     expect((await fetch(`${url}/sessions/nope/loom`)).status).toBe(404);
     expect((await post("/sessions/nope/send", { intent: "x" })).status).toBe(404);
+  });
+
+  it("with a loom file, a session is recorded beside it and a restarted server continues it", async () => {
+    const loomPath = join(mkdtempSync(join(tmpdir(), "serve-sessions-")), "loom.jsonl");
+    const start = async (responses: unknown[]) => {
+      const loaded = await loadSpellText(spellText(responses), "echoer.yaml", { loomPath });
+      app = await createHttpServer(loaded);
+      return app.listen({ port: 0, host: "127.0.0.1" });
+    };
+    const send = (url: string, id: string, intent: string) =>
+      fetch(`${url}/sessions/${id}/send`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ intent }),
+      });
+    let url = await start([done("a")]);
+    const id = (
+      (await (await fetch(`${url}/sessions`, { method: "POST" })).json()) as { id: string }
+    ).id;
+    expect((await send(url, id, "first")).status).toBe(200);
+    const state = JSON.parse(readFileSync(loomPath.replace(/\.jsonl$/, ".state.json"), "utf8")) as {
+      sessions: Record<string, { protocol: string; entity_id: string }>;
+    };
+    expect(state.sessions[id]).toMatchObject({ protocol: "http" });
+    await app!.close();
+
+    url = await start([done("b")]);
+    const res = await send(url, id, "second");
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ status: "terminated", result: "b" });
+    const loom = (await (await fetch(`${url}/sessions/${id}/loom`)).text()).trim().split("\n");
+    const turns = loom.map((l) => JSON.parse(l) as { type: string; entity_id?: string });
+    const own = turns.filter((t) => t.type === "turn");
+    expect(own).toHaveLength(2); // the first server's turn and the second's, one entity
+    expect(new Set(own.map((t) => t.entity_id))).toEqual(new Set([state.sessions[id]!.entity_id]));
+    expect((await send(url, "sess_unknown", "x")).status).toBe(404);
   });
 
   it("bad input is a 4xx with a JSON error: malformed JSON, a missing intent, a body over the limit", async () => {

@@ -17,6 +17,7 @@ import { PromptParamsError, parsePrompt } from "./prompt.js";
 import { AcpSessions, type AcpSession } from "./sessions.js";
 import { updateMapper, type SessionUpdate } from "./updates.js";
 import { replayUpdates } from "./load.js";
+import { recordSession } from "../../loom/entity-keeper.js";
 
 type Sdk = typeof SdkModule;
 
@@ -59,6 +60,9 @@ export async function createAcpAgent(options: AcpAgentOptions): Promise<AcpAgent
       const cantrip = await options.cantripFor(params.cwd);
       const entity = cantrip.summon();
       await entity.ready(); // registered beside the loom: a later process can load the session
+      // The session is its entity: recorded beside a loom file as the ACP session it is.
+      const file = cantrip.loom.store.file;
+      if (file !== undefined) await recordSession(file, "acp", entity.id, entity.id);
       return { sessionId: sessions.add(params.cwd, cantrip, entity).id };
     })
     .onRequest(sdk.methods.agent.session.load, async ({ params, client }) => {

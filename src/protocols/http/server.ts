@@ -63,20 +63,22 @@ export async function createHttpServer(
       cantrip.cast(req.body.intent, { signal, ...(onEvent ? { onEvent } : {}) }),
     ),
   );
-  app.post("/sessions", (_req, reply) => reply.code(201).send({ id: sessions.open() }));
+  app.post("/sessions", async (_req, reply) => reply.code(201).send({ id: await sessions.open() }));
   app.post<{ Body: { intent: string }; Params: { id: string } }>(
     "/sessions/:id/send",
     body,
-    (req, reply) => {
-      if (!sessions.has(req.params.id))
+    async (req, reply) => {
+      if (!(await sessions.has(req.params.id)))
         return fail(reply, 404, "unknown_session", `no session ${req.params.id}`);
       return cast(req, reply, state, limit, redact, (onEvent) =>
         sessions.send(req.params.id, req.body.intent, onEvent),
       );
     },
   );
-  app.get<{ Params: { id: string } }>("/sessions/:id/loom", (req, reply) => {
-    const entityId = sessions.entityId(req.params.id);
+  app.get<{ Params: { id: string } }>("/sessions/:id/loom", async (req, reply) => {
+    const entityId = (await sessions.has(req.params.id))
+      ? sessions.entityId(req.params.id)
+      : undefined;
     if (!entityId) return fail(reply, 404, "unknown_session", `no session ${req.params.id}`);
     return reply.type("application/x-ndjson").send(sessionLoom(cantrip.loom, entityId, redact));
   });
@@ -123,10 +125,12 @@ async function cast(
     if (/text\/event-stream/.test(req.headers.accept ?? ""))
       return await stream(reply, run, controller.signal, redact);
     const result = await run(undefined, controller.signal);
-    const json: unknown = JSON.parse(
-      redact(JSON.stringify(resultJson(result, result.loom.store.location))),
-    );
-    return reply.code(result.status === "failed" ? 502 : 200).send(json);
+    // Redacted as text, sent as that text: no second parse and serialisation per cast.
+    const json = redact(JSON.stringify(resultJson(result, result.loom.store.location)));
+    return reply
+      .code(result.status === "failed" ? 502 : 200)
+      .type("application/json; charset=utf-8")
+      .send(json);
   } finally {
     state.running--;
     reply.raw.off("close", onClose);

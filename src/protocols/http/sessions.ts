@@ -1,25 +1,50 @@
 import type { Entity } from "../../core/entity.js";
 import { newId } from "../../core/ids.js";
 import type { Loom } from "../../loom/loom.js";
+import { recordSession, sessionEntity } from "../../loom/entity-keeper.js";
 import type { Cantrip } from "../../core/cantrip.js";
 import type { CastResult } from "../../core/result.js";
 import type { EventListener } from "../../core/events.js";
 
-/** Summoned entities by session id; a session's sends run one at a time, in order. */
+const PROTOCOL = "http";
+
+/**
+ * Summoned entities by session id; a session's sends run one at a time, in order. With a loom
+ * file, each session is recorded in the state file beside it (which entity it speaks to), so a
+ * server started again on the same loom continues a session it has not seen: the entity is
+ * summoned again by its id, its turns back in its context.
+ */
 export class Sessions {
   private readonly byId = new Map<string, { entity: Entity<Loom>; queue: Promise<unknown> }>();
 
   constructor(private readonly cantrip: Cantrip<Loom>) {}
 
-  open(): string {
+  async open(): Promise<string> {
     const id = newId("sess");
     // Events reach whoever sends: each send subscribes its own listener.
-    this.byId.set(id, { entity: this.cantrip.summon(), queue: Promise.resolve() });
+    const entity = this.cantrip.summon();
+    this.byId.set(id, { entity, queue: Promise.resolve() });
+    const file = this.cantrip.loom.store.file;
+    if (file !== undefined) {
+      await entity.ready(); // registered beside the loom before the session is recorded
+      await recordSession(file, PROTOCOL, id, entity.id);
+    }
     return id;
   }
 
-  has(id: string): boolean {
-    return this.byId.has(id);
+  /** True when the session is open here, or was recorded beside the loom (then it is reopened). */
+  async has(id: string): Promise<boolean> {
+    if (this.byId.has(id)) return true;
+    const file = this.cantrip.loom.store.file;
+    if (file === undefined || !/^sess_[A-Za-z0-9_-]+$/.test(id)) return false;
+    const entityId = await sessionEntity(file, PROTOCOL, id);
+    if (entityId === undefined) return false;
+    if (!this.byId.has(id))
+      this.byId.set(id, {
+        entity: this.cantrip.summon({ entity: entityId }),
+        queue: Promise.resolve(),
+      });
+    return true;
   }
 
   entityId(id: string): string | undefined {
