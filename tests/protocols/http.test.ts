@@ -126,7 +126,8 @@ describe("spell serve (HTTP, on loopback)", () => {
         headers: { "content-type": "application/json", ...headers },
         body: JSON.stringify({ intent: "x" }),
       });
-    for (const headers of [{}, { authorization: "Bearer tok-restored-654321" }]) {
+    const wrong: Record<string, string>[] = [{}, { authorization: "Bearer tok-restored-654321" }];
+    for (const headers of wrong) {
       expect((await send(headers)).status).toBe(401);
       expect((await fetch(`${url}/sessions/${id}/loom`, { headers })).status).toBe(401);
     }
