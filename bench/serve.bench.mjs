@@ -12,7 +12,8 @@
 // keep-alive agent (undici's fetch alone saturates a core at ~3k requests/s here).
 import { fork } from "node:child_process";
 import http from "node:http";
-import { fileURLToPath } from "node:url";
+import { setTimeout } from "node:timers";
+import { URL, fileURLToPath } from "node:url";
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
