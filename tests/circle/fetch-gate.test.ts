@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fetchGate, type FetchOptions } from "../../src/circle/gates/index.js";
-import { checkAllowed, parseAllowEntry } from "../../src/circle/gates/fetch-allow.js";
+import { checkAllowed, parseAllowEntry, parseTarget } from "../../src/circle/gates/fetch-allow.js";
 import { fileGateContext as ctx } from "../support/gate-context.js";
 import { Loopback } from "../support/loopback-http.js";
 
@@ -60,6 +60,44 @@ describe("fetch gate: what may go out", () => {
     // https on the default port unless an entry says otherwise.
     expect(ok("http://api.github.com/zen")).toBe(false);
     expect(ok("https://api.github.com:8443/zen")).toBe(false);
+  });
+
+  it("compares hosts as the URL parser reads them: other spellings of an allowed host only", () => {
+    const allow = ["api.github.com", "http://127.0.0.1:8080", "http://[::1]:9000", "bücher.de"];
+    const entries = allow.map(parseAllowEntry);
+    const verdict = (url: string) => {
+      try {
+        checkAllowed(entries, parseTarget(url));
+        return "allow";
+      } catch (err) {
+        return (err as Error).message;
+      }
+    };
+    // The same hosts, spelled otherwise: the parser's canonical form is what is connected to.
+    for (const same of [
+      "https://API.GITHUB.COM./",
+      "https://api%2egithub%2ecom/",
+      "https://api．github．com/",
+      "https://api.github.com:443/",
+      "http://2130706433:8080/",
+      "http://0x7f.1:8080/",
+      "http://[0:0::1]:9000/",
+      "https://xn--bcher-kva.de/",
+      "https://BÜCHER.de/",
+    ])
+      expect(verdict(same), same).toBe("allow");
+    // Other hosts dressed as allowed ones.
+    for (const other of [
+      "https://api.github.com.evil.com/",
+      "https://evil.com#@api.github.com",
+      "https://evil.com\\@api.github.com",
+      "http://[::ffff:127.0.0.1]:8080/",
+    ])
+      expect(verdict(other), other).toMatch(/^fetch: host \S+ is not allowed/);
+    for (const creds of ["https://api.github.com@evil.com/", "http://127.0.0.1:8080@evil.com/"])
+      expect(verdict(creds), creds).toMatch(/credentials in the URL are refused \(evil\.com\)/);
+    expect(verdict("https://api.github.com%2f.evil.com/")).toMatch(/must be an absolute/);
+    expect(() => parseAllowEntry("user@api.github.com")).toThrow(/write a host/);
   });
 
   it("holds scheme and port to the entry, and refuses odd URLs and entries", async () => {
@@ -137,6 +175,16 @@ describe("fetch gate: the exchange", () => {
     web.routes.set("/never", () => undefined);
     await expect(call(gate({ timeoutMs: 100 }), { url: `${web.origin}/never` })).rejects.toThrow(
       `fetch: 127.0.0.1:${web.port} did not answer within 100 ms`,
+    );
+  });
+
+  it("timeout_ms covers the body too: a server that stops sending mid-body is given up on", async () => {
+    web.routes.set("/drip", (_q, res) => {
+      res.writeHead(200, { "content-type": "text/plain" });
+      res.write("first part");
+    });
+    await expect(call(gate({ timeoutMs: 200 }), { url: `${web.origin}/drip` })).rejects.toThrow(
+      `fetch: 127.0.0.1:${web.port} did not answer within 200 ms`,
     );
   });
 

@@ -1,4 +1,6 @@
+import { tmpdir } from "node:os";
 import { describe, expect, it } from "vitest";
+import { spawnConfigOf } from "../../src/circle/gates/call-entity-config.js";
 import { CHILD_IDENTITY } from "../../src/circle/spawn/index.js";
 import { IntentLLM, llmSource, parentCantrip, scripted } from "./helpers.js";
 
@@ -123,6 +125,16 @@ describe("call_entity: one child", () => {
     expect(result.loom.turns()[0]!.gate_calls[0]!.result).toMatch(
       /no llm named "mystery"; children may use: boss/,
     );
+  });
+
+  it("a name like toString is no llm of call_entity's llms, not a broken entry", async () => {
+    const lookup = { free: () => undefined, dependencies: () => undefined, names: () => [] };
+    const deps = { llms: { fast: { provider: "scripted", responses: [] } } };
+    const { llms } = spawnConfigOf(deps, { baseDir: tmpdir(), env: {} }, lookup);
+    expect(llms?.names()).toEqual(["fast"]);
+    for (const name of ["toString", "constructor", "__proto__", "hasOwnProperty"])
+      expect(await llms?.pick(name, 1)).toBeUndefined();
+    expect((await llms?.pick("fast", 1))?.llm.name).toMatch(/scripted/);
   });
 
   it("uses the parent's llm when nothing else is configured", async () => {

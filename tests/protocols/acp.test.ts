@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { methods, type RequestError } from "@agentclientprotocol/sdk";
 import { createAcpAgent, type AcpAgent } from "../../src/protocols/acp/agent.js";
+import { emptyUsage, type LLM, type LLMResponse } from "../../src/core/contract.js";
 import { ScriptedLLM, type ScriptedResponse } from "../../src/llm/providers/scripted.js";
 import { loadSpellText, type LoadOptions } from "../../src/spell/index.js";
 import { initialize, testClient, type TestClient } from "../support/acp.js";
@@ -225,5 +226,33 @@ describe("spell acp (in-process, the SDK's client)", () => {
     const sent = JSON.stringify([client.updates, answer]);
     expect(sent).not.toContain("sk-SECRET-123456");
     expect(sent).toContain("[REDACTED]");
+  });
+
+  it("a secret spelled with JSON escapes in a tool call's arguments is redacted once decoded (PROD-8)", async () => {
+    // A provider hands over arguments as the model wrote them: \u escapes are valid JSON, and
+    // the text holds the secret in no form the redactor knows until it is decoded.
+    const escaped = [..."sk-SECRET-123456"]
+      .map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
+      .join("");
+    const replies: LLMResponse[] = [
+      {
+        content: null,
+        toolCalls: [{ id: "c1", name: "echo", arguments: `{"text":"${escaped}"}` }],
+        usage: emptyUsage(),
+      },
+      {
+        content: null,
+        toolCalls: [{ id: "c2", name: "done", arguments: '{"answer":"ok"}' }],
+        usage: emptyUsage(),
+      },
+    ];
+    const llm: LLM = { name: "raw/escapes", query: () => Promise.resolve(replies.shift()!) };
+    const { client, loaded } = await start([], { load: { llm } });
+    loaded.redactor.add("sk-SECRET-123456");
+    const id = await newSession(client);
+    await promptText(client, id, "leak it");
+    const sent = JSON.stringify(client.updates);
+    expect(sent).toContain("tool_call");
+    expect(sent).not.toContain("sk-SECRET-123456");
   });
 });

@@ -106,6 +106,35 @@ describe("spell serve (HTTP, on loopback)", () => {
     expect((await send(url, "sess_unknown", "x")).status).toBe(404);
   });
 
+  it("with a token, a session recorded by an earlier server is reached only with the token", async () => {
+    const loomPath = join(mkdtempSync(join(tmpdir(), "serve-token-")), "loom.jsonl");
+    const token = "tok-restored-123456";
+    const start = async (responses: unknown[]) => {
+      const loaded = await loadSpellText(spellText(responses), "echoer.yaml", { loomPath });
+      app = await createHttpServer(loaded, { token });
+      return app.listen({ port: 0, host: "127.0.0.1" });
+    };
+    const auth = { authorization: `Bearer ${token}` };
+    let url = await start([done("a")]);
+    const opened = await fetch(`${url}/sessions`, { method: "POST", headers: auth });
+    const id = ((await opened.json()) as { id: string }).id;
+    await app!.close();
+    url = await start([done("b")]);
+    const send = (headers: Record<string, string>) =>
+      fetch(`${url}/sessions/${id}/send`, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...headers },
+        body: JSON.stringify({ intent: "x" }),
+      });
+    const wrong: Record<string, string>[] = [{}, { authorization: "Bearer tok-restored-654321" }];
+    for (const headers of wrong) {
+      expect((await send(headers)).status).toBe(401);
+      expect((await fetch(`${url}/sessions/${id}/loom`, { headers })).status).toBe(401);
+    }
+    expect(await (await send(auth)).json()).toMatchObject({ status: "terminated", result: "b" });
+    expect((await fetch(`${url}/sessions/${id}/loom`, { headers: auth })).status).toBe(200);
+  });
+
   it("bad input is a 4xx with a JSON error: malformed JSON, a missing intent, a body over the limit", async () => {
     const { post } = await serve([done("x")], { bodyLimit: 200 });
     const malformed = await post("/cast", "{not json");

@@ -128,7 +128,7 @@ function dependencySource(
   return {
     async pick(name) {
       if (name === undefined) return fallback ? { llm: await build("", fallback) } : undefined;
-      const spec = named[name];
+      const spec = Object.hasOwn(named, name) ? named[name] : undefined;
       return spec ? { llm: await build(`named:${name}`, spec) } : undefined;
     },
     names: () => Object.keys(named),

@@ -116,9 +116,14 @@ async function prompt(
     for (const update of updates)
       sent = sent.then(() => notify(client, session.id, update)).catch(() => undefined);
   };
-  const listener = redactingListener((e) => send(mapper.map(e)), options.redactor);
-  const result = await sessions.prompt(session, intent, listener);
   const redact = (t: string) => options.redactor.redact(t);
+  // The events come redacted; what the mapper decodes from them (a tool call's arguments, whose
+  // JSON may spell a secret with \u escapes) is redacted again, as the client will read it.
+  const listener = redactingListener(
+    (e) => send(redactDeep(mapper.map(e), redact)),
+    options.redactor,
+  );
+  const result = await sessions.prompt(session, intent, listener);
   send(redactDeep(mapper.finish(result), redact));
   await sent; // every update of the prompt reaches the client before its answer
   if (result.status === "failed") {

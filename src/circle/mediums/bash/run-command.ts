@@ -2,7 +2,14 @@ import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { GATE_CLIENT } from "./gate-server.js";
 import { prelude, withGateWords } from "./prelude.js";
-import { SANDBOX_GATES, SANDBOX_NODE, bwrapArgs, pidsCgroup, type SandboxMode } from "./sandbox.js";
+import {
+  SANDBOX_GATES,
+  SANDBOX_NODE,
+  bwrapArgs,
+  pidsCgroup,
+  type PidsCgroup,
+  type SandboxMode,
+} from "./sandbox.js";
 
 /** What one command did: its output (each stream capped) and how it ended. */
 export interface CommandResult {
@@ -85,7 +92,7 @@ export function runCommand(spec: CommandSpec): RunningCommand {
   child.stderr.on("data", (b: Buffer) => err.push(b));
   let stopped: string | undefined;
   let timedOut = false;
-  const kill = (): void => killGroup(child.pid);
+  const kill = (): void => killTree(child.pid, cgroup);
   const stop = (reason: string): void => {
     stopped ??= reason;
     kill();
@@ -93,6 +100,10 @@ export function runCommand(spec: CommandSpec): RunningCommand {
   const timer = setTimeout(() => {
     timedOut = true;
     kill();
+    // Without a cgroup (passthrough) a process that left the group may hold the pipes; it does
+    // not hold the turn past max_command_ms (nor `done`, which waits for the command to end).
+    child.stdout.destroy();
+    child.stderr.destroy();
   }, spec.timeoutMs);
   const onAbort = (): void => stop("the loop was stopped");
   spec.signal.addEventListener("abort", onAbort, { once: true });
@@ -123,7 +134,16 @@ export function runCommand(spec: CommandSpec): RunningCommand {
   return { result, stop };
 }
 
-/** Kills a process group (the command's whole tree); one already gone is no error. */
+/**
+ * Ends the command's tree: its process group, and its cgroup where there is one (a process that
+ * left the group with setsid is still in the cgroup, and ends with the rest).
+ */
+function killTree(pid: number | undefined, cgroup: PidsCgroup | undefined): void {
+  killGroup(pid);
+  if (cgroup) void cgroup.drain();
+}
+
+/** Kills a process group; one already gone is no error. */
 function killGroup(pid: number | undefined): void {
   try {
     if (pid) process.kill(-pid, "SIGKILL");
