@@ -39,6 +39,19 @@ await build({
   logLevel: "warning",
 });
 
+// The code medium's worker thread (src/circle/mediums/code/worker-main.ts): its own file, beside
+// the CLI bundle and the library's modules, loaded only when a code sandbox opens.
+await build({
+  entryPoints: [join(root, "dist", "circle", "mediums", "code", "worker-main.js")],
+  outfile: join(root, "dist", "sandbox-worker.mjs"),
+  bundle: true,
+  platform: "node",
+  target: "node20",
+  format: "esm",
+  external: ["quickjs-emscripten", "@jitl/*"],
+  logLevel: "warning",
+});
+
 // The manifest lists the commands for help without loading them; training must see it.
 const manifest = spawnSync(process.execPath, [join(root, "scripts", "manifest.mjs")], {
   stdio: "inherit",
@@ -46,8 +59,8 @@ const manifest = spawnSync(process.execPath, [join(root, "scripts", "manifest.mj
 if (manifest.status !== 0) throw new Error("writing oclif.manifest.json failed");
 
 // Training: each run compiles the code its command needs and saves the cache at exit; the next
-// run starts from that cache and adds to it. Only conversation spells here: the code medium
-// changes V8 flags (--liftoff-only), and a cache made under other flags is rejected.
+// run starts from that cache and adds to it. Conversation spells suffice: a code sandbox runs in
+// a worker thread (dist/sandbox-worker.mjs), which this cache does not cover.
 const runs = [
   ["--help"],
   ["run", "--help"],

@@ -9,6 +9,7 @@ import type { MediumSession, MediumStep, ReplayTurn } from "./medium.js";
 import type { TurnOutcome } from "./outcome.js";
 import { totals, type CastResult, type UsageTotals } from "./result.js";
 import { wholeHistory, type ContextView, type FoldRecord, type TurnMark } from "./view.js";
+import { ThreadReader, type LoomThreadView } from "./entity-thread.js";
 
 /** What an entity is summoned from: a cantrip's fixed parts (the Cantrip implements it). */
 export interface EntitySource<L extends LoomWriter = LoomWriter> extends CastConfig<L> {
@@ -65,6 +66,9 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
   private readonly head: TurnHead;
   private held: Promise<EntityLease | null> | null = null;
   private lease: EntityLease | null = null;
+  /** The summary of the view's latest fold (LOOM-11 shows it). */
+  private foldedSummary: string | null = null;
+  private threadReader: ThreadReader | undefined;
 
   constructor(
     readonly cantrip: EntitySource<L>,
@@ -182,7 +186,10 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
       marks: this.marks,
       intentIndex: this.intentIndex,
       lastUsage: this.lastUsage,
-      recordFold: (fold: FoldRecord) => this.cantrip.loom.recordFold?.(this.cantrip.id, fold),
+      recordFold: (fold: FoldRecord) => {
+        this.foldedSummary = fold.summary;
+        this.cantrip.loom.recordFold?.(this.cantrip.id, fold);
+      },
     });
   }
 
@@ -220,6 +227,17 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
     this.cantrip.loom.recordTurn(head, content, noted, outcome);
     this.lastTurnId = turnId;
     return sequence;
+  }
+
+  /**
+   * LOOM-11: this entity's thread after its first `known` turns, read from the loom now. A
+   * fork's inherited turns are its own, and a resumed entity's earlier ones; a child's thread
+   * starts below its spawning turn.
+   */
+  loomThread(known: number): LoomThreadView {
+    const whole = this.options.fork !== undefined || this.options.id !== undefined;
+    this.threadReader ??= new ThreadReader(whole ? null : (this.options.parentTurnId ?? null));
+    return this.threadReader.read(this.cantrip.loom, this.lastTurnId, known, this.foldedSummary);
   }
 
   addUsage(u: Usage): void {

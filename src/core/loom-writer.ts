@@ -32,6 +32,18 @@ export interface TurnCost {
   extra: Readonly<Record<string, unknown>> | undefined;
 }
 
+/** A recorded turn as a reading loom gives it back (the loom's record, snake_case). */
+export interface ThreadTurn {
+  id: string;
+  parent_id: string | null;
+  sequence: number;
+  entity_id: string;
+  utterance: string;
+  observation: string;
+  gate_calls: GateCallRecord[];
+  is_error?: boolean;
+}
+
 export interface LoomWriter extends EntityKeeper {
   /** The root context of a cantrip, once per cantrip (IDENTITY-4). */
   recordIdentity(
@@ -47,6 +59,8 @@ export interface LoomWriter extends EntityKeeper {
   recordTurn(head: TurnHead, content: TurnContent, cost: TurnCost, outcome: TurnOutcome): void;
   /** A fold of the view sent to the LLM (§6.8): which turns, and the summary that replaced them. */
   recordFold?(cantripId: string, fold: FoldRecord): void;
+  /** A recorded turn, for a loom that can read back what it recorded. */
+  get?(turnId: string): ThreadTurn | undefined;
 }
 
 /**

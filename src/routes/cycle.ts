@@ -5,7 +5,7 @@
 import type { FlowEvent, ReceiverInput, SenderInput } from "./handler.js";
 import { toEvent } from "./handler.js";
 import type { Flow, HookRegistration, ReceiverRegistration, SenderRegistration } from "./flow.js";
-import { CallContext, invoke } from "./invoke.js";
+import { CallContext, invoke, limitFor } from "./invoke.js";
 import { messageBytes } from "./limits.js";
 import { accepts, nodeText, type Node } from "./node.js";
 import { comparePriority, compareText } from "./priority.js";
@@ -99,7 +99,11 @@ export class FlowRunner {
     for (const hook of hooks) {
       const ctx = new CallContext();
       const value = current;
-      let r = invoke(() => hook.fn(value, ctx), ctx, this.flow.limits.maxHandlerMs);
+      let r = invoke(
+        () => hook.fn(value, ctx),
+        ctx,
+        limitFor(hook.fn, this.flow.limits.maxHandlerMs),
+      );
       if (r instanceof Promise) r = await r;
       const at = hook.identity.function;
       if (!r.ok) return { drop: { by, at, error: r.error } };
@@ -146,7 +150,11 @@ export class FlowRunner {
         state ? inv.stateText : null,
         receiver.routeText,
       );
-      let r = invoke(() => receiver.fn(input), ctx, this.flow.limits.maxHandlerMs);
+      let r = invoke(
+        () => receiver.fn(input),
+        ctx,
+        limitFor(receiver.fn, this.flow.limits.maxHandlerMs),
+      );
       if (r instanceof Promise) r = await r;
       const where = { route: receiver.routeText, key, state: input.state };
       const event = r.ok ? toEvent(r.value) : r.error;
@@ -201,7 +209,11 @@ export class FlowRunner {
         once.add(slot);
         const ctx = new CallContext();
         const input = new SenderCall(ctx, payload, f.key, f.event, f.receiver.routeText);
-        let r = invoke(() => sender.fn(input), ctx, this.flow.limits.maxHandlerMs);
+        let r = invoke(
+          () => sender.fn(input),
+          ctx,
+          limitFor(sender.fn, this.flow.limits.maxHandlerMs),
+        );
         if (r instanceof Promise) r = await r;
         if (!r.ok) {
           trace.drops.push({

@@ -20,10 +20,21 @@ export class CallContext {
   }
 }
 
+/**
+ * Handlers that bound their own run time: a `js:` handler's sandbox stops its compute at
+ * max_handler_ms (and its worker is ended if it does not stop), so no wall-clock race is put
+ * around it — the race would name the limit less precisely, and win or lose by scheduling.
+ */
+export const selfTimed = new WeakSet<object>();
+
+/** The wall-clock limit to hold a handler to: none for a self-timed one. */
+export const limitFor = (fn: object, maxMs: number): number | undefined =>
+  selfTimed.has(fn) ? undefined : maxMs;
+
 export function invoke(
   call: () => unknown,
   ctx: CallContext,
-  maxMs: number,
+  maxMs: number | undefined,
 ): Invoked | Promise<Invoked> {
   let value: unknown;
   try {
@@ -32,6 +43,11 @@ export function invoke(
     return { ok: false, error: errorMessage(err) };
   }
   if (!(value instanceof Promise)) return { ok: true, value };
+  if (maxMs === undefined)
+    return value.then(
+      (v): Invoked => ({ ok: true, value: v }),
+      (err: unknown): Invoked => ({ ok: false, error: errorMessage(err) }),
+    );
   return race(value, ctx, maxMs);
 }
 

@@ -7,6 +7,7 @@
 import { createHash } from "node:crypto";
 import { loadCodeEngine, sandboxLimits } from "../circle/mediums/code/index.js";
 import { Sandbox, type EvalOutput } from "../circle/mediums/code/sandbox.js";
+import { selfTimed } from "./invoke.js";
 import type {
   FlowEvent,
   HandlerContext,
@@ -74,13 +75,16 @@ export class JsHandlers {
   add(role: JsRole, source: string): ReceiverFn | SenderFn | HookFn {
     const id =
       this.sources.push(`__fn(${JSON.stringify(PARAMS[role])}, ${JSON.stringify(source)})`) - 1;
-    if (role === "receiver")
-      // The cycle checks what comes back is an event (toEvent): a handler may return anything.
-      return (i: ReceiverInput) =>
-        this.call(id, [i.payload, i.key, i.state, i.route], i) as Promise<FlowEvent | null>;
-    if (role === "sender")
-      return (i: SenderInput) => this.call(id, [i.payload, i.key, i.event, i.route], i);
-    return (payload: unknown, ctx: HandlerContext) => this.call(id, [payload], ctx);
+    const fn =
+      role === "receiver"
+        ? // The cycle checks what comes back is an event (toEvent): a handler may return anything.
+          (i: ReceiverInput) =>
+            this.call(id, [i.payload, i.key, i.state, i.route], i) as Promise<FlowEvent | null>
+        : role === "sender"
+          ? (i: SenderInput) => this.call(id, [i.payload, i.key, i.event, i.route], i)
+          : (payload: unknown, ctx: HandlerContext) => this.call(id, [payload], ctx);
+    selfTimed.add(fn); // the sandbox holds it to max_handler_ms of compute
+    return fn;
   }
 
   /** Checks every handler compiles; the first syntax error is thrown with its handler's index. */

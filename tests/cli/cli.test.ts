@@ -246,7 +246,9 @@ describe("the bin", () => {
     // The hooks work: the bundled CLI is seen. yaml, ajv and oclif are inside that bundle.
     expect(loaded.some((l) => l.endsWith("dist/spell.cjs"))).toBe(true);
     expect(
-      loaded.filter((l) => /openai|@anthropic-ai|quickjs|agentclientprotocol|fastify/.test(l)),
+      loaded.filter((l) =>
+        /openai|@anthropic-ai|quickjs|sandbox-worker|agentclientprotocol|fastify/.test(l),
+      ),
     ).toEqual([]);
   });
 

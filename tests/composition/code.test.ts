@@ -32,20 +32,23 @@ describe("composition as code (§5.3)", () => {
 
   it("runs eight code children's sandboxes at the same time", async () => {
     const slow = behaviorGate({ name: "slow_gate", behavior: { delay_ms: 150, result: "ok" } });
-    const parent = parentCantrip({
-      code: true,
-      gates: [slow],
-      llm: scripted([
-        {
-          code: "done(call_entity_batch(Array.from({ length: 8 }, (_, i) => ({ intent: 'sum', context: [i, 1], medium: 'code' }))))",
-        },
-      ]),
-      spawn: { llms: llmSource({}, { 1: summer(true) }) },
-    });
+    const parent = () =>
+      parentCantrip({
+        code: true,
+        gates: [slow],
+        llm: scripted([
+          {
+            code: "done(call_entity_batch(Array.from({ length: 8 }, (_, i) => ({ intent: 'sum', context: [i, 1], medium: 'code' }))))",
+          },
+        ]),
+        spawn: { llms: llmSource({}, { 1: summer(true) }) },
+      });
     const engine = await loadCodeEngine();
+    // Lanes are worker threads: the first batch starts them (bench/code measures that).
+    await parent().cast("warm the lanes");
     const before = engine.stats().live;
     const started = performance.now();
-    const result = await parent.cast("x");
+    const result = await parent().cast("x");
     const elapsed = performance.now() - started;
     expect(result.result).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     expect(elapsed).toBeLessThan(150 * 3); // in sequence: 8 × 150 ms

@@ -38,7 +38,7 @@ function observation(result: CastResult<Loom>, turn: number): string {
 
 /** The heap (WebAssembly memory) of every lane alive now. */
 async function heaps(): Promise<Map<object, number>> {
-  return new Map((await loadCodeEngine()).laneList.map((l) => [l, l.memory.heapBytes]));
+  return new Map((await loadCodeEngine()).laneList.map((l) => [l, l.heapBytes]));
 }
 
 /** The heaps of the lanes that are new or grew since `before`. */
@@ -118,7 +118,7 @@ describe("max_memory_mb holds for a batch of children together", () => {
     const sample = setInterval(() => {
       let total = 0;
       for (const lane of engine.laneList)
-        total += Math.max(0, lane.memory.heapBytes - (before.get(lane) ?? 0));
+        total += Math.max(0, lane.heapBytes - (before.get(lane) ?? 0));
       peak = Math.max(peak, total);
     }, 5);
     const result = await parent.cast("fill memory");
@@ -155,13 +155,66 @@ describe("max_eval_ms holds for code that catches its own errors", () => {
     const result = await cantrip.cast("run away");
     const turn = result.loom.turns()[0]!;
     expect(turn.observation).toMatch(/TimeoutError: the run exceeded max_eval_ms/);
-    // Recursion is stopped only where QuickJS asks (not at every call): stack overflows caught
-    // near the limit can cost up to ~2 s between two questions — the documented bound, until
-    // the sandbox runs off the main thread (README, security). They ran 9 s before. The bound is
-    // wall time, so it leaves room for a machine busy with other work (CI, parallel suites).
-    const bound = name.startsWith("recursion") ? BUDGET + 5000 : BUDGET * 1.5;
+    // The target is 20% (bench/code checks it); the bound here is wall time, so it leaves room
+    // for a machine busy with other work (CI, parallel suites). Recursion that catches its own
+    // stack overflows is not interrupted inside the sandbox: the worker is terminated at
+    // max_eval_ms + max(100 ms, 15%) — it ran 9 s before.
+    const bound = BUDGET * 1.5;
     expect(turn.metadata.duration_ms).toBeLessThan(bound);
     expect(result.result).toBe("alive");
+  });
+});
+
+describe("a run that cannot be interrupted is ended with its worker", () => {
+  // One BigInt power is one native operation (~0.5 s here) with no interrupt point inside.
+  it("the observation says the sandbox was replaced; the next turn has a fresh one, state injected again", async () => {
+    const { cantrip } = codeCantrip(
+      ["var kept = 1", "var big = 3n ** 1000000n; 1", "done([typeof kept, seed])"],
+      { wards: [{ max_turns: 4 }, { max_eval_ms: 20 }], state: { seed: 7 } },
+    );
+    const result = await cantrip.cast("power");
+    const turn = result.loom.turns()[1]!;
+    expect(turn.observation).toMatch(/TimeoutError: the run exceeded max_eval_ms \(20 ms/);
+    expect(turn.observation).toMatch(/its sandbox was replaced/);
+    expect(turn.is_error).toBe(true);
+    expect(result.result).toEqual(["undefined", 7]);
+  });
+});
+
+describe("JSON.stringify of a deep value inside the sandbox", () => {
+  const nest = (depth: number) =>
+    `var v = []; for (var i = 0; i < ${depth}; i++) v = [v]; var kept = 'yes'; `;
+  it("5,000 levels: stringified", async () => {
+    const { cantrip } = codeCantrip([nest(5000) + "JSON.stringify(v).length", "done(kept)"]);
+    const result = await cantrip.cast("nest");
+    expect(result.loom.turns()[0]!.observation).toBe("result: 10002");
+    expect(result.result).toBe("yes");
+  });
+  it("100,000 levels: QuickJS's stack error, which the code may catch; the sandbox goes on", async () => {
+    const { cantrip } = codeCantrip([
+      nest(100_000) + "JSON.stringify(v).length",
+      "try { JSON.stringify(v) } catch (e) { console.log('caught', e.message) } 1",
+      "done(kept)",
+    ]);
+    const result = await cantrip.cast("nest");
+    const turns = result.loom.turns();
+    expect(turns[0]!.observation).toMatch(/^error: InternalError: stack overflow/);
+    expect(turns[1]!.observation).toMatch(/caught stack overflow/);
+    expect(result.result).toBe("yes");
+    expect((await loadCodeEngine()).stats().dead).toBe(0);
+  });
+  it.each([
+    [
+      "JSON.parse",
+      "JSON.parse('['.repeat(100000) + ']'.repeat(100000))",
+      /SyntaxError: stack overflow/,
+    ],
+    ["String of an array", nest(100_000) + "String(v).length", /InternalError: stack overflow/],
+  ])("%s of 100,000 levels: a stack error, the sandbox goes on", async (_name, code, seen) => {
+    const { cantrip } = codeCantrip(["var kept = 'yes'; " + code, "done(kept)"]);
+    const result = await cantrip.cast("nest");
+    expect(result.loom.turns()[0]!.observation).toMatch(seen);
+    expect(result.result).toBe("yes");
   });
 });
 

@@ -51,6 +51,11 @@ export function capabilityText(circle: GateHost, state: Readonly<Record<string, 
     "- console.log prints; the value of the last expression is shown. Large values are summarized (type, size, a preview): keep data in variables and print only what you need.",
     "- Finish by calling done(answer) (submit_answer(answer) is the same); the answer keeps its type.",
     `- Limits per run: ${limits.evalMs} ms of compute, ${limits.memoryBytes / 1024 / 1024} MiB of memory.`,
+    ...(circle.gates.has("loom") || "loom" in state
+      ? []
+      : [
+          "- `loom` is your own history, read-only: loom.turns (each earlier turn's utterance, observation and gate_calls, in order) and loom.folded_summary (the summary of folded turns, or null).",
+        ]),
     "",
     "Functions:",
     ...gates,

@@ -1,26 +1,13 @@
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { setFlagsFromString } from "node:v8";
-import type * as QuickJSPackage from "quickjs-emscripten";
-import type { QuickJSAsyncVariant, QuickJSAsyncWASMModule } from "quickjs-emscripten";
 import { SystemError } from "../../../core/errors.js";
 import { Lane } from "./lane.js";
-import type { Shell } from "./shell.js";
-import { LaneMemory } from "./lane-memory.js";
-import { findCounterOffset } from "./interrupt-pace.js";
 
 export interface CodeEngineOptions {
   /** "release" (default), or "debug": QuickJS built with assertions, for tests. */
   build?: "release" | "debug";
-  /** Lanes (module instances) created before sandboxes start sharing them. Default 16. */
+  /** Lanes (worker threads) created before sandboxes start sharing them. Default 16. */
   maxLanes?: number;
-  /**
-   * Keep WebAssembly on V8's baseline compiler (default true). Optimized, V8 gives the asyncified
-   * interpreter loop a frame of ~80 KiB: after a few thousand gate calls a recursion 30 deep
-   * overflows Node's stack. Baseline code keeps frames small and, measured, runs the sandbox
-   * faster too. The flag is process-wide: it applies to WebAssembly compiled after the engine loads.
-   */
-  liftoffOnly?: boolean;
 }
 
 /** Node has WebAssembly; the TypeScript lib we compile against does not declare it. */
@@ -28,57 +15,52 @@ const Wasm = (
   globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Array): Promise<object> } }
 ).WebAssembly;
 
-const BUILDS = {
-  release: { variant: "RELEASE_ASYNC", wasm: "@jitl/quickjs-wasmfile-release-asyncify/wasm" },
-  debug: { variant: "DEBUG_ASYNC", wasm: "@jitl/quickjs-wasmfile-debug-asyncify/wasm" },
+const WASM = {
+  release: "@jitl/quickjs-wasmfile-release-sync/wasm",
+  debug: "@jitl/quickjs-wasmfile-debug-asyncify/wasm",
 } as const;
 
-/** quickjs-emscripten is imported on first use: a spell without a code circle never loads it. */
-type QuickJS = typeof QuickJSPackage;
+/** Set in the CLI bundle (scripts/bundle.mjs): the bundle's own URL. */
+declare const __bundleUrl: string | undefined;
 
 /**
- * The process-wide QuickJS engine: the WASM is read and compiled once; lanes (instances of it)
- * are created on demand so that sandboxes which run at the same time never share one.
+ * The worker's script: bundled on its own beside the CLI bundle and the library's modules
+ * (scripts/bundle.mjs). SPELLBOOK_SANDBOX_WORKER names another (the tests build one from src/).
+ */
+export function workerFile(): URL | string {
+  const named = process.env["SPELLBOOK_SANDBOX_WORKER"];
+  if (named) return named;
+  if (typeof __bundleUrl === "string") return new URL("./sandbox-worker.mjs", __bundleUrl);
+  return new URL("../../../sandbox-worker.mjs", import.meta.url);
+}
+
+/**
+ * The process-wide QuickJS engine: the WASM is read and compiled once; lanes (worker threads,
+ * each with its own instance of it) are created on demand so that sandboxes which run at the
+ * same time never share one. The main thread never runs sandbox code (LIMITS.md).
  */
 export class CodeEngine {
-  private readonly lanes: Lane<Shell>[] = [];
+  private readonly lanes: Lane[] = [];
   private pending = 0;
   private nextId = 0;
-  private readonly counterOffset: number | undefined;
 
   private constructor(
-    private readonly quickjs: QuickJS,
-    private readonly variant: QuickJSAsyncVariant,
     private readonly compiled: object,
-    private readonly asyncifyStackKey: string | undefined,
+    private readonly build: "release" | "debug",
+    private counterOffset: number | undefined,
     private readonly maxLanes: number,
-    first: Lane<Shell>,
-  ) {
-    first.id = this.nextId++;
-    this.counterOffset = first.counterOffset = findCounterOffset(first.module, first.memory.memory);
-    this.lanes.push(first);
-  }
+  ) {}
 
   static async create(options: CodeEngineOptions = {}): Promise<CodeEngine> {
-    const build = BUILDS[options.build ?? "release"];
-    if (options.liftoffOnly ?? true) setFlagsFromString("--liftoff-only");
-    const require = createRequire(createRequire(import.meta.url).resolve("quickjs-emscripten"));
-    let compiled: object;
-    try {
-      compiled = await Wasm.compile(await readFile(require.resolve(build.wasm)));
-    } catch (err) {
-      throw new SystemError(
-        "quickjs_unavailable",
-        `cannot load the QuickJS WebAssembly module: ${(err as Error).message}`,
-        { cause: err },
-      );
-    }
-    const quickjs = await import("quickjs-emscripten");
-    const variant = quickjs[build.variant];
-    const first = await newLane(quickjs, variant, compiled, undefined);
-    const key = findAsyncifyStackKey(first.module);
-    first.asyncifyStackKey = key;
-    return new CodeEngine(quickjs, variant, compiled, key, options.maxLanes ?? 16, first);
+    const build = options.build ?? "release";
+    const compiling = compile(build);
+    // The first lane's worker boots meanwhile; it finds where QuickJS keeps its interrupt
+    // counter (interrupt-pace.ts) for the lanes after it.
+    const first = Lane.start(workerFile(), { build, counterOffset: undefined }, compiling);
+    first.catch(() => undefined);
+    const engine = new CodeEngine(await compiling, build, undefined, options.maxLanes ?? 16);
+    engine.adopt(await first.catch(workerFailed));
+    return engine;
   }
 
   /**
@@ -86,8 +68,8 @@ export class CodeEngine {
    * least loaded idle lane. A lane held by a running evaluation is never chosen — that
    * evaluation may be the caller's ancestor, waiting for this very sandbox (a deadlock).
    */
-  async acquire(): Promise<Lane<Shell>> {
-    let best: Lane<Shell> | undefined;
+  async acquire(): Promise<Lane> {
+    let best: Lane | undefined;
     let alive = 0;
     for (const lane of this.lanes) {
       if (lane.dead || lane.retiring) continue;
@@ -100,10 +82,10 @@ export class CodeEngine {
     }
     this.pending++;
     try {
-      const lane = await newLane(this.quickjs, this.variant, this.compiled, this.asyncifyStackKey);
-      lane.id = this.nextId++;
-      lane.counterOffset = this.counterOffset;
-      this.lanes.push(lane);
+      const data = { build: this.build, counterOffset: this.counterOffset };
+      const lane = this.adopt(
+        await Lane.start(workerFile(), data, this.compiled).catch(workerFailed),
+      );
       lane.live++;
       return lane;
     } finally {
@@ -111,20 +93,25 @@ export class CodeEngine {
     }
   }
 
-  release(lane: Lane<Shell>): void {
+  private adopt(started: { lane: Lane; counterOffset: number | undefined }): Lane {
+    this.counterOffset ??= started.counterOffset;
+    started.lane.id = this.nextId++;
+    this.lanes.push(started.lane);
+    return started.lane;
+  }
+
+  release(lane: Lane): void {
     lane.live = Math.max(0, lane.live - 1);
-    // Space a departed sandbox grew and freed would be a newcomer's beyond its limit.
-    if (lane.memory.oversized) lane.retiring = true;
     if ((lane.dead || lane.retiring) && lane.live === 0) {
-      // The whole module instance goes: V8 reclaims its memory, leaks and all.
+      // The whole worker goes: its heap, leaks and all.
       const i = this.lanes.indexOf(lane);
       if (i >= 0) this.lanes.splice(i, 1);
-      lane.spare = undefined;
+      if (!lane.dead) lane.kill(new Error("the lane was retired"));
     }
   }
 
   /** The lanes, for diagnostics and tests. */
-  get laneList(): readonly Lane<Shell>[] {
+  get laneList(): readonly Lane[] {
     return this.lanes;
   }
 
@@ -140,44 +127,32 @@ export class CodeEngine {
   }
 }
 
-/** A module instance with its own heap, whose growth the memory ward decides (lane-memory.ts). */
-async function newLane(
-  quickjs: QuickJS,
-  base: QuickJSAsyncVariant,
-  compiled: object,
-  asyncifyStackKey: string | undefined,
-): Promise<Lane<Shell>> {
-  const memory = new LaneMemory();
-  const variant = quickjs.newVariant(base, {
-    wasmModule: compiled,
-    wasmMemory: memory.memory as never,
-  });
-  const module = await quickjs.newQuickJSAsyncWASMModuleFromVariant(variant);
-  memory.pinInitialHeap(
-    (module as unknown as { module: Parameters<LaneMemory["pinInitialHeap"]>[0] }).module,
-  );
-  return new Lane<Shell>(0, module, asyncifyStackKey, memory);
+/** The QuickJS WebAssembly, compiled once per process (a lane instantiates it). */
+async function compile(build: "release" | "debug"): Promise<object> {
+  const require = createRequire(createRequire(import.meta.url).resolve("quickjs-emscripten"));
+  try {
+    return await Wasm.compile(await readFile(require.resolve(WASM[build])));
+  } catch (err) {
+    throw new SystemError(
+      "quickjs_unavailable",
+      `cannot load the QuickJS WebAssembly module: ${(err as Error).message}`,
+      { cause: err },
+    );
+  }
 }
 
-/** The asyncify buffer size lives under a minified name in release builds: find it by value. */
-function findAsyncifyStackKey(module: QuickJSAsyncWASMModule): string | undefined {
-  const probe = 123_457;
-  const runtime = module.newRuntime();
-  try {
-    runtime.setMaxStackSize(probe);
-    const asyncify =
-      (module as unknown as { module?: { Asyncify?: Record<string, unknown> } }).module?.Asyncify ??
-      {};
-    return Object.keys(asyncify).find((k) => asyncify[k] === probe);
-  } finally {
-    runtime.dispose();
-  }
+function workerFailed(err: unknown): never {
+  throw new SystemError(
+    "sandbox_worker_failed",
+    `cannot start a sandbox worker: ${(err as Error).message}`,
+    { cause: err },
+  );
 }
 
 let options: CodeEngineOptions = {};
 let loading: Promise<CodeEngine> | undefined;
 
-/** The engine, loaded once per process (the first call pays the WASM compile, ~50 ms). */
+/** The engine, loaded once per process (the first call pays the WASM compile and a worker). */
 export function loadCodeEngine(): Promise<CodeEngine> {
   loading ??= CodeEngine.create(options).catch((err: unknown) => {
     loading = undefined;

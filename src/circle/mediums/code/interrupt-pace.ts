@@ -1,4 +1,4 @@
-import type { QuickJSAsyncWASMModule } from "quickjs-emscripten";
+import type { QuickJSWASMModule } from "quickjs-emscripten";
 import type { WasmMemory } from "./lane-memory.js";
 
 /**
@@ -63,7 +63,7 @@ export class InterruptPace {
 
 /** The offset of the interrupt counter in a JSContext, or undefined when it cannot be found. */
 export function findCounterOffset(
-  module: QuickJSAsyncWASMModule,
+  module: QuickJSWASMModule,
   memory: WasmMemory,
 ): number | undefined {
   const runtime = module.newRuntime();

@@ -50,6 +50,9 @@ const GRACE = 2 * 1024 * 1024;
 /** Room beyond the sum of limits for reading a run's outcome after it used up its memory. */
 const HEADROOM = 2 * 1024 * 1024;
 
+/** The most a lane's heap may hold with sandboxes of these summed limits living in it. */
+export const heapBudget = (limitsBytes: number): number => INITIAL_HEAP + HEADROOM + limitsBytes;
+
 export class LaneMemory {
   readonly memory: WasmMemory;
   /** The sandbox whose code is running in the lane (growth is charged to it). */
@@ -62,7 +65,8 @@ export class LaneMemory {
   /** Growths refused, for tests and benchmarks. */
   refused = 0;
 
-  constructor() {
+  /** `onResize`: told the heap's size after each growth (the lane's worker reports it). */
+  constructor(private readonly onResize?: (bytes: number) => void) {
     const memory = new Wasm.Memory({ initial: INITIAL_HEAP / PAGE, maximum: MAX_PAGES });
     const grow = memory.grow.bind(memory);
     // Emscripten grows the heap through this call; a throw is a failed malloc.
@@ -72,10 +76,13 @@ export class LaneMemory {
           this.refused++;
           throw new RangeError("the sandbox's max_memory_mb is used up");
         }
-        return grow(pages);
+        const before = grow(pages);
+        this.onResize?.(memory.buffer.byteLength);
+        return before;
       },
     });
     this.memory = memory;
+    onResize?.(INITIAL_HEAP);
   }
 
   /**
@@ -141,9 +148,9 @@ export class LaneMemory {
   }
 
   private budget(): number {
-    let budget = INITIAL_HEAP + HEADROOM;
-    for (const c of this.live) budget += c.limitBytes;
-    return budget;
+    let limits = 0;
+    for (const c of this.live) limits += c.limitBytes;
+    return heapBudget(limits);
   }
 
   get heapBytes(): number {

@@ -1,48 +1,172 @@
-import type { QuickJSAsyncWASMModule } from "quickjs-emscripten";
-import type { LaneMemory } from "./lane-memory.js";
-
 /**
- * One instance of the asyncify QuickJS module. An asyncified module can suspend only one call
- * stack at a time, so a lane runs one evaluation at a time (a FIFO lock); sandboxes that must
- * run at the same time (a batch of children) live in different lanes. Lanes share the compiled
- * WebAssembly.Module: a new lane costs an instantiation (~2 ms), never a compile.
+ * A lane as the main thread holds it: a worker thread running one instance of the QuickJS
+ * module (lane-host.ts) and the sandboxes living in it. The lane runs one evaluation at a time
+ * (a FIFO lock); sandboxes that must run at the same time (a batch of children) live in
+ * different lanes. Lanes share the compiled WebAssembly.Module: a new lane instantiates it.
  */
-export class Lane<Spare = unknown> {
+import { MessageChannel, Worker, type MessagePort } from "node:worker_threads";
+import {
+  CONTROL_SLOTS,
+  SLOT,
+  STOP,
+  type FromLane,
+  type LaneData,
+  type ToLane,
+  type WireReply,
+} from "./protocol.js";
+import { heapBudget } from "./lane-memory.js";
+
+/** What a lane's messages are routed to: the main-thread side of one sandbox (sandbox.ts). */
+export interface LaneClient {
+  receive(message: FromLane): void;
+  /** The worker is gone (a trap, a terminate): nothing in it answers any more. */
+  lost(cause: Error): void;
+}
+
+export class Lane {
   /** Sandboxes created in this lane and not yet disposed. */
   live = 0;
-  /** True while an evaluation holds the lane (it may be suspended in a host gate). */
+  /** True while an evaluation holds the lane (it may be waiting on a gate). */
   busy = false;
-  /** Set when the module aborted (a wasm trap): every sandbox in it is lost. */
+  /** Set when the worker trapped or was terminated: every sandbox in it is lost. */
   dead: Error | null = null;
-  /**
-   * Set when a sandbox of this lane ran out of memory: QuickJS may then leak objects, and freeing
-   * that runtime would abort the module. The lane takes no new sandboxes and is dropped, whole,
-   * when its last sandbox is gone; the others in it run on unharmed.
-   */
-  retiring = false;
-  /** A ready shell for the next sandbox of this lane (see shell.ts). */
-  spare: Spare | undefined;
-  /** Where QuickJS keeps its interrupt counter in a JSContext (interrupt-pace.ts), if known. */
-  counterOffset: number | undefined;
-  spareScheduled = false;
+  private retired = false;
   private readonly waiting: (() => void)[] = [];
-  private stackBuffer = 0;
+  private readonly clients = new Map<number, LaneClient>();
+  private readonly control: Int32Array;
+  /** Requests awaiting the worker: while there are any, the worker keeps the process alive. */
+  private pending = 0;
 
-  constructor(
+  private constructor(
     public id: number,
-    readonly module: QuickJSAsyncWASMModule,
-    public asyncifyStackKey: string | undefined,
-    /** The lane's heap and its memory ward (max_memory_mb). */
-    readonly memory: LaneMemory,
+    private readonly worker: Worker,
+    control: SharedArrayBuffer,
+    private readonly replies: MessagePort,
   ) {
-    tolerateLateHostRefRelease(module);
+    this.control = new Int32Array(control);
+    worker.on("message", (m: FromLane) => this.dispatch(m));
+    worker.on("error", (err) => this.kill(err));
+    worker.on("exit", (code) => this.kill(new Error(`the sandbox worker exited (${code})`)));
+    worker.unref();
   }
 
-  /** Runs `fn` with the lane to itself; callers queue in order. */
+  /**
+   * Starts a worker and waits for its module instance; `counterOffset` is learnt by the first.
+   * The worker boots while `wasmModule` is still being compiled, if it is.
+   */
+  static start(
+    file: URL | string,
+    data: Omit<LaneData, "control" | "replies" | "wasmModule">,
+    wasmModule: object | Promise<object>,
+  ): Promise<{ lane: Lane; counterOffset: number | undefined }> {
+    const control = new SharedArrayBuffer(CONTROL_SLOTS * 4);
+    const { port1, port2 } = new MessageChannel();
+    port1.unref();
+    const worker = new Worker(file, {
+      workerData: { ...data, control, replies: port2 } satisfies Omit<LaneData, "wasmModule">,
+      transferList: [port2],
+      // The parent's flags are not the worker's (`--input-type` of `node -e` would stop it).
+      execArgv: [],
+      // QuickJS's stack check (max_stack_kb) must fire before the thread's own stack runs out.
+      resourceLimits: { stackSizeMb: 16 },
+    });
+    Promise.resolve(wasmModule).then(
+      (compiled) => worker.postMessage({ op: "init", wasmModule: compiled } satisfies ToLane),
+      () => void worker.terminate(),
+    );
+    return new Promise((resolve, reject) => {
+      const early = (err: Error) => reject(err);
+      worker.once("exit", () => reject(new Error("the sandbox worker exited before it was ready")));
+      worker.once("error", early);
+      worker.once("message", (m: FromLane) => {
+        worker.off("error", early);
+        if (m.op !== "ready") {
+          void worker.terminate();
+          reject(new Error(m.op === "fatal" ? m.message : `unexpected ${m.op}`));
+          return;
+        }
+        resolve({ lane: new Lane(0, worker, control, port1), counterOffset: m.counterOffset });
+      });
+    });
+  }
+
+  /** The summed max_memory_mb of the sandboxes living in the lane (lane-memory.ts). */
+  residentBytes = 0;
+
+  /**
+   * Takes no new sandboxes: one ran out of memory (the worker says so), or the heap is bigger
+   * than its residents may hold — sandboxes that left grew it, and the space they freed would
+   * let a newcomer pass its limit.
+   */
+  get retiring(): boolean {
+    return (
+      this.retired ||
+      Atomics.load(this.control, SLOT.RETIRE) === 1 ||
+      this.heapBytes > heapBudget(this.residentBytes)
+    );
+  }
+
+  set retiring(value: boolean) {
+    this.retired = value;
+  }
+
+  /** The lane's heap (the worker's WebAssembly memory), in bytes. */
+  get heapBytes(): number {
+    return Atomics.load(this.control, SLOT.HEAP_PAGES) * 65536;
+  }
+
+  /** True while the worker keeps the process alive (a request is awaiting its answer). */
+  get referenced(): boolean {
+    return this.pending > 0;
+  }
+
+  get phase(): number {
+    return Atomics.load(this.control, SLOT.PHASE);
+  }
+
+  attach(id: number, client: LaneClient): void {
+    this.clients.set(id, client);
+  }
+
+  detach(id: number): void {
+    this.clients.delete(id);
+  }
+
+  /** Sends a message whose answer the worker will post (the worker is kept alive meanwhile). */
+  request(message: ToLane): void {
+    if (this.pending++ === 0) this.worker.ref();
+    this.worker.postMessage(message);
+  }
+
+  /** Sends a message that has no answer. */
+  send(message: ToLane): void {
+    if (!this.dead) this.worker.postMessage(message);
+  }
+
+  /** A request was answered (or will never be). */
+  settled(): void {
+    if (this.pending > 0 && --this.pending === 0) this.worker.unref();
+  }
+
+  /** Answers the question the worker is waiting on (a gate call, the loom). */
+  answer(reply: WireReply): void {
+    if (this.dead) return;
+    this.replies.postMessage(reply);
+    Atomics.store(this.control, SLOT.REPLY, 1);
+    Atomics.notify(this.control, SLOT.REPLY);
+  }
+
+  /** Asks the running code to stop (read by the worker's interrupt handler). */
+  stop(): void {
+    Atomics.store(this.control, SLOT.STOP, STOP.ABORT);
+  }
+
+  /** Runs `fn` with the lane to itself; callers queue in order. A run starts unstopped. */
   async exclusive<T>(fn: () => Promise<T>): Promise<T> {
     // An idle lane is taken at once; otherwise wait to be handed the lane by its holder.
     if (this.busy) await new Promise<void>((resolve) => this.waiting.push(resolve));
     this.busy = true;
+    Atomics.store(this.control, SLOT.STOP, STOP.NONE);
     try {
       return await fn();
     } finally {
@@ -53,42 +177,21 @@ export class Lane<Spare = unknown> {
     }
   }
 
-  /**
-   * QuickJS's setMaxStackSize also sets the module-wide asyncify buffer to the same size, but
-   * unwinding a stack needs about 1.5× the bytes QuickJS counts: a gate called near the stack
-   * limit would overflow the buffer and abort the module. Keep the buffer at twice the largest
-   * stack limit of any runtime in the lane (call after every setMaxStackSize).
-   */
-  reserveStack(stackBytes: number): void {
-    this.stackBuffer = Math.max(this.stackBuffer, stackBytes * 2);
-    const asyncify = (this.module as unknown as { module?: { Asyncify?: Record<string, unknown> } })
-      .module?.Asyncify;
-    if (asyncify && this.asyncifyStackKey) asyncify[this.asyncifyStackKey] = this.stackBuffer;
-  }
-
+  /** Ends the worker; every sandbox in it hears that it was lost. */
   kill(cause: unknown): void {
     if (this.dead) return;
     this.dead = cause instanceof Error ? cause : new Error(String(cause));
+    void this.worker.terminate();
+    for (const client of [...this.clients.values()]) client.lost(this.dead);
+    this.pending = 0;
   }
-}
 
-/**
- * quickjs-emscripten 0.32 forgets a runtime's callbacks before it frees the runtime, so a host
- * function that only the runtime's final garbage collection frees (any function reachable from
- * a global: it holds its realm) makes the release callback throw inside JS_FreeRuntime, which
- * leaves the runtime half-freed. The refs it cannot find belong to that runtime and die with it:
- * ignore the miss. Patched once per module instance.
- */
-function tolerateLateHostRefRelease(module: QuickJSAsyncWASMModule): void {
-  const callbacks = (module as unknown as { module?: { callbacks?: Record<string, unknown> } })
-    .module?.callbacks;
-  const release = callbacks?.["freeHostRef"];
-  if (!callbacks || typeof release !== "function") return;
-  callbacks["freeHostRef"] = (...args: unknown[]): void => {
-    try {
-      (release as (...a: unknown[]) => void)(...args);
-    } catch {
-      // the runtime is being freed; its host refs go with it
+  private dispatch(message: FromLane): void {
+    if (message.op === "fatal") {
+      this.kill(new Error(`the sandbox module trapped: ${message.message}`));
+      return;
     }
-  };
+    if (message.op === "ready") return;
+    this.clients.get(message.id)?.receive(message);
+  }
 }

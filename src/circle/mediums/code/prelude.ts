@@ -10,13 +10,17 @@
  *   a gate error is thrown as an Error the code may catch;
  * - console.log/info/warn/error/debug print through the host;
  * - describe(value) and describeError(error) render values for the viewport (§4.6);
- * - define(name, json) injects a variable (circle state, a child's context).
+ * - define(name, json) injects a variable (circle state, a child's context);
+ * - `loom` (LOOM-11) is a read-only view of the entity's thread: a getter that asks the host for
+ *   the turns it has not seen yet, the first time it is read in a run (nothing is sent otherwise),
+ *   and hands out deeply frozen plain data.
  */
-export const PRELUDE = String.raw`(function (hostCall, hostPrint) {
+export const PRELUDE = String.raw`(function (hostCall, hostPrint, hostLoom) {
   "use strict";
   const G = globalThis;
   const stringify = JSON.stringify, parse = JSON.parse, apply = Reflect.apply;
   const keys = Object.keys, isArray = Array.isArray, define = Object.defineProperty;
+  const freeze = Object.freeze;
   const objectTag = Object.prototype.toString, slice = String.prototype.slice;
   const S = String, ErrorCtor = Error, MapCtor = Map, SetCtor = Set, WeakSetCtor = WeakSet;
 
@@ -89,6 +93,34 @@ export const PRELUDE = String.raw`(function (hostCall, hostPrint) {
     define(gate, "name", { value: name });
     return gate;
   };
+  // LOOM-11: turns are appended to a thread, never changed: only the new ones cross.
+  const deepFreeze = (v) => {
+    const todo = [v];
+    while (todo.length) {
+      const o = todo.pop();
+      freeze(o);
+      const ks = keys(o);
+      for (let i = 0; i < ks.length; i++) {
+        const x = o[ks[i]];
+        if (x !== null && typeof x === "object") todo[todo.length] = x;
+      }
+    }
+    return v;
+  };
+  let loomTurns = [], loomView = freeze({ turns: freeze([]), folded_summary: null });
+  const readLoom = function () {
+    const fresh = hostLoom(loomTurns.length);
+    if (typeof fresh === "string") {
+      const got = parse(fresh);
+      const turns = [];
+      for (let i = 0; i < loomTurns.length; i++) turns[i] = loomTurns[i];
+      for (let i = 0; i < got.turns.length; i++) turns[turns.length] = deepFreeze(got.turns[i]);
+      loomTurns = freeze(turns);
+      loomView = freeze({ turns: loomTurns, folded_summary: got.folded_summary });
+    }
+    return loomView;
+  };
+
   const put = (name, value) => define(G, name, { value, writable: true, configurable: true, enumerable: false });
   const install = (setup) => {
     const config = parse(setup);
@@ -99,6 +131,8 @@ export const PRELUDE = String.raw`(function (hostCall, hostPrint) {
       const message = config.warded[name];
       put(name, function () { throw new ErrorCtor(message); });
     }
+    // Not configurable: code can neither redefine nor shadow it (a top-level let is a SyntaxError).
+    if (config.loom) define(G, "loom", { get: readLoom, enumerable: false, configurable: false });
   };
 
   const print = (level) => function (...args) {

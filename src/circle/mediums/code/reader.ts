@@ -1,8 +1,8 @@
-import type { QuickJSAsyncContext, QuickJSHandle } from "quickjs-emscripten";
+import type { QuickJSContext, QuickJSHandle } from "quickjs-emscripten";
 import type { EvalOutput, ErrorView, Run, ValueView } from "./run.js";
 import type { Shell } from "./shell.js";
 
-export type EvalResult = Awaited<ReturnType<QuickJSAsyncContext["evalCodeAsync"]>>;
+export type EvalResult = Awaited<ReturnType<QuickJSContext["evalCode"]>>;
 
 const PREVIEW_CHARS = 2000;
 export const UNRENDERABLE = "[the error could not be rendered]";
@@ -13,7 +13,7 @@ export const UNRENDERABLE = "[the error could not be rendered]";
  * only strings come out. Disposes every handle it is given.
  */
 export class RunReader {
-  private readonly context: QuickJSAsyncContext;
+  private readonly context: QuickJSContext;
 
   constructor(private readonly shell: Shell) {
     this.context = shell.context;

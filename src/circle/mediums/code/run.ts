@@ -1,18 +1,21 @@
-import type { SandboxLimits } from "./limits.js";
-import { abortReason } from "../../../core/loop.js";
+/**
+ * A run of code: what the main thread gives it (EvalHooks: gates, the cast's signal, the loom)
+ * and gets back (EvalOutput), and `Run`, the run as the lane's worker keeps it — its clock
+ * (gates excluded), its console, why it is stopping.
+ */
 
 /** What the code's gate call resolved to; `stop` ends the run (done — LOOP-3). */
 export type GateReply =
   { ok: true; value: unknown; stop?: boolean } | { ok: false; message: string };
 
+/** What the main thread needs to run code in a sandbox (sandbox.ts). */
 export interface EvalHooks {
-  /**
-   * Runs one gate call of the code, with the arguments as the code passed them; a synchronous
-   * gate's reply comes back synchronously (no suspension of the sandbox).
-   */
+  /** Runs one gate call of the code, with the arguments as the code passed them. */
   callGate(name: string, args: unknown[]): GateReply | Promise<GateReply>;
   /** Aborts a running evaluation (a ward of the cast, a terminated parent — COMP-9). */
   signal: AbortSignal;
+  /** LOOM-11: the entity's turns after the first `known` and its fold, as JSON text. */
+  loom?(known: number): string;
 }
 
 /** A value as the viewport shows it: type, size, and its text (cut at a preview length). */
@@ -45,17 +48,6 @@ export interface EvalOutput {
   crashed?: boolean;
 }
 
-export interface SandboxSetup {
-  gates: readonly string[];
-  /** Other names for gates (submit_answer → done). */
-  aliases: Readonly<Record<string, string>>;
-  /** Names that throw a fixed message (delegation gates warded off at depth 0 — COMP-6). */
-  warded: Readonly<Record<string, string>>;
-  /** Data injected as variables (circle.state, a child's context). */
-  state: Readonly<Record<string, unknown>>;
-  limits: SandboxLimits;
-}
-
 const CONSOLE_CAP = 64 * 1024;
 
 /** One evaluation in progress: its clock (gates excluded), its console, why it is stopping. */
@@ -67,7 +59,8 @@ export class Run {
   console = "";
   consoleDropped = 0;
 
-  constructor(readonly hooks: EvalHooks) {}
+  /** `stopRequested`: the main thread asked the run to stop (the cast's signal, Ctrl-C). */
+  constructor(private readonly stopRequested: () => boolean) {}
 
   print(level: string, text: string): void {
     const line = (level === "log" || level === "info" ? "" : `[${level}] `) + text + "\n";
@@ -82,7 +75,7 @@ export class Run {
   /** Polled by QuickJS while the code runs; true interrupts it (uncatchably). */
   shouldInterrupt(evalMs: number): boolean {
     if (this.stop) return true;
-    if (this.hooks.signal.aborted) {
+    if (this.stopRequested()) {
       this.stop = "aborted";
       return true;
     }
@@ -104,7 +97,8 @@ export class Run {
     }
     return {
       name: "CancelledError",
-      message: `the run was cancelled (${abortReason(this.hooks.signal.reason)})`,
+      // The main thread knows why, and names it (sandbox.ts).
+      message: "the run was cancelled",
       stack: "",
     };
   }

@@ -1,272 +1,179 @@
-import type { QuickJSHandle, VmCallResult } from "quickjs-emscripten";
+import { abortReason } from "../../../core/loop.js";
 import { errorMessage } from "../../../core/errors.js";
 import type { CodeEngine } from "./engine.js";
-import type { Lane } from "./lane.js";
-import type { SandboxLimits } from "./limits.js";
-import type { MemoryCharge } from "./lane-memory.js";
-import { RunReader, UNRENDERABLE, type EvalResult } from "./reader.js";
-import {
-  crashOutput,
-  Run,
-  type EvalHooks,
-  type EvalOutput,
-  type GateReply,
-  type SandboxSetup,
-} from "./run.js";
-import { takeShell, type GateAnswer, type Shell } from "./shell.js";
-import { gateArguments, toVm } from "./vm-values.js";
+import type { Lane, LaneClient } from "./lane.js";
+import { wireValue, type FromLane, type SandboxSetup, type WireReply } from "./protocol.js";
+import { crashOutput, type EvalHooks, type EvalOutput, type GateReply } from "./run.js";
+import { Watchdog } from "./watchdog.js";
 
-export type {
-  EvalHooks,
-  EvalOutput,
-  GateReply,
-  SandboxSetup,
-  ValueView,
-  ErrorView,
-} from "./run.js";
+export type { EvalHooks, EvalOutput, GateReply, ValueView, ErrorView } from "./run.js";
+export type { SandboxSetup } from "./protocol.js";
 
-/** Compute budget for reading a run's outcome (getters, toJSON of the entity's values). */
-const RENDER_MS = 250;
-/** Heap headroom for reading the outcome of a run that used up its memory. */
-const RENDER_HEADROOM = 2 * 1024 * 1024;
+let nextId = 0;
 
 /**
- * QuickJS's own memory limit, a second bound behind the heap ward (lane-memory.ts): in this
- * build it counts 8 bytes per allocation whatever its size, so it only stops swarms of small
- * objects. Twice the limit: the heap ward comes first, and its out-of-memory error can be built.
+ * One entity's sandbox, as the main thread holds it: the sandbox itself lives in a lane's worker
+ * (sandbox-core.ts). The main thread sends code and receives the observation; it answers the
+ * code's gate calls, and stops a run by a shared flag — or, when the code does not stop (a deep
+ * native operation), by terminating the worker (watchdog.ts). The event loop is never held.
  */
-const quickjsLimit = (limits: SandboxLimits): number => limits.memoryBytes * 2;
-
-/**
- * One entity's sandbox: its own QuickJS runtime and context in a lane of the shared module.
- * Variables persist across evaluations (MEDIUM-3). Nothing of the host is reachable from inside
- * but the gate functions and console (MEDIUM-2 isolation); every handle is disposed.
- */
-export class Sandbox {
-  readonly lane: Lane<Shell>;
-  private run: Run | undefined;
-  private renderDeadline = 0;
-  private runs = 0;
+export class Sandbox implements LaneClient {
+  private readonly id = nextId++;
   private disposed = false;
-  private disposeWhenIdle = false;
-  /** Ran out of memory: its runtime may hold leaked objects and must not be freed (see Lane.retiring). */
-  private tainted = false;
-  private readonly reader: RunReader;
-  /** This sandbox's share of its lane's heap (max_memory_mb, see lane-memory.ts). */
-  private readonly charge: MemoryCharge;
+  private opening: { resolve(): void; reject(err: Error): void } | undefined;
+  /** Settles when the worker has built the sandbox (open). */
+  private ready: Promise<void> = Promise.resolve();
+  private openError: Error | undefined;
+  private current: Watchdog | undefined;
 
   private constructor(
     private readonly engine: CodeEngine,
-    private readonly shell: Shell,
-    private readonly limits: SandboxLimits,
-    /** The gates the sandbox's gate functions call, by the index they pass to the host. */
-    private readonly targets: readonly string[],
+    readonly lane: Lane,
+    private readonly evalMs: number,
+    private readonly memoryBytes: number,
   ) {
-    this.lane = shell.lane;
-    this.charge = shell.lane.memory.admit(limits.memoryBytes);
-    this.reader = new RunReader(shell);
-    shell.bridge = {
-      call: (target, args, length) => this.onGateCall(target, args, length),
-      print: (level, text) => this.run?.print(level, text),
-      interrupt: () =>
-        this.run
-          ? this.run.shouldInterrupt(limits.evalMs)
-          : this.renderDeadline !== 0 && performance.now() > this.renderDeadline,
-    };
+    lane.residentBytes += memoryBytes;
   }
 
+  /**
+   * A sandbox in a lane. The worker builds it while the caller goes on: the first run is posted
+   * behind it (one round trip less for a new entity); a failure to build is that run's error.
+   */
   static async open(engine: CodeEngine, setup: SandboxSetup): Promise<Sandbox> {
     const lane = await engine.acquire();
-    let shell: Shell | undefined;
-    let sandbox: Sandbox | undefined;
-    try {
-      shell = takeShell(lane);
-      const { runtime, helpers } = shell;
-      runtime.setMaxStackSize(setup.limits.stackBytes);
-      lane.reserveStack(setup.limits.stackBytes);
-      // A gate function names its gate by an index into `targets`: a number crosses the boundary
-      // cheaper than a string.
-      const targets = [...setup.gates];
-      const aliases: Record<string, number> = {};
-      for (const [alias, target] of Object.entries(setup.aliases)) {
-        const i = targets.indexOf(target);
-        aliases[alias] = i >= 0 ? i : targets.push(target) - 1;
-      }
-      const opened = (sandbox = new Sandbox(engine, shell, setup.limits, targets));
-      const { gates, warded } = setup;
-      lane.memory.chargedTo(opened.charge, () => {
-        opened.call(helpers.install, JSON.stringify({ gates, aliases, warded }));
-        runtime.setMemoryLimit(quickjsLimit(setup.limits));
-        for (const [name, value] of Object.entries(setup.state))
-          opened.call(helpers.define, name, JSON.stringify(value ?? null));
-      });
-      return opened;
-    } catch (err) {
-      if (sandbox) lane.memory.leave(sandbox.charge);
-      try {
-        shell?.dispose();
-      } catch (disposeErr) {
-        lane.kill(disposeErr);
-      }
-      engine.release(lane);
-      throw err;
+    const { evalMs, memoryBytes } = setup.limits;
+    const sandbox = new Sandbox(engine, lane, evalMs, memoryBytes);
+    lane.attach(sandbox.id, sandbox);
+    if (lane.dead) {
+      sandbox.failed(lane.dead);
+      throw lane.dead;
     }
+    sandbox.ready = new Promise<void>((resolve, reject) => {
+      sandbox.opening = { resolve, reject };
+    });
+    sandbox.ready.catch((err: Error) => sandbox.failed(err));
+    lane.request({ op: "open", id: sandbox.id, setup });
+    return sandbox;
+  }
+
+  /** The sandbox could not be built: nothing of it is left in its lane. */
+  private failed(err: Error): void {
+    this.opening = undefined;
+    if (this.disposed) return;
+    this.disposed = true;
+    this.openError = err;
+    this.lane.detach(this.id);
+    this.lane.residentBytes -= this.memoryBytes;
+    this.engine.release(this.lane);
   }
 
   get alive(): boolean {
     return !this.disposed && !this.lane.dead;
   }
 
-  /** Runs one piece of code to its end, a gate's `stop`, a ward or a cancel. */
+  /**
+   * Runs one piece of code to its end, a gate's `stop`, a ward or a cancel. The lane stays held
+   * until the worker answered, even when a cancel answered the caller first (watchdog.ts).
+   */
   evaluate(code: string, hooks: EvalHooks): Promise<EvalOutput> {
+    if (this.openError) return Promise.reject(this.openError);
     if (!this.alive) return Promise.resolve(crashOutput());
-    return this.lane.exclusive(async () => {
-      if (!this.alive) return crashOutput();
-      const run = new Run(hooks);
-      this.run = run;
-      let result: EvalResult;
-      // The lane runs one evaluation at a time: heap growth meanwhile is this sandbox's.
-      this.lane.memory.startRun(this.charge);
-      this.shell.pace?.reset();
-      const refused = this.lane.memory.refused;
-      try {
-        result = await this.shell.context.evalCodeAsync(code, `run-${++this.runs}.js`);
-      } catch (err) {
-        // A trap of the module itself (never a JS exception of the code): the lane is gone.
-        this.lane.kill(err);
-        return { ...crashOutput(), console: run.console, consoleDropped: run.consoleDropped };
-      } finally {
-        this.run = undefined;
-        this.lane.memory.running = undefined;
-      }
-      return this.read(result, run, this.lane.memory.refused > refused);
+    return new Promise<EvalOutput>((resolve, reject) => {
+      void this.lane.exclusive(async () => {
+        try {
+          await this.ready;
+        } catch (err) {
+          return reject(this.openError ?? new Error(String(err)));
+        }
+        if (!this.alive) return resolve(crashOutput());
+        const run = new Watchdog(this.lane, this.evalMs, hooks);
+        this.current = run;
+        void run.outcome.then((out) => {
+          if (out.stopped === "aborted" && out.error?.name === "CancelledError")
+            out.error.message = `the run was cancelled (${abortReason(hooks.signal.reason)})`;
+          resolve(out);
+        });
+        this.lane.request({ op: "eval", id: this.id, code });
+        await run.settled;
+        this.current = undefined;
+      });
     });
   }
 
   dispose(): void {
     if (this.disposed) return;
-    if (this.run) {
-      this.disposeWhenIdle = true; // never free a context while its evaluation is suspended
-      return;
-    }
     this.disposed = true;
-    this.shell.bridge = undefined;
-    this.lane.memory.leave(this.charge);
-    if (!this.lane.dead && !this.tainted) {
-      try {
-        this.shell.dispose();
-      } catch (err) {
-        // QuickJS asserts on leaked objects by aborting the module: the lane cannot be trusted.
-        this.lane.kill(err);
-      }
-    }
+    // A run in progress still talks to this sandbox (its gate calls wait for an answer).
+    if (this.current) void this.current.settled.then(() => this.release());
+    else this.release();
+  }
+
+  private release(): void {
+    this.lane.detach(this.id);
+    this.lane.residentBytes -= this.memoryBytes;
+    this.lane.send({ op: "dispose", id: this.id });
     this.engine.release(this.lane);
   }
 
-  /** `starved`: the memory ward refused the heap growth the code asked for. */
-  private read(result: EvalResult, run: Run, starved: boolean): EvalOutput {
-    const { runtime } = this.shell;
-    this.renderDeadline = performance.now() + RENDER_MS;
-    // Headroom to render an error even when the code used up its memory.
-    if (result.error) runtime.setMemoryLimit(quickjsLimit(this.limits) + RENDER_HEADROOM);
-    try {
-      const out = this.reader.read(result, run, this.limits.evalMs);
-      // Out of heap, QuickJS may not even build its error and throws null instead.
-      if (starved && out.error?.name === "Thrown" && out.error.message === "null")
-        out.error = { name: "InternalError", message: "out of memory", stack: "" };
-      if (out.error?.message === "out of memory" || out.error?.message === UNRENDERABLE) {
-        this.tainted = true;
-        this.lane.retiring = true;
-      }
-      return out;
-    } finally {
-      if (result.error) runtime.setMemoryLimit(quickjsLimit(this.limits));
-      this.renderDeadline = 0;
-      if (this.disposeWhenIdle) this.dispose();
+  receive(message: FromLane): void {
+    if (message.op === "opened") {
+      this.lane.settled();
+      if (message.error) this.opening?.reject(new Error(message.error));
+      else this.opening?.resolve();
+      this.opening = undefined;
+    } else if (message.op === "evaluated") {
+      this.lane.settled();
+      this.current?.finish(message.output);
+    } else if (message.op === "gate") {
+      void this.gate(message.name, message.args);
+    } else if (message.op === "loom") {
+      this.answerLoom(message.known);
     }
   }
 
-  /** Calls a prelude helper with string arguments; a failure is thrown as a host error. */
-  private call(fn: QuickJSHandle, ...args: string[]): void {
-    const ctx = this.shell.context;
-    const handles = args.map((a) => ctx.newString(a));
-    try {
-      const r = ctx.callFunction(fn, ctx.undefined, ...handles);
-      if (r.error) {
-        const view = this.reader.errorView(r.error);
-        throw new Error(`${view.name}: ${view.message}`);
-      }
-      r.value.dispose();
-    } finally {
-      for (const h of handles) h.dispose();
-    }
+  lost(cause: Error): void {
+    this.opening?.reject(cause);
+    this.current?.finish(this.current.lostOutput());
   }
 
-  /** The bridge of every gate function: synchronous inside, a host promise outside (asyncify). */
-  private onGateCall(
-    targetH: QuickJSHandle,
-    argsH: QuickJSHandle | undefined,
-    lengthH: QuickJSHandle | undefined,
-  ): GateAnswer | Promise<GateAnswer> {
-    const ctx = this.shell.context;
-    const run = this.run;
-    // Only the running code may cross the boundary: not a getter run while rendering a result,
-    // not a promise job after the run, not a toJSON while a gate is already pending.
-    if (!run || run.inGate) {
-      return {
-        error: ctx.newError(
-          "gates can only be called by the running code, one at a time (not from promise callbacks, getters or toJSON)",
-        ),
-      };
-    }
-    if (run.stop) return { error: ctx.newError(`skipped: the run is stopping (${run.stop})`) };
-    const name = this.targets[ctx.getNumber(targetH)] ?? "";
-    const args = gateArguments(this.shell, argsH, lengthH);
-    if (!args) return { error: ctx.newError(`${name}: arguments must be JSON data`) };
-    run.inGate = true;
-    const started = performance.now();
-    let reply: GateReply | Promise<GateReply>;
-    try {
-      reply = run.hooks.callGate(name, args);
-    } catch (err) {
-      reply = { ok: false, message: errorMessage(err) };
-    }
-    // A gate that answers at once is answered without suspending the sandbox (no asyncify unwind).
-    if (reply instanceof Promise) return this.awaitGate(run, reply, started);
-    run.inGate = false;
-    run.pausedMs += performance.now() - started; // max_eval_ms counts the code, not the gates
-    return this.answer(run, reply);
+  private hooks(): EvalHooks | undefined {
+    return this.current?.hooks;
   }
 
-  /** A gate that answers later: the sandbox suspends until it does. */
-  private async awaitGate(
-    run: Run,
-    pending: Promise<GateReply>,
-    started: number,
-  ): Promise<GateAnswer> {
+  /** A gate call of the running code: the worker waits for this answer. */
+  private async gate(name: string, args: unknown[]): Promise<void> {
+    const run = this.current;
+    const hooks = run?.hooks;
+    if (!run || !hooks || run.detached) {
+      this.lane.answer({ ok: false, message: "cancelled", cancelled: true });
+      return;
+    }
+    run.pause();
     let reply: GateReply;
     try {
-      reply = await pending;
+      reply = await hooks.callGate(name, args);
     } catch (err) {
       reply = { ok: false, message: errorMessage(err) };
     }
-    run.inGate = false;
-    run.pausedMs += performance.now() - started; // max_eval_ms counts the code, not the gates
-    return this.answer(run, reply);
+    run.resume();
+    this.lane.answer(this.wire(reply, hooks.signal));
   }
 
   /** A gate's reply as the code sees it: a value, an error it may catch, or the end of its run. */
-  private answer(
-    run: Run,
-    reply: GateReply,
-  ): VmCallResult<QuickJSHandle> | QuickJSHandle | undefined {
-    const ctx = this.shell.context;
-    if (run.hooks.signal.aborted) {
-      run.stop ??= "aborted"; // the run ends here; the interrupt makes it uncatchable
-      return { error: ctx.newError("cancelled") };
+  private wire(reply: GateReply, signal: AbortSignal): WireReply {
+    if (signal.aborted) return { ok: false, message: "cancelled", cancelled: true };
+    if (!reply.ok) return { ok: false, message: reply.message };
+    return wireValue(reply.value, reply.stop);
+  }
+
+  private answerLoom(known: number): void {
+    const hooks = this.hooks();
+    let json = '{"turns":[],"folded_summary":null}';
+    try {
+      if (hooks?.loom) json = hooks.loom(known);
+    } catch {
+      // the sandbox sees an empty thread rather than a host error
     }
-    if (!reply.ok) return { error: ctx.newError(reply.message) };
-    if (reply.stop) run.stop = "done";
-    return toVm(this.shell, reply.value);
+    this.lane.answer({ ok: true, json });
   }
 }

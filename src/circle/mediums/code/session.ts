@@ -101,6 +101,8 @@ export class CodeSession implements MediumSession {
     const out = await sandbox.evaluate(code, {
       signal: scope.signal,
       callGate: (name, args) => this.callGate(name, args, ctx, run),
+      // LOOM-11: read from the loom only when the code reads `loom`.
+      loom: (known) => JSON.stringify(this.context.entity.loomThread(known)),
     });
     if (out.crashed && this.sandbox === sandbox) {
       sandbox.dispose();
@@ -174,7 +176,8 @@ export class CodeSession implements MediumSession {
         }
       }
     }
-    return { gates, aliases, warded, state: this.state, limits: sandboxLimits(this.circle.wards) };
+    const limits = sandboxLimits(this.circle.wards);
+    return { gates, aliases, warded, state: this.state, limits, loom: true };
   }
 }
 

@@ -1,19 +1,26 @@
 import type {
-  AsyncFunctionImplementation,
-  QuickJSAsyncContext,
-  QuickJSAsyncRuntime,
+  QuickJSContext,
   QuickJSHandle,
+  QuickJSRuntime,
+  QuickJSWASMModule,
   VmCallResult,
 } from "quickjs-emscripten";
 import { InterruptPace } from "./interrupt-pace.js";
-import type { Lane } from "./lane.js";
+import type { LaneMemory } from "./lane-memory.js";
 import { PRELUDE } from "./prelude.js";
 
 /**
  * What a gate function returns inside the sandbox: a value (undefined for none) or an error to
- * throw. Given synchronously, the sandbox runs on; given as a promise, it suspends until then.
+ * throw. Always synchronous: the lane's worker waits for the main thread's answer (lane-host.ts).
  */
 export type GateAnswer = VmCallResult<QuickJSHandle> | QuickJSHandle | undefined;
+
+/** What a shell needs of its lane (the worker's module instance). */
+export interface ShellLane {
+  readonly module: QuickJSWASMModule;
+  readonly memory: LaneMemory;
+  readonly counterOffset: number | undefined;
+}
 
 /** Where a shell's host functions and interrupt checks go once an entity owns it. */
 export interface Bridge {
@@ -25,9 +32,14 @@ export interface Bridge {
     target: QuickJSHandle,
     args: QuickJSHandle | undefined,
     length: QuickJSHandle | undefined,
-  ): GateAnswer | Promise<GateAnswer>;
+  ): GateAnswer;
   print(level: string, text: string): void;
   interrupt(): boolean;
+  /**
+   * LOOM-11: the entity's turns after the first `known` ones and its fold, as JSON text; nothing
+   * when this run already read them (the prelude keeps what it was given).
+   */
+  loom(known: number): GateAnswer;
 }
 
 export interface Helpers {
@@ -53,9 +65,9 @@ export class Shell {
   readonly pace: InterruptPace | undefined;
 
   private constructor(
-    readonly lane: Lane<Shell>,
-    readonly runtime: QuickJSAsyncRuntime,
-    readonly context: QuickJSAsyncContext,
+    readonly lane: ShellLane,
+    readonly runtime: QuickJSRuntime,
+    readonly context: QuickJSContext,
   ) {
     const ctxPtr = (context as unknown as { ctx: { value: number } }).ctx.value;
     const offset = lane.counterOffset;
@@ -71,9 +83,9 @@ export class Shell {
     this.helpers = this.evaluatePrelude();
   }
 
-  static create(lane: Lane<Shell>): Shell {
+  static create(lane: ShellLane): Shell {
     const runtime = lane.module.newRuntime();
-    let context: QuickJSAsyncContext | undefined;
+    let context: QuickJSContext | undefined;
     try {
       context = runtime.newContext();
       return new Shell(lane, runtime, context);
@@ -97,21 +109,21 @@ export class Shell {
     const unavailable = (): VmCallResult<QuickJSHandle> => ({
       error: ctx.newError("this sandbox is not attached to an entity"),
     });
-    const hostCall = ctx.newAsyncifiedFunction("hostCall", ((
-      target: QuickJSHandle,
-      args: QuickJSHandle | undefined,
-      length: QuickJSHandle | undefined,
-    ) =>
-      this.bridge
-        ? this.bridge.call(target, args, length)
-        : unavailable()) as unknown as AsyncFunctionImplementation);
+    const hostCall = ctx.newFunction(
+      "hostCall",
+      (target: QuickJSHandle, args?: QuickJSHandle, length?: QuickJSHandle) =>
+        this.bridge ? this.bridge.call(target, args, length) : unavailable(),
+    );
     const hostPrint = ctx.newFunction("hostPrint", (level, text) =>
       this.bridge?.print(ctx.getString(level), ctx.getString(text)),
+    );
+    const hostLoom = ctx.newFunction("hostLoom", (known: QuickJSHandle) =>
+      this.bridge ? this.bridge.loom(ctx.getNumber(known)) : unavailable(),
     );
     try {
       const factory = ctx.unwrapResult(ctx.evalCode(PRELUDE, "prelude.js"));
       const helpers = factory.consume((f) =>
-        ctx.unwrapResult(ctx.callFunction(f, ctx.undefined, hostCall, hostPrint)),
+        ctx.unwrapResult(ctx.callFunction(f, ctx.undefined, hostCall, hostPrint, hostLoom)),
       );
       return helpers.consume((h) => ({
         install: ctx.getProp(h, "install"),
@@ -124,12 +136,21 @@ export class Shell {
     } finally {
       hostCall.dispose();
       hostPrint.dispose();
+      hostLoom.dispose();
     }
   }
 }
 
+/** A lane that keeps a spare shell ready. */
+export interface SpareLane extends ShellLane {
+  spare: Shell | undefined;
+  spareScheduled: boolean;
+  /** No spare is made for a lane that takes no new sandboxes. */
+  readonly closed: boolean;
+}
+
 /** A shell for a new sandbox in `lane`: its spare if it has one (then a new spare is made when idle). */
-export function takeShell(lane: Lane<Shell>): Shell {
+export function takeShell(lane: SpareLane): Shell {
   const spare = lane.spare;
   lane.spare = undefined;
   const shell = spare ?? Shell.create(lane);
@@ -137,12 +158,12 @@ export function takeShell(lane: Lane<Shell>): Shell {
   return shell;
 }
 
-function scheduleSpare(lane: Lane<Shell>): void {
+function scheduleSpare(lane: SpareLane): void {
   if (lane.spareScheduled) return;
   lane.spareScheduled = true;
   setImmediate(() => {
     lane.spareScheduled = false;
-    if (lane.dead || lane.retiring || lane.spare) return;
+    if (lane.closed || lane.spare) return;
     try {
       lane.spare = Shell.create(lane);
     } catch {

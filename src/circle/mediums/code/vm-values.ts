@@ -1,4 +1,5 @@
 import type { QuickJSHandle } from "quickjs-emscripten";
+import type { WireReply } from "./protocol.js";
 import type { Shell } from "./shell.js";
 
 /**
@@ -26,8 +27,17 @@ export function gateArguments(
 }
 
 /** A gate's value inside the sandbox: primitives directly, structured values through JSON. */
-export function toVm(shell: Shell, value: unknown): QuickJSHandle | undefined {
+export function toVm(shell: Shell, reply: WireReply & { ok: true }): QuickJSHandle | undefined {
   const ctx = shell.context;
+  if (reply.json !== undefined) {
+    const json = ctx.newString(reply.json);
+    try {
+      return ctx.unwrapResult(ctx.callFunction(shell.helpers.parse, ctx.undefined, json));
+    } finally {
+      json.dispose();
+    }
+  }
+  const value = reply.value;
   switch (typeof value) {
     case "undefined":
       return undefined;
@@ -37,22 +47,7 @@ export function toVm(shell: Shell, value: unknown): QuickJSHandle | undefined {
       return ctx.newString(value);
     case "boolean":
       return value ? ctx.true : ctx.false;
-    default: {
-      if (value === null) return ctx.null;
-      const json = ctx.newString(toJson(value));
-      try {
-        return ctx.unwrapResult(ctx.callFunction(shell.helpers.parse, ctx.undefined, json));
-      } finally {
-        json.dispose();
-      }
-    }
-  }
-}
-
-function toJson(value: unknown): string {
-  try {
-    return JSON.stringify(value) ?? "null";
-  } catch {
-    return JSON.stringify(String(value));
+    default:
+      return ctx.null;
   }
 }
