@@ -44,7 +44,7 @@ export type GateName =
 export interface Spell {
   $schema?: string;
   /**
-   * The document kind. Only cantrip is implemented so far.
+   * The document kind: cantrip (the default). Documents of kind flow, flow-tests and council are checked by their own schemas.
    */
   kind?: "cantrip";
   /**
