@@ -161,9 +161,12 @@ const app = await createHttpServer(loaded, { maxConcurrent: CLIENTS });
 const url = await app.listen({ port: 0, host: "127.0.0.1" });
 globalThis.gc?.();
 const rssBefore = process.memoryUsage().rss;
+const heapBefore = process.memoryUsage().heapUsed;
 const { saturated: overHttp, paced: overHttpPaced } = await clientProcess(url);
 globalThis.gc?.();
+globalThis.gc?.();
 const rssAfter = process.memoryUsage().rss;
+const heapAfter = process.memoryUsage().heapUsed;
 await app.close();
 const loomBytes = statSync(loomFile).size;
 rmSync(dir, { recursive: true, force: true });
@@ -185,4 +188,10 @@ const errors = overHttp.errors + overHttpPaced.errors;
 console.log(`errors                         ${errors}   target 0   ${errors === 0 ? "yes" : "NO"}`);
 console.log(
   `RSS after / before load        ${(rssAfter / 1e6).toFixed(0)} / ${(rssBefore / 1e6).toFixed(0)} MB over ${overHttp.casts + overHttpPaced.casts} casts (JSONL loom: ${(loomBytes / 1e6).toFixed(0)} MB on disk)`,
+);
+// The JS heap after a full collection is what a leak per cast would grow; RSS also holds the
+// allocator's and V8's reserves, which grow with the load's peak and are not given back at once.
+const perCast = (heapAfter - heapBefore) / (overHttp.casts + overHttpPaced.casts);
+console.log(
+  `JS heap after / before load    ${(heapAfter / 1e6).toFixed(1)} / ${(heapBefore / 1e6).toFixed(1)} MB (${perCast.toFixed(0)} bytes per cast; run with --expose-gc)`,
 );
