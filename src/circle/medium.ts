@@ -26,6 +26,8 @@ export interface GateHost {
 /** The interior of a circle (MEDIUM-2): presentation, execution, observation, isolation. */
 export interface Medium {
   readonly name: string;
+  /** Variables every sandbox of the medium starts with (the code medium's circle.state). */
+  readonly state?: Readonly<Record<string, unknown>>;
   present(circle: GateHost): Presentation;
   open(circle: GateHost, context: EntityContext<Entity>): MediumSession;
 }

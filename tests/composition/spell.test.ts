@@ -43,6 +43,26 @@ circle:
     expect(result.result).toBe("parent done");
   });
 
+  it("a code child spell keeps its own circle.state when the proposal hands it a context", async () => {
+    const dir = spellDir({
+      "child.yaml": `
+llm: { provider: scripted, responses: [{ code: "done(greeting + ' ' + context.name)" }] }
+identity: {}
+circle: { medium: code, state: { greeting: hello }, gates: [done], wards: [{ max_turns: 2 }] }
+`,
+      "spell.yaml": `
+llm: { provider: scripted, responses: [{ code: "done(call_entity({ intent: 'greet', context: { name: 'Ada' } }))" }] }
+identity: {}
+circle:
+  medium: code
+  gates: [done, { call_entity: { spell: ./child.yaml } }]
+  wards: [{ max_turns: 2 }]
+`,
+    });
+    const result = await (await load(dir)).cantrip!.cast("delegate");
+    expect(result.result).toBe("hello Ada");
+  });
+
   it("names the children's llm and medium, and named llms a proposal may pick", async () => {
     const dir = spellDir({
       "spell.yaml": `

@@ -10,7 +10,7 @@ import type { ChildTemplate } from "./types.js";
 /**
  * The child's medium by name (COMP-1: conversation, code or bash, whatever the parent's), once
  * the parent's `child_medium_allowlist` allows it. A code child given `context` has it as a
- * variable (§3.3); a child spell's own medium is kept; a bash child of a bash circle works in the
+ * variable (§3.3), beside a child spell's own `circle.state`; a child spell's own medium is kept; a bash child of a bash circle works in the
  * parent's workspace with the parent's isolation (the same root, writability and sandbox: never
  * looser); any other bash child gets the registry's: the working folder, read-only, in bubblewrap.
  */
@@ -21,8 +21,11 @@ export function childMedium(
   template: ChildTemplate | undefined,
 ): Medium {
   checkAllowlist(name, parent);
-  if (name === "code" && proposal.context !== undefined)
-    return createCodeMedium({ state: { context: proposal.context } });
+  if (name === "code" && proposal.context !== undefined) {
+    // A child spell's own circle.state stays beside the context the proposal hands over.
+    const own = template?.circle?.medium.name === "code" ? template.circle.medium.state : undefined;
+    return createCodeMedium({ state: { ...own, context: proposal.context } });
+  }
   if (template?.circle && template.circle.medium.name === name) return template.circle.medium;
   if (name === "bash" && parent.medium.name === "bash") return parent.medium;
   const medium = Object.hasOwn(mediumRegistry, name) ? mediumRegistry[name] : undefined;

@@ -26,6 +26,7 @@ export function createCodeMedium(options: CodeMediumOptions = {}): Medium {
   const state = Object.freeze({ ...(options.state ?? {}) });
   return {
     name: "code",
+    state,
     present(circle) {
       // Start loading the engine now, so the first turn does not wait for the WASM compile.
       loadCodeEngine().catch(() => undefined);
