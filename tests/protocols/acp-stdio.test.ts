@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable, Writable } from "node:stream";
@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { methods, ndJsonStream } from "@agentclientprotocol/sdk";
 import { initialize, testClient } from "../support/acp.js";
+import { Cantrip, Circle, doneGate, JsonlStore, Loom, ScriptedLLM } from "../../src/index.js";
 
 const bin = fileURLToPath(new URL("../../bin/run.js", import.meta.url));
 const done = (answer: string) => ({ tool_calls: [{ gate: "done", args: { answer } }] });
@@ -227,6 +228,28 @@ describe("spell acp session/load (a second process, the same loom)", () => {
         (e: { code: number }) => e.code,
       );
     expect(unknown).toBe(-32002);
+    // An entity of the same loom that no ACP session speaks to does not load as one.
+    const other = new Cantrip({
+      llm: new ScriptedLLM({ responses: [{ content: "not acp" }] }),
+      identity: {},
+      circle: new Circle({ gates: [doneGate()], wards: [{ max_turns: 2 }] }),
+      loom: new Loom(new JsonlStore(loom)),
+    });
+    const stranger = other.summon();
+    await stranger.send("hello");
+    stranger.dispose();
+    other.loom.close();
+    const refused = await two.client.agent
+      .request(methods.agent.session.load, {
+        sessionId: stranger.id,
+        cwd: tmpdir(),
+        mcpServers: [],
+      })
+      .then(
+        () => 0,
+        (e: { code: number }) => e.code,
+      );
+    expect(refused).toBe(-32002);
     await two.client.agent.request(methods.agent.session.load, {
       sessionId,
       cwd: tmpdir(),
@@ -249,7 +272,6 @@ describe("spell acp session/load (a second process, the same loom)", () => {
       prompt: [{ type: "text", text: "and now?" }],
     });
     expect(await two.stop()).toBe(0);
-    const { readFileSync } = await import("node:fs");
     const turns = readFileSync(loom, "utf8")
       .split("\n")
       .filter((l) => l.includes('"entity_id"'))

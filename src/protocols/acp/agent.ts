@@ -17,7 +17,7 @@ import { PromptParamsError, parsePrompt } from "./prompt.js";
 import { AcpSessions, type AcpSession } from "./sessions.js";
 import { updateMapper, type SessionUpdate } from "./updates.js";
 import { replayUpdates } from "./load.js";
-import { recordSession } from "../../loom/entity-keeper.js";
+import { recordSession, sessionEntity } from "../../loom/entity-keeper.js";
 
 type Sdk = typeof SdkModule;
 
@@ -170,8 +170,8 @@ function promptMeta(r: CastResult) {
 }
 
 /**
- * `session/load`: a session this connection has, or one whose entity the loom keeps (a session
- * of an earlier `spell acp`): summoned again by its id, its turns back in the context (and the
+ * `session/load`: a session this connection has, or one an earlier `spell acp` recorded beside the
+ * loom file (any other entity of the loom — a child, a fork, an HTTP session — is not a session): summoned again by its id, its turns back in the context (and the
  * code medium's variables, by replay). An id the loom never saw is "resource not found".
  */
 async function loadSession(
@@ -183,6 +183,10 @@ async function loadSession(
   const known = sessions.get(params.sessionId);
   if (known) return known;
   const cantrip = await options.cantripFor(params.cwd);
+  // With a loom file, only a session recorded as ACP's loads: not a child, a fork, an HTTP session.
+  const file = cantrip.loom.store.file;
+  if (file !== undefined && (await sessionEntity(file, "acp", params.sessionId)) === undefined)
+    throw sdk.RequestError.sessionNotFound(params.sessionId);
   let entity;
   try {
     entity = cantrip.summon({ entity: params.sessionId });
