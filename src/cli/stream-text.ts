@@ -11,7 +11,7 @@ export { StreamRedactor } from "../core/redact-stream.js";
  */
 export function liveDisplay(
   write: (text: string) => void,
-  redactor: Pick<Redactor, "redact" | "longest">,
+  redactor: Pick<Redactor, "redact" | "longest" | "longestEscaped">,
   lines: { line: (event: CantripEvent) => string; tag?: (entityId: string) => string },
 ): (event: CantripEvent) => void {
   let open: string | undefined; // the entity whose text is on the current line

@@ -56,6 +56,29 @@ export function urlPattern(secret: string): RegExp | null {
   return new RegExp(source, "g");
 }
 
+/**
+ * A pattern for the secret inside JSON text with any of its characters written as `\uXXXX`
+ * (either case, once or twice escaped): JSON lets a writer — a model writing a tool call's
+ * arguments, say — spell each character so, and a reader decoding the JSON gets the secret back.
+ * Used only on text that holds a `\u` at all; the literal forms cover the rest.
+ */
+export function unicodeEscapePattern(secret: string): RegExp {
+  let source = "";
+  for (let i = 0; i < secret.length; i++) {
+    const char = secret[i]!;
+    const hex = secret
+      .charCodeAt(i)
+      .toString(16)
+      .padStart(4, "0")
+      .replace(/[a-f]/g, (h) => `[${h}${h.toUpperCase()}]`);
+    const literal = [...new Set([char, jsonInner(char), jsonInner(jsonInner(char))])].map(
+      escapeRegExp,
+    );
+    source += `(?:\\\\{1,3}u${hex}|${literal.join("|")})`;
+  }
+  return new RegExp(source, "g");
+}
+
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&");
 }

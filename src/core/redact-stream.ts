@@ -19,14 +19,14 @@ export class StreamRedactor {
   constructor(
     private readonly redact: (text: string) => string,
     private readonly hold = 0,
+    /** Held back instead while the text holds a `\u` (a secret spelled with JSON escapes is longer). */
+    private readonly holdEscaped = hold,
   ) {}
 
   push(text: string): string {
     this.held += text;
-    const cut = cutBeforeLastWords(
-      this.held.slice(0, Math.max(0, this.held.length - this.hold)),
-      2,
-    );
+    const hold = this.held.includes("\\u") ? this.holdEscaped : this.hold;
+    const cut = cutBeforeLastWords(this.held.slice(0, Math.max(0, this.held.length - hold)), 2);
     if (cut <= 0) return "";
     const prefix = this.redact(this.held.slice(0, cut));
     // A match spanning the cut (a key split across deltas) changes the whole: wait for more text.
@@ -60,14 +60,15 @@ function cutBeforeLastWords(text: string, n: number): number {
  */
 export function redactingListener(
   listener: EventListener,
-  redactor: Pick<Redactor, "redact" | "longest">,
+  redactor: Pick<Redactor, "redact" | "longest" | "longestEscaped">,
 ): EventListener {
   const redact = (t: string) => redactor.redact(t);
   const streams = new Map<string, StreamRedactor>();
   const stream = (entityId: string, type: "text" | "thinking") => {
     const key = `${entityId}\u0000${type}`;
     let s = streams.get(key);
-    if (!s) streams.set(key, (s = new StreamRedactor(redact, redactor.longest)));
+    if (!s)
+      streams.set(key, (s = new StreamRedactor(redact, redactor.longest, redactor.longestEscaped)));
     return s;
   };
   return (event: CantripEvent) => {

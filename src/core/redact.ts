@@ -10,7 +10,7 @@ const SHAPES: readonly RegExp[] = [
   /\bAKIA[0-9A-Z]{16}\b/g,
 ];
 
-import { secretForms, urlPattern } from "./redact-forms.js";
+import { secretForms, unicodeEscapePattern, urlPattern } from "./redact-forms.js";
 
 export const REDACTED = "[REDACTED]";
 
@@ -18,7 +18,10 @@ export class Redactor {
   private readonly secrets = new Set<string>();
   private readonly values = new Set<string>();
   private urlLongest = 0;
+  private escapedLongest = 0;
   private readonly patterns: RegExp[] = [];
+  /** Secrets spelled with `\uXXXX` escapes; tried only on text that has one. */
+  private readonly escaped: RegExp[] = [];
   /** `values`, longest first (a form that contains another is replaced whole). */
   private ordered: string[] | null = null;
 
@@ -32,9 +35,17 @@ export class Redactor {
     for (const form of secretForms(secret)) this.values.add(form);
     const url = urlPattern(secret);
     if (url) this.patterns.push(url);
+    this.escaped.push(unicodeEscapePattern(secret));
     this.ordered = null;
     // The longest spelling: every UTF-8 byte as %XX.
     this.urlLongest = Math.max(this.urlLongest, url ? Buffer.byteLength(secret) * 3 : 0);
+    // Every character as \\\uXXXX (three backslashes at most: JSON text twice quoted).
+    this.escapedLongest = Math.max(this.escapedLongest, secret.length * 8);
+  }
+
+  /** The longest secret written with `\uXXXX` escapes: a stream holding a `\u` holds this much. */
+  get longestEscaped(): number {
+    return Math.max(this.longest, this.escapedLongest);
   }
 
   /** The length of the longest known secret (a stream must hold back this much text). */
@@ -50,6 +61,8 @@ export class Redactor {
     for (const value of this.ordered)
       if (out.includes(value)) out = out.split(value).join(REDACTED);
     for (const pattern of this.patterns) out = out.replace(pattern, REDACTED);
+    if (out.includes("\\u"))
+      for (const pattern of this.escaped) out = out.replace(pattern, REDACTED);
     for (const shape of SHAPES) out = out.replace(shape, REDACTED);
     return out;
   }

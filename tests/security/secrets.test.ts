@@ -30,7 +30,25 @@ function encodings(secret: string): Record<string, string> {
     form: new URLSearchParams({ k: secret }).toString().slice(2),
     urlQuery: new URL(`http://h/?${secret}`).search.slice(1),
     inspect: inspect(secret).slice(1, -1),
+    // JSON lets a writer spell any character as \uXXXX (a model writing a tool call's arguments).
+    unicodeEscaped: unicodeEscaped(secret, () => true),
+    unicodeEscapedUpper: unicodeEscaped(secret, () => true).replace(/u00([a-f0-9]{2})/g, (m) =>
+      m.toUpperCase().replace("U", "u"),
+    ),
+    unicodeEscapedMixed: unicodeEscaped(secret, (i) => i % 2 === 0),
+    unicodeEscapedTwice: unicodeEscaped(secret, () => true).replace(/\\u/g, "\\\\u"),
   };
+}
+
+/** The secret as JSON string content, with the characters `pick` chooses written as \uXXXX. */
+function unicodeEscaped(secret: string, pick: (i: number) => boolean): string {
+  return [...secret]
+    .map((c, i) =>
+      pick(i)
+        ? `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`
+        : JSON.stringify(c).slice(1, -1),
+    )
+    .join("");
 }
 
 function expectClean(text: string, where: string): void {
@@ -65,9 +83,9 @@ describe("the redactor knows every encoding of a secret", () => {
   it("a stream split anywhere releases no form", () => {
     const r = new Redactor();
     r.add(SECRET);
-    const text = `a ${encodeURIComponent(SECRET)} b ${JSON.stringify(SECRET)} c`;
+    const text = `a ${encodeURIComponent(SECRET)} b ${JSON.stringify(SECRET)} c ${unicodeEscaped(SECRET, (i) => i % 3 === 0)} d`;
     for (let size = 1; size <= 7; size++) {
-      const s = new StreamRedactor((t) => r.redact(t), r.longest);
+      const s = new StreamRedactor((t) => r.redact(t), r.longest, r.longestEscaped);
       const pieces = text.match(new RegExp(`[\\s\\S]{1,${size}}`, "g"))!;
       expectClean(pieces.map((p) => s.push(p)).join("") + s.flush(), `pieces of ${size}`);
     }

@@ -28,7 +28,7 @@ export interface AcpAgentOptions {
   /** The cantrip a session summons from; `cwd` is where relative file-gate roots resolve. */
   cantripFor: (cwd: string) => Promise<Cantrip<Loom>>;
   /** Secrets the spell knows: nothing sent to the client contains them (PROD-8). */
-  redactor: Pick<Redactor, "redact" | "longest">;
+  redactor: Pick<Redactor, "redact" | "longest" | "longestEscaped">;
   /** The LLM's context window, when the spell names one: the size `usage_update` reports. */
   contextWindow?: number | undefined;
 }
