@@ -11,7 +11,7 @@ import type { Entity } from "../core/entity.js";
 import { errorMessage } from "../core/errors.js";
 import type { Loom } from "../loom/loom.js";
 import { spellOf, type LoadedSpell } from "../spell/index.js";
-import { EXIT, type CliIO } from "./io.js";
+import { EXIT, processIO, type CliIO } from "./io.js";
 import { exitFor, loadForCast, printWarnings, type LoadFlags } from "./load.js";
 import { progressLines } from "./progress.js";
 import { printResult } from "./run.js";
@@ -180,4 +180,27 @@ async function readIntents(
 function resumeHint(spellPath: string, entityId: string, loom: string | undefined): string {
   if (loom === "memory") return "none (a memory loom: the entity ends with the session)";
   return `spell summon ${spellPath} --entity ${entityId}${loom === undefined ? "" : ` --loom ${loom}`}`;
+}
+
+/**
+ * The process's own streams for an interactive session (`spell summon`, `spell familiar`):
+ * stdin, the terminal when there is one, and Ctrl-C signals, let go once `run` ends.
+ */
+export async function withProcessSession(run: (io: SessionIO) => Promise<number>): Promise<number> {
+  const listeners = new Set<() => void>();
+  const onSigint = () => listeners.forEach((l) => l());
+  process.on("SIGINT", onSigint);
+  try {
+    return await run({
+      ...processIO(),
+      input: process.stdin,
+      ...(process.stdin.isTTY ? { terminal: process.stderr } : {}),
+      onInterrupt: (handler) => {
+        listeners.add(handler);
+        return () => listeners.delete(handler);
+      },
+    });
+  } finally {
+    process.off("SIGINT", onSigint);
+  }
 }

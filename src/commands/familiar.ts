@@ -27,7 +27,7 @@ export default class Familiar extends Command {
   async run(): Promise<void> {
     const { args, flags } = await this.parse(Familiar);
     const { familiarCommand } = await import("../cli/familiar.js");
-    const { processIO } = await import("../cli/io.js");
+    const { withProcessSession } = await import("../cli/session.js");
     const path = await import("node:path");
     // The Familiar's process works in DIR: a bash child's workspace is the working folder. Paths
     // typed on the command line (DIR, --loom) are resolved first, where they were typed.
@@ -39,25 +39,8 @@ export default class Familiar extends Command {
     } catch {
       // not a folder: familiarCommand says so
     }
-    const listeners = new Set<() => void>();
-    const onSigint = () => listeners.forEach((l) => l());
-    process.on("SIGINT", onSigint);
-    try {
-      process.exitCode = await familiarCommand(
-        workspace,
-        { ...flags, loom },
-        {
-          ...processIO(),
-          input: process.stdin,
-          ...(process.stdin.isTTY ? { terminal: process.stderr } : {}),
-          onInterrupt: (handler) => {
-            listeners.add(handler);
-            return () => listeners.delete(handler);
-          },
-        },
-      );
-    } finally {
-      process.off("SIGINT", onSigint);
-    }
+    process.exitCode = await withProcessSession((io) =>
+      familiarCommand(workspace, { ...flags, loom }, io),
+    );
   }
 }

@@ -32,23 +32,7 @@ export default class Summon extends Command {
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(Summon);
-    const { runSession } = await import("../cli/session.js");
-    const { processIO } = await import("../cli/io.js");
-    const listeners = new Set<() => void>();
-    const onSigint = () => listeners.forEach((l) => l());
-    process.on("SIGINT", onSigint);
-    try {
-      process.exitCode = await runSession(args.file, flags, {
-        ...processIO(),
-        input: process.stdin,
-        ...(process.stdin.isTTY ? { terminal: process.stderr } : {}),
-        onInterrupt: (handler) => {
-          listeners.add(handler);
-          return () => listeners.delete(handler);
-        },
-      });
-    } finally {
-      process.off("SIGINT", onSigint);
-    }
+    const { runSession, withProcessSession } = await import("../cli/session.js");
+    process.exitCode = await withProcessSession((io) => runSession(args.file, flags, io));
   }
 }
