@@ -97,6 +97,22 @@ describe("code sandbox: wards of the medium (WARD-2)", () => {
     expect((await sync.cantrip.cast("x")).result).toBe("spun,spun,spun");
   });
 
+  it("a gate longer than max_eval_ms and its grace does not end the run: the watchdog waits it out", async () => {
+    // The watchdog's timer fires during the 400 ms gate (50 ms budget + 100 ms grace) and must
+    // count only the code's time: the run goes on, its sandbox and variables kept.
+    const { cantrip } = codeCantrip(
+      ["var kept = 'yes'; var got = slow_gate(); got + ' ' + kept", "done(kept)"],
+      {
+        gates: [doneGate(), slowGate(400, "slow")],
+        wards: [{ max_turns: 3 }, { max_eval_ms: 50 }],
+      },
+    );
+    const result = await cantrip.cast("x");
+    expect(lastObservation(result, 0)).toContain("slow yes");
+    expect(lastObservation(result, 0)).not.toMatch(/TimeoutError|max_eval_ms/);
+    expect(result.result).toBe("yes");
+  });
+
   it("turns an allocation bomb into an observed error, not a crash of the host", async () => {
     const { cantrip } = codeCantrip(
       [

@@ -12,7 +12,7 @@ import { describe, expect, it } from "vitest";
 import { loadCodeEngine } from "../../src/circle/mediums/code/index.js";
 import { createHttpServer } from "../../src/protocols/http/server.js";
 import { loadSpellText } from "../../src/spell/index.js";
-import { codeCantrip } from "../circle/code-helpers.js";
+import { codeCantrip, doneGate, echoGate, slowGate } from "../circle/code-helpers.js";
 
 const SPIN = "var before = 'kept'; while (true) {}";
 const LONG = { max_eval_ms: 60_000 };
@@ -62,6 +62,39 @@ describe("a busy sandbox does not hold the event loop", () => {
     expect(performance.now() - started).toBeLessThan(300 + PROMPT_MS);
     expect(result).toMatchObject({ truncated: true });
     expect(result.loom.turns()).toHaveLength(1);
+  });
+
+  it("a run calling a synchronous gate in a loop does not hold the event loop either", async () => {
+    // Each echo() is answered by the main thread, within a short window when it answers at once
+    // (hot-wait.ts): the windows' budget per event-loop turn lets timers and wards run.
+    const { cantrip } = codeCantrip(["var n = 0; while (true) echo(String(n++));", "done(1)"], {
+      wards: [{ max_turns: 3 }, LONG, { timeout_ms: 300 }],
+    });
+    const started = performance.now();
+    const { value: result, lag } = await loopLag(cantrip.cast("echo forever"));
+    expect(performance.now() - started).toBeLessThan(300 + PROMPT_MS);
+    expect(lag).toBeLessThan(PROMPT_MS);
+    expect(result).toMatchObject({ truncated: true, reason: "timeout_ms" });
+    const turn = result.loom.turns()[0]!;
+    expect(turn.gate_calls.length).toBeGreaterThan(10);
+    expect(turn.gate_calls.every((c, i) => c.result === String(i))).toBe(true);
+  });
+
+  it("gates answered at once and later, in any order, each reach the call that asked", async () => {
+    // Synchronous answers come within the window, delayed ones through the event loop: the
+    // worker must pair every answer with its call whichever way it came.
+    const code = [
+      "var got = [];",
+      "for (var i = 0; i < 300; i++) got.push(i % 3 === 0 ? slow_gate() + i : echo(String(i)));",
+      "done(got.join(','))",
+    ].join("\n");
+    const { cantrip } = codeCantrip([code], {
+      gates: [doneGate(), echoGate(), slowGate(1, "s")],
+      wards: [{ max_turns: 2 }],
+    });
+    const result = await cantrip.cast("mix");
+    const expected = Array.from({ length: 300 }, (_, i) => (i % 3 === 0 ? `s${i}` : String(i)));
+    expect(result.result).toBe(expected.join(","));
   });
 
   it("another cast runs all its turns while one spins, and the spinner is stopped after", async () => {

@@ -4,7 +4,12 @@
  * (a FIFO lock); sandboxes that must run at the same time (a batch of children) live in
  * different lanes. Lanes share the compiled WebAssembly.Module: a new lane instantiates it.
  */
-import { MessageChannel, Worker, type MessagePort } from "node:worker_threads";
+import {
+  MessageChannel,
+  Worker,
+  receiveMessageOnPort,
+  type MessagePort,
+} from "node:worker_threads";
 import {
   CONTROL_SLOTS,
   SLOT,
@@ -14,7 +19,9 @@ import {
   type ToLane,
   type WireReply,
 } from "./protocol.js";
+import { Backoff, mainWindowEnd, spinUntilPast } from "./hot-wait.js";
 import { heapBudget } from "./lane-memory.js";
+import { decodeFromLane, encodeReply, encodeToLane } from "./wire.js";
 
 /** What a lane's messages are routed to: the main-thread side of one sandbox (sandbox.ts). */
 export interface LaneClient {
@@ -36,14 +43,24 @@ export class Lane {
   private readonly control: Int32Array;
   /** Requests awaiting the worker: while there are any, the worker keeps the process alive. */
   private pending = 0;
+  /** The worker's messages taken so far (SLOT.UP counts those it posted). */
+  private taken = 0;
+  /** The worker waits on a question (a gate call, the loom) the main thread has not answered. */
+  private asking = false;
+  /** A window is open: what it dispatches does not open another (no recursion). */
+  private watching = false;
+  private readonly hot = new Backoff();
 
   private constructor(
     public id: number,
     private readonly worker: Worker,
     control: SharedArrayBuffer,
     private readonly replies: MessagePort,
+    private readonly up: MessagePort,
   ) {
     this.control = new Int32Array(control);
+    up.on("message", (m: FromLane | string) => this.take(m));
+    up.unref();
     worker.on("message", (m: FromLane) => this.dispatch(m));
     worker.on("error", (err) => this.kill(err));
     worker.on("exit", (code) => this.kill(new Error(`the sandbox worker exited (${code})`)));
@@ -56,15 +73,17 @@ export class Lane {
    */
   static start(
     file: URL | string,
-    data: Omit<LaneData, "control" | "replies" | "wasmModule">,
+    data: Omit<LaneData, "control" | "replies" | "up" | "wasmModule">,
     wasmModule: object | Promise<object>,
   ): Promise<{ lane: Lane; counterOffset: number | undefined }> {
     const control = new SharedArrayBuffer(CONTROL_SLOTS * 4);
     const { port1, port2 } = new MessageChannel();
     port1.unref();
+    const up = new MessageChannel();
+    const workerData = { ...data, control, replies: port2, up: up.port2 };
     const worker = new Worker(file, {
-      workerData: { ...data, control, replies: port2 } satisfies Omit<LaneData, "wasmModule">,
-      transferList: [port2],
+      workerData: workerData satisfies Omit<LaneData, "wasmModule">,
+      transferList: [port2, up.port2],
       // The parent's flags are not the worker's (`--input-type` of `node -e` would stop it).
       execArgv: [],
       // QuickJS's stack check (max_stack_kb) must fire before the thread's own stack runs out.
@@ -85,7 +104,8 @@ export class Lane {
           reject(new Error(m.op === "fatal" ? m.message : `unexpected ${m.op}`));
           return;
         }
-        resolve({ lane: new Lane(0, worker, control, port1), counterOffset: m.counterOffset });
+        const lane = new Lane(0, worker, control, port1, up.port1);
+        resolve({ lane, counterOffset: m.counterOffset });
       });
     });
   }
@@ -135,12 +155,51 @@ export class Lane {
   /** Sends a message whose answer the worker will post (the worker is kept alive meanwhile). */
   request(message: ToLane): void {
     if (this.pending++ === 0) this.worker.ref();
-    this.worker.postMessage(message);
+    this.post(message);
+    this.watch();
   }
 
   /** Sends a message that has no answer. */
   send(message: ToLane): void {
-    if (!this.dead) this.worker.postMessage(message);
+    if (!this.dead) this.post(message);
+  }
+
+  private post(message: ToLane): void {
+    this.worker.postMessage(encodeToLane(message));
+    Atomics.add(this.control, SLOT.DOWN, 1); // after the message: a changed count means it is there
+  }
+
+  /**
+   * Watches a short window (hot-wait.ts) for the worker's messages and dispatches them as they
+   * come, until no request is outstanding, the worker waits on a question the event loop must
+   * answer (an async gate), or the window ends; later messages come through the event loop.
+   */
+  private watch(): void {
+    if (this.watching || this.dead || !this.hot.open()) return;
+    this.watching = true;
+    try {
+      while (this.pending > 0 && !this.asking && !this.dead) {
+        const end = mainWindowEnd(performance.now());
+        if (end <= performance.now()) break; // the event loop's budget is spent
+        if (!spinUntilPast(this.control, SLOT.UP, this.taken, end)) {
+          this.hot.miss();
+          break;
+        }
+        this.hot.hit();
+        const got = receiveMessageOnPort(this.up);
+        if (!got) break;
+        this.take(got.message as FromLane | string);
+      }
+    } finally {
+      this.watching = false;
+    }
+  }
+
+  private take(encoded: FromLane | string): void {
+    this.taken++;
+    const message = decodeFromLane(encoded);
+    if (message.op === "gate" || message.op === "loom") this.asking = true;
+    this.dispatch(message);
   }
 
   /** A request was answered (or will never be). */
@@ -150,10 +209,12 @@ export class Lane {
 
   /** Answers the question the worker is waiting on (a gate call, the loom). */
   answer(reply: WireReply): void {
+    this.asking = false;
     if (this.dead) return;
-    this.replies.postMessage(reply);
+    this.replies.postMessage(encodeReply(reply));
     Atomics.store(this.control, SLOT.REPLY, 1);
     Atomics.notify(this.control, SLOT.REPLY);
+    this.watch();
   }
 
   /** Asks the running code to stop (read by the worker's interrupt handler). */

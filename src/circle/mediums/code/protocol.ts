@@ -8,11 +8,21 @@
  *   waits on it with Atomics.wait, so a gate call is synchronous for QuickJS);
  * - HEAP_PAGES: the lane's heap in 64 KiB pages, written by the worker as it grows;
  * - RETIRE: raised by the worker when its heap should not take new sandboxes (lane-memory.ts);
- * - PHASE: what the worker is doing (idle, running code, rendering its outcome).
+ * - PHASE: what the worker is doing (idle, running code, rendering its outcome);
+ * - UP / DOWN: how many messages the worker / the main thread has posted so far. A side waiting
+ *   a short window for the other's next message watches the count, not the port (hot-wait.ts).
  */
 import type { SandboxLimits } from "./limits.js";
 
-export const SLOT = { STOP: 0, REPLY: 1, HEAP_PAGES: 2, RETIRE: 3, PHASE: 4 } as const;
+export const SLOT = {
+  STOP: 0,
+  REPLY: 1,
+  HEAP_PAGES: 2,
+  RETIRE: 3,
+  PHASE: 4,
+  UP: 5,
+  DOWN: 6,
+} as const;
 export const CONTROL_SLOTS = 8;
 export const STOP = { NONE: 0, ABORT: 1 } as const;
 export const PHASE = { IDLE: 0, RUNNING: 1, RENDERING: 2 } as const;
@@ -41,6 +51,8 @@ export interface LaneData {
   control: SharedArrayBuffer;
   /** The port gate answers arrive on (read with receiveMessageOnPort while the worker waits). */
   replies: unknown;
+  /** The port the worker's messages go out on once it is ready (read synchronously too). */
+  up: unknown;
   /** Where QuickJS keeps its interrupt counter, when an earlier lane found it. */
   counterOffset: number | undefined;
 }

@@ -125,7 +125,7 @@ export class Sandbox implements LaneClient {
       this.lane.settled();
       this.current?.finish(message.output);
     } else if (message.op === "gate") {
-      void this.gate(message.name, message.args);
+      this.gate(message.name, message.args);
     } else if (message.op === "loom") {
       this.answerLoom(message.known);
     }
@@ -140,8 +140,11 @@ export class Sandbox implements LaneClient {
     return this.current?.hooks;
   }
 
-  /** A gate call of the running code: the worker waits for this answer. */
-  private async gate(name: string, args: unknown[]): Promise<void> {
+  /**
+   * A gate call of the running code: the worker waits for this answer. A synchronous gate is
+   * answered at once, within the lane's window (lane.ts): the worker need not sleep for it.
+   */
+  private gate(name: string, args: unknown[]): void {
     const run = this.current;
     const hooks = run?.hooks;
     if (!run || !hooks || run.detached) {
@@ -149,14 +152,19 @@ export class Sandbox implements LaneClient {
       return;
     }
     run.pause();
-    let reply: GateReply;
+    const settle = (reply: GateReply): void => {
+      run.resume();
+      this.lane.answer(this.wire(reply, hooks.signal));
+    };
+    let reply: GateReply | Promise<GateReply>;
     try {
-      reply = await hooks.callGate(name, args);
+      reply = hooks.callGate(name, args);
     } catch (err) {
       reply = { ok: false, message: errorMessage(err) };
     }
-    run.resume();
-    this.lane.answer(this.wire(reply, hooks.signal));
+    if (reply instanceof Promise)
+      reply.then(settle, (err: unknown) => settle({ ok: false, message: errorMessage(err) }));
+    else settle(reply);
   }
 
   /** A gate's reply as the code sees it: a value, an error it may catch, or the end of its run. */

@@ -49,18 +49,21 @@ export class Watchdog {
     else hooks.signal.addEventListener("abort", this.onAbort, { once: true });
   }
 
-  /** A gate call began: its time is not the code's. */
+  /**
+   * A gate call began: its time is not the code's. The timer stays as it is (a gate call costs
+   * no timer of its own): when it fires, it counts the compute so far and waits on if the budget
+   * is not spent (`overdue`).
+   */
   pause(): void {
     this.codeMs += performance.now() - this.since;
     this.paused = true;
-    this.clear();
   }
 
   resume(): void {
     this.paused = false;
     this.since = performance.now();
     if (this.hooks.signal.aborted) this.waitForStop();
-    else this.arm(this.evalMs + graceMs(this.evalMs) - this.codeMs);
+    else if (this.timer === undefined) this.arm(this.left()); // it fired during the gate
   }
 
   /** The worker answered (or was lost: then `output` says so). */
@@ -113,7 +116,20 @@ export class Watchdog {
     this.timer = setTimeout(() => this.overdue(), Math.max(0, ms));
   }
 
+  /** Compute left of max_eval_ms and its grace (gate time is not compute). */
+  private left(): number {
+    const spent = this.codeMs + (this.paused ? 0 : performance.now() - this.since);
+    return this.evalMs + graceMs(this.evalMs) - spent;
+  }
+
   private overdue(): void {
+    this.timer = undefined;
+    if (this.paused) return; // in a gate: its end arms the timer again (resume)
+    const left = this.left();
+    if (left > 0 && !this.rendering) {
+      this.arm(left); // gates took some of the time: the code has not used up its budget
+      return;
+    }
     if (this.lane.phase === PHASE.RENDERING && !this.rendering) {
       this.rendering = true; // reading the outcome has a budget of its own
       this.arm(RENDER_MS + graceMs(this.evalMs));
