@@ -1,35 +1,44 @@
 #!/usr/bin/env node
 // `spell`. What this command line needs is decided first (src/cli/start.ts, bundled as
-// dist/start.mjs): help oclif rendered at build time (dist/start.json), the run bundle for a
+// dist/start.cjs): help oclif rendered at build time (dist/start.json), the run bundle for a
 // plain `spell run FILE`, or the whole oclif CLI. See ARCHITECTURE.md "Start-up".
-import { readFileSync } from "node:fs";
-import { URL } from "node:url";
-import { loadBundle } from "./load.js";
+//
+// bin/ is CommonJS (bin/package.json): Node starts a CommonJS entry a few milliseconds sooner
+// than an ES module, having no ES module loader to set up.
+"use strict";
+const { readFileSync } = require("node:fs");
+const { join } = require("node:path");
+const { loadBundle } = require("./load.js");
 
+const root = join(__dirname, "..");
 // SPELLBOOK_TRAIN_CODE_CACHE is set only by the build (scripts/bundle.mjs).
 const writeCache = process.env["SPELLBOOK_TRAIN_CODE_CACHE"] === "1";
-const plan = await startPlan();
+const plan = startPlan();
+if (plan.kind !== "oclif") {
+  // As oclif's Command module does when it loads: a reader that closed stdout early
+  // (`spell --help | true`) is not an error.
+  process.stdout.on("error", (err) => {
+    if (err && err.code === "EPIPE") return;
+    throw err;
+  });
+}
 if (plan.kind === "print") {
   process.stdout.write(plan.text);
 } else if (plan.kind === "run") {
   const run = loadBundle({ bundle: "run.cjs", writeCache });
-  await run.exports.run(plan.file, plan.flags).catch(async (err) => {
-    // As if oclif had run the command: its handler prints the error and exits.
-    await loadBundle().exports.handle(err);
-  });
+  // An error that escapes the cast is printed by oclif's handler, as if oclif had run it.
+  run.exports.run(plan.file, plan.flags).catch((err) => loadBundle().exports.handle(err));
 } else {
-  const cli = loadBundle({ writeCache });
-  await cli.exports.execute({ dir: import.meta.url });
+  loadBundle({ writeCache }).exports.execute({ dir: root });
 }
 
 /** The plan for this process; oclif's when the start-up files are not built. */
-async function startPlan() {
-  const dist = new URL("../dist/", import.meta.url);
+function startPlan() {
   let start, data, pjson;
   try {
-    start = await import(new URL("start.mjs", dist).href);
-    data = JSON.parse(readFileSync(new URL("start.json", dist), "utf8"));
-    pjson = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
+    start = require("../dist/start.cjs");
+    data = JSON.parse(readFileSync(join(root, "dist", "start.json"), "utf8"));
+    pjson = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
   } catch {
     return { kind: "oclif" };
   }

@@ -4,7 +4,7 @@
 // bin/load.js and ARCHITECTURE.md "Start-up"):
 // - dist/spell.cjs: oclif and every command;
 // - dist/run.cjs: `spell run` without oclif (src/cli/run-main.ts);
-// - dist/start.mjs + dist/start.json: what bin/run.js decides with, and the help it prints.
+// - dist/start.cjs + dist/start.json: what bin/run.js decides with, and the help it prints.
 // Provider SDKs and QuickJS stay outside: they load from node_modules on first use.
 import { spawnSync } from "node:child_process";
 import { rmSync } from "node:fs";
@@ -53,11 +53,11 @@ for (const [name, entry] of Object.entries(BUNDLES)) {
 // The decision of bin/run.js: small, no dependency, loaded by every `spell`.
 await build({
   entryPoints: [join(dist, "cli", "start.js")],
-  outfile: join(dist, "start.mjs"),
+  outfile: join(dist, "start.cjs"),
   bundle: true,
   platform: "node",
   target: "node20",
-  format: "esm",
+  format: "cjs",
   logLevel: "warning",
 });
 

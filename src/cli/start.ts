@@ -1,5 +1,5 @@
 /**
- * The first thing `spell` decides (bin/run.js, through dist/start.mjs): whether this command
+ * The first thing `spell` decides (bin/run.js, through dist/start.cjs): whether this command
  * line needs oclif at all. Two common ones do not (ARCHITECTURE.md "Start-up"):
  *
  * - help and `--version` in a plain setting (stdout not a terminal, no colour or width forced):

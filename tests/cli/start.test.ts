@@ -205,6 +205,37 @@ describe("spell run without oclif", () => {
     expect([...statuses].sort()).toEqual([0, 2, 3, 4]);
   });
 
+  it("is quiet, as oclif is, when the reader closes stdout early", () => {
+    for (const argv of [["--help"], ["run", cantrip, "--loom", "memory", "--quiet"]]) {
+      for (const fast of ["1", "0"]) {
+        const r = spawnSync(
+          "bash",
+          ["-c", 'node bin/run.js "$@" | true; exit "${PIPESTATUS[0]}"', "--", ...argv],
+          {
+            encoding: "utf8",
+            env: { ...plain, SPELLBOOK_FAST_START: fast },
+          },
+        );
+        expect({ status: r.status, stderr: r.stderr }, `${fast} ${argv.join(" ")}`).toEqual({
+          status: 0,
+          stderr: "",
+        });
+      }
+    }
+  });
+
+  it("hands an error that escapes the cast to oclif's handler", () => {
+    const r = spawnSync(
+      process.execPath,
+      [
+        "-e",
+        'const { loadBundle } = require("./bin/load.js"); console.log(typeof loadBundle().exports.handle, typeof loadBundle({ bundle: "run.cjs" }).exports.run)',
+      ],
+      { encoding: "utf8" },
+    );
+    expect(r.stdout).toBe("function function\n");
+  });
+
   it("loads neither oclif nor what a conversation spell does not use", () => {
     const r = spawnSync(
       process.execPath,
