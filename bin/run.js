@@ -8,7 +8,6 @@
 "use strict";
 const { readFileSync } = require("node:fs");
 const { join } = require("node:path");
-const { loadBundle } = require("./load.js");
 
 const root = join(__dirname, "..");
 // SPELLBOOK_TRAIN_CODE_CACHE is set only by the build (scripts/bundle.mjs).
@@ -22,6 +21,8 @@ if (plan.kind !== "oclif") {
     throw err;
   });
 }
+// Required only when a bundle loads: printed help needs none of it (vm, zlib).
+const loadBundle = (options) => require("./load.js").loadBundle(options);
 if (plan.kind === "print") {
   process.stdout.write(plan.text);
 } else if (plan.kind === "run") {
