@@ -1,21 +1,22 @@
-// Loads the bundled CLI (dist/spell.cjs) the way Node loads a CommonJS file, but compiled from
-// the V8 code cache that `npm run build` leaves beside it: a start-up without parsing and
-// compiling ~1 MB of JavaScript. When the cache does not fit this Node (another version, other
-// V8 flags), V8 rejects it and compiles as usual — slower, never wrong.
+// Loads a bundle of the CLI (dist/spell.cjs, or dist/run.cjs for `spell run`) the way Node loads
+// a CommonJS file, but compiled from the V8 code cache that `npm run build` leaves beside it: a
+// start-up without parsing and compiling ~1 MB of JavaScript. When the cache does not fit this
+// Node (another version, other V8 flags), V8 rejects it and compiles as usual — slower, never
+// wrong. (CommonJS, as all of bin/ — see bin/package.json.)
 //
 // V8 checks only the source's length and its own version and flags, and a damaged cache can
 // crash it: the cache file therefore starts with the CRC-32 of the bundle it was made from and of
 // the data that follows, and is used only when both match. (CRC-32, from zlib: node:crypto alone
 // takes longer to load than the whole check saves; this guards against accidents, not attacks —
 // whoever can write dist/ can write the bundle itself.)
-import { existsSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
-import Module, { createRequire } from "node:module";
-import { dirname } from "node:path";
-import { fileURLToPath, URL } from "node:url";
-import vm from "node:vm";
-import zlib from "node:zlib";
+"use strict";
+const { isAscii } = require("node:buffer");
+const { existsSync, readFileSync, realpathSync, writeFileSync } = require("node:fs");
+const Module = require("node:module");
+const { dirname, join } = require("node:path");
+const vm = require("node:vm");
+const zlib = require("node:zlib");
 
-const linkedPath = fileURLToPath(new URL("../dist/spell.cjs", import.meta.url));
 const SUM_BYTES = 4;
 
 /** zlib.crc32 arrived in Node 20.15; without it no cache is trusted. */
@@ -37,14 +38,17 @@ function verifiedCache(cachePath, bundle) {
 }
 
 /**
- * @param {{ writeCache?: boolean }} [options] writeCache: at exit, save what this process
- *   compiled as the new cache (the build's training runs do this; a user's run never does).
+ * @param {{ bundle?: string, writeCache?: boolean }} [options] bundle: the file in dist/
+ *   (default spell.cjs, the whole CLI); writeCache: at exit, save what this process compiled as
+ *   the new cache (the build's training runs do this; a user's run never does).
  * @returns {{ exports: any, cacheRejected: boolean }}
  */
-export function loadBundle(options = {}) {
+function loadBundle(options = {}) {
+  const name = options.bundle ?? "spell.cjs";
+  const linkedPath = join(__dirname, "..", "dist", name);
   if (!existsSync(linkedPath)) {
     process.stderr.write(
-      "spell: the CLI is not built in this checkout (dist/spell.cjs is missing): run `npm run build`\n",
+      `spell: the CLI is not built in this checkout (dist/${name} is missing): run \`npm run build\`\n`,
     );
     process.exit(1);
   }
@@ -52,7 +56,9 @@ export function loadBundle(options = {}) {
   const cachePath = `${bundlePath}.v8cache`;
   const bundle = readFileSync(bundlePath);
   const cachedData = verifiedCache(cachePath, bundle);
-  const script = new vm.Script(Module.wrap(bundle.toString("utf8")), {
+  // The build makes the bundles ASCII (scripts/bundle.mjs), which decodes faster as Latin-1.
+  const source = bundle.toString(isAscii(bundle) ? "latin1" : "utf8");
+  const script = new vm.Script(Module.wrap(source), {
     filename: bundlePath,
     cachedData,
   });
@@ -66,7 +72,7 @@ export function loadBundle(options = {}) {
   wrapper.call(
     module.exports,
     module.exports,
-    createRequire(bundlePath),
+    Module.createRequire(bundlePath),
     module,
     bundlePath,
     dirname(bundlePath),
@@ -87,3 +93,5 @@ export function loadBundle(options = {}) {
     cacheRejected: cachedData === undefined || script.cachedDataRejected === true,
   };
 }
+
+module.exports = { loadBundle };

@@ -1,41 +1,63 @@
 #!/usr/bin/env node
-// Bundles the CLI into dist/spell.cjs, writes oclif.manifest.json, and trains its V8 code cache (dist/spell.cjs.v8cache), so
-// `spell` starts without resolving ~150 module files and compiling them (see bin/load.js).
+// Bundles the CLI, writes oclif.manifest.json and the start-up pages, and trains the bundles' V8
+// code caches, so `spell` starts without resolving ~150 module files and compiling them (see
+// bin/load.js and ARCHITECTURE.md "Start-up"):
+// - dist/spell.cjs: oclif and every command;
+// - dist/run.cjs: `spell run` without oclif (src/cli/run-main.ts);
+// - dist/start.cjs + dist/start.json: what bin/run.js decides with, and the help it prints.
 // Provider SDKs and QuickJS stay outside: they load from node_modules on first use.
 import { spawnSync } from "node:child_process";
 import { rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { plainEnv } from "./start-pages.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const outfile = join(root, "dist", "spell.cjs");
+const dist = join(root, "dist");
+const BUNDLES = { "spell.cjs": "commands/main.js", "run.cjs": "cli/run-main.js" };
 
-// The old cache goes first: whatever fails below, no cache of another bundle is left beside it.
-rmSync(`${outfile}.v8cache`, { force: true });
+// The old caches and pages go first: whatever fails below, nothing of another build is left.
+for (const name of Object.keys(BUNDLES)) rmSync(join(dist, `${name}.v8cache`), { force: true });
+rmSync(join(dist, "start.json"), { force: true });
+for (const [name, entry] of Object.entries(BUNDLES)) {
+  await build({
+    entryPoints: [join(dist, entry)],
+    outfile: join(dist, name),
+    bundle: true,
+    platform: "node",
+    target: "node20",
+    format: "cjs",
+    // No comments or indentation: a third less to read at each start, and ASCII only (esbuild
+    // escapes the rest), which bin/load.js decodes faster. Names stay, for stack traces.
+    minifyWhitespace: true,
+    // import.meta.url of the bundled modules: the bundle's own location.
+    banner: { js: 'const __bundleUrl = require("node:url").pathToFileURL(__filename).href;' },
+    define: { "import.meta.url": "__bundleUrl" },
+    // import() becomes require(): a vm.Script (bin/load.js) cannot import() on Node 20 without
+    // --experimental-vm-modules, and the externals all ship CommonJS builds, except the ACP SDK
+    // (ESM only), which Node >= 20.19 requires as ESM (`spell acp` only).
+    supported: { "dynamic-import": false },
+    external: [
+      "openai",
+      "@anthropic-ai/sdk",
+      "quickjs-emscripten",
+      "@jitl/*",
+      "typescript",
+      "fastify",
+      "@agentclientprotocol/sdk",
+    ],
+    logLevel: "warning",
+  });
+}
+// The decision of bin/run.js: small, no dependency, loaded by every `spell`.
 await build({
-  entryPoints: [join(root, "dist", "commands", "main.js")],
-  outfile,
+  entryPoints: [join(dist, "cli", "start.js")],
+  outfile: join(dist, "start.cjs"),
   bundle: true,
   platform: "node",
   target: "node20",
   format: "cjs",
-  // import.meta.url of the bundled modules: the bundle's own location.
-  banner: { js: 'const __bundleUrl = require("node:url").pathToFileURL(__filename).href;' },
-  define: { "import.meta.url": "__bundleUrl" },
-  // import() becomes require(): a vm.Script (bin/load.js) cannot import() on Node 20 without
-  // --experimental-vm-modules, and the externals all ship CommonJS builds, except the ACP SDK
-  // (ESM only), which Node >= 20.19 requires as ESM (`spell acp` only).
-  supported: { "dynamic-import": false },
-  external: [
-    "openai",
-    "@anthropic-ai/sdk",
-    "quickjs-emscripten",
-    "@jitl/*",
-    "typescript",
-    "fastify",
-    "@agentclientprotocol/sdk",
-  ],
   logLevel: "warning",
 });
 
@@ -53,25 +75,28 @@ await build({
 });
 
 // The manifest lists the commands for help without loading them; training must see it.
-const manifest = spawnSync(process.execPath, [join(root, "scripts", "manifest.mjs")], {
-  stdio: "inherit",
-});
-if (manifest.status !== 0) throw new Error("writing oclif.manifest.json failed");
+for (const script of ["manifest.mjs", "start-pages.mjs"]) {
+  const r = spawnSync(process.execPath, [join(root, "scripts", script)], { stdio: "inherit" });
+  if (r.status !== 0) throw new Error(`scripts/${script} failed`);
+}
 
-// Training: each run compiles the code its command needs and saves the cache at exit; the next
-// run starts from that cache and adds to it. Conversation spells suffice: a code sandbox runs in
-// a worker thread (dist/sandbox-worker.mjs), which this cache does not cover.
+// Training: each run compiles the code its command needs and saves the cache of the bundle it
+// loaded at exit; the next run starts from that cache and adds to it. Conversation spells
+// suffice: a code sandbox runs in a worker thread (dist/sandbox-worker.mjs), which no cache
+// covers. oclif's runs have the start-up path off (its help is printed from dist/start.json).
+const spell = ["run", "grimoire/04-cantrip.yaml", "--loom", "memory"];
 const runs = [
-  ["--help"],
-  ["run", "--help"],
-  ["validate", "grimoire/04-cantrip.yaml"],
-  ["run", "grimoire/04-cantrip.yaml", "--loom", "memory", "--quiet"],
-  ["run", "grimoire/04-cantrip.yaml", "--loom", "memory", "--json"],
+  [["--help"], "0"],
+  [["run", "--help"], "0"],
+  [["validate", "grimoire/04-cantrip.yaml"], "0"],
+  [[...spell, "--quiet"], "0"],
+  [[...spell, "--quiet"], "1"],
+  [[...spell, "--json"], "1"],
 ];
-for (const args of runs) {
+for (const [args, fast] of runs) {
   const r = spawnSync(process.execPath, [join(root, "bin", "run.js"), ...args], {
     cwd: root,
-    env: { ...process.env, SPELLBOOK_TRAIN_CODE_CACHE: "1" },
+    env: { ...plainEnv(), SPELLBOOK_TRAIN_CODE_CACHE: "1", SPELLBOOK_FAST_START: fast },
     encoding: "utf8",
   });
   if (r.status !== 0) {
@@ -79,16 +104,20 @@ for (const args of runs) {
   }
 }
 
-// The cache the runs left must be the one a user's `spell` accepts.
-const check = spawnSync(
-  process.execPath,
-  [
-    "--input-type=module",
-    "-e",
-    'const { loadBundle } = await import("./bin/load.js"); process.stdout.write(String(loadBundle().cacheRejected));',
-  ],
-  { cwd: root, encoding: "utf8" },
-);
-if (check.stdout !== "false") {
-  throw new Error(`the trained code cache is not accepted:\n${check.stdout}${check.stderr}`);
+// The caches the runs left must be the ones a user's `spell` accepts.
+for (const bundle of Object.keys(BUNDLES)) {
+  const check = spawnSync(
+    process.execPath,
+    [
+      "--input-type=module",
+      "-e",
+      `const { loadBundle } = await import("./bin/load.js"); process.stdout.write(String(loadBundle({ bundle: "${bundle}" }).cacheRejected));`,
+    ],
+    { cwd: root, encoding: "utf8" },
+  );
+  if (check.stdout !== "false") {
+    throw new Error(
+      `the trained code cache of ${bundle} is not accepted:\n${check.stdout}${check.stderr}`,
+    );
+  }
 }

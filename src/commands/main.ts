@@ -19,6 +19,9 @@ import Validate from "./validate.js";
 
 import { executeWith } from "./execute.js";
 
+/** oclif's printing of an error that escaped a command: bin/run.js uses it for the run bundle's. */
+export { handle } from "@oclif/core/handle";
+
 export const COMMANDS = {
   acp: Acp,
   council: Council,

@@ -28,20 +28,7 @@ export default class Run extends Command {
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(Run);
-    const { runCommand } = await import("../cli/run.js");
-    const { processIO } = await import("../cli/io.js");
-    const controller = new AbortController();
-    let interrupts = 0;
-    const onSigint = () => {
-      if (++interrupts > 1) process.exit(130);
-      process.stderr.write(
-        "interrupted: stopping after the current step (Ctrl-C again to quit now)\n",
-      );
-      controller.abort("interrupted");
-    };
-    process.on("SIGINT", onSigint);
-    const code = await runCommand(args.file, flags, processIO(controller.signal));
-    process.off("SIGINT", onSigint);
-    process.exitCode = code;
+    const { runInProcess } = await import("../cli/run-process.js");
+    process.exitCode = await runInProcess(args.file, flags);
   }
 }

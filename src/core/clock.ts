@@ -13,3 +13,12 @@ export function isoNow(): string {
   }
   return lastIso;
 }
+
+/**
+ * A monotonic clock in milliseconds, for durations. Not `performance.now()`: that global loads
+ * Node's perf_hooks on first use, which `spell run` would pay for at start-up.
+ */
+export function monotonicMs(): number {
+  const [s, ns] = process.hrtime();
+  return s * 1e3 + ns / 1e6;
+}

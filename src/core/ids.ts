@@ -1,8 +1,13 @@
-import { randomBytes } from "node:crypto";
-
 // A random prefix per process plus a counter: unique across processes writing one loom
-// (48 random bits) and cheap enough for the per-turn hot path.
-const PROCESS = randomBytes(6).toString("hex");
+// (48 random bits) and cheap enough for the per-turn hot path. The bits come from Math.random,
+// which V8 seeds from the operating system's entropy in each process: ids must be unique, not
+// secret (the counter makes every id of a process known from one), and node:crypto would cost
+// `spell run` ~2 ms of start-up to load (ARCHITECTURE.md "Start-up").
+const random24 = (): string =>
+  Math.floor(Math.random() * 0x1000000)
+    .toString(16)
+    .padStart(6, "0");
+const PROCESS = random24() + random24();
 let counter = 0;
 
 /** Unique ids for entities, turns and cantrips (ENTITY-2, LOOM-2). */

@@ -2,6 +2,7 @@
  * One cast of an entity: the loop of chapter 1 — build view → query → execute → record → decide.
  * It knows its entity only through `LoopHost`; the entity, the circle and the loom are interfaces.
  */
+import { monotonicMs } from "./clock.js";
 import { addUsage, emptyUsage, type LLMResponse, type QueryOptions } from "./contract.js";
 import { SpellbookError, SystemError, errorMessage } from "./errors.js";
 import type { EventBus } from "./events.js";
@@ -24,13 +25,13 @@ export type { LoopHost } from "./loop-host.js";
 
 type Truncation = Extract<TurnOutcome, { type: "truncated" }>;
 
-const ms = (since: number): number => Math.round((performance.now() - since) * 1000) / 1000;
+const ms = (since: number): number => Math.round((monotonicMs() - since) * 1000) / 1000;
 
 export class CastRun<L> {
   private readonly controller = new AbortController();
   private readonly usage = emptyUsage();
   private readonly gates = new Map<string, number>();
-  private readonly startedAt = performance.now();
+  private readonly startedAt = monotonicMs();
   private readonly timer: NodeJS.Timeout | undefined;
   private readonly unlink: (() => void) | undefined;
   private readonly limits: LoopLimits;
@@ -90,7 +91,7 @@ export class CastRun<L> {
     if (early?.type === "truncated") return this.finish(early);
     for (;;) {
       const turnId = newId("turn");
-      const started = performance.now();
+      const started = monotonicMs();
       if (this.observed)
         this.emit({ type: "step_start", entityId: this.host.id, sequence: this.turns + 1 });
       const response = await this.query(this.turns + 1);
@@ -211,7 +212,7 @@ export class CastRun<L> {
       turnId,
       gates: step.gateCalls.map((r) => r.gate_name),
       usage: response.usage,
-      durationMs: performance.now() - started,
+      durationMs: monotonicMs() - started,
       outcome: outcome.type === "continue" ? "continue" : outcome.type,
     });
   }
@@ -276,7 +277,7 @@ export class CastRun<L> {
       turns: this.turns,
       tokens: this.usage.promptTokens + this.usage.completionTokens,
       startedAt: this.startedAt,
-      now: performance.now(),
+      now: monotonicMs(),
       aborted: this.controller.signal.aborted ? abortReason(this.controller.signal.reason) : null,
     };
   }

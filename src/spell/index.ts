@@ -78,7 +78,7 @@ export async function loadDocumentText(
   kinds: KindRegistry = defaultKinds(),
 ): Promise<LoadedDocument> {
   const env = options.env ?? process.env;
-  const parsed = parseDocument(text, file, env, kinds, options.redactor);
+  const parsed = await parseDocument(text, file, env, kinds, options.redactor);
   const { source, value, warnings, redactor, kind } = parsed;
   const loadNested = async (nested: string, extra: LoadOptions = {}) => {
     const child = await loadDocument(
@@ -159,7 +159,7 @@ export function spellOf(loaded: LoadedDocument): LoadedSpell {
 }
 
 /** Parse, rewrite and validate against the kind's schema; throws SpellErrors holding every problem found. */
-export function parseDocument(
+export async function parseDocument(
   text: string,
   file: string,
   env: NodeJS.ProcessEnv,
@@ -193,7 +193,7 @@ export function parseDocument(
   const locate = source.position.bind(source);
   let kind: DocumentKind;
   try {
-    kind = kinds.pick(doc, locate);
+    kind = await kinds.pick(doc, locate);
   } catch (err) {
     throw redactedErrors([...rewriteErrors, err as ConfigError], redactor);
   }

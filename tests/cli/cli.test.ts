@@ -226,8 +226,8 @@ function loadBundleIn(loadJs: string) {
 }
 
 describe("the bin", () => {
-  it("spell --help works and loads no provider SDK or sandbox", () => {
-    // Hooks report every ES module resolved and every CommonJS module required.
+  /** `spell ARGV` with hooks that report every ES module resolved and CommonJS module required. */
+  const traced = (argv: string[], env: NodeJS.ProcessEnv = process.env) => {
     const r = spawnSync(
       process.execPath,
       [
@@ -237,19 +237,34 @@ describe("the bin", () => {
         "--require",
         "./tests/cli/trace-require.cjs",
         "bin/run.js",
-        "--help",
+        ...argv,
       ],
-      { encoding: "utf8" },
+      { encoding: "utf8", env },
     );
-    expect(r.stdout).toMatch(/USAGE/);
-    const loaded = r.stderr.split("\n").filter((l) => l.startsWith("LOADED "));
+    return {
+      stdout: r.stdout,
+      loaded: r.stderr.split("\n").filter((l) => l.startsWith("LOADED ")),
+    };
+  };
+  const heavy = /openai|@anthropic-ai|quickjs|sandbox-worker|agentclientprotocol|fastify/;
+
+  it("spell --help is printed from the start-up pages: no bundle loads", () => {
+    const env = Object.fromEntries(
+      Object.entries(process.env).filter(([k]) => !/^(OCLIF_|SPELL_|FORCE_COLOR$|DEBUG$)/.test(k)),
+    );
+    const { stdout, loaded } = traced(["--help"], env);
+    expect(stdout).toMatch(/USAGE/);
+    expect(loaded.filter((l) => /dist\/.*\.cjs$|@oclif/.test(l) || heavy.test(l))).toEqual([
+      expect.stringMatching(/dist\/start\.cjs$/) as unknown,
+    ]);
+  });
+
+  it("oclif's help loads no provider SDK or sandbox", () => {
+    const { stdout, loaded } = traced(["--help"], { ...process.env, SPELLBOOK_FAST_START: "0" });
+    expect(stdout).toMatch(/USAGE/);
     // The hooks work: the bundled CLI is seen. yaml, ajv and oclif are inside that bundle.
     expect(loaded.some((l) => l.endsWith("dist/spell.cjs"))).toBe(true);
-    expect(
-      loaded.filter((l) =>
-        /openai|@anthropic-ai|quickjs|sandbox-worker|agentclientprotocol|fastify/.test(l),
-      ),
-    ).toEqual([]);
+    expect(loaded.filter((l) => heavy.test(l))).toEqual([]);
   });
 
   it("the CLI starts from the code cache the build trained", () => {

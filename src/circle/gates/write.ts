@@ -1,9 +1,12 @@
 import { lstatSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { randomBytes } from "node:crypto";
+import type * as Crypto from "node:crypto";
 import { basename, dirname, join } from "node:path";
 import { ConfigError } from "../../core/errors.js";
 import type { Gate } from "../gate.js";
 import { FsRoot } from "./fs-root.js";
+import { lazyBuiltin } from "../../core/builtin.js";
+
+const crypto = lazyBuiltin<typeof Crypto>("node:crypto");
 
 export const DEFAULT_MAX_WRITE_BYTES = 1024 * 1024;
 
@@ -46,7 +49,10 @@ export function writeGate(options: WriteOptions): Gate {
         throw new Error(`content is ${size} bytes; write takes at most ${maxBytes}`);
       const host = target(fs, path);
       return fs.guard(path, () => {
-        const tmp = join(dirname(host), `.${basename(host)}.${randomBytes(4).toString("hex")}.tmp`);
+        const tmp = join(
+          dirname(host),
+          `.${basename(host)}.${crypto().randomBytes(4).toString("hex")}.tmp`,
+        );
         try {
           writeFileSync(tmp, content, { flag: "wx" });
           renameSync(tmp, host); // atomic: readers see the old file or the new one

@@ -57,15 +57,24 @@ export interface DocumentKind<Doc = unknown, Resolved = unknown, Value = unknown
   ): Promise<{ value?: Value; errors: SpellbookError[] }>;
 }
 
+/**
+ * A kind whose modules load when a document names it (`spell run` of a cantrip never loads the
+ * council's or the flows' code: ARCHITECTURE.md "Start-up").
+ */
+export interface LazyKind {
+  readonly name: string;
+  load(): Promise<DocumentKind>;
+}
+
 /** The kinds a loader knows, by name. */
 export class KindRegistry {
-  private readonly byName = new Map<string, DocumentKind>();
+  private readonly byName = new Map<string, DocumentKind | LazyKind>();
 
-  constructor(kinds: readonly DocumentKind[] = []) {
+  constructor(kinds: readonly (DocumentKind | LazyKind)[] = []) {
     for (const k of kinds) this.register(k);
   }
 
-  register(kind: DocumentKind): this {
+  register(kind: DocumentKind | LazyKind): this {
     if (this.byName.has(kind.name))
       throw new ConfigError(
         "duplicate_kind",
@@ -80,10 +89,10 @@ export class KindRegistry {
   }
 
   /** The kind a document names (`cantrip` when it names none); unknown kinds say "did you mean". */
-  pick(value: Record<string, unknown>, locate: Locate): DocumentKind {
+  async pick(value: Record<string, unknown>, locate: Locate): Promise<DocumentKind> {
     const named = value["kind"] ?? "cantrip";
     const kind = typeof named === "string" ? this.byName.get(named) : undefined;
-    if (kind) return kind;
+    if (kind) return "load" in kind ? kind.load() : kind;
     const known = this.names();
     throw new ConfigError(
       "unknown_kind",

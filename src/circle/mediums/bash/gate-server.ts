@@ -1,7 +1,12 @@
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, type Server, type Socket } from "node:net";
-import { tmpdir } from "node:os";
+import type * as Net from "node:net";
+import type { Server, Socket } from "node:net";
+import type * as Os from "node:os";
 import { join } from "node:path";
+import { lazyBuiltin } from "../../../core/builtin.js";
+
+const net = lazyBuiltin<typeof Net>("node:net");
+const os = lazyBuiltin<typeof Os>("node:os");
 
 /** A gate call as it comes from a command: the gate's name and its words (NUL-separated on the wire). */
 export interface GateRequest {
@@ -84,7 +89,7 @@ export class GateServer {
   }
 
   static async open(gates: readonly string[], handle: GateHandler): Promise<GateServer> {
-    const dir = mkdtempSync(join(tmpdir(), "spellbook-gates-"));
+    const dir = mkdtempSync(join(os().tmpdir(), "spellbook-gates-"));
     mkdirSync(join(dir, "bin"));
     writeFileSync(join(dir, GATE_CLIENT.file), GATE_CLIENT.runner ? PERL_CLIENT : NODE_CLIENT);
     for (const gate of gates) writeCommand(join(dir, "bin", gate), commandScript(gate));
@@ -92,7 +97,7 @@ export class GateServer {
     writeCommand(join(dir, "bin", "gate"), GATE_SCRIPT);
     const gs: GateServer = new GateServer(
       dir,
-      createServer({ allowHalfOpen: true }, (s) => gs.serve(s, handle)),
+      net().createServer({ allowHalfOpen: true }, (s) => gs.serve(s, handle)),
     );
     await new Promise<void>((resolve, reject) => {
       gs.server.once("error", reject);

@@ -1,5 +1,5 @@
-import { spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
+import type * as ChildProcess from "node:child_process";
+import type * as Crypto from "node:crypto";
 import { GATE_CLIENT } from "./gate-server.js";
 import { prelude, withGateWords } from "./prelude.js";
 import {
@@ -10,6 +10,11 @@ import {
   type PidsCgroup,
   type SandboxMode,
 } from "./sandbox.js";
+import { lazyBuiltin } from "../../../core/builtin.js";
+
+const childProcess = lazyBuiltin<typeof ChildProcess>("node:child_process");
+const crypto = lazyBuiltin<typeof Crypto>("node:crypto");
+const randomHex = (bytes: number): string => crypto().randomBytes(bytes).toString("hex");
 
 /** What one command did: its output (each stream capped) and how it ended. */
 export interface CommandResult {
@@ -76,9 +81,9 @@ function commandArgv(spec: CommandSpec, cgroupProcs: string | undefined): string
 /** Runs one shell command: in bubblewrap, or in passthrough straight on the host. */
 export function runCommand(spec: CommandSpec): RunningCommand {
   // The pids limit: a cgroup where the host allows one, else the shell's own ulimit.
-  const cgroup = pidsCgroup(`spellbook-${randomBytes(6).toString("hex")}`, spec.maxProcesses);
+  const cgroup = pidsCgroup(`spellbook-${randomHex(6)}`, spec.maxProcesses);
   const argv = commandArgv(spec, cgroup?.procs);
-  const child = spawn(argv[0]!, argv.slice(1), {
+  const child = childProcess().spawn(argv[0]!, argv.slice(1), {
     cwd: spec.root,
     // bwrap clears the environment itself; passthrough gets only the filtered one.
     env:

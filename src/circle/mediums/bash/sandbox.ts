@@ -1,8 +1,11 @@
-import { spawnSync } from "node:child_process";
+import type * as ChildProcess from "node:child_process";
 import { existsSync, lstatSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { delimiter, join } from "node:path";
 import { ConfigError } from "../../../core/errors.js";
+import { lazyBuiltin } from "../../../core/builtin.js";
+
+const childProcess = lazyBuiltin<typeof ChildProcess>("node:child_process");
 
 /** How a bash circle's commands are isolated: bubblewrap, or nothing (named explicitly). */
 export type SandboxMode = "bwrap" | "passthrough";
@@ -29,7 +32,9 @@ export function bwrapProblem(): string | undefined {
     probed = `bubblewrap (bwrap) is not installed; install it: ${BWRAP_INSTALL}`;
     return probed;
   }
-  const out = spawnSync("bwrap", [...systemBinds(), "--unshare-all", "true"], { timeout: 5000 });
+  const out = childProcess().spawnSync("bwrap", [...systemBinds(), "--unshare-all", "true"], {
+    timeout: 5000,
+  });
   probed =
     out.status === 0
       ? ""

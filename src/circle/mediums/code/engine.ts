@@ -1,7 +1,10 @@
-import { readFile } from "node:fs/promises";
+import type * as FsPromises from "node:fs/promises";
 import { createRequire } from "node:module";
 import { SystemError } from "../../../core/errors.js";
 import { Lane } from "./lane.js";
+import { lazyBuiltin } from "../../../core/builtin.js";
+
+const fsPromises = lazyBuiltin<typeof FsPromises>("node:fs/promises");
 
 export interface CodeEngineOptions {
   /** "release" (default), or "debug": QuickJS built with assertions, for tests. */
@@ -131,7 +134,7 @@ export class CodeEngine {
 async function compile(build: "release" | "debug"): Promise<object> {
   const require = createRequire(createRequire(import.meta.url).resolve("quickjs-emscripten"));
   try {
-    return await Wasm.compile(await readFile(require.resolve(WASM[build])));
+    return await Wasm.compile(await fsPromises().readFile(require.resolve(WASM[build])));
   } catch (err) {
     throw new SystemError(
       "quickjs_unavailable",

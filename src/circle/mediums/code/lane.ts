@@ -4,12 +4,8 @@
  * (a FIFO lock); sandboxes that must run at the same time (a batch of children) live in
  * different lanes. Lanes share the compiled WebAssembly.Module: a new lane instantiates it.
  */
-import {
-  MessageChannel,
-  Worker,
-  receiveMessageOnPort,
-  type MessagePort,
-} from "node:worker_threads";
+import type * as WorkerThreads from "node:worker_threads";
+import type { MessagePort, Worker } from "node:worker_threads";
 import {
   CONTROL_SLOTS,
   SLOT,
@@ -22,6 +18,9 @@ import {
 import { Backoff, mainWindowEnd, spinUntilPast } from "./hot-wait.js";
 import { heapBudget } from "./lane-memory.js";
 import { decodeFromLane, encodeReply, encodeToLane } from "./wire.js";
+import { lazyBuiltin } from "../../../core/builtin.js";
+
+const workerThreads = lazyBuiltin<typeof WorkerThreads>("node:worker_threads");
 
 /** What a lane's messages are routed to: the main-thread side of one sandbox (sandbox.ts). */
 export interface LaneClient {
@@ -77,11 +76,12 @@ export class Lane {
     wasmModule: object | Promise<object>,
   ): Promise<{ lane: Lane; counterOffset: number | undefined }> {
     const control = new SharedArrayBuffer(CONTROL_SLOTS * 4);
-    const { port1, port2 } = new MessageChannel();
+    const threads = workerThreads();
+    const { port1, port2 } = new threads.MessageChannel();
     port1.unref();
-    const up = new MessageChannel();
+    const up = new threads.MessageChannel();
     const workerData = { ...data, control, replies: port2, up: up.port2 };
-    const worker = new Worker(file, {
+    const worker = new threads.Worker(file, {
       workerData: workerData satisfies Omit<LaneData, "wasmModule">,
       transferList: [port2, up.port2],
       // The parent's flags are not the worker's (`--input-type` of `node -e` would stop it).
@@ -186,7 +186,7 @@ export class Lane {
           break;
         }
         this.hot.hit();
-        const got = receiveMessageOnPort(this.up);
+        const got = workerThreads().receiveMessageOnPort(this.up);
         if (!got) break;
         this.take(got.message as FromLane | string);
       }

@@ -1,0 +1,24 @@
+/**
+ * `spell run` in this process, as both ways in run it: the oclif command (commands/run.ts) and
+ * the start-up path without oclif (run-main.ts). Ctrl-C stops after the current step; a second
+ * Ctrl-C quits at once.
+ */
+import { processIO } from "./io.js";
+import { runCommand, type RunFlags } from "./run.js";
+
+/** Casts FILE with the process's streams; returns the exit code. */
+export async function runInProcess(file: string, flags: RunFlags): Promise<number> {
+  const controller = new AbortController();
+  let interrupts = 0;
+  const onSigint = () => {
+    if (++interrupts > 1) process.exit(130);
+    process.stderr.write(
+      "interrupted: stopping after the current step (Ctrl-C again to quit now)\n",
+    );
+    controller.abort("interrupted");
+  };
+  process.on("SIGINT", onSigint);
+  const code = await runCommand(file, flags, processIO(controller.signal));
+  process.off("SIGINT", onSigint);
+  return code;
+}
