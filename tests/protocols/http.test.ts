@@ -70,6 +70,27 @@ describe("spell serve (HTTP, on loopback)", () => {
     expect((await post("/sessions/nope/send", { intent: "x" })).status).toBe(404);
   });
 
+  it("a session id cannot be guessed from another: 128 random bits, nothing shared with ids of the process", async () => {
+    // The id is the capability to read a session's loom and speak to its entity.
+    const { url, post } = await serve([done("a")]);
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++)
+      ids.push(((await (await post("/sessions")).json()) as { id: string }).id);
+    for (const id of ids) expect(id).toMatch(/^sess_[A-Za-z0-9_-]{22}$/);
+    // No common prefix beyond the kind: a process prefix and counter would share ~12 characters.
+    const common = (a: string, b: string) => {
+      let n = 0;
+      while (n < a.length && a[n] === b[n]) n++;
+      return n;
+    };
+    const shared = Math.max(...ids.slice(1).map((id) => common(id, ids[0]!)));
+    expect(shared).toBeLessThan("sess_".length + 4);
+    // A neighbour of a known id is no session.
+    const known = ids[0]!;
+    const neighbour = known.slice(0, -1) + (known.endsWith("A") ? "B" : "A");
+    expect((await fetch(`${url}/sessions/${neighbour}/loom`)).status).toBe(404);
+  });
+
   it("with a loom file, a session is recorded beside it and a restarted server continues it", async () => {
     const loomPath = join(mkdtempSync(join(tmpdir(), "serve-sessions-")), "loom.jsonl");
     const start = async (responses: unknown[]) => {

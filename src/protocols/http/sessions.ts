@@ -1,5 +1,5 @@
 import type { Entity } from "../../core/entity.js";
-import { newId } from "../../core/ids.js";
+import { lazyBuiltin } from "../../core/builtin.js";
 import type { Loom } from "../../loom/loom.js";
 import { recordSession, sessionEntity } from "../../loom/entity-keeper.js";
 import type { Cantrip } from "../../core/cantrip.js";
@@ -7,6 +7,13 @@ import type { CastResult } from "../../core/result.js";
 import type { EventListener } from "../../core/events.js";
 
 const PROTOCOL = "http";
+const crypto = lazyBuiltin<typeof import("node:crypto")>("node:crypto");
+
+/**
+ * A session's id is the capability to read and speak to its entity: 128 random bits, not an
+ * entity or turn id (those are a process prefix and a counter — one gives away the others).
+ */
+export const sessionId = (): string => `sess_${crypto().randomBytes(16).toString("base64url")}`;
 
 /**
  * Summoned entities by session id; a session's sends run one at a time, in order. With a loom
@@ -20,7 +27,7 @@ export class Sessions {
   constructor(private readonly cantrip: Cantrip<Loom>) {}
 
   async open(): Promise<string> {
-    const id = newId("sess");
+    const id = sessionId();
     // Events reach whoever sends: each send subscribes its own listener.
     const entity = this.cantrip.summon();
     this.byId.set(id, { entity, queue: Promise.resolve() });
