@@ -75,4 +75,12 @@ describe("the watchdog of a run", () => {
     vi.advanceTimersByTime(250 + 150);
     expect(lane.kill).toHaveBeenCalledTimes(1);
   });
+  it("a gate answered after its run ended (the lane was lost) arms no timer", () => {
+    // The timer would keep the process alive for up to max_eval_ms and its grace, for nothing.
+    const { dog } = watch(10_000);
+    dog.pause();
+    dog.finish(dog.lostOutput());
+    dog.resume();
+    expect(vi.getTimerCount()).toBe(0);
+  });
 });

@@ -64,6 +64,7 @@ export class Watchdog {
 
   resume(): void {
     this.paused = false;
+    if (this.done) return; // the run ended meanwhile (its lane was lost): nothing to watch
     this.since = performance.now();
     if (this.hooks.signal.aborted) this.waitForStop();
     else if (this.timer === undefined) this.arm(this.left()); // it fired during the gate
