@@ -8,8 +8,9 @@ import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
-import { loadCodeEngine } from "../../src/circle/mediums/code/index.js";
+import { describe, expect, it, vi } from "vitest";
+import { loadCodeEngine, sandboxLimits } from "../../src/circle/mediums/code/index.js";
+import { Sandbox } from "../../src/circle/mediums/code/sandbox.js";
 import { createHttpServer } from "../../src/protocols/http/server.js";
 import { loadSpellText } from "../../src/spell/index.js";
 import { codeCantrip, doneGate, echoGate, slowGate } from "../circle/code-helpers.js";
@@ -239,6 +240,17 @@ describe("no worker outlives its casts", () => {
     expect(r.error).toBeUndefined(); // no timeout: nothing kept the process alive
     expect(r.status).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual([expect.any(String), "1", "2", "3"]);
+  });
+
+  it("a sandbox disposed before its worker built it leaves its lane unreferenced", async () => {
+    // CodeSession.dispose while its sandbox opens: Sandbox.open returns once `open` is posted,
+    // and the worker's answer comes for a sandbox that has left the lane.
+    const engine = await loadCodeEngine();
+    const setup = { gates: [], aliases: {}, warded: {}, state: {}, limits: sandboxLimits({}) };
+    const sandbox = await Sandbox.open(engine, setup);
+    expect(sandbox.lane.referenced).toBe(true);
+    sandbox.dispose();
+    await vi.waitFor(() => expect(sandbox.lane.referenced).toBe(false), { timeout: 3000 });
   });
 
   it("lanes are idle and unreferenced once casts end (the process may exit)", async () => {

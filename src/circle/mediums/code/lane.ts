@@ -253,6 +253,10 @@ export class Lane {
       return;
     }
     if (message.op === "ready") return;
-    this.clients.get(message.id)?.receive(message);
+    const client = this.clients.get(message.id);
+    if (client) client.receive(message);
+    // The answer to a sandbox that left meanwhile (disposed while the worker built it): its
+    // request is over all the same, or the worker would keep the process alive.
+    else if (message.op === "opened" || message.op === "evaluated") this.settled();
   }
 }

@@ -52,15 +52,19 @@ export class Watchdog {
   /**
    * A gate call began: its time is not the code's. The timer stays as it is (a gate call costs
    * no timer of its own): when it fires, it counts the compute so far and waits on if the budget
-   * is not spent (`overdue`).
+   * is not spent (`overdue`). After a cancel the timer is the wait for the worker to stop, and a
+   * gate call holds the worker: that wait starts again when the gate ends (resume), as it does
+   * for a cancel during a gate.
    */
   pause(): void {
     this.codeMs += performance.now() - this.since;
     this.paused = true;
+    if (this.hooks.signal.aborted) this.clear();
   }
 
   resume(): void {
     this.paused = false;
+    if (this.done) return; // the run ended meanwhile (its lane was lost): nothing to watch
     this.since = performance.now();
     if (this.hooks.signal.aborted) this.waitForStop();
     else if (this.timer === undefined) this.arm(this.left()); // it fired during the gate
