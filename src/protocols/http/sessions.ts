@@ -1,4 +1,5 @@
 import type { Entity } from "../../core/entity.js";
+import type * as Crypto from "node:crypto";
 import { lazyBuiltin } from "../../core/builtin.js";
 import type { Loom } from "../../loom/loom.js";
 import { recordSession, sessionEntity } from "../../loom/entity-keeper.js";
@@ -7,7 +8,7 @@ import type { CastResult } from "../../core/result.js";
 import type { EventListener } from "../../core/events.js";
 
 const PROTOCOL = "http";
-const crypto = lazyBuiltin<typeof import("node:crypto")>("node:crypto");
+const crypto = lazyBuiltin<typeof Crypto>("node:crypto");
 
 /**
  * A session's id is the capability to read and speak to its entity: 128 random bits, not an
