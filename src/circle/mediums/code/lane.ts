@@ -188,7 +188,16 @@ export class Lane {
         this.hot.hit();
         const got = workerThreads().receiveMessageOnPort(this.up);
         if (!got) break;
-        this.take(got.message as FromLane | string);
+        try {
+          this.take(got.message as FromLane | string);
+        } catch (err) {
+          // As from the port's listener: the error is the process's, not the poster's (whose
+          // run would otherwise never settle).
+          queueMicrotask(() => {
+            throw err;
+          });
+          break;
+        }
       }
     } finally {
       this.watching = false;
