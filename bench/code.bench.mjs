@@ -260,6 +260,33 @@ function parent(code, gates, childCode) {
   });
 }
 
+// Gate calls in a loop: each crosses to the main thread and back within one run — the case the
+// lane's spin-then-sleep windows serve most (hot-wait.ts). One entity, then 8 in a batch.
+const GATE_CALLS = 2000;
+const gateLoop = `var s = 0; for (var i = 0; i < ${GATE_CALLS}; i++) s += echo(String(i)).length; done(s)`;
+async function gateLoopMs(children) {
+  const code =
+    children === 0
+      ? gateLoop
+      : `done(call_entity_batch(Array.from({ length: ${children} }, (_, i) => ({ intent: 'part ' + i }))).length)`;
+  const p = parent(code, [], gateLoop);
+  await tick();
+  const t0 = performance.now();
+  await p.cast("gate loop");
+  return performance.now() - t0;
+}
+await gateLoopMs(0);
+await gateLoopMs(8);
+const loopOne = median([await gateLoopMs(0), await gateLoopMs(0), await gateLoopMs(0)]);
+const loopEight = median([await gateLoopMs(8), await gateLoopMs(8), await gateLoopMs(8)]);
+row(
+  `${GATE_CALLS} synchronous gate calls in one run, µs per call`,
+  ((loopOne * 1000) / GATE_CALLS).toFixed(1),
+  "",
+  true,
+);
+row(`  8 children in a batch, each making them: wall ms`, loopEight.toFixed(0), "", true);
+
 async function childStart() {
   // The same parent turn with a trivial child and with a trivial gate: the difference is the
   // child's whole life — spawn, circle, sandbox, one turn, dispose.
