@@ -39,7 +39,7 @@ export function mcpSpell(options: McpSpellOptions): McpSpell {
     `name: notes-reader
 llm:
   provider: scripted
-  responses:
+  responses:${options.responses.length ? "" : " []"}
 ${options.responses.map((r) => `    ${r}`).join("\n")}
 identity: { system_prompt: You read notes. }
 circle:
