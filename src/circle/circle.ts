@@ -33,6 +33,9 @@ export class Circle implements CircleLike, GateHost {
   readonly medium: Medium;
   readonly gates: ReadonlyMap<string, Gate>;
   readonly wards: WardValues;
+  readonly prepare: (() => Promise<boolean>) | undefined;
+  /** Gates whose entities hold what they run on (an MCP server) while they live. */
+  private readonly held: readonly Gate[];
 
   constructor(config: CircleConfig) {
     this.medium = config.medium ?? conversationMedium;
@@ -45,6 +48,11 @@ export class Circle implements CircleLike, GateHost {
       gates.set(gate.name, gate);
     }
     this.gates = gates;
+    const preparing = config.gates.filter((g) => g.prepare);
+    this.prepare = preparing.length
+      ? async () => (await Promise.all(preparing.map((g) => g.prepare!()))).some(Boolean)
+      : undefined;
+    this.held = config.gates.filter((g) => g.hold);
     if (!gates.has(DONE)) {
       // CIRCLE-1 / LOOP-2; with require_done_tool the loop could never end at all.
       throw new ConfigError(
@@ -76,7 +84,8 @@ export class Circle implements CircleLike, GateHost {
   }
 
   open(context: EntityContext): MediumSession {
-    return this.medium.open(this, context as EntityContext<Entity>);
+    const session = this.medium.open(this, context as EntityContext<Entity>);
+    return this.held.length ? holding(session, this.held) : session;
   }
 
   /**
@@ -121,6 +130,20 @@ export class Circle implements CircleLike, GateHost {
       (err: unknown) => failure(name, encoded, errorMessage(err)),
     );
   }
+}
+
+/** A session that holds what its gates run on until it is disposed (an MCP server's process). */
+function holding(session: MediumSession, gates: readonly Gate[]): MediumSession {
+  const releases = gates.map((g) => g.hold!());
+  const held: MediumSession = {
+    execute: (response, scope) => session.execute(response, scope),
+    dispose: () => {
+      session.dispose();
+      for (const release of releases.splice(0)) release();
+    },
+  };
+  if (session.replay) held.replay = (turns, signal) => session.replay!(turns, signal);
+  return held;
 }
 
 function success(name: string, encoded: string, value: unknown): GateOutcome {

@@ -44,6 +44,17 @@ export interface Gate {
   /** PROD-5: the result leaves the working context after the next turn; the loom keeps it. */
   readonly ephemeral?: boolean;
   execute(args: Record<string, unknown>, ctx: GateContext): unknown;
+  /**
+   * Reaches what the gate's description and parameters come from when they live outside the
+   * spell (an MCP server's tool list), before a cast is presented. Resolves true when they
+   * changed; never rejects (a gate that could not learn them says why when it is called).
+   */
+  readonly prepare?: () => Promise<boolean>;
+  /**
+   * An entity whose circle has the gate holds what the gate runs on (an MCP server's process)
+   * while it lives; the function returned lets go. The last to let go stops it.
+   */
+  readonly hold?: () => () => void;
 }
 
 export function toolDefinition(gate: Gate): ToolDefinition {

@@ -48,11 +48,11 @@ export class Cantrip<L extends LoomWriter = LoomWriter> implements EntitySource<
   readonly circle: CircleLike;
   readonly loom: L;
   readonly view: ContextView;
-  /** Computed once: the circle's presentation does not change during a cast (§4.6). */
-  readonly presentation: Presentation;
   readonly toolChoice: ToolChoice;
   readonly extra: Readonly<Record<string, unknown>>;
   readonly source: string | undefined;
+  /** The presentation, replaced only when `prepare` learns more (the cantrip is frozen). */
+  private readonly shown: { presentation: Presentation };
 
   constructor(init: CantripInit<L>) {
     // CANTRIP-1: an LLM, an identity and a circle.
@@ -68,10 +68,25 @@ export class Cantrip<L extends LoomWriter = LoomWriter> implements EntitySource<
     this.loom = init.loom;
     this.view = init.view ?? wholeHistory;
     this.source = init.source;
-    this.presentation = Object.freeze(this.circle.present());
+    this.shown = { presentation: Object.freeze(this.circle.present()) };
     this.toolChoice = this.identity.toolChoice ?? this.presentation.toolChoice;
     this.extra = Object.freeze({ ...this.identity.hyperparameters });
     Object.freeze(this);
+  }
+
+  /**
+   * The circle's presentation (§4.6): computed at construction, and again when `prepare` learns
+   * what lives outside the spell (an MCP server's tools). It never changes during a cast.
+   */
+  get presentation(): Presentation {
+    return this.shown.presentation;
+  }
+
+  /** Called by an entity before each cast: a circle with gates outside the spell reaches them. */
+  async prepare(): Promise<void> {
+    const { circle } = this;
+    if (circle.prepare && (await circle.prepare()))
+      this.shown.presentation = Object.freeze(circle.present());
   }
 
   /** One-shot: summon, run the intent, release the entity (casting is summoning with cleanup). */

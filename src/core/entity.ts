@@ -17,6 +17,8 @@ export interface EntitySource<L extends LoomWriter = LoomWriter> extends CastCon
   readonly name: string;
   readonly view: ContextView;
   initialMessages(): Message[];
+  /** Reaches what the circle's presentation needs from outside, before a cast (Cantrip.prepare). */
+  prepare?(): Promise<void>;
 }
 
 export interface EntityOptions {
@@ -101,6 +103,7 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
     if (this.disposed)
       throw new ConfigError("entity_disposed", "entity was released; summon a new one");
     await this.ready();
+    if (this.cantrip.circle.prepare) await this.prepare();
     if (this.pendingReplay) await this.replay(this.pendingReplay);
     this.intentIndex = this.history.length;
     // The intent goes into the first turn of the cast: a fork rebuilds the context from the loom.
@@ -148,6 +151,21 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
       },
     );
     await this.held;
+  }
+
+  /**
+   * A circle whose presentation lives partly outside the spell (MCP tools) is prepared before
+   * each cast; the fixed head of the context, when it was built from an older presentation, is
+   * built again (before the first turn of a fresh entity, or at the head of a fork's history).
+   */
+  private async prepare(): Promise<void> {
+    const before = this.cantrip.initialMessages();
+    await this.cantrip.prepare?.();
+    const after = this.cantrip.initialMessages();
+    const same = (m: Message, i: number) =>
+      m.role === this.history[i]?.role && m.content === this.history[i]?.content;
+    if (after.length === before.length && before.every(same))
+      this.history.splice(0, before.length, ...after);
   }
 
   /** LOOM-13: the medium rebuilds its state from the loom; a divergence is the send's error. */

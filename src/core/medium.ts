@@ -84,5 +84,11 @@ export interface CircleLike {
   readonly requireDone: boolean;
   readonly mediumName: string;
   present(): Presentation;
+  /**
+   * Absent for a circle whose presentation is known from the spell alone. Present when some of
+   * it lives outside (an MCP server's tools): called before a cast is presented, resolves true
+   * when `present()` now says something else. Never rejects.
+   */
+  readonly prepare?: (() => Promise<boolean>) | undefined;
   open(context: EntityContext): MediumSession;
 }

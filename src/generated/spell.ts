@@ -32,6 +32,7 @@ export type GateName =
   | "search"
   | "write"
   | "fetch"
+  | "mcp"
   | "slow_gate"
   | "failing_gate"
   | "counter"

@@ -3,7 +3,7 @@ import { Circle } from "../circle/circle.js";
 import type { Gate } from "../circle/gate.js";
 import {
   behaviorGate,
-  createGate,
+  createGates,
   gateRegistry,
   offerDelegationMessage,
   type GateRegistry,
@@ -106,7 +106,7 @@ export function resolveMedium(spec: CircleSpec, warnings: Warning[], locate: Loc
   return medium;
 }
 
-function compileGate(spec: GateSpec, ctx: CompileContext): Gate {
+function compileGate(spec: GateSpec, ctx: CompileContext): Gate[] {
   const registry = ctx.gates ?? gateRegistry;
   const factoryCtx = {
     baseDir: ctx.baseDir,
@@ -118,7 +118,7 @@ function compileGate(spec: GateSpec, ctx: CompileContext): Gate {
   const { name, deps, declared } = spec;
   const behavior = declared?.["behavior"] as GateBehavior | undefined;
   if (declared && behavior) {
-    return behaviorGate({
+    const gate = behaviorGate({
       name,
       behavior,
       ...(typeof declared["description"] === "string"
@@ -129,6 +129,7 @@ function compileGate(spec: GateSpec, ctx: CompileContext): Gate {
         : {}),
       ...(typeof declared["ephemeral"] === "boolean" ? { ephemeral: declared["ephemeral"] } : {}),
     });
+    return [gate];
   }
   if (declared && !registry[name]) {
     throw new ConfigError(
@@ -136,10 +137,13 @@ function compileGate(spec: GateSpec, ctx: CompileContext): Gate {
       `unknown gate ${JSON.stringify(name)}${didYouMean(name, Object.keys(registry))} (a gate of your own needs a behavior)`,
     );
   }
-  const gate = createGate(name, deps, factoryCtx, registry);
-  return declared?.["ephemeral"] === true
-    ? { ...gate, ephemeral: true, execute: gate.execute.bind(gate) }
-    : gate;
+  const gates = createGates(name, deps, factoryCtx, registry);
+  return declared?.["ephemeral"] === true ? gates.map(ephemeral) : gates;
+}
+
+/** The gate, its result ephemeral (PROD-5); description and parameters read through (they may be learnt later). */
+function ephemeral(gate: Gate): Gate {
+  return Object.create(gate, { ephemeral: { value: true } }) as Gate;
 }
 
 export function compileCircle(
@@ -164,9 +168,9 @@ export function compileCircle(
   const gates: Gate[] = [];
   resolved.gates.forEach((item, i) => {
     const at = ["circle", "gates", i];
-    const gate =
+    const made =
       item && errors.guard(at, () => compileGate(withOfferedGates(item, ctx, errors, at), ctx));
-    if (gate) gates.push(gate);
+    if (made) gates.push(...made);
   });
   // The circle's rules are checked whatever else failed: every error at once.
   for (const e of circleShapeErrors(resolved.spell, ctx.locate)) errors.list.push(e);
@@ -197,7 +201,7 @@ function withOfferedGates(spec: GateSpec, ctx: CompileContext, errors: ErrorList
         return compileGate(item, ctx);
       }),
   );
-  return { ...spec, deps: { ...spec.deps, gates: gates.filter((g) => g !== undefined) } };
+  return { ...spec, deps: { ...spec.deps, gates: gates.flatMap((g) => g ?? []) } };
 }
 
 /** The circle's medium carrying `circle.state`; only the code medium has variables to put it in. */

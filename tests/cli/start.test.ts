@@ -256,9 +256,11 @@ describe("spell run without oclif", () => {
     expect(r.status).toBe(0);
     const loaded = r.stderr.split("\n").filter((l) => l.startsWith("LOADED "));
     expect(loaded.some((l) => l.endsWith("dist/run.cjs"))).toBe(true);
-    expect(loaded.filter((l) => /spell\.cjs|@oclif|openai|@anthropic-ai|quickjs/.test(l))).toEqual(
-      [],
-    );
+    expect(
+      loaded.filter((l) =>
+        /spell\.cjs|@oclif|openai|@anthropic-ai|quickjs|@modelcontextprotocol/.test(l),
+      ),
+    ).toEqual([]);
     const builtins = r.stderr.split("\n").filter((l) => l.startsWith("BUILTIN "));
     expect(builtins.length).toBeGreaterThan(0);
     expect(

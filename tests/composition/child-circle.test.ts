@@ -24,7 +24,7 @@ const finish = { tool_calls: [{ gate: "done", args: { answer: "parent done" } }]
 const registry: GateLookup = {
   free: (name) =>
     gateRegistry[name]?.dependencies.length === 0
-      ? gateRegistry[name].create({}, { baseDir: "/nowhere" })
+      ? [gateRegistry[name].create({}, { baseDir: "/nowhere" })].flat()[0]
       : undefined,
   dependencies: (name) => gateRegistry[name]?.dependencies,
   names: () => Object.keys(gateRegistry),

@@ -108,6 +108,29 @@ describe("lethal trifecta (§4.8)", () => {
     expect(check(inside).warning).toBeUndefined();
   });
 
+  it("an mcp server declared by the spell is untrusted input, named with its command and tools", () => {
+    const text = circle(
+      "    - read: { root: data }\n    - mcp: { name: notes, command: node, args: [s.mjs], tools: [search, read] }\n    - fetch: { allow: ['*.example.org'] }\n",
+    );
+    const { warning, legs } = check(text);
+    const mcp = legs.filter((l) => l.gate === "mcp notes");
+    expect(mcp).toEqual([
+      expect.objectContaining({
+        leg: "untrusted_input",
+        why: "brings in what the MCP server notes (node) answers to search, read",
+        at: expect.objectContaining({ line: 6, col: 7 }) as unknown,
+      }),
+    ]);
+    const m = warning?.message ?? "";
+    expect(m).toMatch(
+      /untrusted input \(mcp notes: brings in what the MCP server notes \(node\) answers to search, read, at .*spell\.yaml:6:7/,
+    );
+    // Without the server, read and a wide fetch make two legs only: the MCP server made the third.
+    expect(
+      check(circle("    - read: { root: data }\n    - fetch: { allow: [x.org] }\n")).warning,
+    ).toBeUndefined();
+  });
+
   it("bash with the network (passthrough) is untrusted input and a way out; in bubblewrap it is not", () => {
     const bash = (sandbox: string) =>
       `circle:\n  medium: bash\n  sandbox: ${sandbox}\n  gates: [done]\n  wards: [{ max_turns: 2 }]\n`;

@@ -11,6 +11,7 @@ import { doneGate } from "./done.js";
 import { echoGate } from "./echo.js";
 import { fetchGateOf, FETCH_DEPENDENCIES } from "./fetch-config.js";
 import { listDirGate } from "./list-dir.js";
+import { mcpConfigOf, mcpGates, MCP_DEPENDENCIES } from "./mcp.js";
 import { readGate } from "./read.js";
 import { searchGate } from "./search.js";
 import { writeGate } from "./write.js";
@@ -22,6 +23,8 @@ export { listDirGate } from "./list-dir.js";
 export { searchGate } from "./search.js";
 export { writeGate } from "./write.js";
 export { fetchGate, type FetchOptions } from "./fetch.js";
+export { mcpGates, mcpConfigOf, mcpGateName } from "./mcp.js";
+export type { McpServerConfig } from "./mcp-server.js";
 export { behaviorGate, type DeclaredGate, type GateBehavior } from "./behavior.js";
 export { callEntityGate, callEntityBatchGate } from "./call-entity.js";
 export { offerDelegationMessage } from "./call-entity-config.js";
@@ -36,7 +39,8 @@ export interface GateFactoryContext extends CallEntityFactoryContext {
 export interface GateEntry {
   /** Dependency keys the gate accepts at construction (CIRCLE-10). */
   dependencies: readonly string[];
-  create(deps: Readonly<Record<string, unknown>>, ctx: GateFactoryContext): Gate;
+  /** The gate; or several, when one item declares a family of them (an MCP server's tools). */
+  create(deps: Readonly<Record<string, unknown>>, ctx: GateFactoryContext): Gate | readonly Gate[];
 }
 
 const rootOf = (deps: Readonly<Record<string, unknown>>, ctx: GateFactoryContext): string => {
@@ -72,6 +76,10 @@ export const gateRegistry: GateRegistry = {
       }),
   },
   fetch: { dependencies: FETCH_DEPENDENCIES, create: (d) => fetchGateOf(d) },
+  mcp: {
+    dependencies: MCP_DEPENDENCIES,
+    create: (d, c) => mcpGates(mcpConfigOf(d, c.baseDir), { redactor: c.redactor }),
+  },
   call_entity: {
     dependencies: CALL_ENTITY_DEPENDENCIES,
     create: (d, c) => callEntityGate(spawnConfigOf(d, c, lookup(c))),
@@ -89,18 +97,19 @@ function lookup(ctx: GateFactoryContext): GateLookup {
   return {
     // A gate that takes no dependencies reaches nothing the parent could not give.
     free: (name) =>
-      entry(name)?.dependencies.length === 0 ? entry(name)!.create({}, ctx) : undefined,
+      entry(name)?.dependencies.length === 0 ? [entry(name)!.create({}, ctx)].flat()[0] : undefined,
     dependencies: (name) => entry(name)?.dependencies,
     names: () => Object.keys(registry),
   };
 }
 
-export function createGate(
+/** The gates one item of `circle.gates` declares: one, or a family (an MCP server's tools). */
+export function createGates(
   name: string,
   deps: Readonly<Record<string, unknown>>,
   ctx: GateFactoryContext,
   registry: GateRegistry = gateRegistry,
-): Gate {
+): Gate[] {
   const entry = registry[name];
   if (!entry) throw new ConfigError("unknown_gate", `unknown gate ${JSON.stringify(name)}`);
   for (const key of Object.keys(deps)) {
@@ -112,5 +121,5 @@ export function createGate(
       );
     }
   }
-  return entry.create(deps, ctx);
+  return [entry.create(deps, ctx)].flat();
 }

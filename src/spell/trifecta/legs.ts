@@ -134,9 +134,27 @@ export function gateExposures(name: string, config: Obj, path: Path, view: Circl
         remedy: `narrow ${name}'s allow to the hosts it needs`,
       });
   }
-  if (MCP.test(name))
-    out.push({ leg: "untrusted_input", gate: name, why: "brings in an MCP server's content", at });
+  if (MCP.test(name)) out.push(mcpExposure(name, config, at));
   return out;
+}
+
+/**
+ * An MCP server's tools answer with what an outside process says (often content from the web or
+ * another service): untrusted input. Our `mcp` gate names its server and tools in the warning.
+ */
+function mcpExposure(name: string, config: Obj, at: Exposure["at"]): Exposure {
+  const server = typeof config["name"] === "string" ? config["name"] : undefined;
+  if (name !== "mcp" || server === undefined)
+    return { leg: "untrusted_input", gate: name, why: "brings in an MCP server's content", at };
+  const tools = Array.isArray(config["tools"]) ? config["tools"].map(String).join(", ") : "";
+  const command = typeof config["command"] === "string" ? ` (${config["command"]})` : "";
+  return {
+    leg: "untrusted_input",
+    gate: `mcp ${server}`,
+    why: `brings in what the MCP server ${server}${command} answers${tools ? ` to ${tools}` : ""}`,
+    at,
+    remedy: `keep mcp ${server} in a child circle that has no private data`,
+  };
 }
 
 /** The legs the circle itself makes: its state, and a bash medium's workspace and network. */

@@ -1,0 +1,198 @@
+/**
+ * One MCP server a spell declares, reached over stdio through the official SDK's client. The
+ * SDK is imported on first use (`spell --help` and other spells load none of it); the process
+ * starts when a cast needs it, its tools are listed once, and it stops when the last entity
+ * holding it is disposed, or when this process exits.
+ */
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { errorMessage } from "../../core/errors.js";
+
+export interface McpServerConfig {
+  /** The server's name in the spell: its gates are `NAME_TOOL`. */
+  name: string;
+  command: string;
+  args: readonly string[];
+  /** Added to the few variables every server gets (HOME, PATH, …): nothing else is passed on. */
+  env: Readonly<Record<string, string>>;
+  /** Absolute. */
+  cwd: string;
+  /** The allow list: the only tools that become gates. */
+  tools: readonly string[];
+  /** Starting (spawn and initialize), listing, and each call: longer is an error. */
+  timeoutMs: number;
+}
+
+/** A tool as the server lists it. */
+export interface McpTool {
+  description: string | undefined;
+  inputSchema: Record<string, unknown>;
+}
+
+interface Live {
+  client: Client;
+  transport: StdioClientTransport;
+  closed: boolean;
+  /** The last lines the server wrote on stderr, quoted in errors. */
+  stderr: string[];
+}
+
+type Sdk = { Client: typeof Client; StdioClientTransport: typeof StdioClientTransport };
+let sdk: Promise<Sdk> | undefined;
+const loadSdk = (): Promise<Sdk> =>
+  (sdk ??= Promise.all([
+    import("@modelcontextprotocol/sdk/client/index.js"),
+    import("@modelcontextprotocol/sdk/client/stdio.js"),
+  ]).then(([c, s]) => ({ Client: c.Client, StdioClientTransport: s.StdioClientTransport })));
+
+/** Servers running in this process: killed at exit, whoever forgot to stop them. */
+const running = new Set<StdioClientTransport>();
+let exitHook = false;
+function track(transport: StdioClientTransport): void {
+  running.add(transport);
+  if (exitHook) return;
+  exitHook = true;
+  process.once("exit", () => {
+    for (const t of running) {
+      const pid = t.pid;
+      if (pid === null) continue;
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // gone already
+      }
+    }
+  });
+}
+
+const STDERR_LINES = 5;
+
+export class McpServer {
+  /** The tools the server offers, once listed (listed once: the presentation of every cast). */
+  tools: ReadonlyMap<string, McpTool> | null = null;
+  /** Why the last start or listing failed, while the tools are not known. */
+  failure: string | null = null;
+  private live: Live | null = null;
+  private starting: Promise<Live> | null = null;
+  private listing: Promise<boolean> | null = null;
+  private holders = 0;
+
+  constructor(readonly config: McpServerConfig) {}
+
+  /** The server's tools, listed on first use; true when they were learnt by this call. */
+  prepare(): Promise<boolean> {
+    if (this.tools) return Promise.resolve(false);
+    return (this.listing ??= this.list().finally(() => {
+      this.listing = null;
+      if (this.holders === 0) void this.stop();
+    }));
+  }
+
+  hold(): () => void {
+    this.holders++;
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      if (--this.holders === 0) void this.stop();
+    };
+  }
+
+  /** Calls one tool; the result as the server gave it. Rejects with a message for the entity. */
+  async call(tool: string, args: Record<string, unknown>, signal: AbortSignal) {
+    const live = await this.connect();
+    try {
+      return await live.client.callTool({ name: tool, arguments: args }, undefined, {
+        signal,
+        timeout: this.config.timeoutMs,
+      });
+    } catch (err) {
+      if (!live.closed) throw err;
+      await settle();
+      throw new Error(`MCP server ${this.config.name} exited during the call${said(live)}`);
+    }
+  }
+
+  async stop(): Promise<void> {
+    const live = this.live;
+    this.live = null;
+    if (!live) return;
+    live.closed = true;
+    await live.client.close().catch(() => undefined);
+    running.delete(live.transport);
+  }
+
+  /** The pid of the running server (tests check it is gone), or null. */
+  get pid(): number | null {
+    return this.live && !this.live.closed ? this.live.transport.pid : null;
+  }
+
+  private async list(): Promise<boolean> {
+    try {
+      const live = await this.connect();
+      const tools = new Map<string, McpTool>();
+      let cursor: string | undefined;
+      do {
+        const page = await live.client.listTools(cursor === undefined ? {} : { cursor }, {
+          timeout: this.config.timeoutMs,
+        });
+        for (const t of page.tools)
+          tools.set(t.name, { description: t.description, inputSchema: t.inputSchema });
+        cursor = page.nextCursor;
+      } while (cursor);
+      this.tools = tools;
+      this.failure = null;
+      return true;
+    } catch (err) {
+      this.failure = errorMessage(err);
+      return false;
+    }
+  }
+
+  private async connect(): Promise<Live> {
+    if (this.live && !this.live.closed) return this.live;
+    this.starting ??= this.start().finally(() => (this.starting = null));
+    return this.starting;
+  }
+
+  private async start(): Promise<Live> {
+    const { Client, StdioClientTransport } = await loadSdk();
+    const { command, args, env, cwd, name, timeoutMs } = this.config;
+    const transport = new StdioClientTransport({
+      command,
+      args: [...args],
+      env: { ...env },
+      cwd,
+      stderr: "pipe",
+    });
+    const client = new Client({ name: "spellbook", version: "0.1.0" });
+    const live: Live = { client, transport, closed: false, stderr: [] };
+    transport.stderr?.on("data", (chunk: Buffer) => {
+      live.stderr.push(...String(chunk).split("\n").filter(Boolean));
+      live.stderr.splice(0, Math.max(0, live.stderr.length - STDERR_LINES));
+    });
+    client.onclose = () => {
+      live.closed = true;
+      running.delete(transport);
+      if (this.live === live) this.live = null;
+    };
+    try {
+      await client.connect(transport, { timeout: timeoutMs });
+    } catch (err) {
+      live.closed = true;
+      await client.close().catch(() => undefined);
+      await settle();
+      const why = errorMessage(err);
+      throw new Error(`MCP server ${name} did not start (${command}): ${why}${said(live)}`);
+    }
+    track(transport);
+    this.live = live;
+    return live;
+  }
+}
+
+/** Lets the last of a closed process's stderr arrive. */
+const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 20));
+
+const said = (live: Live): string =>
+  live.stderr.length ? `; its stderr ends: ${live.stderr.join(" / ")}` : "";

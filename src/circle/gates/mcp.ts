@@ -1,0 +1,170 @@
+/**
+ * `mcp: { name, command, args, env, cwd, tools, timeout_ms }` as a spell writes it → one gate per
+ * listed tool, `NAME_TOOL`, whose description and parameters are the server's (learnt when a
+ * cast first needs them: `spell validate` starts nothing).
+ */
+import { isAbsolute, resolve } from "node:path";
+import { ConfigError, errorMessage } from "../../core/errors.js";
+import type { Redactor } from "../../core/redact.js";
+import type { Gate, GateContext, ParameterSchema } from "../gate.js";
+import { McpServer, type McpServerConfig } from "./mcp-server.js";
+
+export const MCP_DEPENDENCIES = [
+  "name",
+  "command",
+  "args",
+  "env",
+  "cwd",
+  "tools",
+  "timeout_ms",
+] as const;
+
+const DEFAULT_TIMEOUT_MS = 60_000;
+const NAME = /^[A-Za-z][A-Za-z0-9]*(_[A-Za-z0-9]+)*$/;
+
+const bad = (message: string): ConfigError => new ConfigError("bad_dependency", `mcp: ${message}`);
+
+const strings = (value: unknown, what: string): string[] => {
+  if (!Array.isArray(value) || value.some((v) => typeof v !== "string"))
+    throw bad(`${what} is a list of strings`);
+  return value as string[];
+};
+
+/** The declaration, checked: every mistake is an error of the spell at the gate's line. */
+export function mcpConfigOf(deps: Readonly<Record<string, unknown>>, baseDir: string) {
+  const { name, command, args = [], env = {}, cwd = ".", tools, timeout_ms } = deps;
+  if (typeof name !== "string" || !NAME.test(name))
+    throw bad(
+      "name is required: a word naming the server, e.g. name: notes (its gates are notes_TOOL)",
+    );
+  if (typeof command !== "string" || command === "")
+    throw bad("command is required: the program that runs the server, e.g. command: node");
+  if (env === null || typeof env !== "object" || Array.isArray(env))
+    throw bad("env maps variable names to values, e.g. { TOKEN: ${env:NOTES_TOKEN} }");
+  const vars = Object.entries(env as Record<string, unknown>).map(([k, v]) => {
+    if (typeof v !== "string" && typeof v !== "number" && typeof v !== "boolean")
+      throw bad(`env.${k} is a string`);
+    return [k, String(v)] as const;
+  });
+  if (typeof cwd !== "string") throw bad("cwd is a folder, relative to the spell");
+  if (tools === undefined)
+    throw bad("tools is required: the server's tools this circle may call, e.g. tools: [search]");
+  const list = strings(tools, "tools");
+  if (list.length === 0) throw bad("tools lists at least one of the server's tools");
+  const timeout = timeout_ms ?? DEFAULT_TIMEOUT_MS;
+  if (typeof timeout !== "number" || !Number.isInteger(timeout) || timeout < 1)
+    throw bad("timeout_ms is a whole number above 0");
+  const config: McpServerConfig = {
+    name,
+    command,
+    args: strings(args, "args"),
+    env: Object.fromEntries(vars),
+    cwd: isAbsolute(cwd) ? cwd : resolve(baseDir, cwd),
+    tools: list,
+    timeoutMs: timeout,
+  };
+  return config;
+}
+
+/** A tool's gate name: `notes_search`; characters a JS name cannot hold become `_`. */
+export const mcpGateName = (server: string, tool: string): string =>
+  `${server}_${tool.replace(/[^A-Za-z0-9_]/g, "_")}`;
+
+export interface McpGateOptions {
+  /** Secrets (`${env:…}` values) never leave in a result or an error. */
+  redactor?: Redactor | undefined;
+}
+
+/** One gate per allowed tool, all on one server process. */
+export function mcpGates(config: McpServerConfig, options: McpGateOptions = {}): Gate[] {
+  const server = new McpServer(config);
+  const redact = (text: string): string => options.redactor?.redact(text) ?? text;
+  const names = new Map<string, string>();
+  for (const tool of config.tools) {
+    const name = mcpGateName(config.name, tool);
+    const other = names.get(name);
+    if (other !== undefined)
+      throw bad(
+        `tools ${JSON.stringify(other)} and ${JSON.stringify(tool)} would both be gate ${name}`,
+      );
+    names.set(name, tool);
+  }
+  return [...names].map(([name, tool]) => toolGate(server, name, tool, redact));
+}
+
+function toolGate(
+  server: McpServer,
+  name: string,
+  tool: string,
+  redact: (text: string) => string,
+): Gate {
+  const of = `tool ${tool} of the MCP server ${server.config.name}`;
+  return {
+    name,
+    get description() {
+      const listed = server.tools?.get(tool);
+      if (listed)
+        return redact(listed.description ? `${listed.description} (${of})` : `The ${of}.`);
+      if (server.tools) return `The ${of}, which the server does not offer.`;
+      return `The ${of}.`;
+    },
+    get parameters(): ParameterSchema {
+      const schema = server.tools?.get(tool)?.inputSchema;
+      if (!schema) return { type: "object" };
+      const { $schema: _drop, ...rest } = schema;
+      return { ...rest, type: "object" };
+    },
+    prepare: () => server.prepare(),
+    hold: () => server.hold(),
+    execute: (args: Record<string, unknown>, ctx: GateContext) =>
+      callTool(server, tool, args, ctx.signal).then(
+        (value) => redactDeep(value, redact),
+        (err: unknown) => {
+          throw new Error(redact(`${name}: ${errorMessage(err)}`));
+        },
+      ),
+  };
+}
+
+async function callTool(
+  server: McpServer,
+  tool: string,
+  args: Record<string, unknown>,
+  signal: AbortSignal,
+): Promise<unknown> {
+  await server.prepare();
+  if (!server.tools) throw new Error(server.failure ?? "the server's tools are not known");
+  if (!server.tools.has(tool)) {
+    const offered = [...server.tools.keys()].join(", ") || "none";
+    throw new Error(
+      `the MCP server ${server.config.name} offers no tool ${JSON.stringify(tool)}; it offers: ${offered}`,
+    );
+  }
+  const result = await server.call(tool, args, signal);
+  const text = renderContent(result.content);
+  if (result.isError === true) throw new Error(text || "the tool failed");
+  // Structured output is a value the code medium can use as is; else the text.
+  return result.structuredContent ?? text;
+}
+
+/** Every string in a value, redacted (a structured result carries text too). */
+function redactDeep(value: unknown, redact: (text: string) => string): unknown {
+  if (typeof value === "string") return redact(value);
+  if (Array.isArray(value)) return value.map((v) => redactDeep(v, redact));
+  if (value !== null && typeof value === "object")
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactDeep(v, redact)]));
+  return value;
+}
+
+/** An MCP result's content as text: text parts as they are, the others named. */
+function renderContent(content: unknown): string {
+  if (!Array.isArray(content)) return "";
+  return content
+    .map((part: Record<string, unknown>) => {
+      if (part["type"] === "text") return String(part["text"]);
+      if (part["type"] === "resource") return JSON.stringify(part["resource"]);
+      const mime = typeof part["mimeType"] === "string" ? ` ${part["mimeType"]}` : "";
+      return `[${String(part["type"])}${mime}]`;
+    })
+    .join("\n");
+}
