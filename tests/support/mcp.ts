@@ -9,7 +9,7 @@ import { join, resolve } from "node:path";
 export const NOTES_SERVER = resolve("tests/fixtures/mcp/notes-server.mjs");
 
 export interface McpSpellOptions {
-  medium?: "conversation" | "code";
+  medium?: "conversation" | "code" | "bash";
   /** Replies of the scripted LLM, as YAML list items (each `- …` line). */
   responses: string[];
   tools?: string[];
