@@ -158,6 +158,7 @@ describe("a spell run process", () => {
     const spell = mcpSpell({
       responses: [`- tool_calls: [{ gate: notes_pid, args: {} }]`],
       tools: ["pid"],
+      mode: "stubborn", // outlives its stdin and ignores SIGTERM: only the exit hook's kill ends it
     });
     const script = `
       const { loadSpell } = await import(${JSON.stringify(resolve("dist/spell/index.js"))});
