@@ -58,7 +58,7 @@ describe("mcp gates in the conversation medium", () => {
     const { calls } = await cast(spell);
     expect(calls[0]).toMatchObject({ gate_name: "notes_delete", is_error: true });
     expect(calls[0]!.result).toBe(
-      'notes_delete: the MCP server notes offers no tool "delete"; it offers: search, read, secret, crash, pid',
+      'notes_delete: the MCP server notes offers no tool "delete"; it offers: search, read, secret, crash, env, pid',
     );
     expect(calls[1]).toMatchObject({ gate_name: "notes_search", is_error: true });
     expect(calls[1]!.result).toContain('unknown gate "notes_search"');
@@ -132,5 +132,20 @@ describe("mcp gates in the conversation medium", () => {
     const { calls } = await cast(spell, { NOTES_TOKEN: "tok-9f8e7d6c" });
     expect(calls[0]!.result).toBe("my token is [REDACTED]");
     expect(JSON.stringify(calls)).not.toContain("tok-9f8e7d6c");
+  });
+
+  it("a server sees only a few variables of the environment, and its own env:", async () => {
+    const spell = mcpSpell({ tools: ["env"], responses: [call("notes_env"), finish] });
+    process.env["SPELLBOOK_MCP_LEAK_PROBE"] = "should not reach the server";
+    try {
+      const { calls } = await cast(spell);
+      const names = calls[0]!.result.split(",");
+      expect(names).toContain("NOTES_PIDS"); // the spell's env:
+      expect(names).not.toContain("SPELLBOOK_MCP_LEAK_PROBE");
+      for (const name of names)
+        expect(["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "NOTES_PIDS"]).toContain(name);
+    } finally {
+      delete process.env["SPELLBOOK_MCP_LEAK_PROBE"];
+    }
   });
 });
