@@ -86,10 +86,15 @@ export async function startSites(): Promise<Sites> {
 export function chromiumWrapper(dir: string): { path: string; pids(): number[] } {
   const pidFile = join(dir, "chromium-pids.txt");
   const path = join(dir, "chromium");
-  writeFileSync(path, `#!/bin/sh\necho $$ >> ${JSON.stringify(pidFile)}\nexec /usr/bin/chromium "$@"\n`);
+  writeFileSync(
+    path,
+    `#!/bin/sh\necho $$ >> ${JSON.stringify(pidFile)}\nexec /usr/bin/chromium "$@"\n`,
+  );
   chmodSync(path, 0o755);
   const pids = () =>
-    existsSync(pidFile) ? readFileSync(pidFile, "utf8").split("\n").filter(Boolean).map(Number) : [];
+    existsSync(pidFile)
+      ? readFileSync(pidFile, "utf8").split("\n").filter(Boolean).map(Number)
+      : [];
   return { path, pids };
 }
 

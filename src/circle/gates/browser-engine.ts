@@ -1,8 +1,9 @@
 /**
  * One headless Chromium per process, driven through playwright-core and launched on first use:
  * the driver is imported then (`spell --help` and spells without a browser load none of it). The
- * driver kills the browser's process group when this process exits; a browser that crashed or
- * closed is launched again by the next call.
+ * driver kills the browser's process group when this process exits; the browser closes when
+ * its last page does (so a finished `spell run` ends), and a browser that crashed or closed is
+ * launched again by the next call.
  */
 import type { Browser } from "playwright-core";
 import { errorMessage } from "../../core/errors.js";
@@ -21,6 +22,19 @@ const ARGS = [
 ];
 
 let launching: Promise<Browser> | undefined;
+let users = 0;
+
+/** Takes a use of the process's browser (a page about to open); `releaseBrowser` gives it back. */
+export function acquireBrowser(timeoutMs: number): Promise<Browser> {
+  users++;
+  return sharedBrowser(timeoutMs);
+}
+
+/** The last use given back closes the browser: nothing keeps a finished process alive. */
+export function releaseBrowser(): Promise<void> {
+  users = Math.max(0, users - 1);
+  return users === 0 ? closeSharedBrowser() : Promise.resolve();
+}
 
 /** The process's browser, launched when first asked for (again after a crash). */
 export function sharedBrowser(timeoutMs: number): Promise<Browser> {

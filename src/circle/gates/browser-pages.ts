@@ -5,7 +5,7 @@
  * is not allowed; what routing does not see (a redirect's next hop) meets the proxy.
  */
 import type { BrowserContext, Page } from "playwright-core";
-import { sharedBrowser } from "./browser-engine.js";
+import { acquireBrowser, releaseBrowser } from "./browser-engine.js";
 import { refusal, startAllowProxy, type AllowProxy } from "./browser-proxy.js";
 import type { AllowEntry } from "./fetch-allow.js";
 
@@ -23,6 +23,8 @@ export interface LivePage {
   proxy: AllowProxy;
   /** Hosts whose requests were aborted since the last result said so. */
   blocked: Set<string>;
+  /** Closes the proxy and gives the browser back, once (on close, or when the page died). */
+  release: () => void;
 }
 
 /** URLs that never reach the network pass (data:, blob:, about:); http(s) only as allowed. */
@@ -76,9 +78,9 @@ export class BrowserPages {
     this.pages.delete(entityId);
     if (!live) return;
     const opened = await live.catch(() => undefined);
-    if (!opened) return;
-    opened.proxy.close();
+    if (!opened) return; // a page that failed to open gave its use back
     await opened.context.close().catch(() => undefined);
+    opened.release();
   }
 
   /** How many entities have a page open (tests). */
@@ -88,12 +90,13 @@ export class BrowserPages {
 
   private async open(entityId: string): Promise<LivePage> {
     const { allow, timeoutMs } = this.settings;
-    const browser = await sharedBrowser(timeoutMs);
-    const proxy = await startAllowProxy(allow);
+    let proxy: AllowProxy | undefined;
     try {
+      const browser = await acquireBrowser(timeoutMs);
+      proxy = await startAllowProxy(allow);
       const context = await browser.newContext({
-        // Loopback too goes through the proxy (Chromium skips a proxy for it unless told).
-        proxy: { server: proxy.server, bypass: "<-loopback>" },
+        // Every request meets the proxy, loopback too (the driver adds <-loopback> itself).
+        proxy: { server: proxy.server },
         serviceWorkers: "block",
         acceptDownloads: false,
       });
@@ -108,13 +111,21 @@ export class BrowserPages {
       });
       const page = await context.newPage();
       const live = this.pages.get(entityId);
+      let released = false;
+      const release = (): void => {
+        if (released) return;
+        released = true;
+        proxy?.close();
+        void releaseBrowser();
+      };
       context.on("close", () => {
-        proxy.close();
+        release();
         if (this.pages.get(entityId) === live) this.pages.delete(entityId);
       });
-      return { context, page, proxy, blocked };
+      return { context, page, proxy, blocked, release };
     } catch (err) {
-      proxy.close();
+      proxy?.close();
+      await releaseBrowser();
       throw err;
     }
   }

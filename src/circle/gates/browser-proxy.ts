@@ -105,5 +105,7 @@ function forward(
 
 function splitHostPort(target: string): [string, string] {
   const at = target.lastIndexOf(":");
-  return at > 0 && !target.endsWith("]") ? [target.slice(0, at), target.slice(at + 1)] : [target, "443"];
+  return at > 0 && !target.endsWith("]")
+    ? [target.slice(0, at), target.slice(at + 1)]
+    : [target, "443"];
 }

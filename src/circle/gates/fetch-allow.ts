@@ -74,12 +74,15 @@ export function parseAllowEntryOf(text: unknown, gate: string): AllowEntry {
 
 /** The URL the entity asked for, parsed; an error that names what is wrong with it. */
 export function parseTarget(raw: unknown, base?: URL, gate = "fetch"): URL {
-  if (typeof raw !== "string" || raw.trim() === "") throw new Error(`${gate}: url must be a string`);
+  if (typeof raw !== "string" || raw.trim() === "")
+    throw new Error(`${gate}: url must be a string`);
   let url: URL;
   try {
     url = base ? new URL(raw, base) : new URL(raw);
   } catch {
-    throw new Error(`${gate}: url must be an absolute http(s) URL, e.g. https://api.github.com/zen`);
+    throw new Error(
+      `${gate}: url must be an absolute http(s) URL, e.g. https://api.github.com/zen`,
+    );
   }
   if (url.protocol !== "https:" && url.protocol !== "http:")
     throw new Error(`${gate}: scheme ${url.protocol} is not allowed (http and https only)`);
