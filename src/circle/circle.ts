@@ -85,8 +85,8 @@ export class Circle implements CircleLike, GateHost {
 
   open(context: EntityContext): MediumSession {
     const session = this.medium.open(this, context as EntityContext<Entity>);
-    const id = (context as EntityContext<Entity>).entity.id;
-    return this.held.length ? holding(session, this.held, id) : session;
+    if (!this.held.length) return session;
+    return holding(session, this.held, (context as EntityContext<Entity>).entity.id);
   }
 
   /**
