@@ -47,6 +47,7 @@ for (const [name, entry] of Object.entries(BUNDLES)) {
       "fastify",
       "@agentclientprotocol/sdk",
       "@modelcontextprotocol/sdk",
+      "playwright-core",
     ],
     logLevel: "warning",
   });

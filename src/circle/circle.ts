@@ -85,7 +85,8 @@ export class Circle implements CircleLike, GateHost {
 
   open(context: EntityContext): MediumSession {
     const session = this.medium.open(this, context as EntityContext<Entity>);
-    return this.held.length ? holding(session, this.held) : session;
+    if (!this.held.length) return session;
+    return holding(session, this.held, (context as EntityContext<Entity>).entity.id);
   }
 
   /**
@@ -132,9 +133,9 @@ export class Circle implements CircleLike, GateHost {
   }
 }
 
-/** A session that holds what its gates run on until it is disposed (an MCP server's process). */
-function holding(session: MediumSession, gates: readonly Gate[]): MediumSession {
-  const releases = gates.map((g) => g.hold!());
+/** A session that holds what its gates run on until it is disposed (an MCP server, a page). */
+function holding(session: MediumSession, gates: readonly Gate[], entityId: string): MediumSession {
+  const releases = gates.map((g) => g.hold!(entityId));
   const held: MediumSession = {
     execute: (response, scope) => session.execute(response, scope),
     dispose: () => {

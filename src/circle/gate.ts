@@ -52,9 +52,10 @@ export interface Gate {
   readonly prepare?: () => Promise<boolean>;
   /**
    * An entity whose circle has the gate holds what the gate runs on (an MCP server's process)
-   * while it lives; the function returned lets go. The last to let go stops it.
+   * while it lives (a browser page is the entity's own); the function returned lets go. The
+   * last to let go stops it.
    */
-  readonly hold?: () => () => void;
+  readonly hold?: (entityId: string) => () => void;
 }
 
 export function toolDefinition(gate: Gate): ToolDefinition {

@@ -33,6 +33,7 @@ export type GateName =
   | "write"
   | "fetch"
   | "mcp"
+  | "browser"
   | "slow_gate"
   | "failing_gate"
   | "counter"

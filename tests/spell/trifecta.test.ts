@@ -74,6 +74,22 @@ describe("lethal trifecta (§4.8)", () => {
     }
   });
 
+  it("browser: untrusted input with any host allowed, a way out when its allow list is wide, nothing with none", () => {
+    const narrow = check(circle("    - read\n    - browser: { allow: [localhost:8080] }\n"));
+    expect(narrow.warning).toBeUndefined();
+    expect(narrow.legs.map((l) => [l.leg, l.gate]).sort()).toEqual([
+      ["private_data", "read"],
+      ["untrusted_input", "browser"],
+    ]);
+    const wide = check(circle("    - read\n    - browser: { allow: ['*.example.org'] }\n"));
+    expect(wide.warning?.message).toMatch(
+      /a way out \(browser: its allow list lets it reach any host, at .*spell\.yaml:6:7/,
+    );
+    expect(wide.warning?.message).toContain("narrow browser's allow to the hosts it needs");
+    const none = check(circle("    - read\n    - browser: { allow: [] }\n"));
+    expect(none.legs.map((l) => l.leg)).toEqual(["private_data"]);
+  });
+
   it("no private data, no warning", () => {
     expect(check(circle("    - fetch: { allow: ['*'] }\n")).warning).toBeUndefined();
   });

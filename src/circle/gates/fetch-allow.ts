@@ -1,5 +1,5 @@
 /**
- * The fetch gate's allowlist. Everything here is string work on the URL as written: no name is
+ * The fetch and browser gates' allowlist. Everything here is string work on the URL as written: no name is
  * looked up and no socket opened until a URL has passed `check` (a denied host costs nothing).
  */
 import { ConfigError } from "../../core/errors.js";
@@ -24,10 +24,15 @@ const normalHost = (host: string): string => host.toLowerCase().replace(/\.$/, "
  * (plain http only where an entry says so). Paths, queries and credentials are refused.
  */
 export function parseAllowEntry(text: unknown): AllowEntry {
+  return parseAllowEntryOf(text, "fetch");
+}
+
+/** An entry of `gate`'s allow list (its name starts the messages). */
+export function parseAllowEntryOf(text: unknown, gate: string): AllowEntry {
   if (typeof text !== "string" || text.trim() === "")
     throw new ConfigError(
       "bad_dependency",
-      "fetch: each allow entry is a host, e.g. api.github.com",
+      `${gate}: each allow entry is a host, e.g. api.github.com`,
     );
   const raw = text.trim();
   const schemeMatch = /^([a-z][a-z0-9+.-]*):\/\//i.exec(raw);
@@ -35,7 +40,7 @@ export function parseAllowEntry(text: unknown): AllowEntry {
   if (scheme !== "https:" && scheme !== "http:")
     throw new ConfigError(
       "bad_dependency",
-      `fetch: allow ${JSON.stringify(raw)}: only http and https`,
+      `${gate}: allow ${JSON.stringify(raw)}: only http and https`,
     );
   let rest = schemeMatch ? raw.slice(schemeMatch[0].length) : raw;
   const wildcard = rest.startsWith("*.");
@@ -44,7 +49,7 @@ export function parseAllowEntry(text: unknown): AllowEntry {
   try {
     url = new URL(`${scheme}//${rest}`);
   } catch {
-    throw new ConfigError("bad_dependency", `fetch: allow ${JSON.stringify(raw)} is not a host`);
+    throw new ConfigError("bad_dependency", `${gate}: allow ${JSON.stringify(raw)} is not a host`);
   }
   if (
     url.username ||
@@ -56,7 +61,7 @@ export function parseAllowEntry(text: unknown): AllowEntry {
   )
     throw new ConfigError(
       "bad_dependency",
-      `fetch: allow ${JSON.stringify(raw)}: write a host (with an optional scheme and port), or *.domain`,
+      `${gate}: allow ${JSON.stringify(raw)}: write a host (with an optional scheme and port), or *.domain`,
     );
   return {
     host: normalHost(url.hostname),
@@ -68,18 +73,21 @@ export function parseAllowEntry(text: unknown): AllowEntry {
 }
 
 /** The URL the entity asked for, parsed; an error that names what is wrong with it. */
-export function parseTarget(raw: unknown, base?: URL): URL {
-  if (typeof raw !== "string" || raw.trim() === "") throw new Error("fetch: url must be a string");
+export function parseTarget(raw: unknown, base?: URL, gate = "fetch"): URL {
+  if (typeof raw !== "string" || raw.trim() === "")
+    throw new Error(`${gate}: url must be a string`);
   let url: URL;
   try {
     url = base ? new URL(raw, base) : new URL(raw);
   } catch {
-    throw new Error("fetch: url must be an absolute http(s) URL, e.g. https://api.github.com/zen");
+    throw new Error(
+      `${gate}: url must be an absolute http(s) URL, e.g. https://api.github.com/zen`,
+    );
   }
   if (url.protocol !== "https:" && url.protocol !== "http:")
-    throw new Error(`fetch: scheme ${url.protocol} is not allowed (http and https only)`);
+    throw new Error(`${gate}: scheme ${url.protocol} is not allowed (http and https only)`);
   if (url.username || url.password)
-    throw new Error(`fetch: credentials in the URL are refused (${url.hostname})`);
+    throw new Error(`${gate}: credentials in the URL are refused (${url.hostname})`);
   return url;
 }
 
@@ -94,17 +102,17 @@ export function entryAllows(entry: AllowEntry, url: URL): boolean {
 }
 
 /** Throws the gate's denial (naming the host, never the path or query) unless some entry allows the URL. */
-export function checkAllowed(allow: readonly AllowEntry[], url: URL): void {
+export function checkAllowed(allow: readonly AllowEntry[], url: URL, gate = "fetch"): void {
   if (allow.some((e) => entryAllows(e, url))) return;
   if (allow.length === 0)
     throw new Error(
-      `fetch: host ${url.hostname} is not allowed: the allowlist is empty (fetch: { allow: [${url.hostname}] })`,
+      `${gate}: host ${url.hostname} is not allowed: the allowlist is empty (${gate}: { allow: [${url.hostname}] })`,
     );
   const other = allow.filter((e) => hostMatches(e, url)).map((e) => e.text);
   throw new Error(
     other.length
-      ? `fetch: ${url.protocol}//${url.host} is not allowed: host ${url.hostname} is allowed only as ${other.join(", ")}`
-      : `fetch: host ${url.hostname} is not allowed (allow: ${allow.map((e) => e.text).join(", ")})`,
+      ? `${gate}: ${url.protocol}//${url.host} is not allowed: host ${url.hostname} is allowed only as ${other.join(", ")}`
+      : `${gate}: host ${url.hostname} is not allowed (allow: ${allow.map((e) => e.text).join(", ")})`,
   );
 }
 

@@ -9,6 +9,7 @@ import {
 import type { GateLookup } from "../spawn/index.js";
 import { doneGate } from "./done.js";
 import { echoGate } from "./echo.js";
+import { browserGates, browserSettingsOf, BROWSER_DEPENDENCIES } from "./browser.js";
 import { fetchGateOf, FETCH_DEPENDENCIES } from "./fetch-config.js";
 import { listDirGate } from "./list-dir.js";
 import { mcpConfigOf, mcpGates, MCP_DEPENDENCIES } from "./mcp.js";
@@ -24,6 +25,7 @@ export { searchGate } from "./search.js";
 export { writeGate } from "./write.js";
 export { fetchGate, type FetchOptions } from "./fetch.js";
 export { mcpGates, mcpConfigOf, mcpGateName } from "./mcp.js";
+export { browserGates, browserSettingsOf, BROWSER_GATES } from "./browser.js";
 export type { McpServerConfig } from "./mcp-server.js";
 export { behaviorGate, type DeclaredGate, type GateBehavior } from "./behavior.js";
 export { callEntityGate, callEntityBatchGate } from "./call-entity.js";
@@ -79,6 +81,10 @@ export const gateRegistry: GateRegistry = {
   mcp: {
     dependencies: MCP_DEPENDENCIES,
     create: (d, c) => mcpGates(mcpConfigOf(d, c.baseDir), { redactor: c.redactor }),
+  },
+  browser: {
+    dependencies: BROWSER_DEPENDENCIES,
+    create: (d) => browserGates(browserSettingsOf(d)),
   },
   call_entity: {
     dependencies: CALL_ENTITY_DEPENDENCIES,

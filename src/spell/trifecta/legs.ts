@@ -54,7 +54,7 @@ export function gateParts(item: unknown): { name: string; config: Obj } | undefi
 }
 
 const FILE_READERS = new Set(["read", "read_ephemeral", "list_dir", "search"]);
-const WEB = /^(fetch|http|http_get|browse|browser|web|web_[a-z_]+|[a-z_]+_fetch)$/;
+const WEB = /^(fetch|http|http_get|browse|browser|browser_[a-z_]+|web|web_[a-z_]+|[a-z_]+_fetch)$/;
 const MCP = /^mcp($|[_.:-])/;
 
 /** Where a root is, shown relative to the spell's folder. */
@@ -88,7 +88,7 @@ export function isWideAllowlist(config: Obj): boolean {
   return list.some((entry) => typeof entry !== "string" || entry.includes("*") || entry === "all");
 }
 
-/** Our `fetch` gate denies every host when its allow list is missing or empty (gates/fetch-allow.ts). */
+/** Our `fetch` and `browser` gates deny every host when their allow list is missing or empty (gates/fetch-allow.ts). */
 function reachesNoHost(config: Obj): boolean {
   const allow = config["allow"] ?? config["allowlist"] ?? config["hosts"];
   return allow === undefined || (Array.isArray(allow) && allow.length === 0);
@@ -122,7 +122,7 @@ export function gateExposures(name: string, config: Obj, path: Path, view: Circl
         remedy: "give write a root inside the spell's folder",
       });
   }
-  if (name === "fetch" && reachesNoHost(config)) return out;
+  if ((name === "fetch" || name === "browser") && reachesNoHost(config)) return out;
   if (WEB.test(name)) {
     out.push({ leg: "untrusted_input", gate: name, why: "brings in content from the web", at });
     if (isWideAllowlist(config))

@@ -1,0 +1,111 @@
+/**
+ * The browser's second wall: a page's requests all go through this loopback proxy (one per
+ * page), which forwards only what the allow list lets through. Request routing
+ * (browser-pages.ts) aborts a denied request before it leaves; the proxy also sees the hops
+ * routing never does: the next request of a redirect, which the driver continues unasked.
+ */
+import { createServer, request as httpRequest, type IncomingMessage } from "node:http";
+import { connect, type Socket } from "node:net";
+import type { AddressInfo } from "node:net";
+import { checkAllowed, type AllowEntry } from "./fetch-allow.js";
+
+/** Set on the proxy's refusal, so the gate can tell a denial from the site's own 403. */
+export const DENIED_HEADER = "x-spellbook-denied";
+
+export interface AllowProxy {
+  /** `http://127.0.0.1:PORT`, for the browser context's proxy setting. */
+  readonly server: string;
+  close(): void;
+}
+
+/** Why the allow list refuses this URL, or null when it lets it through. */
+export function refusal(allow: readonly AllowEntry[], url: URL): string | null {
+  try {
+    checkAllowed(allow, url, "browser");
+    return null;
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
+export async function startAllowProxy(allow: readonly AllowEntry[]): Promise<AllowProxy> {
+  const sockets = new Set<Socket>();
+  const server = createServer((req, res) => {
+    let url: URL;
+    try {
+      url = new URL(req.url ?? "");
+    } catch {
+      res.writeHead(400).end();
+      return;
+    }
+    const denied = url.protocol === "http:" ? refusal(allow, url) : "browser: http only here";
+    if (denied !== null) {
+      res.writeHead(403, { "content-type": "text/plain", [DENIED_HEADER]: denied }).end(denied);
+      return;
+    }
+    forward(req, url, (status, headers, body) => {
+      res.writeHead(status, headers);
+      body.pipe(res);
+    }).on("error", () => (res.headersSent ? res.destroy() : res.writeHead(502).end()));
+  });
+  // https (and ws over it) arrive as CONNECT host:port: the tunnel opens only to an allowed pair.
+  server.on("connect", (req: IncomingMessage, client: Socket) => {
+    const [host = "", port = "443"] = splitHostPort(req.url ?? "");
+    const allowed = ["https:", "http:"].some(
+      (scheme) => refusal(allow, new URL(`${scheme}//${host}:${port}/`)) === null,
+    );
+    if (!allowed) {
+      client.end("HTTP/1.1 403 Forbidden\r\n\r\n");
+      return;
+    }
+    const upstream = connect(Number(port), host.replace(/^\[|\]$/g, ""), () => {
+      client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
+      upstream.pipe(client).pipe(upstream);
+    });
+    upstream.on("error", () => client.destroy());
+    client.on("error", () => upstream.destroy());
+  });
+  server.on("connection", (s: Socket) => {
+    sockets.add(s);
+    s.on("close", () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  server.unref();
+  const { port } = server.address() as AddressInfo;
+  return {
+    server: `http://127.0.0.1:${port}`,
+    close: () => {
+      server.close();
+      for (const s of sockets) s.destroy();
+    },
+  };
+}
+
+function forward(
+  req: IncomingMessage,
+  url: URL,
+  answer: (status: number, headers: IncomingMessage["headers"], body: IncomingMessage) => void,
+) {
+  const headers = { ...req.headers };
+  delete headers["proxy-connection"];
+  delete headers["proxy-authorization"];
+  const upstream = httpRequest(
+    {
+      hostname: url.hostname.replace(/^\[|\]$/g, ""),
+      port: url.port || 80,
+      method: req.method,
+      path: url.pathname + url.search,
+      headers,
+    },
+    (res) => answer(res.statusCode ?? 502, res.headers, res),
+  );
+  req.pipe(upstream);
+  return upstream;
+}
+
+function splitHostPort(target: string): [string, string] {
+  const at = target.lastIndexOf(":");
+  return at > 0 && !target.endsWith("]")
+    ? [target.slice(0, at), target.slice(at + 1)]
+    : [target, "443"];
+}
