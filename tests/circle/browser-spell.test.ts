@@ -16,6 +16,7 @@ import {
   type Sites,
 } from "../support/browser.js";
 import { alive } from "../support/mcp.js";
+import { hasBwrap, noBwrap } from "./bash-helpers.js";
 
 let sites: Sites;
 const wrapper = chromiumWrapper(mkdtempSync(join(tmpdir(), "chromium-")));
@@ -149,3 +150,53 @@ describe("a bad browser declaration", () => {
     expect(wrapper.pids()).toHaveLength(launched);
   });
 });
+
+describe("a browser that does not start", () => {
+  it("is an error observation naming the executable and why, and the cast goes on", async () => {
+    await closeSharedBrowser();
+    const missing = join(mkdtempSync(join(tmpdir(), "no-chromium-")), "chromium");
+    const before = process.env["SPELLBOOK_CHROMIUM"];
+    process.env["SPELLBOOK_CHROMIUM"] = missing;
+    try {
+      const spell = browserSpell({
+        site: sites.site,
+        responses: [
+          `- tool_calls: [{ gate: browser_goto, args: { url: "http://${sites.site}/" } }]`,
+          `- tool_calls: [{ gate: done, args: { answer: went on } }]`,
+        ],
+      });
+      const loaded = await loadSpell(spell.file, { loomPath: "memory" });
+      const result = await loaded.cantrip!.cast("browse");
+      expect(result.result).toBe("went on");
+      const call = result.loom.turns()[0]!.gate_calls[0]!;
+      expect(call).toMatchObject({ gate_name: "browser_goto", is_error: true });
+      expect(call.result).toContain(`browser: Chromium did not start (${missing})`);
+    } finally {
+      process.env["SPELLBOOK_CHROMIUM"] = before;
+    }
+  });
+});
+
+describe.skipIf(noChromium !== undefined || !hasBwrap)(
+  `browser gates in the bash medium (${noChromium ?? noBwrap ?? "Chromium and bubblewrap found"})`,
+  () => {
+    it("a command calls a browser gate by name; a host not allowed is the command's failure", async () => {
+      const spell = browserSpell({
+        site: sites.site,
+        medium: "bash",
+        responses: [
+          `- command: 'browser_goto http://${sites.site}/next'`,
+          `- command: 'browser_goto http://${sites.other}/ || done refused'`,
+        ],
+      });
+      const loaded = await loadSpell(spell.file, { loomPath: "memory" });
+      const result = await loaded.cantrip!.cast("browse");
+      expect(result.result).toBe("refused");
+      const [first, second] = result.loom.turns();
+      expect(first!.gate_calls[0]).toMatchObject({ gate_name: "browser_goto", is_error: false });
+      expect(first!.observation).toContain(`URL: http://${sites.site}/next`);
+      expect(second!.gate_calls[0]).toMatchObject({ gate_name: "browser_goto", is_error: true });
+      expect(sites.otherHits).toEqual([]);
+    });
+  },
+);

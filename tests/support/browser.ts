@@ -102,7 +102,7 @@ export function chromiumWrapper(dir: string): { path: string; pids(): number[] }
 export function browserSpell(options: {
   site: string;
   responses: string[];
-  medium?: "conversation" | "code";
+  medium?: "conversation" | "code" | "bash";
   extra?: string;
   loom?: string;
 }): { dir: string; file: string } {
