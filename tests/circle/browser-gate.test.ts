@@ -1,31 +1,13 @@
 // The browser gates on Debian's Chromium against real pages served on 127.0.0.1: page
 // interaction, the allow list (routing and the proxy behind it), errors, one page per entity.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { closeSharedBrowser, sharedBrowser } from "../../src/circle/gates/browser-engine.js";
+import { describe, expect, it } from "vitest";
+import { sharedBrowser } from "../../src/circle/gates/browser-engine.js";
 import { loadSpell } from "../../src/spell/index.js";
-import {
-  browserSpell,
-  chromiumWrapper,
-  noChromium,
-  startSites,
-  type Sites,
-} from "../support/browser.js";
+import { browserSpell, noChromium, useBrowserSites } from "../support/browser.js";
 import { gone } from "../support/mcp.js";
 
-let sites: Sites;
-const wrapper = chromiumWrapper(mkdtempSync(join(tmpdir(), "chromium-")));
-beforeAll(async () => {
-  sites = await startSites();
-  process.env["SPELLBOOK_CHROMIUM"] = wrapper.path;
-});
-afterAll(async () => {
-  await closeSharedBrowser();
-  await sites.close();
-  delete process.env["SPELLBOOK_CHROMIUM"];
-});
+const fx = useBrowserSites();
+const { wrapper } = fx;
 
 const call = (gate: string, args: Record<string, unknown>) =>
   `- tool_calls: [{ gate: ${gate}, args: ${JSON.stringify(args)} }]`;
@@ -34,7 +16,7 @@ const finish = call("done", { answer: "ok" });
 /** Casts a conversation spell whose LLM makes these gate calls; the calls as recorded. */
 async function calls(responses: string[], extra?: string) {
   const spell = browserSpell({
-    site: sites.site,
+    site: fx.sites.site,
     responses: [...responses, finish],
     ...(extra ? { extra } : {}),
   });
@@ -51,7 +33,7 @@ describe.skipIf(noChromium !== undefined)(
   `browser gates (${noChromium ?? "Chromium found"})`,
   () => {
     it("goes to a page, types, clicks and reads: title, URL and visible text", async () => {
-      const home = `http://${sites.site}/`;
+      const home = `http://${fx.sites.site}/`;
       const got = await calls([
         call("browser_goto", { url: home }),
         call("browser_type", { selector: "#q", text: "owls" }),
@@ -73,13 +55,15 @@ describe.skipIf(noChromium !== undefined)(
 
     it("a page on an allowed host loads nothing from a host not allowed: image, fetch and redirect are aborted", async () => {
       const got = await calls([
-        call("browser_goto", { url: `http://${sites.site}/leak` }),
-        call("browser_goto", { url: `http://${sites.site}/redirect` }),
-        call("browser_goto", { url: `http://${sites.other}/direct` }),
+        call("browser_goto", { url: `http://${fx.sites.site}/leak` }),
+        call("browser_goto", { url: `http://${fx.sites.site}/redirect` }),
+        call("browser_goto", { url: `http://${fx.sites.other}/direct` }),
       ]);
       expect(got[0]!.is_error).toBe(false);
       expect(got[0]!.result).toContain("leaky");
-      expect(got[0]!.result).toContain(`[blocked requests to hosts not allowed: ${sites.other}]`);
+      expect(got[0]!.result).toContain(
+        `[blocked requests to hosts not allowed: ${fx.sites.other}]`,
+      );
       expect(got[1]!.is_error).toBe(true);
       expect(got[1]!.result).toMatch(
         /^browser: a redirect from .* was refused: browser: .*is not allowed/,
@@ -87,13 +71,13 @@ describe.skipIf(noChromium !== undefined)(
       expect(got[2]!.is_error).toBe(true);
       expect(got[2]!.result).toMatch(/^browser: .*127\.0\.0\.1.* is not allowed/);
       await new Promise((r) => setTimeout(r, 300)); // a late request would have arrived by now
-      expect(sites.otherHits).toEqual([]);
+      expect(fx.sites.otherHits).toEqual([]);
     });
 
     it("a selector not found within timeout_ms is an error observation; max_chars trims the text", async () => {
       const got = await calls(
         [
-          call("browser_goto", { url: `http://${sites.site}/long` }),
+          call("browser_goto", { url: `http://${fx.sites.site}/long` }),
           call("browser_click", { selector: "#missing" }),
         ],
         "max_chars: 100, timeout_ms: 800",
@@ -106,8 +90,8 @@ describe.skipIf(noChromium !== undefined)(
     });
 
     it("one page per entity, closed when the entity is disposed", async () => {
-      const responses = [call("browser_goto", { url: `http://${sites.site}/next` }), finish];
-      const spell = browserSpell({ site: sites.site, responses: [...responses, ...responses] });
+      const responses = [call("browser_goto", { url: `http://${fx.sites.site}/next` }), finish];
+      const spell = browserSpell({ site: fx.sites.site, responses: [...responses, ...responses] });
       const loaded = await loadSpell(spell.file, { loomPath: "memory" });
       const a = loaded.cantrip!.summon();
       const b = loaded.cantrip!.summon();
@@ -121,12 +105,12 @@ describe.skipIf(noChromium !== undefined)(
     });
 
     it("a crashed browser is an error observation, and the next call launches a new one", async () => {
-      sites.onSlow = () => process.kill(wrapper.pids().at(-1)!, "SIGKILL");
+      fx.sites.onSlow = () => process.kill(wrapper.pids().at(-1)!, "SIGKILL");
       const got = await calls([
-        call("browser_goto", { url: `http://${sites.site}/slow` }),
-        call("browser_goto", { url: `http://${sites.site}/next` }),
+        call("browser_goto", { url: `http://${fx.sites.site}/slow` }),
+        call("browser_goto", { url: `http://${fx.sites.site}/next` }),
       ]);
-      sites.onSlow = undefined;
+      fx.sites.onSlow = undefined;
       expect(got[0]!.is_error).toBe(true);
       expect(got[0]!.result).toMatch(/^browser_goto: the browser page closed or crashed/);
       expect(got[1]!.is_error).toBe(false);

@@ -4,42 +4,27 @@ import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { closeSharedBrowser } from "../../src/circle/gates/browser-engine.js";
 import { SpellErrors } from "../../src/core/errors.js";
 import { loadSpell } from "../../src/spell/index.js";
-import {
-  browserSpell,
-  chromiumWrapper,
-  noChromium,
-  startSites,
-  type Sites,
-} from "../support/browser.js";
+import { browserSpell, chromiumWrapper, noChromium, useBrowserSites } from "../support/browser.js";
 import { alive } from "../support/mcp.js";
 import { hasBwrap, noBwrap } from "./bash-helpers.js";
 
-let sites: Sites;
-const wrapper = chromiumWrapper(mkdtempSync(join(tmpdir(), "chromium-")));
-beforeAll(async () => {
-  sites = await startSites();
-  process.env["SPELLBOOK_CHROMIUM"] = wrapper.path;
-});
-afterAll(async () => {
-  await closeSharedBrowser();
-  await sites.close();
-  delete process.env["SPELLBOOK_CHROMIUM"];
-});
+const fx = useBrowserSites();
+const { wrapper } = fx;
 
 describe.skipIf(noChromium !== undefined)(
   `browser gates in a spell (${noChromium ?? "Chromium found"})`,
   () => {
     it("the code medium calls them as functions (crossing to the main thread); errors are catchable", async () => {
-      const url = `http://${sites.site}/`;
+      const url = `http://${fx.sites.site}/`;
       const spell = browserSpell({
-        site: sites.site,
+        site: fx.sites.site,
         medium: "code",
         responses: [
-          `- code: 'browser_goto(${JSON.stringify(url)}); browser_type("#q", "moths"); browser_click("#go"); var a = browser_text("#out"); try { browser_goto("http://${sites.other}/") } catch (e) { a += " | " + e.message } done(a)'`,
+          `- code: 'browser_goto(${JSON.stringify(url)}); browser_type("#q", "moths"); browser_click("#go"); var a = browser_text("#out"); try { browser_goto("http://${fx.sites.other}/") } catch (e) { a += " | " + e.message } done(a)'`,
         ],
       });
       const loaded = await loadSpell(spell.file, { loomPath: "memory" });
@@ -48,16 +33,16 @@ describe.skipIf(noChromium !== undefined)(
       expect(result.result).toMatch(
         /^You searched: moths \| browser: host 127\.0\.0\.1 is not allowed|^You searched: moths \| browser: http:\/\/127\.0\.0\.1:\d+ is not allowed/,
       );
-      expect(sites.otherHits).toEqual([]);
+      expect(fx.sites.otherHits).toEqual([]);
     });
 
     it("a resumed code entity replays its recorded browser results without launching a browser", async () => {
       const spell = browserSpell({
-        site: sites.site,
+        site: fx.sites.site,
         medium: "code",
         loom: "loom.jsonl",
         responses: [
-          `- code: 'var page = browser_goto("http://${sites.site}/next"); done(page.length)'`,
+          `- code: 'var page = browser_goto("http://${fx.sites.site}/next"); done(page.length)'`,
           `- code: 'done(page.split("\\n").pop().toUpperCase())'`,
         ],
       });
@@ -87,9 +72,9 @@ describe.skipIf(noChromium !== undefined)(
 
     it("a spell run process ends with no Chromium process left", async () => {
       const spell = browserSpell({
-        site: sites.site,
+        site: fx.sites.site,
         responses: [
-          `- tool_calls: [{ gate: browser_goto, args: { url: "http://${sites.site}/next" } }]`,
+          `- tool_calls: [{ gate: browser_goto, args: { url: "http://${fx.sites.site}/next" } }]`,
           `- tool_calls: [{ gate: done, args: { answer: ok } }]`,
         ],
       });
@@ -159,9 +144,9 @@ describe("a browser that does not start", () => {
     process.env["SPELLBOOK_CHROMIUM"] = missing;
     try {
       const spell = browserSpell({
-        site: sites.site,
+        site: fx.sites.site,
         responses: [
-          `- tool_calls: [{ gate: browser_goto, args: { url: "http://${sites.site}/" } }]`,
+          `- tool_calls: [{ gate: browser_goto, args: { url: "http://${fx.sites.site}/" } }]`,
           `- tool_calls: [{ gate: done, args: { answer: went on } }]`,
         ],
       });
@@ -182,11 +167,11 @@ describe.skipIf(noChromium !== undefined || !hasBwrap)(
   () => {
     it("a command calls a browser gate by name; a host not allowed is the command's failure", async () => {
       const spell = browserSpell({
-        site: sites.site,
+        site: fx.sites.site,
         medium: "bash",
         responses: [
-          `- command: 'browser_goto http://${sites.site}/next'`,
-          `- command: 'browser_goto http://${sites.other}/ || done refused'`,
+          `- command: 'browser_goto http://${fx.sites.site}/next'`,
+          `- command: 'browser_goto http://${fx.sites.other}/ || done refused'`,
         ],
       });
       const loaded = await loadSpell(spell.file, { loomPath: "memory" });
@@ -194,9 +179,9 @@ describe.skipIf(noChromium !== undefined || !hasBwrap)(
       expect(result.result).toBe("refused");
       const [first, second] = result.loom.turns();
       expect(first!.gate_calls[0]).toMatchObject({ gate_name: "browser_goto", is_error: false });
-      expect(first!.observation).toContain(`URL: http://${sites.site}/next`);
+      expect(first!.observation).toContain(`URL: http://${fx.sites.site}/next`);
       expect(second!.gate_calls[0]).toMatchObject({ gate_name: "browser_goto", is_error: true });
-      expect(sites.otherHits).toEqual([]);
+      expect(fx.sites.otherHits).toEqual([]);
     });
   },
 );

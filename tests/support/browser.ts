@@ -8,6 +8,8 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterAll, beforeAll } from "vitest";
+import { closeSharedBrowser } from "../../src/circle/gates/browser-engine.js";
 
 /** Why the browser tests cannot run here, or undefined when Debian's Chromium is installed. */
 export const noChromium = existsSync("/usr/bin/chromium")
@@ -125,4 +127,32 @@ circle:
 ${options.loom ? `loom: { path: ${options.loom} }\n` : ""}`,
   );
   return { dir, file };
+}
+
+/**
+ * For a test file: the loopback sites, started before its tests, and a Chromium wrapper named in
+ * SPELLBOOK_CHROMIUM meanwhile (it lists the browsers it started); all torn down after.
+ */
+export function useBrowserSites(): {
+  readonly sites: Sites;
+  wrapper: ReturnType<typeof chromiumWrapper>;
+} {
+  let sites: Sites | undefined;
+  const wrapper = chromiumWrapper(mkdtempSync(join(tmpdir(), "chromium-")));
+  beforeAll(async () => {
+    sites = await startSites();
+    process.env["SPELLBOOK_CHROMIUM"] = wrapper.path;
+  });
+  afterAll(async () => {
+    await closeSharedBrowser();
+    await sites?.close();
+    delete process.env["SPELLBOOK_CHROMIUM"];
+  });
+  return {
+    get sites(): Sites {
+      if (!sites) throw new Error("the sites start before the file's tests");
+      return sites;
+    },
+    wrapper,
+  };
 }

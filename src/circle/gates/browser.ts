@@ -9,6 +9,7 @@ import { firstLine } from "./browser-engine.js";
 import { BrowserPages, type BrowserSettings, type LivePage } from "./browser-pages.js";
 import { DENIED_HEADER } from "./browser-proxy.js";
 import { checkAllowed, parseAllowEntryOf, parseTarget, shownUrl } from "./fetch-allow.js";
+import { positiveSetting } from "./fetch-config.js";
 
 export const BROWSER_DEPENDENCIES = ["allow", "max_chars", "timeout_ms"] as const;
 export const BROWSER_GATES = ["browser_goto", "browser_click", "browser_type", "browser_text"];
@@ -18,12 +19,8 @@ const DEFAULT_TIMEOUT_MS = 15_000;
 const bad = (message: string): ConfigError =>
   new ConfigError("bad_dependency", `browser: ${message}`);
 
-function positive(deps: Readonly<Record<string, unknown>>, key: string, otherwise: number): number {
-  const value = deps[key] ?? otherwise;
-  if (typeof value !== "number" || !Number.isInteger(value) || value < 1)
-    throw bad(`${key} is a whole number above 0`);
-  return value;
-}
+const positive = (deps: Readonly<Record<string, unknown>>, key: string, otherwise: number) =>
+  positiveSetting(deps, key, bad) ?? otherwise;
 
 /** The declaration, checked: every mistake is an error of the spell at the gate's line. */
 export function browserSettingsOf(deps: Readonly<Record<string, unknown>>): BrowserSettings {

@@ -14,13 +14,21 @@ export const FETCH_DEPENDENCIES = [
 const bad = (message: string): ConfigError =>
   new ConfigError("bad_dependency", `fetch: ${message}`);
 
-function positive(deps: Readonly<Record<string, unknown>>, key: string): number | undefined {
+/** A setting that is a whole number above 0, or absent; `bad` makes the gate's error. */
+export function positiveSetting(
+  deps: Readonly<Record<string, unknown>>,
+  key: string,
+  bad: (message: string) => Error,
+): number | undefined {
   const value = deps[key];
   if (value === undefined) return undefined;
   if (typeof value !== "number" || !Number.isInteger(value) || value < 1)
     throw bad(`${key} is a whole number above 0`);
   return value;
 }
+
+const positive = (deps: Readonly<Record<string, unknown>>, key: string) =>
+  positiveSetting(deps, key, bad);
 
 export function fetchGateOf(deps: Readonly<Record<string, unknown>>): Gate {
   const allow = deps["allow"] ?? [];
