@@ -20,6 +20,8 @@ export const MCP_DEPENDENCIES = [
 ] as const;
 
 const DEFAULT_TIMEOUT_MS = 60_000;
+/** A result longer than this (as text, or as JSON) is cut: one call cannot flood the context. */
+export const MCP_MAX_RESULT_CHARS = 100_000;
 const NAME = /^[A-Za-z][A-Za-z0-9]*(_[A-Za-z0-9]+)*$/;
 
 const bad = (message: string): ConfigError => new ConfigError("bad_dependency", `mcp: ${message}`);
@@ -143,8 +145,14 @@ async function callTool(
   const result = await server.call(tool, args, signal);
   const text = renderContent(result.content);
   if (result.isError === true) throw new Error(text || "the tool failed");
-  // Structured output is a value the code medium can use as is; else the text.
-  return result.structuredContent ?? text;
+  // Structured output is a value the code medium can use as is; else the text (either cut).
+  const structured = result.structuredContent;
+  if (structured !== undefined && JSON.stringify(structured).length <= MCP_MAX_RESULT_CHARS)
+    return structured;
+  const whole = structured === undefined ? text : JSON.stringify(structured);
+  return whole.length <= MCP_MAX_RESULT_CHARS
+    ? whole
+    : `${whole.slice(0, MCP_MAX_RESULT_CHARS)}\n[cut at ${MCP_MAX_RESULT_CHARS} of ${whole.length} characters]`;
 }
 
 /** Every string in a value, redacted (a structured result carries text too). */
