@@ -1,0 +1,35 @@
+// The browser's loopback proxy against what a local process (not Chromium) may send it.
+import { connect } from "node:net";
+import { describe, expect, it } from "vitest";
+import { startAllowProxy } from "../../src/circle/gates/browser-proxy.js";
+import { parseAllowEntryOf } from "../../src/circle/gates/fetch-allow.js";
+
+/** Sends raw bytes to the proxy; what it answers before closing. */
+function raw(server: string, bytes: string): Promise<string> {
+  const { hostname, port } = new URL(server);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => socket.write(bytes));
+    let got = "";
+    socket.on("data", (d) => (got += String(d)));
+    socket.on("close", () => resolve(got));
+    socket.on("error", reject);
+    socket.setTimeout(2000, () => socket.destroy());
+  });
+}
+
+describe("browser allow proxy", () => {
+  it("a CONNECT whose target is not host:port is refused, and the proxy goes on serving", async () => {
+    const proxy = await startAllowProxy([parseAllowEntryOf("example.org", "browser")]);
+    try {
+      for (const target of ["a:b:c", "example.org:notaport", "[::1", ":443"])
+        expect(await raw(proxy.server, `CONNECT ${target} HTTP/1.1\r\n\r\n`)).toMatch(
+          /^HTTP\/1\.1 (400|403)/,
+        );
+      expect(await raw(proxy.server, "CONNECT evil.test:443 HTTP/1.1\r\n\r\n")).toMatch(
+        /^HTTP\/1\.1 403/,
+      );
+    } finally {
+      proxy.close();
+    }
+  });
+});
