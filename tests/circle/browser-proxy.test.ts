@@ -1,5 +1,5 @@
 // The browser's loopback proxy against what a local process (not Chromium) may send it.
-import { connect } from "node:net";
+import { connect, createServer, type AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import { startAllowProxy } from "../../src/circle/gates/browser-proxy.js";
 import { parseAllowEntryOf } from "../../src/circle/gates/fetch-allow.js";
@@ -30,6 +30,22 @@ describe("browser allow proxy", () => {
       );
     } finally {
       proxy.close();
+    }
+  });
+
+  it("a CONNECT to an allowed host and port opens the tunnel", async () => {
+    const echo = createServer((s) => s.pipe(s));
+    await new Promise<void>((r) => echo.listen(0, "127.0.0.1", r));
+    const { port } = echo.address() as AddressInfo;
+    const proxy = await startAllowProxy([parseAllowEntryOf(`http://127.0.0.1:${port}`, "browser")]);
+    try {
+      const answer = await raw(proxy.server, `CONNECT 127.0.0.1:${port} HTTP/1.1\r\n\r\n`);
+      expect(answer).toMatch(/^HTTP\/1\.1 200/);
+      const other = await raw(proxy.server, `CONNECT 127.0.0.1:${port + 1} HTTP/1.1\r\n\r\n`);
+      expect(other).toMatch(/^HTTP\/1\.1 403/);
+    } finally {
+      proxy.close();
+      echo.close();
     }
   });
 });

@@ -50,7 +50,12 @@ export async function startAllowProxy(allow: readonly AllowEntry[]): Promise<All
   });
   // https (and ws over it) arrive as CONNECT host:port: the tunnel opens only to an allowed pair.
   server.on("connect", (req: IncomingMessage, client: Socket) => {
-    const [host = "", port = "443"] = splitHostPort(req.url ?? "");
+    const target = connectTarget(req.url ?? "");
+    if (!target) {
+      client.end("HTTP/1.1 400 Bad Request\r\n\r\n");
+      return;
+    }
+    const { host, port } = target;
     const allowed = ["https:", "http:"].some(
       (scheme) => refusal(allow, new URL(`${scheme}//${host}:${port}/`)) === null,
     );
@@ -103,9 +108,19 @@ function forward(
   return upstream;
 }
 
-function splitHostPort(target: string): [string, string] {
-  const at = target.lastIndexOf(":");
-  return at > 0 && !target.endsWith("]")
-    ? [target.slice(0, at), target.slice(at + 1)]
-    : [target, "443"];
+/**
+ * A CONNECT target, `host:port`, as the URL parser reads it (what is checked is what is dialled),
+ * or null when it is anything else (a local process, not Chromium, may send it).
+ */
+function connectTarget(target: string): { host: string; port: string } | null {
+  let url: URL;
+  try {
+    url = new URL(`https://${target}/`);
+  } catch {
+    return null;
+  }
+  // Only a target already in the parser's own spelling: nothing it would have to reinterpret.
+  const canonical = target.toLowerCase().replace(/:443$/, "") === url.host;
+  const plain = url.pathname === "/" && !url.search && !url.hash && !url.username;
+  return canonical && plain ? { host: url.hostname, port: url.port || "443" } : null;
 }
