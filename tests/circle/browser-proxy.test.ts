@@ -48,4 +48,17 @@ describe("browser allow proxy", () => {
       echo.close();
     }
   });
+
+  it("a refusal naming an allow entry written in Unicode is still a 403", async () => {
+    const proxy = await startAllowProxy([parseAllowEntryOf("http://日本.jp", "browser")]);
+    try {
+      const answer = await raw(
+        proxy.server,
+        "GET http://evil.test/ HTTP/1.1\r\nHost: evil.test\r\n\r\n",
+      );
+      expect(answer).toMatch(/^HTTP\/1\.1 403/);
+    } finally {
+      proxy.close();
+    }
+  });
 });
