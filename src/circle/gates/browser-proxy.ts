@@ -4,12 +4,17 @@
  * (browser-pages.ts) aborts a denied request before it leaves; the proxy also sees the hops
  * routing never does: the next request of a redirect, which the driver continues unasked.
  */
-import { createServer, request as httpRequest, type IncomingMessage } from "node:http";
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type ServerResponse,
+} from "node:http";
 import { connect, type Socket } from "node:net";
 import type { AddressInfo } from "node:net";
 import { checkAllowed, type AllowEntry } from "./fetch-allow.js";
 
-/** Set on the proxy's refusal, so the gate can tell a denial from the site's own 403. */
+/** Set on the proxy's refusal (percent-encoded), so the gate can tell it from a site's 403. */
 export const DENIED_HEADER = "x-spellbook-denied";
 
 export interface AllowProxy {
@@ -40,7 +45,7 @@ export async function startAllowProxy(allow: readonly AllowEntry[]): Promise<All
     }
     const denied = url.protocol === "http:" ? refusal(allow, url) : "browser: http only here";
     if (denied !== null) {
-      res.writeHead(403, { "content-type": "text/plain", [DENIED_HEADER]: denied }).end(denied);
+      refuse(res, denied);
       return;
     }
     forward(req, url, (status, headers, body) => {
@@ -84,6 +89,12 @@ export async function startAllowProxy(allow: readonly AllowEntry[]): Promise<All
       for (const s of sockets) s.destroy();
     },
   };
+}
+
+/** The proxy's 403; the reason percent-encoded in the header (an allow entry may be Unicode). */
+function refuse(res: ServerResponse, denied: string): void {
+  const headers = { "content-type": "text/plain; charset=utf-8" };
+  res.writeHead(403, { ...headers, [DENIED_HEADER]: encodeURIComponent(denied) }).end(denied);
 }
 
 function forward(
