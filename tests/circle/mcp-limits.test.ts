@@ -63,4 +63,29 @@ describe("mcp gates against a misbehaving server", () => {
       release();
     }
   }, 10_000);
+
+  it("a secret in the tool's schema or in a key of its structured result is redacted", async () => {
+    const { gate, run, release } = hostile("schema");
+    try {
+      const result = await run();
+      expect(JSON.stringify(result)).not.toContain(SECRET);
+      expect(JSON.stringify(gate.parameters)).not.toContain(SECRET);
+      expect(JSON.stringify(gate.parameters)).toContain("[REDACTED]");
+    } finally {
+      release();
+    }
+  }, 10_000);
+
+  it("a server that never answers a call, or never answers at all, is an error within the timeout", async () => {
+    for (const mode of ["silent", "mute"]) {
+      const { run, release } = hostile(mode);
+      const started = Date.now();
+      try {
+        await expect(run()).rejects.toThrow(/h_echo: .*(timed out|did not start)/i);
+        expect(Date.now() - started).toBeLessThan(8000);
+      } finally {
+        release();
+      }
+    }
+  }, 20_000);
 });
