@@ -114,7 +114,7 @@ function toolGate(
       const schema = server.tools?.get(tool)?.inputSchema;
       if (!schema) return { type: "object" };
       const { $schema: _drop, ...rest } = schema;
-      return { ...rest, type: "object" };
+      return redactDeep({ ...rest, type: "object" }, redact) as ParameterSchema;
     },
     prepare: () => server.prepare(),
     hold: () => server.hold(),
@@ -155,12 +155,14 @@ async function callTool(
     : `${whole.slice(0, MCP_MAX_RESULT_CHARS)}\n[cut at ${MCP_MAX_RESULT_CHARS} of ${whole.length} characters]`;
 }
 
-/** Every string in a value, redacted (a structured result carries text too). */
+/** Every string in a value, keys too, redacted (a structured result or a schema carries text). */
 function redactDeep(value: unknown, redact: (text: string) => string): unknown {
   if (typeof value === "string") return redact(value);
   if (Array.isArray(value)) return value.map((v) => redactDeep(v, redact));
   if (value !== null && typeof value === "object")
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactDeep(v, redact)]));
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [redact(k), redactDeep(v, redact)]),
+    );
   return value;
 }
 
