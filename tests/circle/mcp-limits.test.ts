@@ -50,6 +50,21 @@ describe("mcp gates against a misbehaving server", () => {
     }
   }, 10_000);
 
+  it("a huge error, or a huge tool description, is cut too", async () => {
+    const { gate, run, release } = hostile("bigerror");
+    try {
+      const message = await run().then(
+        () => "no error",
+        (e: unknown) => (e as Error).message,
+      );
+      expect(message.length).toBeLessThan(200_000);
+      expect(message).toMatch(/cut at/);
+      expect(gate.description.length).toBeLessThan(20_000);
+    } finally {
+      release();
+    }
+  }, 10_000);
+
   it("a secret the server writes to stderr in pieces is still redacted in the error", async () => {
     const { run, release } = hostile("stderr");
     try {
