@@ -22,6 +22,9 @@ export const MCP_DEPENDENCIES = [
 const DEFAULT_TIMEOUT_MS = 60_000;
 /** A result longer than this (as text, or as JSON) is cut: one call cannot flood the context. */
 export const MCP_MAX_RESULT_CHARS = 100_000;
+/** A tool's description (in every request to the LLM) and an error are cut shorter. */
+const MAX_DESCRIPTION_CHARS = 4_000;
+const MAX_ERROR_CHARS = 10_000;
 const NAME = /^[A-Za-z][A-Za-z0-9]*(_[A-Za-z0-9]+)*$/;
 
 const bad = (message: string): ConfigError => new ConfigError("bad_dependency", `mcp: ${message}`);
@@ -106,7 +109,9 @@ function toolGate(
     get description() {
       const listed = server.tools?.get(tool);
       if (listed)
-        return redact(listed.description ? `${listed.description} (${of})` : `The ${of}.`);
+        return listed.description
+          ? `${cut(redact(listed.description), MAX_DESCRIPTION_CHARS)} (${of})`
+          : `The ${of}.`;
       if (server.tools) return `The ${of}, which the server does not offer.`;
       return `The ${of}.`;
     },
@@ -120,9 +125,9 @@ function toolGate(
     hold: () => server.hold(),
     execute: (args: Record<string, unknown>, ctx: GateContext) =>
       callTool(server, tool, args, ctx.signal).then(
-        (value) => redactDeep(value, redact),
+        (value) => limited(redactDeep(value, redact)),
         (err: unknown) => {
-          throw new Error(redact(`${name}: ${errorMessage(err)}`));
+          throw new Error(cut(redact(`${name}: ${errorMessage(err)}`), MAX_ERROR_CHARS));
         },
       ),
   };
@@ -145,14 +150,22 @@ async function callTool(
   const result = await server.call(tool, args, signal);
   const text = renderContent(result.content);
   if (result.isError === true) throw new Error(text || "the tool failed");
-  // Structured output is a value the code medium can use as is; else the text (either cut).
-  const structured = result.structuredContent;
-  if (structured !== undefined && JSON.stringify(structured).length <= MCP_MAX_RESULT_CHARS)
-    return structured;
-  const whole = structured === undefined ? text : JSON.stringify(structured);
-  return whole.length <= MCP_MAX_RESULT_CHARS
-    ? whole
-    : `${whole.slice(0, MCP_MAX_RESULT_CHARS)}\n[cut at ${MCP_MAX_RESULT_CHARS} of ${whole.length} characters]`;
+  // Structured output is a value the code medium can use as is; else the text.
+  return result.structuredContent ?? text;
+}
+
+/** A result cut to the limit (after redaction, so no secret is cut in two): JSON when too big. */
+function limited(value: unknown): unknown {
+  if (typeof value === "string") return cut(value, MCP_MAX_RESULT_CHARS);
+  const json = JSON.stringify(value);
+  return json.length <= MCP_MAX_RESULT_CHARS ? value : cut(json, MCP_MAX_RESULT_CHARS);
+}
+
+/** Text no longer than `max` characters, with a note when it was longer. */
+function cut(text: string, max: number): string {
+  return text.length <= max
+    ? text
+    : `${text.slice(0, max)}\n[cut at ${max} of ${text.length} characters]`;
 }
 
 /** Every string in a value, keys too, redacted (a structured result or a schema carries text). */
