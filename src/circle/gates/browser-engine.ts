@@ -15,6 +15,9 @@ const ARGS = [
   "--no-sandbox",
   "--disable-gpu",
   "--disable-quic",
+  // WebRTC sends UDP (STUN, peers) around the proxy: only what the proxy carries is allowed.
+  "--webrtc-ip-handling-policy=disable_non_proxied_udp",
+  "--force-webrtc-ip-handling-policy",
   "--no-first-run",
   "--disable-background-networking",
   "--disable-component-update",

@@ -4,12 +4,17 @@
  * (browser-pages.ts) aborts a denied request before it leaves; the proxy also sees the hops
  * routing never does: the next request of a redirect, which the driver continues unasked.
  */
-import { createServer, request as httpRequest, type IncomingMessage } from "node:http";
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type ServerResponse,
+} from "node:http";
 import { connect, type Socket } from "node:net";
 import type { AddressInfo } from "node:net";
 import { checkAllowed, type AllowEntry } from "./fetch-allow.js";
 
-/** Set on the proxy's refusal, so the gate can tell a denial from the site's own 403. */
+/** Set on the proxy's refusal (percent-encoded), so the gate can tell it from a site's 403. */
 export const DENIED_HEADER = "x-spellbook-denied";
 
 export interface AllowProxy {
@@ -40,7 +45,7 @@ export async function startAllowProxy(allow: readonly AllowEntry[]): Promise<All
     }
     const denied = url.protocol === "http:" ? refusal(allow, url) : "browser: http only here";
     if (denied !== null) {
-      res.writeHead(403, { "content-type": "text/plain", [DENIED_HEADER]: denied }).end(denied);
+      refuse(res, denied);
       return;
     }
     forward(req, url, (status, headers, body) => {
@@ -50,7 +55,12 @@ export async function startAllowProxy(allow: readonly AllowEntry[]): Promise<All
   });
   // https (and ws over it) arrive as CONNECT host:port: the tunnel opens only to an allowed pair.
   server.on("connect", (req: IncomingMessage, client: Socket) => {
-    const [host = "", port = "443"] = splitHostPort(req.url ?? "");
+    const target = connectTarget(req.url ?? "");
+    if (!target) {
+      client.end("HTTP/1.1 400 Bad Request\r\n\r\n");
+      return;
+    }
+    const { host, port } = target;
     const allowed = ["https:", "http:"].some(
       (scheme) => refusal(allow, new URL(`${scheme}//${host}:${port}/`)) === null,
     );
@@ -81,6 +91,12 @@ export async function startAllowProxy(allow: readonly AllowEntry[]): Promise<All
   };
 }
 
+/** The proxy's 403; the reason percent-encoded in the header (an allow entry may be Unicode). */
+function refuse(res: ServerResponse, denied: string): void {
+  const headers = { "content-type": "text/plain; charset=utf-8" };
+  res.writeHead(403, { ...headers, [DENIED_HEADER]: encodeURIComponent(denied) }).end(denied);
+}
+
 function forward(
   req: IncomingMessage,
   url: URL,
@@ -103,9 +119,19 @@ function forward(
   return upstream;
 }
 
-function splitHostPort(target: string): [string, string] {
-  const at = target.lastIndexOf(":");
-  return at > 0 && !target.endsWith("]")
-    ? [target.slice(0, at), target.slice(at + 1)]
-    : [target, "443"];
+/**
+ * A CONNECT target, `host:port`, as the URL parser reads it (what is checked is what is dialled),
+ * or null when it is anything else (a local process, not Chromium, may send it).
+ */
+function connectTarget(target: string): { host: string; port: string } | null {
+  let url: URL;
+  try {
+    url = new URL(`https://${target}/`);
+  } catch {
+    return null;
+  }
+  // Only a target already in the parser's own spelling: nothing it would have to reinterpret.
+  const canonical = target.toLowerCase().replace(/:443$/, "") === url.host;
+  const plain = url.pathname === "/" && !url.search && !url.hash && !url.username;
+  return canonical && plain ? { host: url.hostname, port: url.port || "443" } : null;
 }

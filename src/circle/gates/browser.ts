@@ -103,9 +103,17 @@ async function goto(live: LivePage, raw: unknown, settings: BrowserSettings): Pr
   const response = await live.page.goto(url.href, { waitUntil: "load" });
   const denied = response?.headers()[DENIED_HEADER];
   if (denied !== undefined)
-    throw new Error(`browser: a redirect from ${url.host} was refused: ${denied}`);
+    throw new Error(`browser: a redirect from ${url.host} was refused: ${decoded(denied)}`);
   return snapshot(live, settings.maxChars);
 }
+
+const decoded = (header: string): string => {
+  try {
+    return decodeURIComponent(header);
+  } catch {
+    return header;
+  }
+};
 
 async function run(
   pages: BrowserPages,

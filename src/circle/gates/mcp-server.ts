@@ -33,8 +33,9 @@ interface Live {
   client: Client;
   transport: StdioClientTransport;
   closed: boolean;
-  /** The last lines the server wrote on stderr, quoted in errors. */
-  stderr: string[];
+  /** The end of what the server wrote on stderr (whole, so a secret split across writes is
+   * still one piece to redact), quoted in errors. */
+  stderr: string;
 }
 
 type Sdk = { Client: typeof Client; StdioClientTransport: typeof StdioClientTransport };
@@ -66,6 +67,9 @@ function track(transport: StdioClientTransport): void {
 }
 
 const STDERR_LINES = 5;
+const STDERR_CHARS = 2000;
+/** A tool list longer than this many pages is a server that never ends it. */
+const MAX_LIST_PAGES = 100;
 
 export class McpServer {
   /** The tools the server offers, once listed (listed once: the presentation of every cast). */
@@ -132,7 +136,10 @@ export class McpServer {
       const live = await this.connect();
       const tools = new Map<string, McpTool>();
       let cursor: string | undefined;
+      let pages = 0;
       do {
+        if (++pages > MAX_LIST_PAGES)
+          throw new Error(`its tool list did not end after ${MAX_LIST_PAGES} pages`);
         const page = await live.client.listTools(cursor === undefined ? {} : { cursor }, {
           timeout: this.config.timeoutMs,
         });
@@ -166,10 +173,11 @@ export class McpServer {
       stderr: "pipe",
     });
     const client = new Client({ name: "spellbook", version: "0.1.0" });
-    const live: Live = { client, transport, closed: false, stderr: [] };
+    const live: Live = { client, transport, closed: false, stderr: "" };
     transport.stderr?.on("data", (chunk: Buffer) => {
-      live.stderr.push(...String(chunk).split("\n").filter(Boolean));
-      live.stderr.splice(0, Math.max(0, live.stderr.length - STDERR_LINES));
+      const all = live.stderr + String(chunk);
+      // Cut at a line's start, never inside a line (nor a secret in it).
+      live.stderr = all.length <= STDERR_CHARS ? all : after(all.slice(-STDERR_CHARS), "\n");
     });
     client.onclose = () => {
       live.closed = true;
@@ -194,5 +202,12 @@ export class McpServer {
 /** Lets the last of a closed process's stderr arrive. */
 const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 20));
 
-const said = (live: Live): string =>
-  live.stderr.length ? `; its stderr ends: ${live.stderr.join(" / ")}` : "";
+const after = (text: string, mark: string): string => {
+  const at = text.indexOf(mark);
+  return at < 0 ? "" : text.slice(at + mark.length);
+};
+
+const said = (live: Live): string => {
+  const lines = live.stderr.split("\n").filter(Boolean).slice(-STDERR_LINES);
+  return lines.length ? `; its stderr ends: ${lines.join(" / ")}` : "";
+};

@@ -20,6 +20,11 @@ export const MCP_DEPENDENCIES = [
 ] as const;
 
 const DEFAULT_TIMEOUT_MS = 60_000;
+/** A result longer than this (as text, or as JSON) is cut: one call cannot flood the context. */
+export const MCP_MAX_RESULT_CHARS = 100_000;
+/** A tool's description (in every request to the LLM) and an error are cut shorter. */
+const MAX_DESCRIPTION_CHARS = 4_000;
+const MAX_ERROR_CHARS = 10_000;
 const NAME = /^[A-Za-z][A-Za-z0-9]*(_[A-Za-z0-9]+)*$/;
 
 const bad = (message: string): ConfigError => new ConfigError("bad_dependency", `mcp: ${message}`);
@@ -104,7 +109,9 @@ function toolGate(
     get description() {
       const listed = server.tools?.get(tool);
       if (listed)
-        return redact(listed.description ? `${listed.description} (${of})` : `The ${of}.`);
+        return listed.description
+          ? `${cut(redact(listed.description), MAX_DESCRIPTION_CHARS)} (${of})`
+          : `The ${of}.`;
       if (server.tools) return `The ${of}, which the server does not offer.`;
       return `The ${of}.`;
     },
@@ -112,15 +119,15 @@ function toolGate(
       const schema = server.tools?.get(tool)?.inputSchema;
       if (!schema) return { type: "object" };
       const { $schema: _drop, ...rest } = schema;
-      return { ...rest, type: "object" };
+      return redactDeep({ ...rest, type: "object" }, redact) as ParameterSchema;
     },
     prepare: () => server.prepare(),
     hold: () => server.hold(),
     execute: (args: Record<string, unknown>, ctx: GateContext) =>
       callTool(server, tool, args, ctx.signal).then(
-        (value) => redactDeep(value, redact),
+        (value) => limited(redactDeep(value, redact)),
         (err: unknown) => {
-          throw new Error(redact(`${name}: ${errorMessage(err)}`));
+          throw new Error(cut(redact(`${name}: ${errorMessage(err)}`), MAX_ERROR_CHARS));
         },
       ),
   };
@@ -147,12 +154,28 @@ async function callTool(
   return result.structuredContent ?? text;
 }
 
-/** Every string in a value, redacted (a structured result carries text too). */
+/** A result cut to the limit (after redaction, so no secret is cut in two): JSON when too big. */
+function limited(value: unknown): unknown {
+  if (typeof value === "string") return cut(value, MCP_MAX_RESULT_CHARS);
+  const json = JSON.stringify(value);
+  return json.length <= MCP_MAX_RESULT_CHARS ? value : cut(json, MCP_MAX_RESULT_CHARS);
+}
+
+/** Text no longer than `max` characters, with a note when it was longer. */
+function cut(text: string, max: number): string {
+  return text.length <= max
+    ? text
+    : `${text.slice(0, max)}\n[cut at ${max} of ${text.length} characters]`;
+}
+
+/** Every string in a value, keys too, redacted (a structured result or a schema carries text). */
 function redactDeep(value: unknown, redact: (text: string) => string): unknown {
   if (typeof value === "string") return redact(value);
   if (Array.isArray(value)) return value.map((v) => redactDeep(v, redact));
   if (value !== null && typeof value === "object")
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactDeep(v, redact)]));
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [redact(k), redactDeep(v, redact)]),
+    );
   return value;
 }
 
