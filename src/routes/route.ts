@@ -2,7 +2,7 @@
  * Routes (seed 003 §3): an object route (one or more nodes) or an arrow route with source,
  * label and target lists, each possibly empty. One canonical string form, `routeText`.
  */
-import { accepts, nodeText, type Node } from "./node.js";
+import { accepts, nodeText, overlaps, type Node } from "./node.js";
 
 export interface ObjectRoute {
   readonly kind: "object";
@@ -71,10 +71,12 @@ export function activated(route: Route, action: Action, state?: Node | null): re
 
 /**
  * Sender route compatibility (§6.4, our reading — FLOWS.md "Compatibility"): every node the
- * sender route names is accepted by, or accepts, some node of the receiver's route. A route
- * that names no node (`--[]-->`) is compatible with every receiver.
+ * sender route names meets some node of the receiver's route — some plain state passes both
+ * (`overlaps`: for plain nodes, one accepts the other; `/oneof(A,B)` meets itself and `/oneof(B)`).
+ * So every route is compatible with itself. A route that names no node (`--[]-->`) is compatible
+ * with every receiver.
  */
 export function compatible(sender: Route, receiver: Route): boolean {
   const theirs = nodesOf(receiver);
-  return nodesOf(sender).every((s) => theirs.some((r) => accepts(s, r) || accepts(r, s)));
+  return nodesOf(sender).every((s) => theirs.some((r) => overlaps(s, r)));
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { accepts, compatible, parseNode, parseRoute } from "../../src/routes/index.js";
+import { RouteGen, rng } from "./gen.js";
 
 /**
  * The whole matrix of §4: every form on the gate side against every form on the state side.
@@ -48,7 +49,32 @@ describe("sender route compatibility (§6.4, FLOWS.md)", () => {
     ["/not(idle)", "idle", false],
     ["/not(idle)", "busy", true],
     ["-->", "a --> b", true],
+    // A gate on the sender's side meets a gate on the receiver's side when some state passes both.
+    ["/oneof(A,B) --> X", "/oneof(A,B) --> X", true],
+    ["/not(A) --> X", "/not(A) --> X", true],
+    ["/oneof(B,C) --> X", "/oneof(A,B) --> X", true],
+    ["/oneof(C) --> X", "/oneof(A,B) --> X", false],
+    ["/not(A)", "/not(B)", true],
+    ["/not(A,B)", "/oneof(A,B)", false],
+    ["/not(A)", "/oneof(A,B)", true],
+    ["/oneof(/not(A))", "/not(B)", true],
   ])("sender %j with receiver %j: %s", (sender, receiver, want) => {
     expect(compatible(parseRoute(sender), parseRoute(receiver))).toBe(want);
+  });
+});
+
+describe("every route is compatible with itself (a sender on its receiver's exact route fires)", () => {
+  it("holds for 2,000 generated routes, gates nested in any part", () => {
+    const gen = new RouteGen(rng(2026));
+    const failures: string[] = [];
+    let gated = 0;
+    for (let i = 0; i < 2_000; i++) {
+      const written = gen.route();
+      const route = parseRoute(written);
+      if (/\/(oneof|not)\(/.test(written)) gated++;
+      if (!compatible(route, route)) failures.push(JSON.stringify(route));
+    }
+    expect(gated).toBeGreaterThan(100);
+    expect(failures).toEqual([]);
   });
 });

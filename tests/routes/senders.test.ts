@@ -37,6 +37,16 @@ describe("senders (§6.4)", () => {
     expect(trace.emissions.map((e) => e.payload)).toEqual(["a-l", "b"]);
   });
 
+  it.each(["/oneof(a, c) --[ l ]--> b", "/not(c) --[ l ]--> b", "/oneof(a, /not(c)) --> b"])(
+    "a sender registered on exactly its receiver's route %j fires",
+    async (route) => {
+      const flow = new Flow({ tape: { shape: "many", initial: ["a"] } })
+        .receive(route, () => move("ok"))
+        .send(route, () => "sent");
+      expect((await once(flow)).emissions.map((e) => e.payload)).toEqual(["sent"]);
+    },
+  );
+
   it("emit at most once per (route, key) per cycle unless multi", async () => {
     const flow = (multi: boolean) =>
       new Flow({ tape: { shape: "index-many", initial: { k: ["a", "b"], j: ["a"] } } })
