@@ -52,6 +52,13 @@ const build = (order: "ab" | "ba") => {
 };
 
 describe("DNA (§7)", () => {
+  it("gives the same bytes whatever order a sender's filter lists are written in", () => {
+    const dna = (actions: ("MOVE" | "STAY" | "TEST")[], triggers: (string | null)[]) =>
+      canonicalJson(flowDna(new Flow({ name: "f" }).send("a", () => "x", { actions, triggers })));
+    expect(dna(["MOVE", "STAY"], ["ok", null, "b"])).toBe(dna(["STAY", "MOVE"], ["b", "ok", null]));
+    expect(dna(["MOVE"], ["ok"])).not.toBe(dna(["STAY"], ["ok"]));
+  });
+
   it("lists every registration with kind, canonical route, priority, handler identity and sender filters", () => {
     const dna = flowDna(build("ab"));
     expect(dna.version).toBe(PROFILE_VERSION);

@@ -27,8 +27,14 @@ describe("route grammar (seed 003 §3.1)", () => {
     // whitespace is ignored anywhere (§3.1), inside identifiers and arrows too
     ["i dle - -[ o k ]- -> d one", "idle --[ok]--> done"],
     ["_a1, B_2", "_a1, B_2"],
+    // whitespace is Unicode's White_Space: NEL and NBSP are ignored; U+FEFF is not whitespace
+    ["idle\u0085-->\u00a0done\u2028", "idle --[]--> done"],
   ])("%j canonicalizes to %j", (input, want) => {
     expect(canon(input)).toBe(want);
+  });
+
+  it("refuses U+FEFF (not Unicode whitespace) instead of deleting it", () => {
+    expect(() => canon("id\ufeffle")).toThrow(/col 3/);
   });
 
   it("keeps node order as written (order never changes matching)", () => {
