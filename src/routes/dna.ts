@@ -37,10 +37,19 @@ function entry(r: Registration): DnaRegistration {
   return {
     ...base,
     route: r.routeText,
-    actions: r.actions ? [...r.actions] : null,
-    triggers: r.triggers ? [...r.triggers] : null,
+    actions: r.actions ? [...new Set(r.actions)].sort() : null,
+    triggers: r.triggers ? sortTriggers(r.triggers) : null,
     multi: r.multi,
   };
+}
+
+/**
+ * A filter list is a set: sorted (null first) and without repeats, so DNA bytes do not depend on
+ * the order it was written in (§7: a stable ordering for signing and diffing).
+ */
+function sortTriggers(triggers: readonly (string | null)[]): (string | null)[] {
+  const names = [...new Set(triggers.filter((t): t is string => t !== null))].sort();
+  return triggers.includes(null) ? [null, ...names] : names;
 }
 
 /** The DNA of a flow: hooks (receive, then send), receivers, senders, each in run order. */

@@ -1,5 +1,5 @@
 /**
- * The route parser (seed 003 §3.1). Whitespace is ignored anywhere, as the seed says, so it is
+ * The route parser (seed 003 §3.1). Whitespace (Unicode's White_Space) is ignored anywhere, as the seed says, so it is
  * removed first (`i dle` reads as `idle`); errors give the column in the string as written.
  *
  *   Route  := Object | Arrow          Object := List
@@ -25,6 +25,8 @@ export class RouteSyntaxError extends ConfigError {
 }
 
 const IDENT = /[A-Za-z_][A-Za-z0-9_]*/y;
+/** Unicode's White_Space (NEL and NBSP included); not JavaScript's `\s`, which also takes U+FEFF. */
+const WHITE_SPACE = /^\p{White_Space}$/u;
 
 class Reader {
   private readonly text: string;
@@ -35,7 +37,7 @@ class Reader {
   constructor(readonly original: string) {
     let text = "";
     for (let i = 0; i < original.length; i++) {
-      if (/\s/.test(original[i]!)) continue;
+      if (WHITE_SPACE.test(original[i]!)) continue;
       text += original[i];
       this.at.push(i);
     }
