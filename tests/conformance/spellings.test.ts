@@ -33,6 +33,40 @@ describe("gate objects in both spellings", () => {
       ephemeral: true,
     });
   });
+  it.each<[Record<string, unknown>, Record<string, unknown>]>([
+    [{ name: "slow", behavior: "delay", delay_ms: 5, result: "r" }, { delay_ms: 5, result: "r" }],
+    [{ name: "bad", behavior: "error", error: "boom" }, { error: "boom" }],
+    [{ name: "bad", behavior: "error" }, { error: "gate failed" }],
+    [{ name: "t", behavior: "throw" }, { throw: true }],
+    [{ name: "c", behavior: "stateful" }, { stateful: true }],
+  ])("reads behavior written as a word, its settings beside it: %j", (gate, behavior) => {
+    expect(gateSpelling(gate, "g")).toEqual({ name: gate["name"], behavior });
+  });
+  it("refuses a behaviour word it does not know, or settings of another behaviour", () => {
+    expect(() => gateSpelling({ name: "x", behavior: "sleep" }, "g")).toThrow(
+      /behavior "sleep" of gate x is not one of delay, error, throw, stateful/,
+    );
+    expect(() => gateSpelling({ name: "x", behavior: "delay", error: "e" }, "g")).toThrow(
+      /behavior "delay" of gate x takes delay_ms, result; not error/,
+    );
+  });
+  it("runs a case whose gate is written behavior: delay with delay_ms and result beside it", async () => {
+    const r = await run({
+      setup: {
+        llm: {
+          responses: [{ tool_calls: [{ gate: "slow", args: {} }] }, done("ok")],
+        },
+        circle: {
+          gates: ["done", { name: "slow", behavior: "delay", delay_ms: 1, result: "slept" }],
+          wards: [{ max_turns: 3 }],
+        },
+      },
+      action: { cast: { intent: "go" } },
+      expect: { result: "ok", gate_calls: [{ gate: "slow", result: "slept" }] },
+    });
+    expect(r.message ?? "").toBe("");
+    expect(r.status).toBe("pass");
+  });
   it("fails a case whose gate says two different things", async () => {
     const r = await run({
       setup: {
