@@ -14,6 +14,7 @@ export function gateSpelling(gate: unknown, where: string): unknown {
   if (gate === null || typeof gate !== "object" || Array.isArray(gate)) return gate;
   const g = { ...(gate as Record<string, unknown>) };
   if (typeof g["name"] !== "string") return gate;
+  if (typeof g["behavior"] === "string") g["behavior"] = behaviorWord(g, where);
   const nested = g["behavior"];
   if (nested !== undefined && (nested === null || typeof nested !== "object"))
     throw new ConfigError("bad_case", `${where}: behavior of gate ${g["name"]} must be a mapping`);
@@ -36,6 +37,37 @@ export function gateSpelling(gate: unknown, where: string): unknown {
   if (direct || (nested !== undefined && !movedOnly)) g["behavior"] = behavior;
   else delete g["behavior"];
   return g;
+}
+
+/** What each behaviour word takes beside it, and what it means when nothing is beside it. */
+const WORDS: Record<string, { keys: readonly string[]; absent: Record<string, unknown> }> = {
+  delay: { keys: ["delay_ms", "result"], absent: {} },
+  error: { keys: ["error"], absent: { error: "gate failed" } },
+  throw: { keys: ["throw"], absent: { throw: true } },
+  stateful: { keys: ["stateful"], absent: { stateful: true } },
+};
+
+/**
+ * `behavior: delay` with `delay_ms:` and `result:` beside it (another suite's spelling): the word
+ * names the behaviour, the keys beside it carry its settings (moved under `behavior` by the
+ * caller). A word it does not know, or a setting of another behaviour, is a case error.
+ */
+function behaviorWord(g: Record<string, unknown>, where: string): Record<string, unknown> {
+  const word = String(g["behavior"]);
+  const name = String(g["name"]);
+  const spec = Object.hasOwn(WORDS, word) ? WORDS[word] : undefined;
+  if (!spec)
+    throw new ConfigError(
+      "bad_case",
+      `${where}: behavior ${JSON.stringify(word)} of gate ${name} is not one of ${Object.keys(WORDS).join(", ")}`,
+    );
+  const other = BEHAVIOR_KEYS.filter((k) => k in g && !spec.keys.includes(k));
+  if (other.length > 0)
+    throw new ConfigError(
+      "bad_case",
+      `${where}: behavior ${JSON.stringify(word)} of gate ${name} takes ${spec.keys.join(", ")}; not ${other.join(", ")}`,
+    );
+  return spec.keys.some((k) => k in g) ? {} : { ...spec.absent };
 }
 
 function disagree(

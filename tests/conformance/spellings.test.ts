@@ -34,7 +34,10 @@ describe("gate objects in both spellings", () => {
     });
   });
   it.each<[Record<string, unknown>, Record<string, unknown>]>([
-    [{ name: "slow", behavior: "delay", delay_ms: 5, result: "r" }, { delay_ms: 5, result: "r" }],
+    [
+      { name: "slow", behavior: "delay", delay_ms: 5, result: "r" },
+      { delay_ms: 5, result: "r" },
+    ],
     [{ name: "bad", behavior: "error", error: "boom" }, { error: "boom" }],
     [{ name: "bad", behavior: "error" }, { error: "gate failed" }],
     [{ name: "t", behavior: "throw" }, { throw: true }],
@@ -62,7 +65,7 @@ describe("gate objects in both spellings", () => {
         },
       },
       action: { cast: { intent: "go" } },
-      expect: { result: "ok", gate_calls: [{ gate: "slow", result: "slept" }] },
+      expect: { result: "ok", gate_results: ["slept", "ok"] },
     });
     expect(r.message ?? "").toBe("");
     expect(r.status).toBe("pass");
