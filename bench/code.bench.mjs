@@ -31,6 +31,7 @@ import {
   loadCodeEngine,
   ScriptedLLM,
 } from "../dist/index.js";
+import { interleave, ratio as ratioOf, showRatio } from "./paired.mjs";
 
 const SNIPPET = "var v = fetch_value(); v + 1";
 const TURNS = 200;
@@ -163,27 +164,18 @@ const raw = [];
 const rawAsync = [];
 // Each round measures raw QuickJS and the medium back to back, and a ratio is the median of the
 // rounds' ratios: load from other processes on a shared machine falls on both sides alike.
-const layerRatios = [];
-const turnRatios = [];
-const layerToSync = [];
-const turnToSync = [];
 for (let i = 0; i < ROUNDS; i++) {
   raw.push(await rawPerEval());
   rawAsync.push(await rawAsyncPerEval());
   layer.push(await sessionPerTurn());
   medium.push(await mediumPerTurn());
-  layerRatios.push(layer[i] / rawAsync[i]);
-  turnRatios.push(medium[i] / rawAsync[i]);
-  layerToSync.push(layer[i] / raw[i]);
-  turnToSync.push(medium[i] / raw[i]);
 }
 const perTurn = median(medium);
 const perLayer = median(layer);
 const perEval = median(raw);
 const perAsyncEval = median(rawAsync);
-const layerRatio = median(layerRatios);
-const turnRatio = median(turnRatios);
-const ratio = (x) => `${x.toFixed(2)}×`;
+const layerRatio = ratioOf(layer, rawAsync).median;
+const turnRatio = ratioOf(medium, rawAsync).median;
 row(
   "raw QuickJS, same work on this thread (asyncify, async host fn), ms per eval",
   perAsyncEval.toFixed(3),
@@ -198,20 +190,20 @@ row(
 );
 row("code medium layer (session.execute), ms per turn", perLayer.toFixed(3), "", true);
 row(
-  `  medium layer / raw, same work (median of ${ROUNDS} rounds)`,
-  ratio(layerRatio),
+  "  medium layer / raw, same work",
+  showRatio(ratioOf(layer, rawAsync)),
   "≤ 1.5×",
   layerRatio <= 1.5,
 );
-row("  medium layer / interpreter alone", ratio(median(layerToSync)), "(shown)", true);
+row("  medium layer / interpreter alone", showRatio(ratioOf(layer, raw)), "(shown)", true);
 row("whole loop turn in the code medium, ms per turn", perTurn.toFixed(3), "", true);
 row(
-  `  whole turn / raw, same work (median of ${ROUNDS} rounds)`,
-  ratio(turnRatio),
+  "  whole turn / raw, same work",
+  showRatio(ratioOf(medium, rawAsync)),
   "≤ 1.5×",
   turnRatio <= 1.5,
 );
-row("  whole turn / interpreter alone", ratio(median(turnToSync)), "(shown)", true);
+row("  whole turn / interpreter alone", showRatio(ratioOf(medium, raw)), "(shown)", true);
 
 // ── 2. first turn of an entity, start of a child ────────────────────────────────────────
 async function firstTurn(yieldFirst) {
@@ -517,37 +509,28 @@ async function loomTurns(n, read) {
   return (performance.now() - t0) / n;
 }
 await loomTurns(50, true);
-const plain100 = median([
-  await loomTurns(100, false),
-  await loomTurns(100, false),
-  await loomTurns(100, false),
-]);
-const plain800 = median([
-  await loomTurns(800, false),
-  await loomTurns(800, false),
-  await loomTurns(800, false),
-]);
-const read100 = median([
-  await loomTurns(100, true),
-  await loomTurns(100, true),
-  await loomTurns(100, true),
-]);
-const read800 = median([
-  await loomTurns(800, true),
-  await loomTurns(800, true),
-  await loomTurns(800, true),
-]);
+// The 100- and 800-turn threads alternate within each round; growth is the median of the
+// rounds' ratios, shown with its spread.
+const threads = await interleave(3, {
+  plain100: () => loomTurns(100, false),
+  plain800: () => loomTurns(800, false),
+  read100: () => loomTurns(100, true),
+  read800: () => loomTurns(800, true),
+});
+const plain100 = median(threads.plain100);
+const read100 = median(threads.read100);
+const plainGrowth = ratioOf(threads.plain800, threads.plain100);
 row("ms per turn, 100-turn thread, loom not read", plain100.toFixed(3), "", true);
 row(
   "  800-turn thread / 100-turn thread, loom not read",
-  `${(plain800 / plain100).toFixed(2)}×`,
+  showRatio(plainGrowth),
   "≈ 1 (flat)",
-  plain800 / plain100 < 1.5,
+  plainGrowth.median < 1.5,
 );
 row("ms per turn, 100-turn thread, loom read every turn", read100.toFixed(3), "", true);
 row(
   "  800-turn thread / 100-turn thread, loom read every turn",
-  `${(read800 / read100).toFixed(2)}×`,
+  showRatio(ratioOf(threads.read800, threads.read100)),
   "",
   true,
 );
