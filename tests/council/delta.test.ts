@@ -63,6 +63,20 @@ describe("heuristic", () => {
     expect(d).toBeLessThan(0.5);
   });
 
+  it("by default a position changed when its distance passes 0.2, as documented", async () => {
+    // 201 words, 200 bigrams: replacing k words far apart removes 2k bigrams, a distance of k/100.
+    const words = Array.from({ length: 201 }, (_, i) => `w${i}`);
+    const replaced = (k: number) =>
+      words.map((w, i) => (i % 5 === 2 && i < 5 * k ? `changed${i}` : w)).join(" ");
+    const prior = { a: words.join(" ") };
+    expect(textDistance(prior.a, replaced(19))).toBeCloseTo(0.19, 10);
+    expect(textDistance(prior.a, replaced(21))).toBeCloseTo(0.21, 10);
+    const h = new HeuristicDelta();
+    expect(h.threshold).toBe(0.2);
+    expect(await h.detect(prior, { a: replaced(19) })).toBe(false);
+    expect(await h.detect(prior, { a: replaced(21) })).toBe(true);
+  });
+
   it("a seat whose text moved past the threshold, or a new seat, is a delta", async () => {
     const h = new HeuristicDelta(0.2);
     const prior = { a: "adopt the four day week in stages", b: "pilot it first" };
