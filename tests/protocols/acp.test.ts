@@ -178,6 +178,41 @@ describe("spell acp (in-process, the SDK's client)", () => {
     expect(unknown.code).toBe(-32601);
   });
 
+  it("a cast cut by max_turns answers max_turn_requests, not end_turn", async () => {
+    const echo = (text: string): ScriptedResponse => ({
+      tool_calls: [{ gate: "echo", args: { text } }],
+    });
+    const { client } = await start([echo("1"), echo("2"), echo("3"), echo("4"), done("late")]);
+    const id = await newSession(client);
+    const answer = await promptText(client, id, "loop");
+    expect(answer.stopReason).toBe("max_turn_requests");
+    expect(answer._meta).toMatchObject({
+      spellbook: { status: "truncated", reason: "max_turns", turns: 4 },
+    });
+  });
+
+  it("two prompts sent at once to one session run one after the other, in order", async () => {
+    const { client, llm } = await start(
+      [{ tool_calls: [{ gate: "pause", args: {} }] }, done("first"), done("second")],
+      { gates: ", { name: pause, behavior: { delay_ms: 200, result: paused } }" },
+    );
+    const id = await newSession(client);
+    const a = promptText(client, id, "intent ALPHA");
+    const b = promptText(client, id, "intent BRAVO");
+    const [ra, rb] = await Promise.all([a, b]);
+    expect(ra._meta).toMatchObject({ spellbook: { result: "first" } });
+    expect(rb._meta).toMatchObject({ spellbook: { result: "second" } });
+    const sent = llm.invocations.map((q) => JSON.stringify(q.messages));
+    expect(sent).toHaveLength(3);
+    // ALPHA's two queries never see BRAVO; BRAVO's sees ALPHA's whole exchange.
+    expect(sent[0]).not.toContain("BRAVO");
+    expect(sent[1]).not.toContain("BRAVO");
+    expect(sent[1]).toContain("paused");
+    expect(sent[2]).toContain("ALPHA");
+    expect(sent[2]).toContain("first");
+    expect(sent[2]).toContain("BRAVO");
+  });
+
   it("session/cancel aborts a prompt waiting in a gate; the prompt answers cancelled", async () => {
     const { client, loaded } = await start([
       { tool_calls: [{ gate: "wait", args: {} }] },
