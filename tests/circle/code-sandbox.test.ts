@@ -145,6 +145,24 @@ describe("code sandbox: wards of the medium (WARD-2)", () => {
     expect((await loadCodeEngine()).stats().dead).toBe(0);
   });
 
+  it("caps max_stack_kb at 256 (the host stack's bound): asking for more recurses no deeper than 256", async () => {
+    const code =
+      "var max = 0; function probe(n) { max = n; probe(n + 1) } try { probe(0) } catch (e) {} done(max)";
+    const deepest = async (stackKb: number) => {
+      const { cantrip } = codeCantrip([code], {
+        wards: [{ max_turns: 2 }, { max_stack_kb: stackKb }],
+      });
+      return (await cantrip.cast("x")).result as number;
+    };
+    const at256 = await deepest(256);
+    const asked = await deepest(8192);
+    expect(at256).toBeGreaterThan(100);
+    expect(typeof asked, "the cast with max_stack_kb 8192 ended without a result").toBe("number");
+    expect(asked).toBeLessThanOrEqual(at256 * 1.05);
+    expect(sandboxLimits({ max_stack_kb: 8192 }).stackBytes).toBe(256 * 1024);
+    expect((await loadCodeEngine()).stats().dead).toBe(0);
+  });
+
   it("interrupts running code when the cast is cancelled (seen when the code next waits on a gate)", async () => {
     const { cantrip } = codeCantrip(["while (true) slow_gate()"], {
       gates: [doneGate(), slowGate(10)],
