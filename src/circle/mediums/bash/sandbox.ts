@@ -21,6 +21,37 @@ export const SANDBOX_GATES = "/spell";
 export const SANDBOX_NODE = "/spell-node";
 
 let probed: string | undefined;
+let nestedUsernsRefused = false;
+
+/** The uid and gid a command has inside: not 0, mapped to the host user running Spellbook. */
+export const SANDBOX_UID = 1000;
+
+/**
+ * Whether a command is refused a user namespace of its own (`unshare -U`): bubblewrap 0.8 or
+ * later (--disable-userns). Known once bwrapProblem has run.
+ */
+export function refusesNestedUserns(): boolean {
+  bwrapProblem();
+  return nestedUsernsRefused;
+}
+
+/**
+ * Namespaces and identity: a user namespace of its own even when Spellbook runs as root, every
+ * capability dropped (effective, permitted, bounding), an unprivileged uid and gid inside.
+ */
+function isolation(refuseUserns: boolean): string[] {
+  return [
+    "--unshare-all",
+    "--unshare-user",
+    ...(refuseUserns ? ["--disable-userns"] : []),
+    "--cap-drop",
+    "ALL",
+    "--uid",
+    String(SANDBOX_UID),
+    "--gid",
+    String(SANDBOX_UID),
+  ];
+}
 
 /** Why bubblewrap cannot run here, or undefined when it can (checked once per process). */
 export function bwrapProblem(): string | undefined {
@@ -32,14 +63,37 @@ export function bwrapProblem(): string | undefined {
     probed = `bubblewrap (bwrap) is not installed; install it: ${BWRAP_INSTALL}`;
     return probed;
   }
-  const out = childProcess().spawnSync("bwrap", [...systemBinds(), "--unshare-all", "true"], {
-    timeout: 5000,
-  });
-  probed =
-    out.status === 0
-      ? ""
-      : `bubblewrap cannot create a sandbox here (${out.stderr.toString().trim() || `exit ${out.status}`}); user namespaces may be disabled`;
-  return probed || undefined;
+  // The walls of bwrapArgs; bubblewrap before 0.8 has no --disable-userns: the rest still holds.
+  let why = "";
+  for (const refuseUserns of [true, false]) {
+    const args = [...isolation(refuseUserns), ...systemBinds(), ...procWalls(), "true"];
+    const out = childProcess().spawnSync("bwrap", args, { timeout: 5000 });
+    if (out.status === 0) {
+      nestedUsernsRefused = refuseUserns;
+      probed = "";
+      return undefined;
+    }
+    why = out.stderr.toString().trim() || `exit ${out.status}`;
+  }
+  probed = `bubblewrap cannot create a sandbox here (${why}); user namespaces may be disabled`;
+  return probed;
+}
+
+/**
+ * A fresh /proc whose kernel settings are read-only: the command's user is the host's user
+ * outside, and root outside owns /proc/sys (core_pattern) whatever its capabilities.
+ */
+function procWalls(): string[] {
+  return [
+    "--proc",
+    "/proc",
+    "--ro-bind",
+    "/proc/sys",
+    "/proc/sys",
+    "--ro-bind-try",
+    "/proc/sysrq-trigger",
+    "/proc/sysrq-trigger",
+  ];
 }
 
 /** Throws at load when a bash circle asks for bubblewrap that cannot run: never unsandboxed in silence. */
@@ -83,12 +137,11 @@ export interface BwrapPlan {
 /** bwrap's arguments: no network, fresh /tmp, system read-only, only the root bound. */
 export function bwrapArgs(plan: BwrapPlan): string[] {
   const args = [
-    "--unshare-all",
+    ...isolation(refusesNestedUserns()),
     "--die-with-parent",
     "--new-session",
     ...systemBinds(),
-    "--proc",
-    "/proc",
+    ...procWalls(),
     "--dev",
     "/dev",
     "--tmpfs",
@@ -102,6 +155,8 @@ export function bwrapArgs(plan: BwrapPlan): string[] {
     "--ro-bind",
     process.execPath,
     SANDBOX_NODE,
+    "--remount-ro",
+    "/",
     "--chdir",
     SANDBOX_WORK,
     "--clearenv",
