@@ -7,6 +7,21 @@ export function hostNamespaces(): string[] {
   return ["pid", "mnt", "user"].map((ns) => readlinkSync(`/proc/self/ns/${ns}`));
 }
 
+/**
+ * Shell lines that print INSIDE when the command runs in pid, mount and user namespaces of its
+ * own, and otherwise print NOT-INSIDE and end the command: put them before any probe that would
+ * do harm outside the sandbox.
+ */
+export function insideOnly(): string {
+  const [pid, mnt, user] = hostNamespaces();
+  return [
+    `for ns in 'pid:${pid}' 'mnt:${mnt}' 'user:${user}'; do`,
+    `  [ "$(readlink /proc/self/ns/\${ns%%:*})" = "\${ns#*:}" ] && { echo NOT-INSIDE \${ns%%:*}; exit 0; }`,
+    "done",
+    "echo INSIDE",
+  ].join("\n");
+}
+
 /** Read-only binds whose flags are checked after a remount attempt. */
 const READ_ONLY = ["/", "/usr", "/work", "/spell", "/spell-node", "/proc/sys"];
 
@@ -20,15 +35,11 @@ const READ_ONLY = ["/", "/usr", "/work", "/spell", "/spell-node", "/proc/sys"];
  * - the only process it signals or traces is `victim`, a `sleep` the test started.
  */
 export function wallProbes(victim: number): string {
-  const [pid, mnt, user] = hostNamespaces();
   const remounts = READ_ONLY.map(
     (m) => `mount -o remount,rw,bind ${m} 2>/dev/null && echo "remounted ${m}"`,
   );
   return [
-    `for ns in 'pid:${pid}' 'mnt:${mnt}' 'user:${user}'; do`,
-    `  [ "$(readlink /proc/self/ns/\${ns%%:*})" = "\${ns#*:}" ] && { echo NOT-INSIDE \${ns%%:*}; exit 0; }`,
-    "done",
-    "echo INSIDE",
+    insideOnly(),
     "grep -E '^Cap(Inh|Prm|Eff|Bnd|Amb):' /proc/self/status",
     "echo uid=$(id -u)",
     ...remounts,
