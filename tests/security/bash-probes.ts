@@ -4,18 +4,18 @@ import { expect } from "vitest";
 
 /** The namespaces of this test process: a command sharing any of them is not in the sandbox. */
 export function hostNamespaces(): string[] {
-  return ["pid", "mnt", "user"].map((ns) => readlinkSync(`/proc/self/ns/${ns}`));
+  return ["pid", "mnt", "user", "net"].map((ns) => readlinkSync(`/proc/self/ns/${ns}`));
 }
 
 /**
- * Shell lines that print INSIDE when the command runs in pid, mount and user namespaces of its
+ * Shell lines that print INSIDE when the command runs in pid, mount, user and network namespaces of its
  * own, and otherwise print NOT-INSIDE and end the command: put them before any probe that would
  * do harm outside the sandbox.
  */
 export function insideOnly(): string {
-  const [pid, mnt, user] = hostNamespaces();
+  const [pid, mnt, user, net] = hostNamespaces();
   return [
-    `for ns in 'pid:${pid}' 'mnt:${mnt}' 'user:${user}'; do`,
+    `for ns in 'pid:${pid}' 'mnt:${mnt}' 'user:${user}' 'net:${net}'; do`,
     `  [ "$(readlink /proc/self/ns/\${ns%%:*})" = "\${ns#*:}" ] && { echo NOT-INSIDE \${ns%%:*}; exit 0; }`,
     "done",
     "echo INSIDE",
