@@ -21,36 +21,33 @@ export const SANDBOX_GATES = "/spell";
 export const SANDBOX_NODE = "/spell-node";
 
 let probed: string | undefined;
-let nestedUsernsRefused = false;
 
 /** The uid and gid a command has inside: not 0, mapped to the host user running Spellbook. */
 export const SANDBOX_UID = 1000;
 
-/**
- * Whether a command is refused a user namespace of its own (`unshare -U`): bubblewrap 0.8 or
- * later (--disable-userns). Known once bwrapProblem has run.
- */
-export function refusesNestedUserns(): boolean {
-  bwrapProblem();
-  return nestedUsernsRefused;
-}
+const WALLS = ["--unshare-all", "--cap-drop", "ALL"];
+const USERNS = ["--unshare-user", "--uid", String(SANDBOX_UID), "--gid", String(SANDBOX_UID)];
 
 /**
- * Namespaces and identity: a user namespace of its own even when Spellbook runs as root, every
- * capability dropped (effective, permitted, bounding), an unprivileged uid and gid inside.
+ * Namespaces and identity, from the strongest a bubblewrap takes down: always every namespace and
+ * every capability dropped (effective, permitted, bounding); a user namespace of its own even when
+ * Spellbook runs as root, with an unprivileged uid and gid inside; and no nested user namespace
+ * (--disable-userns, bubblewrap 0.8+). A setuid bubblewrap on a host without user namespaces takes
+ * only the first.
  */
-function isolation(refuseUserns: boolean): string[] {
-  return [
-    "--unshare-all",
-    "--unshare-user",
-    ...(refuseUserns ? ["--disable-userns"] : []),
-    "--cap-drop",
-    "ALL",
-    "--uid",
-    String(SANDBOX_UID),
-    "--gid",
-    String(SANDBOX_UID),
-  ];
+const ISOLATIONS: readonly string[][] = [
+  [...WALLS, ...USERNS, "--disable-userns"],
+  [...WALLS, ...USERNS],
+  WALLS,
+];
+
+/** The isolation bwrapProblem found; the strongest until it has run (never weaker by default). */
+let isolation: string[] = ISOLATIONS[0]!;
+
+/** The isolation flags of this host's bubblewrap (found once per process). */
+function isolationFlags(): string[] {
+  bwrapProblem();
+  return isolation;
 }
 
 /** Why bubblewrap cannot run here, or undefined when it can (checked once per process). */
@@ -63,13 +60,13 @@ export function bwrapProblem(): string | undefined {
     probed = `bubblewrap (bwrap) is not installed; install it: ${BWRAP_INSTALL}`;
     return probed;
   }
-  // The walls of bwrapArgs; bubblewrap before 0.8 has no --disable-userns: the rest still holds.
+  // The strongest walls of bwrapArgs this bubblewrap can raise.
   let why = "";
-  for (const refuseUserns of [true, false]) {
-    const args = [...isolation(refuseUserns), ...systemBinds(), ...procWalls(), "true"];
+  for (const candidate of ISOLATIONS) {
+    const args = [...candidate, ...systemBinds(), ...procWalls(), "true"];
     const out = childProcess().spawnSync("bwrap", args, { timeout: 5000 });
     if (out.status === 0) {
-      nestedUsernsRefused = refuseUserns;
+      isolation = candidate;
       probed = "";
       return undefined;
     }
@@ -137,7 +134,7 @@ export interface BwrapPlan {
 /** bwrap's arguments: no network, fresh /tmp, system read-only, only the root bound. */
 export function bwrapArgs(plan: BwrapPlan): string[] {
   const args = [
-    ...isolation(refusesNestedUserns()),
+    ...isolationFlags(),
     "--die-with-parent",
     "--new-session",
     ...systemBinds(),
