@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { pidsLimitKind } from "../../src/circle/mediums/bash/index.js";
+import { insideOnly, victim } from "../security/bash-probes.js";
 import { castBash, hasBwrap, noBwrap } from "./bash-helpers.js";
 
 const pidsLimit = pidsLimitKind();
@@ -14,12 +15,14 @@ describe.skipIf(!hasBwrap)(`bash sandbox holds (${SKIP})`, () => {
   it("has no network: no interface but loopback, no route out", async () => {
     const { turns } = await castBash({
       commands: [
-        "ls /sys/class/net 2>/dev/null || cat /proc/net/dev | tail -n +3 | cut -d: -f1; (exec 3<>/dev/tcp/1.1.1.1/80) 2>/dev/null && echo CONNECTED || echo no-route",
+        // the outside address is tried only once the command is in a network namespace of its own
+        `${insideOnly()}\nls /sys/class/net 2>/dev/null || cat /proc/net/dev | tail -n +3 | cut -d: -f1; (exec 3<>/dev/tcp/1.1.1.1/80) 2>/dev/null && echo CONNECTED || echo no-route`,
       ],
       circle: ROOT,
       files: { "work/.keep": "" },
     });
     const obs = turns[0]!.observation;
+    expect(obs).toMatch(/^INSIDE\n/);
     expect(obs).toContain("no-route");
     expect(obs).not.toContain("CONNECTED");
     expect(obs).not.toMatch(/eth0|ens|wlan/);
@@ -60,7 +63,8 @@ describe.skipIf(!hasBwrap)(`bash sandbox holds (${SKIP})`, () => {
   it("cannot write a read-only root, the system, or the gate folder; /tmp is fresh", async () => {
     const { turns, dir } = await castBash({
       commands: [
-        "echo x > a.txt; echo y > new.txt; touch /usr/evil; echo z > /spell/bin/done; echo t > /tmp/t; ls /tmp",
+        // the host's /usr is only asked (access), never written: were the bind writable, nothing changes
+        "echo x > a.txt; echo y > new.txt; [ -w /usr ] && echo usr-writable; echo z > /spell/bin/done; echo t > /tmp/t; ls /tmp",
         "ls -A /tmp | wc -l",
       ],
       circle: ROOT,
@@ -68,7 +72,8 @@ describe.skipIf(!hasBwrap)(`bash sandbox holds (${SKIP})`, () => {
     });
     expect(readFileSync(join(dir, "work/a.txt"), "utf8")).toBe("original");
     expect(existsSync(join(dir, "work/new.txt"))).toBe(false);
-    expect(turns[0]!.observation.match(/Read-only file system/g)?.length).toBe(4);
+    expect(turns[0]!.observation.match(/Read-only file system/g)?.length).toBe(3);
+    expect(turns[0]!.observation).not.toContain("usr-writable");
     expect(turns[1]!.observation).toBe("0\n[exit 0]"); // the next command's /tmp is empty again
   });
 
@@ -82,22 +87,32 @@ describe.skipIf(!hasBwrap)(`bash sandbox holds (${SKIP})`, () => {
     expect(existsSync(join(dir, "escape.txt"))).toBe(false);
   });
 
-  it("sees its own /proc only and cannot signal the host", async () => {
-    const host = process.pid;
-    const { turns } = await castBash({
-      commands: [`ls /proc | grep -c '^[0-9]'; kill -9 ${host} 2>&1; kill -9 -1; echo still-here`],
-      circle: ROOT,
-      files: { "work/.keep": "" },
-    });
-    const [count] = turns[0]!.observation.split("\n");
-    expect(Number(count)).toBeLessThan(10); // the sandbox's own few processes
-    expect(() => process.kill(host, 0)).not.toThrow(); // this test process is alive
+  it("sees its own /proc only and cannot signal a host process (a sleep this test started)", async () => {
+    // Never `kill -9 -1`: with the pid namespace gone, that reaches every process of the host.
+    const target = victim();
+    try {
+      const { turns } = await castBash({
+        commands: [
+          `${insideOnly()}\nls /proc | grep -c '^[0-9]'; kill -9 ${target.pid} 2>&1; echo still-here`,
+        ],
+        circle: ROOT,
+        files: { "work/.keep": "" },
+      });
+      const [inside, count, ...rest] = turns[0]!.observation.split("\n");
+      expect(inside).toBe("INSIDE");
+      expect(Number(count)).toBeLessThan(10); // the sandbox's own few processes
+      expect(rest.join("\n")).toMatch(/No such process\nstill-here/);
+      expect(target.alive()).toBe(true);
+    } finally {
+      target.stop();
+    }
   });
 
   it("kills a command that never ends at max_command_ms, with what it started", async () => {
     const t0 = Date.now();
+    const mark = `1000.${Date.now() % 1_000_000}`; // this test's sleep, not another process's
     const { turns } = await castBash({
-      commands: ["(sleep 1000 &) ; while true; do :; done"],
+      commands: [`(sleep ${mark} &) ; while true; do :; done`],
       circle: ROOT,
       wards: "[{ max_turns: 1 }, { max_command_ms: 300 }]",
       files: { "work/.keep": "" },
@@ -105,22 +120,34 @@ describe.skipIf(!hasBwrap)(`bash sandbox holds (${SKIP})`, () => {
     expect(Date.now() - t0).toBeLessThan(5000);
     expect(turns[0]!.observation).toContain("[killed after 300 ms (max_command_ms)");
     const left = execFileSync("ps", ["-eo", "args"]).toString();
-    expect(left).not.toContain("sleep 1000");
+    expect(left).not.toContain(`sleep ${mark}`);
   });
 
   it.skipIf(!pidsLimit)(
     `a fork bomb meets the pids limit and the host stays up (${pidsLimit ?? "skipped: no pids cgroup here and ulimit -u does not bind root"})`,
     async () => {
+      // A bomb with a floor: 2^9 processes at most (4 × the limit), each leaf a marked sleep, so
+      // were the limit gone it would hold a bounded number of processes, ended with the command.
+      const mark = `3601.${Date.now() % 1_000_000}`;
       const { turns } = await castBash({
-        commands: ["bomb() { bomb | bomb & }; bomb; sleep 1; echo survived"],
+        commands: [
+          [
+            insideOnly(),
+            "mkfifo /tmp/tick && exec 9<> /tmp/tick", // read -t on it: a wait with no fork
+            `bomb() { if [ $1 -gt 0 ]; then bomb $(($1 - 1)) | bomb $(($1 - 1)) & wait; else exec sleep ${mark}; fi; }`,
+            "bomb 8 2> /tmp/err &",
+            'until [[ -s /tmp/err ]]; do read -t 0.05 -u 9; done; read -r first < /tmp/err; echo "$first"',
+          ].join("\n"),
+        ],
         circle: ROOT,
-        wards: "[{ max_turns: 1 }, { max_command_ms: 3000 }]",
+        wards: "[{ max_turns: 1 }, { max_command_ms: 60000 }]",
         files: { "work/.keep": "" },
       });
       const obs = turns[0]!.observation;
-      expect(obs).toContain("fork: retry: Resource temporarily unavailable"); // the limit refused forks
-      expect(obs.startsWith("survived\n")).toBe(true); // and the command went on
-      expect(execFileSync("ps", ["-eo", "args"]).toString()).not.toMatch(/bomb/);
+      expect(obs.split("\n")[0]).toBe("INSIDE");
+      // the limit refused a fork, and the command went on (its shell answered)
+      expect(obs).toMatch(/fork: retry: Resource temporarily unavailable\n\[exit 0\]$/);
+      expect(execFileSync("ps", ["-eo", "args"]).toString()).not.toContain(mark);
     },
   );
 });

@@ -22,6 +22,34 @@ export const SANDBOX_NODE = "/spell-node";
 
 let probed: string | undefined;
 
+/** The uid and gid a command has inside: not 0, mapped to the host user running Spellbook. */
+export const SANDBOX_UID = 1000;
+
+const WALLS = ["--unshare-all", "--cap-drop", "ALL"];
+const USERNS = ["--unshare-user", "--uid", String(SANDBOX_UID), "--gid", String(SANDBOX_UID)];
+
+/**
+ * Namespaces and identity, from the strongest a bubblewrap takes down: always every namespace and
+ * every capability dropped (effective, permitted, bounding); a user namespace of its own even when
+ * Spellbook runs as root, with an unprivileged uid and gid inside; and no nested user namespace
+ * (--disable-userns, bubblewrap 0.8+). A setuid bubblewrap on a host without user namespaces takes
+ * only the first.
+ */
+const ISOLATIONS: readonly string[][] = [
+  [...WALLS, ...USERNS, "--disable-userns"],
+  [...WALLS, ...USERNS],
+  WALLS,
+];
+
+/** The isolation bwrapProblem found; the strongest until it has run (never weaker by default). */
+let isolation: string[] = ISOLATIONS[0]!;
+
+/** The isolation flags of this host's bubblewrap (found once per process). */
+function isolationFlags(): string[] {
+  bwrapProblem();
+  return isolation;
+}
+
 /** Why bubblewrap cannot run here, or undefined when it can (checked once per process). */
 export function bwrapProblem(): string | undefined {
   if (probed !== undefined) return probed || undefined;
@@ -32,14 +60,37 @@ export function bwrapProblem(): string | undefined {
     probed = `bubblewrap (bwrap) is not installed; install it: ${BWRAP_INSTALL}`;
     return probed;
   }
-  const out = childProcess().spawnSync("bwrap", [...systemBinds(), "--unshare-all", "true"], {
-    timeout: 5000,
-  });
-  probed =
-    out.status === 0
-      ? ""
-      : `bubblewrap cannot create a sandbox here (${out.stderr.toString().trim() || `exit ${out.status}`}); user namespaces may be disabled`;
-  return probed || undefined;
+  // The strongest walls of bwrapArgs this bubblewrap can raise.
+  let why = "";
+  for (const candidate of ISOLATIONS) {
+    const args = [...candidate, ...systemBinds(), ...procWalls(), "true"];
+    const out = childProcess().spawnSync("bwrap", args, { timeout: 5000 });
+    if (out.status === 0) {
+      isolation = candidate;
+      probed = "";
+      return undefined;
+    }
+    why = out.stderr.toString().trim() || `exit ${out.status}`;
+  }
+  probed = `bubblewrap cannot create a sandbox here (${why}); user namespaces may be disabled`;
+  return probed;
+}
+
+/**
+ * A fresh /proc whose kernel settings are read-only: the command's user is the host's user
+ * outside, and root outside owns /proc/sys (core_pattern) whatever its capabilities.
+ */
+function procWalls(): string[] {
+  return [
+    "--proc",
+    "/proc",
+    "--ro-bind",
+    "/proc/sys",
+    "/proc/sys",
+    "--ro-bind-try",
+    "/proc/sysrq-trigger",
+    "/proc/sysrq-trigger",
+  ];
 }
 
 /** Throws at load when a bash circle asks for bubblewrap that cannot run: never unsandboxed in silence. */
@@ -83,12 +134,11 @@ export interface BwrapPlan {
 /** bwrap's arguments: no network, fresh /tmp, system read-only, only the root bound. */
 export function bwrapArgs(plan: BwrapPlan): string[] {
   const args = [
-    "--unshare-all",
+    ...isolationFlags(),
     "--die-with-parent",
     "--new-session",
     ...systemBinds(),
-    "--proc",
-    "/proc",
+    ...procWalls(),
     "--dev",
     "/dev",
     "--tmpfs",
@@ -102,6 +152,8 @@ export function bwrapArgs(plan: BwrapPlan): string[] {
     "--ro-bind",
     process.execPath,
     SANDBOX_NODE,
+    "--remount-ro",
+    "/",
     "--chdir",
     SANDBOX_WORK,
     "--clearenv",

@@ -1,0 +1,110 @@
+import { spawnSync } from "node:child_process";
+import { chownSync, existsSync, readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { castBash, hasBwrap, noBwrap, spellDir } from "../circle/bash-helpers.js";
+import { expectWallsHeld, victim, wallProbes } from "./bash-probes.js";
+
+/**
+ * Issue 20: bubblewrap started by root kept every capability, so a command could remount the
+ * read-only binds writable and write the host's /usr, and write the host kernel's sysctls
+ * (core_pattern). The same probes run with Spellbook as this test process (root in CI and here)
+ * and as an unprivileged user.
+ */
+const NOBODY = 65534;
+const SPELL = (command: string) => `llm:
+  provider: scripted
+  responses:
+    - code: ${JSON.stringify(command)}
+identity: { system_prompt: You run commands. }
+circle:
+  medium: bash
+  root: ./work
+  gates: [done]
+  wards: [{ max_turns: 1 }]
+`;
+
+const running: ReturnType<typeof victim>[] = [];
+afterEach(() => running.splice(0).forEach((v) => v.stop()));
+
+/** Why the bash medium cannot be started as nobody here, or undefined when it can. */
+function noUnprivileged(): string | undefined {
+  if (!hasBwrap) return `skipped: ${noBwrap}`;
+  if (process.getuid?.() !== 0)
+    return "skipped: the test process is not root, so the test above already ran unprivileged";
+  if (!existsSync(join(process.cwd(), "dist/index.js")))
+    return "skipped: dist/ is not built (npm run build)";
+  const probe = spawnSync(
+    "setpriv",
+    [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups"].concat([
+      "bwrap",
+      "--unshare-user",
+      "--ro-bind",
+      "/",
+      "/",
+      "true",
+    ]),
+    { encoding: "utf8", timeout: 10_000 },
+  );
+  if (probe.status !== 0)
+    return `skipped: bubblewrap cannot make a user namespace for an unprivileged user here (${(probe.stderr || String(probe.error)).trim()})`;
+  return undefined;
+}
+const unprivileged = noUnprivileged();
+// bubblewrap 0.8 and later can refuse a command a user namespace of its own (--disable-userns)
+const nested =
+  hasBwrap &&
+  spawnSync("bwrap", ["--help"], { encoding: "utf8" }).stdout.includes("--disable-userns");
+const NESTED = nested
+  ? "unshare -U refused"
+  : "unshare -U NOT checked: this bubblewrap is older than 0.8 (no --disable-userns)";
+
+describe.skipIf(!hasBwrap)(
+  `the bash sandbox's walls (${hasBwrap ? "bubblewrap" : noBwrap})`,
+  () => {
+    it(`as this process's user (uid ${process.getuid?.()}): no capability, read-only binds stay read-only, no mount, unshare or ptrace (${NESTED})`, async () => {
+      const target = victim();
+      running.push(target);
+      const { turns, dir } = await castBash({
+        commands: [wallProbes(target.pid)],
+        circle: "  root: ./work",
+        files: { "work/.keep": "" },
+      });
+      expectWallsHeld(turns[0]!.observation, nested);
+      expect(existsSync(join(dir, "work/probe-written"))).toBe(false);
+      expect(target.alive()).toBe(true);
+    });
+
+    it.skipIf(unprivileged !== undefined)(
+      `as an unprivileged user (nobody, through setpriv): the same walls hold (${unprivileged ?? "setpriv"})`,
+      () => {
+        const target = victim({ uid: NOBODY, gid: NOBODY });
+        running.push(target);
+        const dir = spellDir({ "work/.keep": "", "spell.yaml": SPELL(wallProbes(target.pid)) });
+        for (const p of [dir, join(dir, "work"), join(dir, "work/.keep"), join(dir, "spell.yaml")])
+          chownSync(p, NOBODY, NOBODY);
+        const fixture = join(process.cwd(), "tests/security/fixtures/bash-cast.mjs");
+        const out = spawnSync(
+          "setpriv",
+          [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups", process.execPath].concat([
+            fixture,
+            join(dir, "spell.yaml"),
+          ]),
+          {
+            cwd: dir,
+            env: { PATH: process.env["PATH"], HOME: dir },
+            encoding: "utf8",
+            timeout: 60_000,
+          },
+        );
+        expect(out.stderr).toBe("");
+        const cast = JSON.parse(out.stdout) as { uid: number; observations: string[] };
+        expect(cast.uid).toBe(NOBODY);
+        expectWallsHeld(cast.observations[0]!, nested);
+        expect(readdirSync(join(dir, "work"))).toEqual([".keep"]);
+        expect(statSync(join(dir, "work")).uid).toBe(NOBODY);
+        expect(target.alive()).toBe(true);
+      },
+    );
+  },
+);
