@@ -15,6 +15,7 @@ import { ScriptedLLM } from "../../src/llm/providers/scripted.js";
 import { Loom } from "../../src/loom/loom.js";
 import { JsonlStore } from "../../src/loom/storage-jsonl.js";
 import type { Turn } from "../../src/loom/turn.js";
+import { fork } from "../../src/loom/fork.js";
 import { codeCantrip } from "../circle/code-helpers.js";
 
 const KiB = 1024;
@@ -58,9 +59,10 @@ describe("the gate calls of a turn have a budget (issue 20)", () => {
     });
     const result = await cantrip.cast("flood");
     const [first, second] = result.loom.turns();
-    // 1 MiB holds 5 calls of 200 KB.
+    // 1 MiB holds 5 calls of 200,011 bytes; the sixth's arguments (100,011) would pass it, so
+    // it does not run.
     expect(first!.observation).toContain(
-      "5 | 15 | gate call refused: this turn's gate calls would record 1200036 bytes, over the budget of 1048576 bytes (max_gate_record_kb)",
+      "5 | 15 | gate call refused: this turn's gate calls would record 1100066 bytes, over the budget of 1048576 bytes (max_gate_record_kb)",
     );
     expect(recordedBytes(first!)).toBeLessThanOrEqual(MiB + 4 * KiB);
     // The next turn has a budget of its own.
@@ -95,5 +97,19 @@ describe("the gate calls of a turn have a budget (issue 20)", () => {
     const messages = llm.invocations[1]!.messages.filter((m) => m.role === "tool");
     expect(messages).toHaveLength(20);
     expect(messages.filter((m) => m.isError)).toHaveLength(12);
+  });
+
+  it("code: a fork replays a turn whose calls were refused past the budget (LOOM-13)", async () => {
+    const { cantrip } = codeCantrip(
+      [ECHO_LOOP(10) + "; var kept = ok", "done(kept)", "done([kept, failed])"],
+      { wards: [{ max_turns: 5 }, { max_gate_record_kb: 512 }], loom: new Loom() },
+    );
+    const first = await cantrip.cast("flood");
+    expect(first.result).toBe(2);
+    // Turn 1 recorded 2 calls and one refusal; the 7 later refusals have no record to replay.
+    const turn = cantrip.loom.turns()[0]!;
+    expect(turn.gate_calls).toHaveLength(3);
+    const r = await fork(cantrip, turn.id, { intent: "again" });
+    expect(r.result).toEqual([2, 8]);
   });
 });
