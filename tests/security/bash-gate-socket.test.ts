@@ -134,8 +134,20 @@ describe.skipIf(!hasBwrap)(`the gate socket's limits (issue 20; ${SKIP})`, () =>
     });
     expect(result.terminated).toBe(true);
     const observation = turns[0]!.observation;
-    expect(observation).toContain("last answered: error:");
+    expect(observation).toContain("last answered: 0error:"); // "0": an error, on the wire
     expect(observation).toContain("max_gate_connections");
     expect(observation).not.toContain("killed after");
+  });
+
+  it("30 gate commands at once all run: past 8 they wait their turn", async () => {
+    const { result, turns } = await castBash({
+      commands: ['for i in $(seq 30); do gate echo "call $i" & done; wait', 'done "over"'],
+      gates: "[done, echo]",
+    });
+    expect(result.terminated).toBe(true);
+    const calls = turns[0]!.gate_calls;
+    expect(calls).toHaveLength(30);
+    expect(calls.every((r) => !r.is_error)).toBe(true);
+    for (let i = 1; i <= 30; i++) expect(turns[0]!.observation).toContain(`call ${i}\n`);
   });
 });

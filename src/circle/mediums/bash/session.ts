@@ -20,6 +20,7 @@ import { commandFailed, renderCommand } from "./observation.js";
 import {
   DEFAULT_MAX_COMMAND_MS,
   DEFAULT_MAX_OUTPUT_KB,
+  gateLimits,
   MAX_PROCESSES,
   type BashOptions,
 } from "./options.js";
@@ -88,7 +89,11 @@ export class BashSession implements MediumSession {
         text: 'error: the bash tool takes {"command": "<shell command>"}',
         isError: true,
       };
-    this.server ??= GateServer.open([...this.circle.gates.keys()], (r) => this.gate(r));
+    this.server ??= GateServer.open(
+      [...this.circle.gates.keys()],
+      (r) => this.gate(r),
+      gateLimits(this.circle.wards),
+    );
     const server = await this.server;
     const run: CallRun = { records: [], text: "", isError: false, code: command };
     const ctx = gateContext(scope, this.context);
