@@ -2,8 +2,8 @@
  * One medium turn protocol, shared by every medium: the rules of a turn are written once here —
  * the assistant message built once (with what the provider needs back), LOOP-6 (a text-only
  * reply ends the loop unless only `done` may), LOOP-3 (nothing runs after `done`), skipping
- * what is left after an abort (LOOP-4), and PROD-5 (an ephemeral result leaves the working
- * context after the next turn). A medium supplies only how one call runs and how a turn reads.
+ * what is left after an abort (LOOP-4), PROD-5 (an ephemeral result leaves the working
+ * context after the next turn), and the turn's budget of recorded gate bytes (gate-budget.ts). A medium supplies only how one call runs and how a turn reads.
  */
 import type { LLMResponse, Message, ToolCall } from "../core/contract.js";
 import { abortReason } from "../core/loop.js";
