@@ -104,6 +104,21 @@ export class Circle implements CircleLike, GateHost {
   ): GateOutcome | Promise<GateOutcome> {
     const encoded = typeof args === "string" ? args : (text ?? JSON.stringify(args ?? {}));
     ctx.onStart?.(name, encoded);
+    const budget = ctx.budget;
+    if (!budget) return this.run(name, args, encoded, ctx);
+    // Issue 20: what the turn records is bounded; past the budget a call is an error (CIRCLE-5).
+    const refused = budget.before(name, encoded);
+    if (refused) return refused;
+    const out = this.run(name, args, encoded, ctx);
+    return out instanceof Promise ? out.then((o) => budget.settle(o)) : budget.settle(out);
+  }
+
+  private run(
+    name: string,
+    args: unknown,
+    encoded: string,
+    ctx: GateContext,
+  ): GateOutcome | Promise<GateOutcome> {
     const gate = this.gates.get(name);
     if (!gate) return failure(name, encoded, unknownGateMessage(name, [...this.gates.keys()]));
     let parsed: unknown = args;

@@ -24,6 +24,8 @@ export interface GateContext {
   readonly depth: number;
   /** Told as the call begins (the loop's `tool_call` event, while someone listens). */
   readonly onStart?: ((gate: string, args: string) => void) | undefined;
+  /** The turn's budget of recorded bytes (issue 20); every call of a medium turn has one. */
+  readonly budget?: TurnBudget | undefined;
 }
 
 export interface GateOutcome {
@@ -31,6 +33,16 @@ export interface GateOutcome {
   /** The value the gate returned (the answer, for done); undefined on error. */
   value: unknown;
   ok: boolean;
+  /** A call refused past the turn's budget after the first: answered, never recorded. */
+  unrecorded?: true;
+}
+
+/** The bytes a turn's gate calls may record (gate-budget.ts): asked before and after each call. */
+export interface TurnBudget {
+  /** The call's refusal when the turn is past its budget, else undefined: the call may run. */
+  before(name: string, encoded: string): GateOutcome | undefined;
+  /** The outcome as the turn keeps it: itself when it fits, else a refusal. */
+  settle(outcome: GateOutcome): GateOutcome;
 }
 
 /**

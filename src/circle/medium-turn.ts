@@ -2,14 +2,16 @@
  * One medium turn protocol, shared by every medium: the rules of a turn are written once here —
  * the assistant message built once (with what the provider needs back), LOOP-6 (a text-only
  * reply ends the loop unless only `done` may), LOOP-3 (nothing runs after `done`), skipping
- * what is left after an abort (LOOP-4), and PROD-5 (an ephemeral result leaves the working
- * context after the next turn). A medium supplies only how one call runs and how a turn reads.
+ * what is left after an abort (LOOP-4), PROD-5 (an ephemeral result leaves the working
+ * context after the next turn), and the turn's budget of recorded gate bytes (gate-budget.ts). A medium supplies only how one call runs and how a turn reads.
  */
 import type { LLMResponse, Message, ToolCall } from "../core/contract.js";
 import { abortReason } from "../core/loop.js";
 import type { Entity } from "../core/entity.js";
 import type { EntityContext, MediumStep, TurnScope } from "../core/medium.js";
+import { numberWard } from "../core/wards.js";
 import type { GateCallRecord, GateContext } from "./gate.js";
+import { DEFAULT_MAX_GATE_RECORD_KB, GateBudget } from "./gate-budget.js";
 import type { GateHost } from "./medium.js";
 
 /** Shown after a text-only reply when only `done` may end the loop (LOOP-6). */
@@ -22,8 +24,13 @@ export const ephemeralNote = (chars: number): string =>
 
 const SKIPPED = "skipped: done was called earlier in this utterance (LOOP-3)";
 
-/** What a gate called during this turn is told: the turn, and who calls it. */
-export function gateContext(scope: TurnScope, context: EntityContext<Entity>): GateContext {
+/** A turn as a medium's calls see it: the loop's scope and the turn's budget of recorded bytes. */
+export interface CallScope extends TurnScope {
+  readonly budget: GateBudget;
+}
+
+/** What a gate called during this turn is told: the turn, who calls it, and the turn's budget. */
+export function gateContext(scope: CallScope, context: EntityContext<Entity>): GateContext {
   return {
     entityId: scope.entityId,
     turnId: scope.turnId,
@@ -31,6 +38,7 @@ export function gateContext(scope: TurnScope, context: EntityContext<Entity>): G
     entity: context.entity,
     depth: context.depth,
     onStart: scope.onGateStart,
+    budget: scope.budget,
   };
 }
 
@@ -49,7 +57,7 @@ export interface CallRun {
 
 /** What a medium supplies to the protocol. */
 export interface TurnRules {
-  runCall(call: ToolCall, scope: TurnScope): CallRun | Promise<CallRun>;
+  runCall(call: ToolCall, scope: CallScope): CallRun | Promise<CallRun>;
   /** The turn's utterance for the loom. */
   utterance(response: LLMResponse, runs: readonly CallRun[]): string;
   /** The turn's observation for the loom: one composite per turn (CIRCLE-7). */
@@ -74,6 +82,9 @@ export class MediumTurn {
     const assistant = assistantMessage(response, calls);
     if (calls.length === 0) return textOnly(assistant, response.content ?? "", scope.requireDone);
     const messages: Message[] = [assistant];
+    // One budget for every call of the turn (issue 20), whichever medium runs them.
+    const kb = numberWard(this.circle.wards, "max_gate_record_kb") ?? DEFAULT_MAX_GATE_RECORD_KB;
+    const callScope: CallScope = { ...scope, budget: new GateBudget(kb * 1024) };
     const runs: CallRun[] = [];
     const gateCalls: GateCallRecord[] = [];
     let done: { result: unknown } | undefined;
@@ -86,7 +97,7 @@ export class MediumTurn {
         messages.push({ role: "tool", toolCallId: call.id, content });
         continue;
       }
-      const run = await this.rules.runCall(call, scope);
+      const run = await this.rules.runCall(call, callScope);
       runs.push(run);
       for (const r of run.records) gateCalls.push(r);
       const message: Message = run.isError

@@ -53,6 +53,23 @@ export const wardKinds = {
     description:
       "stdout and stderr of one bash command, each, in KiB; the rest is cut with a marker (default 64)",
   },
+  max_gate_record_kb: {
+    type: "number",
+    description:
+      "bytes, in KiB, the gate calls of one turn may record (arguments and results); past it a gate call is an error the entity sees (default 16384)",
+  },
+  max_gate_request_kb: {
+    type: "number",
+    medium: "bash",
+    description:
+      "one gate call a command sends to the host, in KiB; a larger one is answered with an error and never runs (default 1024)",
+  },
+  max_gate_connections: {
+    type: "number",
+    medium: "bash",
+    description:
+      "gate calls of one command the host serves at once; up to 64 more wait, the rest are refused with an error (default 8)",
+  },
   max_concurrent_children: {
     type: "number",
     description: "children of one call_entity_batch running at the same time (default 8)",

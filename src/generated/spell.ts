@@ -294,6 +294,18 @@ export interface Ward {
    */
   max_output_kb?: number;
   /**
+   * Bytes, in KiB, the gate calls of one turn may record (arguments and results, every medium); past it a gate call is an error the entity sees and is not kept. Default 16384 (16 MiB).
+   */
+  max_gate_record_kb?: number;
+  /**
+   * bash medium: one gate call a command sends to the host's socket, in KiB; a larger one is answered with an error and never runs. Default 1024.
+   */
+  max_gate_request_kb?: number;
+  /**
+   * bash medium: gate calls of one command the host serves at once; up to 64 more wait, the rest are refused with an error. Default 8.
+   */
+  max_gate_connections?: number;
+  /**
    * Children of one call_entity_batch running at the same time (COMP-3). Default 8.
    */
   max_concurrent_children?: number;

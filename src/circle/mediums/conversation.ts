@@ -1,5 +1,4 @@
 import type { LLMResponse, ToolCall } from "../../core/contract.js";
-import type { TurnScope } from "../../core/medium.js";
 import { toolDefinition, type GateContext } from "../gate.js";
 import { DONE } from "../gate-names.js";
 import type { GateHost, Medium } from "../medium.js";
@@ -8,6 +7,7 @@ import {
   gateContext,
   ephemeralNote,
   type CallRun,
+  type CallScope,
   type TurnRules,
 } from "../medium-turn.js";
 
@@ -32,22 +32,19 @@ function conversationRules(
   circle: GateHost,
   context: Pick<GateContext, "entity" | "depth">,
 ): TurnRules {
-  const run = (
-    call: ToolCall,
-    scope: TurnScope,
-    out: Awaited<ReturnType<GateHost["callGate"]>>,
-  ): CallRun => ({
-    records: [out.record],
+  const run = (call: ToolCall, out: Awaited<ReturnType<GateHost["callGate"]>>): CallRun => ({
+    // A call refused past the turn's budget after the first is answered, not recorded (issue 20).
+    records: out.unrecorded ? [] : [out.record],
     text: out.record.result,
     isError: out.record.is_error,
     // LOOP-3 stops after a done that worked; LOOP-7: a failed done does not terminate.
     done: call.name === DONE && out.ok ? { result: out.value } : undefined,
   });
   return {
-    runCall(call, scope) {
+    runCall(call: ToolCall, scope: CallScope) {
       const ctx = gateContext(scope, context);
       const out = circle.callGate(call.name, call.input ?? call.arguments, ctx, call.arguments);
-      return out instanceof Promise ? out.then((o) => run(call, scope, o)) : run(call, scope, out);
+      return out instanceof Promise ? out.then((o) => run(call, o)) : run(call, out);
     },
     utterance: (response: LLMResponse) =>
       response.content ?? callsUtterance(response.toolCalls ?? []),

@@ -72,23 +72,44 @@ function writeCommand(file: string, text: string): void {
   chmodSync(file, 0o755);
 }
 
-const MAX_REQUEST = 4 * 1024 * 1024;
+/** How much a command may ask of the host's socket at once (issue 20). */
+export interface GateLimits {
+  /** Connections served at once; more wait (up to MAX_WAITING), the rest are refused. */
+  maxConnections: number;
+  /** Bytes of one request; past it the connection is answered with an error, nothing kept. */
+  maxRequestBytes: number;
+}
+
+/** Connections that may wait for a slot; past them a connection is refused at once. */
+export const MAX_WAITING = 64;
 
 /**
  * One entity's gate folder: `bin/<gate>` for every gate, the client, and a unix socket the host
  * answers on. The folder is bound read-only into the sandbox; only the socket is reachable.
+ * The host serves `maxConnections` at once and buffers at most `maxRequestBytes` of each, so
+ * what a command can make the host hold is bounded whatever it sends.
  */
 export class GateServer {
   readonly dir: string;
   private readonly server: Server;
   private readonly sockets = new Set<Socket>();
+  private readonly waiting = new Set<Socket>();
+  private serving = 0;
 
-  private constructor(dir: string, server: Server) {
+  private constructor(
+    dir: string,
+    server: Server,
+    private readonly limits: GateLimits,
+  ) {
     this.dir = dir;
     this.server = server;
   }
 
-  static async open(gates: readonly string[], handle: GateHandler): Promise<GateServer> {
+  static async open(
+    gates: readonly string[],
+    handle: GateHandler,
+    limits: GateLimits,
+  ): Promise<GateServer> {
     const dir = mkdtempSync(join(os().tmpdir(), "spellbook-gates-"));
     mkdirSync(join(dir, "bin"));
     writeFileSync(join(dir, GATE_CLIENT.file), GATE_CLIENT.runner ? PERL_CLIENT : NODE_CLIENT);
@@ -97,7 +118,10 @@ export class GateServer {
     writeCommand(join(dir, "bin", "gate"), GATE_SCRIPT);
     const gs: GateServer = new GateServer(
       dir,
-      net().createServer({ allowHalfOpen: true }, (s) => gs.serve(s, handle)),
+      net().createServer({ allowHalfOpen: true, pauseOnConnect: true }, (s) =>
+        gs.accept(s, handle),
+      ),
+      limits,
     );
     await new Promise<void>((resolve, reject) => {
       gs.server.once("error", reject);
@@ -106,19 +130,60 @@ export class GateServer {
     return gs;
   }
 
-  private serve(socket: Socket, handle: GateHandler): void {
+  /** A connection is served, waits (paused: the client's writes wait in its own buffer), or is refused. */
+  private accept(socket: Socket, handle: GateHandler): void {
     this.sockets.add(socket);
-    socket.on("close", () => this.sockets.delete(socket));
     socket.on("error", () => socket.destroy());
+    if (this.serving < this.limits.maxConnections) return this.serve(socket, handle);
+    if (this.waiting.size < MAX_WAITING) {
+      this.waiting.add(socket);
+      socket.on("close", () => {
+        this.sockets.delete(socket);
+        this.waiting.delete(socket);
+      });
+      return;
+    }
+    socket.on("close", () => this.sockets.delete(socket));
+    refuse(
+      socket,
+      `error: more than ${this.limits.maxConnections} gate calls at once and ${MAX_WAITING} waiting (max_gate_connections); this one was not run`,
+    );
+  }
+
+  private serve(socket: Socket, handle: GateHandler): void {
+    this.serving++;
+    socket.on("close", () => {
+      this.sockets.delete(socket);
+      this.serving--;
+      this.next(handle);
+    });
     const parts: Buffer[] = [];
     let size = 0;
-    socket.on("data", (d: Buffer) => {
+    const onData = (d: Buffer): void => {
       size += d.length;
-      if (size > MAX_REQUEST) socket.destroy();
-      else parts.push(d);
-    });
+      if (size <= this.limits.maxRequestBytes) return void parts.push(d);
+      parts.length = 0;
+      socket.off("data", onData);
+      socket.removeAllListeners("end");
+      const kb = Math.floor(this.limits.maxRequestBytes / 1024);
+      refuse(
+        socket,
+        `error: a gate call of more than ${kb} KiB (max_gate_request_kb); it was not run`,
+      );
+    };
+    socket.on("data", onData);
     // The client ends its side once the words are sent: then the request is whole.
     socket.on("end", () => void this.answer(socket, Buffer.concat(parts).toString("utf8"), handle));
+    socket.resume();
+  }
+
+  /** A slot came free: the longest-waiting connection still open is served. */
+  private next(handle: GateHandler): void {
+    for (const socket of this.waiting) {
+      this.waiting.delete(socket);
+      if (socket.destroyed) continue;
+      return this.serve(socket, handle);
+    }
   }
 
   private async answer(socket: Socket, request: string, handle: GateHandler): Promise<void> {
@@ -133,8 +198,19 @@ export class GateServer {
   }
 
   close(): void {
+    this.waiting.clear();
     for (const s of this.sockets) s.destroy();
     this.server.close();
     rmSync(this.dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Answers with an error and ends the host's side; what the client still sends is read and
+ * dropped (so its writes finish and it reads the answer), never kept.
+ */
+function refuse(socket: Socket, text: string): void {
+  socket.on("data", () => undefined);
+  socket.resume();
+  socket.end("0" + text);
 }

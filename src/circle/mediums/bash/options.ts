@@ -1,3 +1,5 @@
+import { numberWard, type WardValues } from "../../../core/wards.js";
+import type { GateLimits } from "./gate-server.js";
 import type { SandboxMode } from "./sandbox.js";
 
 /** A bash circle's workspace and isolation, fixed at load. */
@@ -13,3 +15,16 @@ export interface BashOptions {
 export const MAX_PROCESSES = 128;
 export const DEFAULT_MAX_COMMAND_MS = 30_000;
 export const DEFAULT_MAX_OUTPUT_KB = 64;
+/** Gate calls of one command the host serves at once (max_gate_connections). */
+export const DEFAULT_MAX_GATE_CONNECTIONS = 8;
+/** One gate call's request to the host, in KiB (max_gate_request_kb). */
+export const DEFAULT_MAX_GATE_REQUEST_KB = 1024;
+
+/** What a command may ask of the host's gate socket at once (issue 20). */
+export function gateLimits(wards: WardValues): GateLimits {
+  return {
+    maxConnections: numberWard(wards, "max_gate_connections") ?? DEFAULT_MAX_GATE_CONNECTIONS,
+    maxRequestBytes:
+      (numberWard(wards, "max_gate_request_kb") ?? DEFAULT_MAX_GATE_REQUEST_KB) * 1024,
+  };
+}

@@ -5,7 +5,14 @@ import { numberWard } from "../../../core/wards.js";
 import type { GateContext } from "../../gate.js";
 import { DONE } from "../../gate-names.js";
 import type { GateHost } from "../../medium.js";
-import { MediumTurn, gateContext, ephemeralNote, type CallRun } from "../../medium-turn.js";
+import { keepRecord, settle } from "../../gate-budget.js";
+import {
+  MediumTurn,
+  gateContext,
+  ephemeralNote,
+  type CallRun,
+  type CallScope,
+} from "../../medium-turn.js";
 import { namedArguments } from "../code/arguments.js";
 import { BASH_TOOL } from "./capability.js";
 import { GateServer, type GateRequest, type GateResponse } from "./gate-server.js";
@@ -13,6 +20,7 @@ import { commandFailed, renderCommand } from "./observation.js";
 import {
   DEFAULT_MAX_COMMAND_MS,
   DEFAULT_MAX_OUTPUT_KB,
+  gateLimits,
   MAX_PROCESSES,
   type BashOptions,
 } from "./options.js";
@@ -69,7 +77,7 @@ export class BashSession implements MediumSession {
     };
   }
 
-  private async run(call: ToolCall, scope: TurnScope): Promise<CallRun> {
+  private async run(call: ToolCall, scope: CallScope): Promise<CallRun> {
     if (call.name !== BASH_TOOL.name && call.name !== "js") {
       const text = `error: unknown tool ${JSON.stringify(call.name)}: in a bash circle the only tool is bash; gates are commands`;
       return { records: [], text, isError: true };
@@ -81,7 +89,11 @@ export class BashSession implements MediumSession {
         text: 'error: the bash tool takes {"command": "<shell command>"}',
         isError: true,
       };
-    this.server ??= GateServer.open([...this.circle.gates.keys()], (r) => this.gate(r));
+    this.server ??= GateServer.open(
+      [...this.circle.gates.keys()],
+      (r) => this.gate(r),
+      gateLimits(this.circle.wards),
+    );
     const server = await this.server;
     const run: CallRun = { records: [], text: "", isError: false, code: command };
     const ctx = gateContext(scope, this.context);
@@ -116,16 +128,18 @@ export class BashSession implements MediumSession {
     const gate = this.circle.gates.get(req.gate);
     const named = namedArguments(gate, req.gate, wordsOf(req.args));
     if (typeof named === "string") {
-      cur.run.records.push({
+      const record = {
         gate_name: req.gate,
         arguments: JSON.stringify(req.args),
         result: named,
         is_error: true,
-      });
-      return { ok: false, text: `error: ${named}` };
+      };
+      const kept = settle(cur.ctx, { record, value: undefined, ok: false });
+      keepRecord(cur.run.records, kept);
+      return { ok: false, text: `error: ${kept.record.result}` };
     }
     const out = await this.circle.callGate(req.gate, named, cur.ctx);
-    cur.run.records.push(out.record);
+    keepRecord(cur.run.records, out);
     if (!out.ok) return { ok: false, text: `error: ${out.record.result}` };
     if (req.gate === DONE && cur.run.done === undefined) {
       // LOOP-3: nothing of the command runs after done. The tree is killed, and done answers

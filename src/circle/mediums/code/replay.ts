@@ -7,6 +7,7 @@
  */
 import { ConfigError } from "../../../core/errors.js";
 import type { GateCallRecord, ReplayTurn } from "../../../core/medium.js";
+import { laterRefusal } from "../../gate-budget.js";
 import { DONE } from "../../gate-names.js";
 import { renderObservation } from "./observation.js";
 import type { GateReply, Sandbox } from "./sandbox.js";
@@ -44,6 +45,9 @@ export async function replayTurns(
     const out = await sandbox.evaluate(turn.utterance, {
       signal,
       callGate: (name): GateReply => {
+        // Past the turn's budget every call was refused; only the first refusal was recorded.
+        const refused = seen.length ? laterRefusal(seen[seen.length - 1]!) : undefined;
+        if (refused !== undefined) return { ok: false, message: refused };
         const record = calls[seen.length];
         const gate = aliases[name] ?? name;
         if (!record || record.gate_name !== gate) {

@@ -11,7 +11,14 @@ import { numberWard } from "../../../core/wards.js";
 import type { GateCallRecord, GateContext, GateOutcome } from "../../gate.js";
 import { DELEGATION_GATES, DONE } from "../../gate-names.js";
 import type { GateHost } from "../../medium.js";
-import { MediumTurn, gateContext, ephemeralNote, type CallRun } from "../../medium-turn.js";
+import { keepRecord, settle } from "../../gate-budget.js";
+import {
+  MediumTurn,
+  gateContext,
+  ephemeralNote,
+  type CallRun,
+  type CallScope,
+} from "../../medium-turn.js";
 import { namedArguments } from "./arguments.js";
 import { JS_TOOL } from "./capability.js";
 import { loadCodeEngine } from "./engine.js";
@@ -83,7 +90,7 @@ export class CodeSession implements MediumSession {
     );
   }
 
-  private async run(call: ToolCall, scope: TurnScope): Promise<CallRun> {
+  private async run(call: ToolCall, scope: CallScope): Promise<CallRun> {
     if (call.name !== JS_TOOL.name) {
       const text = `error: unknown tool ${JSON.stringify(call.name)}: in a code circle the only tool is js; call gates as functions inside your code`;
       return { records: [], text, isError: true };
@@ -129,13 +136,14 @@ export class CodeSession implements MediumSession {
         result: named,
         is_error: true,
       };
-      run.records.push(record);
-      return { ok: false, message: named };
+      const kept = settle(ctx, { record, value: undefined, ok: false });
+      keepRecord(run.records, kept);
+      return { ok: false, message: kept.record.result };
     }
     // The call's JSON text: "{}" is known without encoding (most calls take no arguments).
     const text = args.length === 0 ? "{}" : undefined;
     const reply = (result: GateOutcome): GateReply => {
-      run.records.push(result.record); // every gate the code called, in order (CIRCLE-7)
+      keepRecord(run.records, result); // every gate the code called, in order (CIRCLE-7)
       if (!result.ok) return { ok: false, message: result.record.result }; // CIRCLE-5
       if (name !== DONE) return { ok: true, value: result.value };
       // LOOP-3; a malformed done failed above and does not end the loop (LOOP-7)
