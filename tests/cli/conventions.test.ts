@@ -33,6 +33,15 @@ describe("argv conventions", () => {
     });
     expect(checkArgv(["loom", "export", "f", "--no-redact"], COMMANDS)).toHaveProperty("args");
   });
+  it("checks a subcommand's flags against the subcommand when its topic is a command too", () => {
+    // `dna` is a command and the topic of `dna verify`: --key is verify's flag
+    expect(checkArgv(["dna", "verify", "signed.json", "--key", "pub.pem"], COMMANDS)).toEqual({
+      args: ["dna", "verify", "signed.json", "--key", "pub.pem"],
+    });
+    expect(checkArgv(["dna", "flow.yaml", "--key", "pub.pem"], COMMANDS)).toMatchObject({
+      error: expect.stringContaining("unknown flag --key for spell dna") as unknown,
+    });
+  });
 });
 
 describe("the bin keeps the README's exit codes", () => {

@@ -1,0 +1,136 @@
+// Every `spell` command line the README and docs/ show in a fenced block is run with the built
+// CLI (bin/run.js; `npm run build` first), in a scratch folder holding copies of spells/ and
+// grimoire/ and the fixtures the lines name. Synopsis lines (`spell run FILE [--json]`) run
+// with every optional part and a value for each placeholder. None may be a usage error (exit 3,
+// "unknown flag", "unknown command"); each must succeed (exit 0) — the fixtures make that
+// possible offline. A few lines cannot run here; each is listed with its reason.
+import { spawn } from "node:child_process";
+import { generateKeyPairSync } from "node:crypto";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import {
+  fencedCommands,
+  instantiate,
+  isSynopsis,
+  type DocCommand,
+} from "../support/doc-commands.js";
+
+const root = process.cwd();
+const docs = [
+  "README.md",
+  ...readdirSync("docs")
+    .filter((f) => f.endsWith(".md") && f !== "spec.md") // spec.md is the Cantrip spec, not ours
+    .map((f) => `docs/${f}`),
+  ...readdirSync("docs/design").map((f) => `docs/design/${f}`),
+];
+
+/** Lines that need what a test may not have; each with its reason. */
+const EXCLUDED: Record<string, string> = {
+  'OPENROUTER_API_KEY=… spell run spells/council.yaml --llm openrouter/auto --intent "Should we …?"':
+    "needs a real OpenRouter key and the network",
+  "spell run spell.yaml --llm openai/gpt-4.1": "needs a real OpenAI key and the network",
+};
+
+const work = mkdtempSync(join(tmpdir(), "doc-commands-"));
+let entity = "";
+
+/** A placeholder's value: `values["COMMAND WORD"]` before `values[WORD]`. */
+const values = (): Record<string, string> => ({
+  FILE: "spell.yaml",
+  "council FILE": "spells/council.yaml",
+  "flow FILE": "spells/greeter-flow.yaml",
+  "dna FILE": "spells/greeter-flow.yaml",
+  "loom export FILE": "runs/loom.jsonl",
+  "loom tree FILE": "runs/loom.jsonl",
+  "FILE…": "spell.yaml",
+  "FILE|FOLDER…": "spell.yaml",
+  "SPELL.yaml": "spell.yaml",
+  TEXT: "What is 2 + 3?",
+  ID: entity,
+  "PATH|memory": "runs/loom.jsonl",
+  LOOM: "runs/replay.jsonl",
+  "text|json": "json",
+  "MESSAGES.jsonl": "messages.jsonl",
+  "KEY.pem": "key.pem",
+  "SIGNED.json": "signed.json",
+  "PUB.pem": "pub.pem",
+  DIR: "ws",
+  T: "t0ken",
+  "P/M": "local/model", // summon: no line is read, so the local server is never asked
+  "provider/model": "local/model",
+  "serve 8787": "0", // any free port: another process may hold 8787
+});
+
+interface Ran {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** `spell ARGV` in the scratch folder; a server is stopped (SIGTERM) once it says it listens. */
+function spell(argv: string[], opts: { stdin?: string; env?: Record<string, string> } = {}) {
+  return new Promise<Ran>((done) => {
+    const child = spawn(process.execPath, [join(root, "bin/run.js"), ...argv], {
+      cwd: work,
+      env: { ...process.env, ...opts.env },
+    });
+    let stdout = "";
+    let stderr = "";
+    let stopped = false;
+    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on("data", (d: Buffer) => {
+      stderr += d.toString();
+      if (!stopped && / listening on /.test(stderr)) stopped = child.kill("SIGTERM");
+    });
+    child.on("close", (code) => done({ code, stdout, stderr }));
+    child.stdin.end(opts.stdin ?? "");
+  });
+}
+
+beforeAll(async () => {
+  cpSync(join(root, "spells"), join(work, "spells"), { recursive: true });
+  cpSync(join(root, "grimoire"), join(work, "grimoire"), { recursive: true });
+  cpSync(join(root, "grimoire/04-cantrip.yaml"), join(work, "spell.yaml"));
+  mkdirSync(join(work, "ws"));
+  mkdirSync(join(work, "runs"));
+  const keys = generateKeyPairSync("ed25519");
+  writeFileSync(join(work, "key.pem"), keys.privateKey.export({ type: "pkcs8", format: "pem" }));
+  writeFileSync(join(work, "pub.pem"), keys.publicKey.export({ type: "spki", format: "pem" }));
+  writeFileSync(join(work, "messages.jsonl"), '{"text":"hi there"}\n');
+  const signed = await spell(["dna", "spells/greeter-flow.yaml", "--sign", "key.pem"]);
+  writeFileSync(join(work, "signed.json"), signed.stdout);
+  await spell(["run", "spell.yaml", "--loom", "runs/replay.jsonl"]);
+  const run = await spell(["run", "spell.yaml", "--loom", "runs/loom.jsonl", "--json"]);
+  entity = (JSON.parse(run.stdout) as { entity_id: string }).entity_id;
+}, 120_000);
+
+const commands = fencedCommands(root, docs);
+
+describe("the documented command lines", () => {
+  it("are found (the README's CLI list, its examples, docs/providers.md)", () => {
+    const where = new Set(commands.map((c) => c.where.split(":")[0]));
+    expect(where).toEqual(new Set(["README.md", "docs/providers.md"]));
+    expect(commands.length).toBeGreaterThan(20);
+  });
+
+  it.each(commands.map((c) => [`${c.where}: ${c.line}`, c] as const))(
+    "%s",
+    async (_name, c: DocCommand) => {
+      const reason = EXCLUDED[c.line];
+      if (reason !== undefined) {
+        console.log(`not run (${reason}): ${c.line}`);
+        return;
+      }
+      const argv = isSynopsis(c.argv) ? instantiate(c.argv, values()) : c.argv;
+      const r = await spell(argv, { stdin: c.stdin, env: c.env });
+      if (c.stdoutTo) writeFileSync(join(work, c.stdoutTo), r.stdout);
+      const shown = `spell ${argv.join(" ")}\n${r.stderr}`;
+      expect(r.stderr, shown).not.toMatch(/unknown (flag|command)/);
+      expect(r.code, shown).not.toBe(3);
+      expect(r.code, shown).toBe(0);
+    },
+    120_000,
+  );
+});
