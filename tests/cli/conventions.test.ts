@@ -61,6 +61,47 @@ describe("the bin keeps the README's exit codes", () => {
   it("a missing argument exits 3 too", () => {
     expect(spell("run").status).toBe(EXIT.invalid);
   });
+  it("a spell file that does not exist is a usage error (exit 3) for every command", () => {
+    for (const argv of [
+      ["run", "nope.yaml"],
+      ["summon", "nope.yaml"],
+      ["council", "nope.yaml"],
+      ["serve", "nope.yaml"],
+      ["acp", "nope.yaml", "--check"],
+      ["validate", "nope.yaml"],
+      ["test", "nope.yaml"],
+      ["flow", "nope.yaml"],
+      ["dna", "nope.yaml"],
+    ]) {
+      const r = spell(...argv);
+      expect(r.status, `spell ${argv.join(" ")}: ${r.stderr}`).toBe(EXIT.invalid);
+      expect(r.stderr).toMatch(/nope\.yaml/);
+    }
+  });
+  it("--llm scripted is refused with what to do instead (the scripted provider's replies live in the spell)", () => {
+    for (const argv of [
+      ["run", "grimoire/04-cantrip.yaml", "--llm", "scripted"],
+      ["summon", "grimoire/04-cantrip.yaml", "--loom", "memory", "--llm", "scripted"],
+      ["familiar", "grimoire", "--loom", "memory", "--llm", "scripted/any"],
+    ]) {
+      const r = spawnSync(process.execPath, ["bin/run.js", ...argv], {
+        encoding: "utf8",
+        input: "What is here?\n",
+      });
+      expect(r.status, `spell ${argv.join(" ")}: ${r.stderr}`).toBe(EXIT.invalid);
+      expect(r.stderr).toMatch(/--llm scripted.*responses:/s);
+      expect(r.stderr).not.toMatch(/send failed/);
+    }
+  });
+  it("spell help loom describes the topic, not its first command; spell dna --help shows verify", () => {
+    const loom = spell("help", "loom");
+    expect(loom.status).toBe(0);
+    const about = loom.stdout.split("\n")[0]!;
+    expect(about).toMatch(/export/);
+    expect(about).toMatch(/tree/);
+    const dna = spell("dna", "--help");
+    expect(dna.stdout).toMatch(/\$ spell dna verify greeter\.dna\.json --key pub\.pem/);
+  });
 });
 
 describe("progress of children", () => {
