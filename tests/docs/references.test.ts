@@ -83,7 +83,7 @@ describe("the docs name files that exist", () => {
   it("the lists of design notes name every note", () => {
     const every = notes.map((n) => basename(n, ".md"));
     const architecture = readFileSync("docs/design/ARCHITECTURE.md", "utf8");
-    const listed = /^docs\/design\/\s+these notes: (.*)$/m.exec(architecture)?.[1] ?? "";
+    const listed = /^docs\/design\/\s+these notes: (.*(?:\n {8,}.*)*)$/m.exec(architecture)?.[1] ?? "";
     const readme = /^Design notes: .*\((.*)\);?$/m.exec(readFileSync("README.md", "utf8"))?.[1];
     for (const note of every) {
       expect(listed, `ARCHITECTURE.md's list of notes lacks ${note}`).toContain(note);
