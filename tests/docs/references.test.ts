@@ -7,6 +7,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } fro
 import { tmpdir } from "node:os";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { parse as parseYaml } from "yaml";
 import { Cantrip, loadSpell } from "../../src/index.js";
 
 const root = process.cwd();
@@ -83,7 +84,8 @@ describe("the docs name files that exist", () => {
   it("the lists of design notes name every note", () => {
     const every = notes.map((n) => basename(n, ".md"));
     const architecture = readFileSync("docs/design/ARCHITECTURE.md", "utf8");
-    const listed = /^docs\/design\/\s+these notes: (.*(?:\n {8,}.*)*)$/m.exec(architecture)?.[1] ?? "";
+    const listed =
+      /^docs\/design\/\s+these notes: (.*(?:\n {8,}.*)*)$/m.exec(architecture)?.[1] ?? "";
     const readme = /^Design notes: .*\((.*)\);?$/m.exec(readFileSync("README.md", "utf8"))?.[1];
     for (const note of every) {
       expect(listed, `ARCHITECTURE.md's list of notes lacks ${note}`).toContain(note);
@@ -111,5 +113,34 @@ describe("the docs promise only what the loader and the API do", () => {
     expect((Cantrip as unknown as Record<string, unknown>)["from"]).toBeUndefined();
     for (const doc of documents)
       expect(readFileSync(doc, "utf8"), doc).not.toMatch(/Cantrip\.from\(/);
+  });
+});
+
+describe("docs/design/SEED-002.md", () => {
+  const page = readFileSync("docs/design/SEED-002.md", "utf8");
+  it("maps the Verify it of every one of seed 002's nine sections", () => {
+    const sections = [...page.matchAll(/^## (\w+)$/gm)].map((m) => m[1]);
+    expect(sections).toEqual([
+      "Cantrip",
+      "Identity",
+      "Medium",
+      "Gates",
+      "Wards",
+      "Circle",
+      "Loom",
+      "Entity",
+      "Familiar",
+    ]);
+  });
+
+  it("names tests.yaml cases that exist, under the rule it gives", async () => {
+    const cases = parseYaml(readFileSync("tests.yaml", "utf8")) as { rule: string; name: string }[];
+    const cited = [...page.matchAll(/\b([A-Z]+-\d+) `([^`]+)`/g)];
+    expect(cited.length).toBeGreaterThan(15);
+    for (const [, rule, name] of cited) {
+      const prefix = name!.split("…")[0]!.trim();
+      const found = cases.some((c) => c.rule === rule && c.name.startsWith(prefix));
+      expect(found, `${rule} \`${name}\``).toBe(true);
+    }
   });
 });
