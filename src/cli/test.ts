@@ -49,6 +49,11 @@ export async function testCommand(
     );
     return EXIT.invalid;
   }
+  const missing = files.filter((f) => !existsSync(resolve(io.cwd, f)));
+  if (missing.length) {
+    for (const f of missing) io.stderr(`${f}: no such file or folder\n`);
+    return EXIT.invalid; // a named file that is not there is a usage error, not a failed test
+  }
   const targets = files.length
     ? files.flatMap((f) => expandDir(io.cwd, f))
     : defaultTargets(io.cwd);

@@ -77,7 +77,7 @@ describe("the bin keeps the README's exit codes", () => {
       expect(r.status, `spell ${argv.join(" ")}: ${r.stderr}`).toBe(EXIT.invalid);
       expect(r.stderr).toMatch(/nope\.yaml/);
     }
-  });
+  }, 120_000); // nine processes, one after another, on a busy machine
   it("--llm scripted is refused with what to do instead (the scripted provider's replies live in the spell)", () => {
     for (const argv of [
       ["run", "grimoire/04-cantrip.yaml", "--llm", "scripted"],
@@ -92,7 +92,7 @@ describe("the bin keeps the README's exit codes", () => {
       expect(r.stderr).toMatch(/--llm scripted.*responses:/s);
       expect(r.stderr).not.toMatch(/send failed/);
     }
-  });
+  }, 60_000);
   it("spell help loom describes the topic, not its first command; spell dna --help shows verify", () => {
     const loom = spell("help", "loom");
     expect(loom.status).toBe(0);
