@@ -9,7 +9,9 @@ import { generateKeyPairSync } from "node:crypto";
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { wireReplyOf } from "../../src/conformance/mock-openai-replies.js";
+import { startLoopbackProvider, type LoopbackServer } from "../support/providers.js";
 import type { CommandShape } from "../../src/cli/argv.js";
 import { COMMANDS } from "../../src/commands/main.js";
 import {
@@ -37,6 +39,9 @@ const EXCLUDED: Record<string, string> = {
 
 const work = mkdtempSync(join(tmpdir(), "doc-commands-"));
 let entity = "";
+let turn = "";
+/** The LLM of `--llm local/model`: a loopback OpenAI-compatible server that answers `done`. */
+let provider: LoopbackServer | undefined;
 
 /** A placeholder's value: `values["COMMAND WORD"]` before `values[WORD]`. */
 const values = (): Record<string, string> => ({
@@ -51,6 +56,7 @@ const values = (): Record<string, string> => ({
   "SPELL.yaml": "spell.yaml",
   TEXT: "What is 2 + 3?",
   ID: entity,
+  TURN: turn,
   "PATH|memory": "runs/loom.jsonl",
   LOOM: "runs/replay.jsonl",
   "text|json": "json",
@@ -60,7 +66,7 @@ const values = (): Record<string, string> => ({
   "PUB.pem": "pub.pem",
   DIR: "ws",
   T: "t0ken",
-  "P/M": "local/model", // summon: no line is read, so the local server is never asked
+  "P/M": "local/model", // the loopback provider below
   "provider/model": "local/model",
   "serve 8787": "0", // any free port: another process may hold 8787
 });
@@ -76,7 +82,7 @@ function spell(argv: string[], opts: { stdin?: string; env?: Record<string, stri
   return new Promise<Ran>((done) => {
     const child = spawn(process.execPath, [join(root, "bin/run.js"), ...argv], {
       cwd: work,
-      env: { ...process.env, ...opts.env },
+      env: { ...process.env, LOCAL_LLM_BASE_URL: `${provider!.url}/v1`, ...opts.env },
     });
     let stdout = "";
     let stderr = "";
@@ -92,6 +98,8 @@ function spell(argv: string[], opts: { stdin?: string; env?: Record<string, stri
 }
 
 beforeAll(async () => {
+  const done = { tool_calls: [{ gate: "done", args: { answer: "5" } }] };
+  provider = await startLoopbackProvider([wireReplyOf("llm", done, 0)], { repeatLast: true });
   cpSync(join(root, "spells"), join(work, "spells"), { recursive: true });
   cpSync(join(root, "grimoire"), join(work, "grimoire"), { recursive: true });
   cpSync(join(root, "grimoire/04-cantrip.yaml"), join(work, "spell.yaml"));
@@ -103,10 +111,12 @@ beforeAll(async () => {
   writeFileSync(join(work, "messages.jsonl"), '{"text":"hi there"}\n');
   const signed = await spell(["dna", "spells/greeter-flow.yaml", "--sign", "key.pem"]);
   writeFileSync(join(work, "signed.json"), signed.stdout);
-  await spell(["run", "spell.yaml", "--loom", "runs/replay.jsonl"]);
+  const recorded = await spell(["run", "spell.yaml", "--loom", "runs/replay.jsonl", "--json"]);
+  turn = (JSON.parse(recorded.stdout) as { last_turn_id: string }).last_turn_id;
   const run = await spell(["run", "spell.yaml", "--loom", "runs/loom.jsonl", "--json"]);
   entity = (JSON.parse(run.stdout) as { entity_id: string }).entity_id;
 }, 120_000);
+afterAll(() => provider?.close());
 
 const commands = fencedCommands(root, docs);
 
