@@ -1,7 +1,10 @@
 // The mistakes a new user makes first, told in spell terms at file:line:col: indentation (the
 // YAML parser's own words name its grammar, not the spell), and `${…}` written almost right.
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { loadSpellText } from "../../src/spell/index.js";
+import { loadSpell, loadSpellText } from "../../src/spell/index.js";
 
 async function errorOf(text: string, env: Record<string, string> = {}): Promise<string> {
   try {
@@ -80,5 +83,30 @@ describe("${…} written almost right is refused, not kept as text", () => {
         env: { HOME: "/h" },
       }),
     ).resolves.toBeDefined();
+  });
+});
+
+describe("file gates without a root agree: each is rooted at the spell's folder", () => {
+  it("read and a writable write both take the spell's folder; write alone also needs writable: true", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "roots-"));
+    writeFileSync(join(dir, "x.txt"), "from the spell's folder");
+    const file = join(dir, "s.yaml");
+    const replies = `[{ tool_calls: [{ gate: read, args: { path: x.txt } }, { gate: write, args: { path: out.txt, content: written } }] }, { tool_calls: [{ gate: done, args: { answer: ok } }] }]`;
+    const spell = (write: string) =>
+      `llm: { provider: scripted, responses: ${replies} }\nidentity: {}\ncircle: { gates: [done, read, ${write}], ${WARDS.replace("1", "3")} }\n`;
+    writeFileSync(file, spell("{ write: { writable: true } }"));
+    const loaded = await loadSpell(file, { loomPath: "memory" });
+    const result = await loaded.cantrip!.cast("read then write");
+    expect(result.status).toBe("terminated");
+    expect(JSON.stringify(result.loom.turns()[0]!.gate_calls)).toContain("from the spell's folder");
+    expect(readFileSync(join(dir, "out.txt"), "utf8")).toBe("written");
+
+    writeFileSync(file, spell("write"));
+    const msg = await loadSpell(file, { loomPath: "memory" }).then(
+      () => "loaded",
+      (err: Error) => err.message,
+    );
+    expect(msg).toMatch(/s\.yaml:3:\d+: write needs writable: true/);
+    expect(msg).toMatch(/like read's, its root is the spell's folder unless root: names another/);
   });
 });
