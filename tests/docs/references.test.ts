@@ -133,7 +133,7 @@ describe("docs/design/SEED-002.md", () => {
     ]);
   });
 
-  it("names tests.yaml cases that exist, under the rule it gives", async () => {
+  it("names tests.yaml cases that exist, under the rule it gives", () => {
     const cases = parseYaml(readFileSync("tests.yaml", "utf8")) as { rule: string; name: string }[];
     const cited = [...page.matchAll(/\b([A-Z]+-\d+) `([^`]+)`/g)];
     expect(cited.length).toBeGreaterThan(15);
