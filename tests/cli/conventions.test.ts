@@ -4,6 +4,7 @@ import { checkArgv } from "../../src/cli/argv.js";
 import { EXIT, type CliIO } from "../../src/cli/io.js";
 import { runCommand } from "../../src/cli/run.js";
 import { COMMANDS } from "../../src/commands/main.js";
+import { parseCommand } from "../support/doc-commands.js";
 
 const spell = (...args: string[]) =>
   spawnSync(process.execPath, ["bin/run.js", ...args], { encoding: "utf8" });
@@ -41,6 +42,21 @@ describe("argv conventions", () => {
     expect(checkArgv(["dna", "flow.yaml", "--key", "pub.pem"], COMMANDS)).toMatchObject({
       error: expect.stringContaining("unknown flag --key for spell dna") as unknown,
     });
+  });
+});
+
+describe("every command's --help examples", () => {
+  // Each example line as `spell --help` shows it passes the argument check: no unknown command
+  // or flag (running them is tests/cli/doc-commands.test.ts's work for the README's lines).
+  const examples = Object.entries(COMMANDS).flatMap(([id, command]) =>
+    ((command as { examples?: (string | { command: string })[] }).examples ?? []).map(
+      (e) => [id, typeof e === "string" ? e : e.command] as const,
+    ),
+  );
+  it.each(examples)("spell %s: %s", (_id, example) => {
+    const parsed = parseCommand(example);
+    expect(parsed, example).toBeDefined();
+    expect(checkArgv(parsed!.argv, COMMANDS)).toEqual({ args: parsed!.argv });
   });
 });
 
