@@ -26,7 +26,9 @@ export function checkArgv(
   if (words.length === 0) return { args };
   const [first, second] = words;
   const pure = topics.has(first!) && !ids.includes(first!);
-  const id = pure && second !== undefined ? `${first}:${second}` : first!;
+  // `dna verify`: a subcommand wins over its topic's own command (`dna FILE`), as in oclif
+  const sub = second === undefined ? undefined : `${first}:${second}`;
+  const id = sub !== undefined && (pure || ids.includes(sub)) ? sub : first!;
   if (pure && second === undefined) return { args }; // `spell loom`: oclif lists the topic
   if (!ids.includes(id)) return { error: unknownCommand(id, ids) };
   if (args.includes("--help") || args.includes("-h")) return { args };

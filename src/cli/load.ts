@@ -31,6 +31,12 @@ export async function loadForCast(
     );
     return EXIT.invalid;
   }
+  if (llmSpec?.provider === "scripted") {
+    io.stderr(
+      `--llm ${flags.llm}: the scripted provider has no replies on the command line; they are written in the spell (llm: { provider: scripted, responses: [...] }). Give a real provider instead, e.g. --llm anthropic/claude-sonnet-4-5\n`,
+    );
+    return EXIT.invalid;
+  }
   let doc: LoadedDocument | undefined;
   try {
     doc = await loadDocument(displayPath(io.cwd, file), {

@@ -12,6 +12,7 @@ import { errorMessage } from "../core/errors.js";
 import type { Loom } from "../loom/loom.js";
 import { spellOf, type LoadedSpell } from "../spell/index.js";
 import { EXIT, processIO, type CliIO } from "./io.js";
+import { lastEntityOf } from "./last-entity.js";
 import { exitFor, loadForCast, printWarnings, type LoadFlags } from "./load.js";
 import { progressLines } from "./progress.js";
 import { printResult } from "./run.js";
@@ -20,6 +21,8 @@ import { liveDisplay } from "./stream-text.js";
 export interface SessionFlags extends LoadFlags {
   /** An entity recorded in the loom to continue; default a new one. */
   entity?: string | undefined;
+  /** Continue the last entity of this spell in this loom (a new one when there is none). */
+  continue?: boolean | undefined;
   /** No progress lines on stderr. */
   quiet?: boolean | undefined;
   /** Each result as a JSON line on stdout. */
@@ -49,7 +52,16 @@ export async function runSession(
   io: SessionIO,
   hooks: SessionHooks = {},
 ): Promise<number> {
-  const hint = (id: string) => hooks.resumeHint?.(id) ?? resumeHint(spellPath, id, flags.loom);
+  const hint = (id: string) =>
+    hooks.resumeHint?.(id) ?? resumeHint(spellPath, id, flags.loom, flags.continue);
+  if (flags.continue && flags.entity !== undefined) {
+    io.stderr("--continue and --entity name the entity twice: give one of them\n");
+    return EXIT.invalid;
+  }
+  if (flags.continue && flags.loom === "memory") {
+    io.stderr("--continue needs a loom file: a memory loom keeps no entity between sessions\n");
+    return EXIT.invalid;
+  }
   const started = await startSession(spellPath, flags, io, hint);
   if (typeof started === "number") return started;
   const { loaded, entity } = started;
@@ -85,12 +97,17 @@ async function startSession(
   const cantrip = loaded.cantrip!;
   const loom = cantrip.loom;
   try {
-    const entity = cantrip.summon(flags.entity === undefined ? {} : { entity: flags.entity });
+    const id = flags.continue ? await lastEntityOf(loaded.file, loom.store.location) : flags.entity;
+    if (flags.continue && id === undefined)
+      io.stderr(
+        `no earlier entity of ${loaded.file} in ${loom.store.location}: summoned a new one\n`,
+      );
+    const entity = cantrip.summon(id === undefined ? {} : { entity: id });
     await entity.ready();
-    const earlier = flags.entity === undefined ? 0 : (loom.lastTurnOf(entity.id)?.sequence ?? 0);
+    const earlier = id === undefined ? 0 : (loom.lastTurnOf(entity.id)?.sequence ?? 0);
     const where = `loom ${loom.store.location}`;
     io.stderr(
-      flags.entity === undefined
+      id === undefined
         ? `summoned entity ${entity.id} · ${where} · resume: ${hint(entity.id)}\n`
         : `resumed entity ${entity.id} (${earlier} earlier turn${earlier === 1 ? "" : "s"}) · ${where}\n`,
     );
@@ -177,9 +194,15 @@ async function readIntents(
   }
 }
 
-function resumeHint(spellPath: string, entityId: string, loom: string | undefined): string {
+function resumeHint(
+  spellPath: string,
+  entityId: string,
+  loom: string | undefined,
+  continued: boolean | undefined,
+): string {
   if (loom === "memory") return "none (a memory loom: the entity ends with the session)";
-  return `spell summon ${spellPath} --entity ${entityId}${loom === undefined ? "" : ` --loom ${loom}`}`;
+  const which = continued ? "--continue" : `--entity ${entityId}`;
+  return `spell summon ${spellPath} ${which}${loom === undefined ? "" : ` --loom ${loom}`}`;
 }
 
 /**

@@ -49,6 +49,7 @@ export async function testCommand(
     );
     return EXIT.invalid;
   }
+  if (anyMissing(files, io)) return EXIT.invalid;
   const targets = files.length
     ? files.flatMap((f) => expandDir(io.cwd, f))
     : defaultTargets(io.cwd);
@@ -88,6 +89,13 @@ export async function testCommand(
     }
   }
   return report(all, broken, flags.reporter, redactor, io);
+}
+
+/** A named file that is not there is a usage error (exit 3), not a failed test: each is told. */
+function anyMissing(files: string[], io: CliIO): boolean {
+  const missing = files.filter((f) => !existsSync(resolve(io.cwd, f)));
+  for (const f of missing) io.stderr(`${f}: no such file or folder\n`);
+  return missing.length > 0;
 }
 
 /** The closing count (both reporters); exit 1 when a case failed or a file could not run. */

@@ -4,10 +4,11 @@ import * as Flags from "@oclif/core/flags";
 
 export default class Summon extends Command {
   static override description =
-    "Summon a spell's entity for an interactive session: each line is an intent to the same entity. Ctrl-C stops the current cast; Ctrl-C twice at the prompt, or Ctrl-D, ends the session. --entity continues an entity recorded in the loom.";
+    "Summon a spell's entity for an interactive session: each line is an intent to the same entity. Ctrl-C stops the current cast; Ctrl-C twice at the prompt, or Ctrl-D, ends the session. --entity continues an entity recorded in the loom; --continue the last one of this spell in it.";
   static override examples = [
     "spell summon grimoire/11-persistence.yaml --loom /tmp/11.jsonl",
     "spell summon spell.yaml --entity ent_3f2a9c000001",
+    "spell summon spell.yaml --continue",
     'printf "first\\nsecond\\n" | spell summon spell.yaml --quiet',
   ];
   static override args = {
@@ -17,6 +18,11 @@ export default class Summon extends Command {
     entity: Flags.string({
       char: "e",
       description: "continue this entity (its id was printed when it was summoned)",
+    }),
+    continue: Flags.boolean({
+      char: "c",
+      description:
+        "continue the last entity of this spell in this loom (a new one when there is none)",
     }),
     json: Flags.boolean({ description: "print each result as a JSON line on stdout" }),
     loom: Flags.string({

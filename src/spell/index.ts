@@ -56,6 +56,10 @@ function readDocument(file: string): string {
   try {
     return readFileSync(file, "utf8");
   } catch (err) {
+    // No such file is the user's mistake (exit 3), like a bad flag; other IO failures are not.
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR" || code === "EISDIR")
+      throw new ConfigError("spell_not_found", `cannot read ${file}: ${(err as Error).message}`);
     throw new SystemError("spell_unreadable", `cannot read ${file}: ${(err as Error).message}`, {
       cause: err,
     });

@@ -76,6 +76,11 @@ function gateSpec(item: unknown): GateSpec {
 
 async function resolveGate(item: unknown, ctx: ResolveContext, path: Path): Promise<GateSpec> {
   const gate = gateSpec(item);
+  if (gate.name === "write" && gate.deps["writable"] !== true)
+    throw new ConfigError(
+      "root_not_writable",
+      "write needs writable: true — like read's, its root is the spell's folder unless root: names another (write: { root: ./out, writable: true })",
+    );
   if (ROOTED.has(gate.name))
     gate.deps["root"] = rootOf(gate.deps["root"], ctx.rootDir ?? ctx.baseDir);
   if (DELEGATION_GATES.includes(gate.name)) await resolveDelegation(gate, ctx, path);

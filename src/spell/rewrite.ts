@@ -80,6 +80,11 @@ export function interpolateEnv(
   visit(source.doc, {
     Scalar(key, node) {
       if (key === "key" || typeof node.value !== "string" || !node.value.includes("${")) return;
+      const almost = almostEnv(node.value);
+      if (almost) {
+        errors.push(new ConfigError("env_syntax", almost.message, at(source, node, almost.index)));
+        return;
+      }
       node.value = node.value.replace(ENV, (_match, name: string, fallback: string | undefined) => {
         // Only the environment's own keys: ${env:constructor} is not Object.prototype's.
         const value = Object.hasOwn(env, name) ? env[name] : undefined;
@@ -113,6 +118,43 @@ export function envSecretsIn(text: string, env: NodeJS.ProcessEnv): string[] {
     if (typeof value === "string" && value !== "") out.push(value);
   }
   return out;
+}
+
+/**
+ * A `${…}` that was meant as `${env:NAME}` but is not one: `${ENV:X}` (another case of env) or
+ * `${env:` without its closing brace or with a name that is not one. Kept as text, it would pass
+ * silently; other `${…}` (a shell's `${HOME:-x}`, JavaScript's template `${a}`) are left alone.
+ */
+export function almostEnv(text: string): { message: string; index: number } | undefined {
+  for (const m of text.matchAll(/\$\{(env):/gi)) {
+    const index = m.index;
+    const word = m[1]!;
+    const rest = text.slice(index);
+    const shown = /^\$\{[^}\s]*\}?/.exec(rest)![0];
+    if (word !== "env") {
+      return {
+        index,
+        message: `${shown} is not interpolated: write \${env:${shown.slice(2 + word.length + 1).replace(/\}$/, "")}} (env in lower case)`,
+      };
+    }
+    if (new RegExp(`^${ENV.source}`).test(rest)) continue;
+    return {
+      index,
+      message: rest.includes("}")
+        ? `${shown} is not an environment variable reference: write \${env:NAME} or \${env:NAME:-default}, NAME of letters, digits and _`
+        : `${shown} is not closed: write \${env:NAME} with its closing }`,
+    };
+  }
+  return undefined;
+}
+
+/** The position of character `index` of a scalar's value, when the source shows it as written. */
+function at(source: SpellSource, node: Scalar, index: number) {
+  const start = node.range?.[0] ?? 0;
+  const quoted = node.type === "QUOTE_DOUBLE" || node.type === "QUOTE_SINGLE" ? 1 : 0;
+  const value = String(node.value);
+  const written = source.text.slice(start + quoted, start + quoted + index);
+  return source.at(written === value.slice(0, index) ? start + quoted + index : start);
 }
 
 function pos(source: SpellSource, node: Scalar) {

@@ -10,6 +10,7 @@ import {
   type Node,
 } from "yaml";
 import { ConfigError, type SourcePosition } from "../core/errors.js";
+import { explainYamlError } from "./yaml-explain.js";
 
 /** Spell files larger than this are refused before parsing. */
 export const MAX_SPELL_BYTES = 1024 * 1024;
@@ -46,12 +47,16 @@ export class SpellSource {
   /** Syntax errors of the YAML itself, and duplicate keys, each at its position. */
   syntaxErrors(): ConfigError[] {
     // After the first few, YAML errors are echoes of the first: keep what helps.
-    const syntax = this.doc.errors
-      .slice(0, 3)
-      .map(
-        (e) =>
-          new ConfigError("yaml_syntax", e.message.split("\n")[0] ?? e.message, this.at(e.pos[0])),
-      );
+    const syntax = this.doc.errors.slice(0, 3).map((e) => {
+      const at = this.at(e.pos[0]);
+      // Indentation is told in spell terms; the errors after it are its echoes.
+      const told = explainYamlError(e.code, this.text, at.line);
+      return told
+        ? new ConfigError("yaml_indentation", told.message, { ...at, ...told })
+        : new ConfigError("yaml_syntax", e.message.split("\n")[0] ?? e.message, at);
+    });
+    const first = syntax[0];
+    if (first?.code === "yaml_indentation") return [first];
     return syntax.length ? syntax : duplicateKeys(this).slice(0, 10);
   }
 

@@ -4,6 +4,7 @@ import { checkArgv } from "../../src/cli/argv.js";
 import { EXIT, type CliIO } from "../../src/cli/io.js";
 import { runCommand } from "../../src/cli/run.js";
 import { COMMANDS } from "../../src/commands/main.js";
+import { parseCommand } from "../support/doc-commands.js";
 
 const spell = (...args: string[]) =>
   spawnSync(process.execPath, ["bin/run.js", ...args], { encoding: "utf8" });
@@ -33,6 +34,30 @@ describe("argv conventions", () => {
     });
     expect(checkArgv(["loom", "export", "f", "--no-redact"], COMMANDS)).toHaveProperty("args");
   });
+  it("checks a subcommand's flags against the subcommand when its topic is a command too", () => {
+    // `dna` is a command and the topic of `dna verify`: --key is verify's flag
+    expect(checkArgv(["dna", "verify", "signed.json", "--key", "pub.pem"], COMMANDS)).toEqual({
+      args: ["dna", "verify", "signed.json", "--key", "pub.pem"],
+    });
+    expect(checkArgv(["dna", "flow.yaml", "--key", "pub.pem"], COMMANDS)).toMatchObject({
+      error: expect.stringContaining("unknown flag --key for spell dna") as unknown,
+    });
+  });
+});
+
+describe("every command's --help examples", () => {
+  // Each example line as `spell --help` shows it passes the argument check: no unknown command
+  // or flag (running them is tests/cli/doc-commands.test.ts's work for the README's lines).
+  const examples = Object.entries(COMMANDS).flatMap(([id, command]) =>
+    ((command as { examples?: (string | { command: string })[] }).examples ?? []).map(
+      (e) => [id, typeof e === "string" ? e : e.command] as const,
+    ),
+  );
+  it.each(examples)("spell %s: %s", (_id, example) => {
+    const parsed = parseCommand(example);
+    expect(parsed, example).toBeDefined();
+    expect(checkArgv(parsed!.argv, COMMANDS)).toEqual({ args: parsed!.argv });
+  });
 });
 
 describe("the bin keeps the README's exit codes", () => {
@@ -51,6 +76,47 @@ describe("the bin keeps the README's exit codes", () => {
   });
   it("a missing argument exits 3 too", () => {
     expect(spell("run").status).toBe(EXIT.invalid);
+  });
+  it("a spell file that does not exist is a usage error (exit 3) for every command", () => {
+    for (const argv of [
+      ["run", "nope.yaml"],
+      ["summon", "nope.yaml"],
+      ["council", "nope.yaml"],
+      ["serve", "nope.yaml"],
+      ["acp", "nope.yaml", "--check"],
+      ["validate", "nope.yaml"],
+      ["test", "nope.yaml"],
+      ["flow", "nope.yaml"],
+      ["dna", "nope.yaml"],
+    ]) {
+      const r = spell(...argv);
+      expect(r.status, `spell ${argv.join(" ")}: ${r.stderr}`).toBe(EXIT.invalid);
+      expect(r.stderr).toMatch(/nope\.yaml/);
+    }
+  }, 120_000); // nine processes, one after another, on a busy machine
+  it("--llm scripted is refused with what to do instead (the scripted provider's replies live in the spell)", () => {
+    for (const argv of [
+      ["run", "grimoire/04-cantrip.yaml", "--llm", "scripted"],
+      ["summon", "grimoire/04-cantrip.yaml", "--loom", "memory", "--llm", "scripted"],
+      ["familiar", "grimoire", "--loom", "memory", "--llm", "scripted/any"],
+    ]) {
+      const r = spawnSync(process.execPath, ["bin/run.js", ...argv], {
+        encoding: "utf8",
+        input: "What is here?\n",
+      });
+      expect(r.status, `spell ${argv.join(" ")}: ${r.stderr}`).toBe(EXIT.invalid);
+      expect(r.stderr).toMatch(/--llm scripted.*responses:/s);
+      expect(r.stderr).not.toMatch(/send failed/);
+    }
+  }, 60_000);
+  it("spell help loom describes the topic, not its first command; spell dna --help shows verify", () => {
+    const loom = spell("help", "loom");
+    expect(loom.status).toBe(0);
+    const about = loom.stdout.split("\n")[0]!;
+    expect(about).toMatch(/export/);
+    expect(about).toMatch(/tree/);
+    const dna = spell("dna", "--help");
+    expect(dna.stdout).toMatch(/\$ spell dna verify greeter\.dna\.json --key pub\.pem/);
   });
 });
 

@@ -45,7 +45,7 @@ describe("help printed at start-up", () => {
       expect(fast, key).toEqual(outcome(viaOclif(argv)));
       expect(fast.stdout, key).toBe(data.pages[key]);
     }
-  });
+  }, 300_000); // a process per case, both ways, on a busy machine
 
   const proc = (over: Partial<StartProcess>): StartProcess => ({
     argv: ["--help"],
@@ -173,6 +173,14 @@ describe("spell run without oclif", () => {
     [join(dir, "missing.yaml")],
     [
       spellFile(
+        "down.yaml",
+        "llm: { provider: scripted, responses: [{ error: { status: 500, message: down } }] }\nidentity: {}\ncircle: { gates: [done], wards: [{ max_turns: 1 }] }\nintent: go\n",
+      ),
+      "--loom",
+      "memory",
+    ],
+    [
+      spellFile(
         "bad.yaml",
         "llm: { provider: scripted, responses: [] }\ncircle:\n  gates: [echo]\n  wardz: []\n",
       ),
@@ -201,9 +209,10 @@ describe("spell run without oclif", () => {
       expect(fast, argv.join(" ")).toEqual(same(viaOclif(full)));
       statuses.add(fast.status);
     }
-    // The cases cover success, a truncation, an invalid spell or flag, and a failure.
+    // The cases cover success, a truncation, an invalid spell, flag or file (exit 3), and a
+    // failure (a provider that answers 500).
     expect([...statuses].sort()).toEqual([0, 2, 3, 4]);
-  });
+  }, 300_000); // a process per case, both ways, on a busy machine
 
   it("is quiet, as oclif is, when the reader closes stdout early", () => {
     for (const argv of [["--help"], ["run", cantrip, "--loom", "memory", "--quiet"]]) {

@@ -1,0 +1,23 @@
+/**
+ * `spell summon FILE --continue`: the entity to continue is the last one summoned from that
+ * spell file against that loom — the one whose entry in the loom's state file changed last.
+ */
+import { resolve } from "node:path";
+import { entityFiles } from "../loom/entity-keeper.js";
+import { EntityState } from "../loom/entity-state.js";
+
+/** The id of the spell's most recently updated entity in the loom file, if it has one. */
+export async function lastEntityOf(
+  spellFile: string,
+  loomPath: string,
+): Promise<string | undefined> {
+  if (loomPath === "memory") return undefined;
+  const state = await (await EntityState.open(entityFiles(loomPath).state)).read();
+  const spell = resolve(spellFile);
+  let last: { id: string; updated: string } | undefined;
+  for (const [id, entry] of Object.entries(state.entities)) {
+    if (entry.spell !== spell) continue;
+    if (!last || entry.updated >= last.updated) last = { id, updated: entry.updated };
+  }
+  return last?.id;
+}

@@ -1,0 +1,176 @@
+// Every `spell` command line the README and docs/ show in a fenced block is run with the built
+// CLI (bin/run.js; `npm run build` first), in a scratch folder holding copies of spells/ and
+// grimoire/ and the fixtures the lines name. Synopsis lines (`spell run FILE [--json]`) run
+// with every optional part and a value for each placeholder. None may be a usage error (exit 3,
+// "unknown flag", "unknown command"); each must succeed (exit 0) — the fixtures make that
+// possible offline. A few lines cannot run here; each is listed with its reason.
+import { spawn } from "node:child_process";
+import { generateKeyPairSync } from "node:crypto";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { wireReplyOf } from "../../src/conformance/mock-openai-replies.js";
+import { startLoopbackProvider, type LoopbackServer } from "../support/providers.js";
+import type { CommandShape } from "../../src/cli/argv.js";
+import { COMMANDS } from "../../src/commands/main.js";
+import {
+  fencedCommands,
+  instantiate,
+  isSynopsis,
+  type DocCommand,
+} from "../support/doc-commands.js";
+
+const root = process.cwd();
+const docs = [
+  "README.md",
+  ...readdirSync("docs")
+    .filter((f) => f.endsWith(".md") && f !== "spec.md") // spec.md is the Cantrip spec, not ours
+    .map((f) => `docs/${f}`),
+  ...readdirSync("docs/design").map((f) => `docs/design/${f}`),
+];
+
+/** Lines that need what a test may not have; each with its reason. */
+const EXCLUDED: Record<string, string> = {
+  'OPENROUTER_API_KEY=… spell run spells/council.yaml --llm openrouter/auto --intent "Should we …?"':
+    "needs a real OpenRouter key and the network",
+  "spell run spell.yaml --llm openai/gpt-4.1": "needs a real OpenAI key and the network",
+};
+
+const work = mkdtempSync(join(tmpdir(), "doc-commands-"));
+let entity = "";
+let turn = "";
+/** The LLM of `--llm local/model`: a loopback OpenAI-compatible server that answers `done`. */
+let provider: LoopbackServer | undefined;
+
+/** A placeholder's value: `values["COMMAND WORD"]` before `values[WORD]`. */
+const values = (): Record<string, string> => ({
+  FILE: "spell.yaml",
+  "council FILE": "spells/council.yaml",
+  "flow FILE": "spells/greeter-flow.yaml",
+  "dna FILE": "spells/greeter-flow.yaml",
+  "loom export FILE": "runs/loom.jsonl",
+  "loom tree FILE": "runs/loom.jsonl",
+  "FILE…": "spell.yaml",
+  "FILE|FOLDER…": "spell.yaml",
+  "SPELL.yaml": "spell.yaml",
+  TEXT: "What is 2 + 3?",
+  ID: entity,
+  TURN: turn,
+  "PATH|memory": "runs/loom.jsonl",
+  PATH: "runs/loom.jsonl",
+  LOOM: "runs/replay.jsonl",
+  "text|json": "json",
+  "MESSAGES.jsonl": "messages.jsonl",
+  "KEY.pem": "key.pem",
+  "SIGNED.json": "signed.json",
+  "PUB.pem": "pub.pem",
+  DIR: "ws",
+  T: "t0ken",
+  "P/M": "local/model", // the loopback provider below
+  "provider/model": "local/model",
+  "serve 8787": "0", // any free port: another process may hold 8787
+});
+
+interface Ran {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** `spell ARGV` in the scratch folder; a server is stopped (SIGTERM) once it says it listens. */
+function spell(argv: string[], opts: { stdin?: string; env?: Record<string, string> } = {}) {
+  return new Promise<Ran>((done) => {
+    const child = spawn(process.execPath, [join(root, "bin/run.js"), ...argv], {
+      cwd: work,
+      env: { ...process.env, LOCAL_LLM_BASE_URL: `${provider!.url}/v1`, ...opts.env },
+    });
+    let stdout = "";
+    let stderr = "";
+    let stopped = false;
+    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on("data", (d: Buffer) => {
+      stderr += d.toString();
+      if (!stopped && / listening on /.test(stderr)) stopped = child.kill("SIGTERM");
+    });
+    child.on("close", (code) => done({ code, stdout, stderr }));
+    child.stdin.end(opts.stdin ?? "");
+  });
+}
+
+beforeAll(async () => {
+  const done = { tool_calls: [{ gate: "done", args: { answer: "5" } }] };
+  provider = await startLoopbackProvider([wireReplyOf("llm", done, 0)], { repeatLast: true });
+  cpSync(join(root, "spells"), join(work, "spells"), { recursive: true });
+  cpSync(join(root, "grimoire"), join(work, "grimoire"), { recursive: true });
+  cpSync(join(root, "grimoire/04-cantrip.yaml"), join(work, "spell.yaml"));
+  mkdirSync(join(work, "ws"));
+  mkdirSync(join(work, "runs"));
+  const keys = generateKeyPairSync("ed25519");
+  writeFileSync(join(work, "key.pem"), keys.privateKey.export({ type: "pkcs8", format: "pem" }));
+  writeFileSync(join(work, "pub.pem"), keys.publicKey.export({ type: "spki", format: "pem" }));
+  writeFileSync(join(work, "messages.jsonl"), '{"text":"hi there"}\n');
+  const signed = await spell(["dna", "spells/greeter-flow.yaml", "--sign", "key.pem"]);
+  writeFileSync(join(work, "signed.json"), signed.stdout);
+  const recorded = await spell(["run", "spell.yaml", "--loom", "runs/replay.jsonl", "--json"]);
+  turn = (JSON.parse(recorded.stdout) as { last_turn_id: string }).last_turn_id;
+  const run = await spell(["run", "spell.yaml", "--loom", "runs/loom.jsonl", "--json"]);
+  entity = (JSON.parse(run.stdout) as { entity_id: string }).entity_id;
+}, 120_000);
+afterAll(() => provider?.close());
+
+const commands = fencedCommands(root, docs);
+
+describe("the documented command lines", () => {
+  it("are found (the README's CLI list, its examples, docs/providers.md)", () => {
+    const where = new Set(commands.map((c) => c.where.split(":")[0]));
+    expect(where).toEqual(new Set(["README.md", "docs/providers.md"]));
+    expect(commands.length).toBeGreaterThan(20);
+  });
+
+  for (const c of commands.filter((x) => EXCLUDED[x.line] !== undefined))
+    it.skip(`${c.where}: ${c.line} — not run: ${EXCLUDED[c.line]}`, () => undefined);
+
+  it.each(
+    commands
+      .filter((c) => EXCLUDED[c.line] === undefined)
+      .map((c) => [`${c.where}: ${c.line}`, c] as const),
+  )(
+    "%s",
+    async (_name, c: DocCommand) => {
+      const argv = isSynopsis(c.argv) ? instantiate(c.argv, values()) : c.argv;
+      const r = await spell(argv, { stdin: c.stdin, env: c.env });
+      if (c.stdoutTo) writeFileSync(join(work, c.stdoutTo), r.stdout);
+      const shown = `spell ${argv.join(" ")}\n${r.stderr}`;
+      expect(r.stderr, shown).not.toMatch(/unknown (flag|command)/);
+      expect(r.code, shown).not.toBe(3);
+      expect(r.code, shown).toBe(0);
+    },
+    120_000,
+  );
+});
+
+describe("the README's command list", () => {
+  const readme = readFileSync("README.md", "utf8");
+  const block = /## The CLI\n\n```\n([\s\S]*?)```/.exec(readme)?.[1] ?? "";
+  const lines = block.split("\n").filter((l) => l.startsWith("spell "));
+
+  it.each(Object.keys(COMMANDS))("has spell %s with every flag it takes", (id) => {
+    const words = id.split(":");
+    const line = lines
+      .filter((l) => {
+        const lead = l.split(" ").slice(1);
+        const n = lead.findIndex((w) => !/^[a-z]+$/.test(w));
+        return (n === -1 ? lead : lead.slice(0, n)).join(" ") === words.join(" ");
+      })
+      .join("\n");
+    expect(line, `no line for spell ${words.join(" ")}`).not.toBe("");
+    const flags = (COMMANDS as Record<string, CommandShape>)[id]!.flags ?? {};
+    for (const [name, f] of Object.entries(flags)) {
+      const written = f.allowNo ? `--no-${name}` : `--${name}`;
+      expect(line, `spell ${words.join(" ")} lacks ${written}`).toMatch(
+        new RegExp(`${written}\\b`),
+      );
+    }
+  });
+});
