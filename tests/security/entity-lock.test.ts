@@ -171,6 +171,16 @@ describe("20 processes racing for a dead holder's lock", () => {
     expect(most).toBe(1);
   }, 180_000);
 
+  it("a guard left by a breaker that died inside it does not block the take-over", async () => {
+    const loom = tempLoom();
+    const id = (await worker(loom, ["1", "2", "0"])).stdout.trim();
+    const dead = await deadPid();
+    const lock = writeLock(loom, id, `${dead}\n`);
+    writeFileSync(`${lock}.break`, `${dead}\n`);
+    const again = await worker(loom, ["1", "2", "0", id]);
+    expect(again.stdout.trim()).toBe(id);
+  }, 60_000);
+
   it("all of them waiting in turn make one thread: no two turns share parent and sequence", async () => {
     const loom = tempLoom();
     const id = (await worker(loom, ["1", "2", "0"])).stdout.trim();

@@ -1,13 +1,18 @@
 // The state file beside a loom (issue 20): an index of the loom, so damage to it is repaired
 // from the loom, never a reason to refuse every summon; created readable by its owner only.
 import { execFile } from "node:child_process";
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { Cantrip, Circle, doneGate, JsonlStore, Loom, ScriptedLLM } from "../../src/index.js";
-import { entityFiles, recordSession, sessionEntity } from "../../src/loom/entity-keeper.js";
+import {
+  entityFiles,
+  readState,
+  recordSession,
+  sessionEntity,
+} from "../../src/loom/entity-keeper.js";
 
 const run = promisify(execFile);
 const WORKER = "tests/support/summon-worker.mjs";
@@ -49,6 +54,22 @@ describe("a damaged state file", () => {
     },
     60_000,
   );
+});
+
+describe("a state file of the earlier format (NAME.state.json)", () => {
+  it("is turned into the new one: its sessions are kept, its entities rebuilt from the loom", async () => {
+    const loom = tempLoom();
+    const id = (await worker(loom, ["1", "2", "0"])).stdout.trim();
+    rmSync(entityFiles(loom).state);
+    const earlier = {
+      version: 1,
+      entities: {},
+      sessions: { s9: { protocol: "http", entity_id: id, created: "x" } },
+    };
+    writeFileSync(loom.replace(/\.jsonl$/, ".state.json"), JSON.stringify(earlier));
+    expect(await sessionEntity(loom, "http", "s9")).toBe(id);
+    expect(readState(loom).entities[id]).toMatchObject({ sends: 1 });
+  }, 60_000);
 });
 
 describe("the state file and locks on disk", () => {
