@@ -7,7 +7,6 @@
  * place, and a warning on stderr says what happened.
  */
 import { existsSync, linkSync, readFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
-import { isoNow } from "../core/clock.js";
 import { headerLine, type SessionEntry } from "./entity-state-lines.js";
 import { readRecords } from "./jsonl-read.js";
 
@@ -76,7 +75,8 @@ export function rebuildState(
   writeFileSync(temp, lines.join(""), { mode: 0o600 });
   renameSync(temp, path);
   process.emitWarning(
-    `${path}: ${why}: rebuilt from the loom ${loomPath}${loomProblem} — ${seen.size} entities, ${sessions.size} protocol sessions kept (${isoNow()})`,
+    `${path}: ${why}: rebuilt from the loom ${loomPath}${loomProblem} — ${seen.size} entities, ${sessions.size} protocol sessions kept`,
+    { code: "SPELLBOOK_LOOM_STATE" },
   );
 }
 
