@@ -158,3 +158,6 @@ console.log(
   `100 code turns: run with the gate answered from memory ${code.run.toFixed(0)} ms · fork replay ${code.replay.toFixed(0)} ms · resumed entity (load + replay + 1 turn) ${code.resume.toFixed(0)} ms (medians of 5) — target: replay ≤ run`,
 );
 rmSync(dir, { recursive: true, force: true });
+
+const { entityRows } = await import("./loom-entities.mjs");
+await entityRows();

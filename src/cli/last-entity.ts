@@ -3,8 +3,7 @@
  * spell file against that loom — the one whose entry in the loom's state file changed last.
  */
 import { resolve } from "node:path";
-import { entityFiles } from "../loom/entity-keeper.js";
-import { EntityState } from "../loom/entity-state.js";
+import { readState } from "../loom/entity-keeper.js";
 
 /** The id of the spell's most recently updated entity in the loom file, if it has one. */
 export async function lastEntityOf(
@@ -12,7 +11,7 @@ export async function lastEntityOf(
   loomPath: string,
 ): Promise<string | undefined> {
   if (loomPath === "memory") return undefined;
-  const state = await (await EntityState.open(entityFiles(loomPath).state)).read();
+  const state = readState(loomPath);
   const spell = resolve(spellFile);
   let last: { id: string; updated: string } | undefined;
   for (const [id, entry] of Object.entries(state.entities)) {

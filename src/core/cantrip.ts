@@ -116,15 +116,21 @@ export class Cantrip<L extends LoomWriter = LoomWriter> implements EntitySource<
       this.circle.mediumName,
     );
     const keeper = keep || resume !== undefined ? this.keeper(resume !== undefined) : undefined;
-    const point = resume === undefined ? {} : this.resumePoint(resume);
+    const point = resume === undefined ? {} : this.resumeLater(resume);
     return new Entity(this, bus, { ...rest, ...point, ...(keeper ? { keeper } : {}) });
+  }
+
+  /** A named entity: its thread is read once the entity is held (Entity.ready), not before. */
+  private resumeLater(entityId: string): EntityOptions {
+    if (!this.loom.resumeEntity || !this.loom.holdEntity)
+      throw new ConfigError("resume_unsupported", "this loom does not keep entities to resume");
+    return { id: entityId, resume: () => this.resumePoint(entityId) };
   }
 
   /** Where a named entity's thread ends, its context and replay (or a fresh start: no turns yet). */
   private resumePoint(entityId: string): EntityOptions {
     const loom = this.loom;
-    if (!loom.resumeEntity || !loom.holdEntity)
-      throw new ConfigError("resume_unsupported", "this loom does not keep entities to resume");
+    if (!loom.resumeEntity) return {};
     const medium = this.circle.mediumName;
     const codeTool = medium === "code" ? (this.presentation.tools[0]?.name ?? "js") : null;
     const point = loom.resumeEntity(entityId, codeTool);

@@ -42,6 +42,11 @@ export interface EntityOptions {
   sequence?: number;
   /** How the entity is held while it lives (a loom that keeps entities); taken by `ready()`. */
   keeper?: (entityId: string) => Promise<EntityLease>;
+  /**
+   * A resumed entity's recorded context (history, marks, parent turn, sequence, replay), read
+   * by `ready()` once the entity is held: never from a thread another summon may still extend.
+   */
+  resume?: () => EntityOptions;
 }
 
 /**
@@ -139,18 +144,34 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
   async ready(): Promise<void> {
     const keeper = this.options.keeper;
     if (!keeper) return;
-    this.held ??= keeper(this.id).then(
-      (lease) => {
-        if (this.disposed) lease.release();
-        else this.lease = lease;
-        return lease;
-      },
-      (err: unknown) => {
-        this.held = null; // held elsewhere now, perhaps not later: the next send asks again
-        throw err;
-      },
-    );
+    this.held ??= this.hold(keeper).catch((err: unknown) => {
+      this.held = null; // held elsewhere now, perhaps not later: the next send asks again
+      throw err;
+    });
     await this.held;
+  }
+
+  private async hold(keeper: (entityId: string) => Promise<EntityLease>): Promise<EntityLease> {
+    const lease = await keeper(this.id);
+    if (this.disposed) return (lease.release(), lease);
+    try {
+      if (this.options.resume) this.resumeFrom(this.options.resume());
+    } catch (err) {
+      lease.release();
+      throw err;
+    }
+    this.lease = lease;
+    return lease;
+  }
+
+  /** A resumed entity continues its recorded thread where it ends now (the entity is held). */
+  private resumeFrom(point: EntityOptions): void {
+    if (point.history) this.history.splice(0, this.history.length, ...point.history);
+    if (point.marks && this.cantrip.view !== wholeHistory)
+      this.marks.splice(0, this.marks.length, ...point.marks);
+    this.lastTurnId = point.parentTurnId ?? null;
+    this.sequence = point.sequence ?? 0;
+    this.pendingReplay = point.replay?.length ? point.replay : null;
   }
 
   /**

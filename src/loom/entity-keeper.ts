@@ -1,25 +1,25 @@
 /**
  * How a loom keeps its summoned entities (ENTITY-5 across processes). A file loom registers
  * each summoned entity in its state file (entity-state.ts) and holds it with a lock file while
- * it lives: two summons of the same entity, in one process or two, would each hang their next
- * turn from the same last turn and split its thread without anyone asking for a fork, so the
- * second waits a bounded time and then fails ("entity … is in use by pid N"). Different
- * entities never wait for each other: their turns are appended to the JSONL file without a
- * lock (one O_APPEND write per record, LIMITS.md). A memory loom keeps the same rules in memory.
+ * it lives (lock-file.ts): two summons of the same entity, in one process or two, would each
+ * hang their next turn from the same last turn and split its thread without anyone asking for
+ * a fork, so the second waits a bounded time and then fails ("entity … is in use by pid N").
+ * The thread is read only once the lock is held (`inLoom` is asked then, and the summon builds
+ * its context after). Different entities never wait for each other: their turns are appended
+ * to the JSONL file without a lock (one O_APPEND write per record, LIMITS.md). A memory loom
+ * keeps the same rules in memory.
  */
-import { existsSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { isoNow } from "../core/clock.js";
 import { ConfigError, SystemError } from "../core/errors.js";
 import type { EntityInfo, EntityLease } from "../core/loom-writer.js";
-import { entityEntry, EntityState } from "./entity-state.js";
+import { entityLine, stateIndex } from "./entity-state.js";
 import { takeLock } from "./lock-file.js";
 
-/** The files kept beside a loom file `dir/name.jsonl`: `dir/name.state.json`, `dir/name.locks/`. */
+/** The files kept beside a loom file `dir/name.jsonl`: `dir/name.state.jsonl`, `dir/name.locks/`. */
 export function entityFiles(loomPath: string): { state: string; locks: string } {
   const name = basename(loomPath).replace(/\.jsonl$/, "");
   return {
-    state: join(dirname(loomPath), `${name}.state.json`),
+    state: join(dirname(loomPath), `${name}.state.jsonl`),
     locks: join(dirname(loomPath), `${name}.locks`),
   };
 }
@@ -39,47 +39,43 @@ export interface HoldRequest {
   loomPath: string;
   entityId: string;
   info: EntityInfo;
-  /** True when the loom has turns of the entity. */
-  inLoom: boolean;
+  /** True when the loom has turns of the entity: asked once the entity is held. */
+  inLoom: () => boolean;
   /** How long to wait for another summon of the same entity to let go. */
   waitMs: number;
 }
 
 /** Registers the entity in the state file and holds its lock; see the module comment. */
 export async function holdFileEntity(request: HoldRequest): Promise<EntityLease> {
-  const { loomPath, entityId, info, inLoom, waitMs } = request;
+  const { loomPath, entityId, info, waitMs } = request;
   checkEntityId(entityId);
   const files = entityFiles(loomPath);
-  const release = await takeLock(join(files.locks, `${entityId}.lock`), {
+  const lock = join(files.locks, `${entityId}.lock`);
+  const release = await takeLock(lock, {
     waitMs,
-    busy: (pid) =>
+    busy: (pid, holder) =>
       new SystemError(
         "loom_in_use",
-        `entity ${entityId} of loom ${loomPath} is in use by pid ${pid}${pid === process.pid ? " (this process)" : ""}: another summon is continuing it (waited ${waitMs} ms)`,
+        `entity ${entityId} of loom ${loomPath} is in use by pid ${pid}${pid === process.pid ? " (this process)" : holder}: another summon is continuing it (waited ${waitMs} ms). If pid ${pid} is not a summon of this entity (it ended, or the pid now belongs to another program), end that process or remove ${lock}`,
       ),
   });
   try {
-    const state = await EntityState.open(files.state);
-    await state.change((data) => {
-      const now = isoNow();
-      const entry = data.entities[entityId];
-      if (entry) entry.updated = now;
-      else if (info.resumed && !inLoom) throw unknownEntity(entityId, loomPath);
-      else data.entities[entityId] = entityEntry(info, now);
-    });
+    const inLoom = request.inLoom(); // asked now: the thread as it is once held
+    const state = stateIndex(files.state, loomPath);
+    if (!state.entity(entityId)) {
+      if (info.resumed && !inLoom) throw unknownEntity(entityId, loomPath);
+      state.add(entityLine(entityId, info));
+    }
     return {
-      update: (lastTurnId) =>
-        state
-          .change((data) => {
-            const entry = (data.entities[entityId] ??= entityEntry(info, isoNow()));
-            entry.updated = isoNow();
-            entry.last_turn_id = lastTurnId;
-            entry.sends += 1;
-          })
-          // The turns are in the loom already; the index catches up at the next send.
-          .catch((err: unknown) =>
-            process.emitWarning(`${files.state}: not updated: ${(err as Error).message}`),
-          ),
+      update: (lastTurnId) => {
+        try {
+          state.add({ type: "send", id: entityId, last_turn_id: lastTurnId });
+        } catch (err) {
+          // The turns are in the loom already; the index can be rebuilt from it.
+          process.emitWarning(`${files.state}: not updated: ${(err as Error).message}`);
+        }
+        return Promise.resolve();
+      },
       release,
     };
   } catch (err) {
@@ -95,8 +91,10 @@ export async function recordSession(
   sessionId: string,
   entityId: string,
 ): Promise<void> {
-  const state = await EntityState.open(entityFiles(loomPath).state);
-  await state.recordSession(protocol, sessionId, entityId);
+  const state = stateIndex(entityFiles(loomPath).state, loomPath);
+  await Promise.resolve(
+    state.add({ type: "session", id: sessionId, protocol, entity_id: entityId }),
+  );
 }
 
 /** The entity a protocol session recorded beside the loom file speaks to, if any. */
@@ -105,10 +103,15 @@ export async function sessionEntity(
   protocol: string,
   sessionId: string,
 ): Promise<string | undefined> {
-  const { state } = entityFiles(loomPath);
-  if (!existsSync(state)) return undefined;
-  const entry = (await (await EntityState.open(state)).read()).sessions[sessionId];
+  const entry = await Promise.resolve(
+    stateIndex(entityFiles(loomPath).state, loomPath).session(sessionId),
+  );
   return entry?.protocol === protocol ? entry.entity_id : undefined;
+}
+
+/** The state beside a loom file, as its lines add up now (for tools and tests). */
+export function readState(loomPath: string) {
+  return stateIndex(entityFiles(loomPath).state, loomPath).data();
 }
 
 /** The same rules for a loom kept in memory: one process, so a set of held ids is the lock. */

@@ -1,35 +1,48 @@
 /**
- * A lock held by a process: a file created with O_EXCL that holds the holder's pid. Taking it
- * waits (a bounded time) while a live process holds it; a lock left by a process that died
- * (kill -9) is taken over. Used for an entity's thread (one writer per thread across
- * processes) and for the read-modify-write of the loom's small state file (entity-state.ts).
+ * A lock held by a process: a file, created whole and at once (written aside, then hard-linked
+ * into place: the link fails when the lock exists), holding who holds it — pid, the kernel's
+ * boot id and the process's start time (field 22 of /proc/PID/stat). Used for an entity's
+ * thread (one writer per thread across processes).
+ *
+ * Taking it waits (a bounded time) while its holder lives. A holder is dead when its pid is
+ * gone, when the pid is alive but started at another time (a reused pid, a restarted
+ * container's pid 1), or when the lock was written before the machine last booted. Where there
+ * is no /proc (not Linux), the pid alone tells.
+ *
+ * A dead holder's lock is taken over by one process at a time: the breaker first creates a
+ * guard file (`<lock>.break`, the same way, holding who it is), looks again inside the guard
+ * and removes the lock only if the same dead holder still holds it; then everyone races to
+ * create the lock, and the link lets exactly one win. A guard left by a breaker killed inside
+ * it (a window of microseconds) is itself removed once its holder is dead.
  */
 import {
-  closeSync,
   linkSync,
   mkdirSync,
-  openSync,
   readFileSync,
   renameSync,
   statSync,
   unlinkSync,
-  writeSync,
+  writeFileSync,
 } from "node:fs";
 import { dirname } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { SystemError } from "../core/errors.js";
+import { describeHolder, holderText, isDead, parseHolder } from "./lock-holder.js";
 
 export interface LockOptions {
   /** How long to wait for a live holder to let go; then the lock fails. */
   waitMs: number;
-  /** The error when a live process keeps it past the wait. */
-  busy: (pid: number) => SystemError;
+  /** The error when a live process keeps it past the wait (`how`: when it started, told). */
+  busy: (pid: number, how: string) => SystemError;
 }
 
 /** How often a waiting process looks again. */
 const POLL_MS = 20;
-/** A lock file with no pid in it yet is being written; older than this, it was abandoned. */
-const EMPTY_GRACE_MS = 1_000;
+/**
+ * A lock that names no holder was made by an older build (created empty, then written) or
+ * by something else: younger than this, it is being written; older, it was abandoned.
+ */
+const UNNAMED_GRACE_MS = 1_000;
 
 /** Lock files this process holds: removed when it exits, however it exits short of a kill. */
 const held = new Set<string>();
@@ -39,107 +52,121 @@ let exitHook = false;
 export async function takeLock(path: string, options: LockOptions): Promise<() => void> {
   const deadline = Date.now() + options.waitMs;
   for (;;) {
-    if (tryCreate(path)) return releaser(path);
-    const holder = readHolder(path);
-    if (holder === "gone") continue; // released between our create and our read
-    if (holder === "dead") {
-      takeOver(path);
-      continue;
+    if (createWhole(path, holderText())) return holding(path);
+    const text = readText(path);
+    if (text === null) continue; // released between our try and our read
+    const holder = parseHolder(text);
+    if (holder === null ? ageMs(path) > UNNAMED_GRACE_MS : isDead(holder)) {
+      if (breakDead(path, text)) continue;
+    } else if (holder !== null && Date.now() >= deadline) {
+      throw options.busy(holder.pid, describeHolder(holder));
     }
-    if (holder !== "writing" && Date.now() >= deadline) throw options.busy(holder);
-    if (holder === "writing" && Date.now() >= deadline + EMPTY_GRACE_MS) takeOver(path);
     await sleep(POLL_MS);
   }
 }
 
-function tryCreate(path: string): boolean {
-  let fd: number;
+/**
+ * Creates `path` holding `text`, whole, unless it exists: written to a file of this process,
+ * then hard-linked into place (atomic; EEXIST when another holds it). Mode 600.
+ */
+function createWhole(path: string, text: string): boolean {
+  const temp = `${path}.${process.pid}.new`;
   try {
-    fd = openSync(path, "wx");
+    writeFileSync(temp, text, { mode: 0o600 });
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === "EEXIST") return false;
-    if (code !== "ENOENT") throw err;
+    if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
     mkdirSync(dirname(path), { recursive: true });
-    return tryCreate(path);
+    writeFileSync(temp, text, { mode: 0o600 });
   }
   try {
-    writeSync(fd, `${process.pid}\n`);
-  } finally {
-    closeSync(fd);
-  }
-  held.add(path);
-  if (!exitHook) {
-    exitHook = true;
-    process.on("exit", () => {
-      for (const p of held) removeQuietly(p);
-    });
-  }
-  return true;
-}
-
-/** The pid holding the lock, or why there is none to wait for. */
-function readHolder(path: string): number | "gone" | "dead" | "writing" {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch {
-    return "gone";
-  }
-  const pid = Number.parseInt(text, 10);
-  if (!Number.isInteger(pid) || pid <= 0) {
-    const age = ageMs(path);
-    return age !== null && age > EMPTY_GRACE_MS ? "dead" : "writing";
-  }
-  return alive(pid) ? pid : "dead";
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
+    linkSync(temp, path);
     return true;
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM"; // alive, someone else's
+    if ((err as NodeJS.ErrnoException).code === "EEXIST") return false;
+    throw err;
+  } finally {
+    removeQuietly(temp);
   }
 }
 
 /**
- * Removes a dead holder's lock. The file is first moved aside (an atomic rename), then read:
- * if another process took the lock over in the meantime, the file moved is theirs, and it is
- * linked back into place. (Should a third process create the lock in that instant too, two
- * hold it: only after a holder died, and only between processes taking over at once.)
+ * Removes the lock `path` if it still holds `deadText` (a dead holder, or unreadable), one
+ * breaker at a time; false when another breaker is at it (the caller waits and looks again).
  */
-function takeOver(path: string): void {
-  const aside = `${path}.${process.pid}.stale`;
+function breakDead(path: string, deadText: string): boolean {
+  const guard = `${path}.break`;
+  if (!createWhole(guard, holderText())) {
+    clearDeadGuard(guard);
+    return false;
+  }
   try {
-    renameSync(path, aside);
+    // Inside the guard no one else removes the lock: what is read now is what is removed.
+    const now = readText(path);
+    if (now === deadText) {
+      const holder = parseHolder(now);
+      if (holder === null || isDead(holder)) removeQuietly(path);
+    }
+  } finally {
+    removeQuietly(guard);
+  }
+  return true;
+}
+
+/** A guard whose breaker died inside it: moved aside and removed, unless it changed hands. */
+function clearDeadGuard(guard: string): void {
+  const text = readText(guard);
+  const holder = text === null ? null : parseHolder(text);
+  if (text === null || (holder !== null && !isDead(holder))) return;
+  const aside = `${guard}.${process.pid}.stale`;
+  try {
+    renameSync(guard, aside);
   } catch {
     return; // gone already
   }
-  const holder = readHolder(aside);
-  if (typeof holder === "number") {
+  // Another breaker may have made a new guard in between: it goes back in place.
+  if (readText(aside) !== text) {
     try {
-      linkSync(aside, path);
+      linkSync(aside, guard);
     } catch {
-      // someone holds it anew: they keep it
+      // a newer guard is there: it stands
     }
   }
   removeQuietly(aside);
 }
 
-function releaser(path: string): () => void {
+function holding(path: string): () => void {
+  held.add(path);
+  if (!exitHook) {
+    exitHook = true;
+    process.on("exit", () => {
+      for (const p of held) removeIfMine(p);
+    });
+  }
   let released = false;
   return () => {
     if (released) return;
     released = true;
     held.delete(path);
-    if (readHolder(path) === process.pid) removeQuietly(path);
+    removeIfMine(path);
   };
 }
 
-function ageMs(path: string): number | null {
+/** Removes the lock if this process holds it (never a lock that was taken over from it). */
+function removeIfMine(path: string): void {
+  if (readText(path) === holderText()) removeQuietly(path);
+}
+
+function ageMs(path: string): number {
   try {
     return Date.now() - statSync(path).mtimeMs;
+  } catch {
+    return 0;
+  }
+}
+
+function readText(path: string): string | null {
+  try {
+    return readFileSync(path, "utf8");
   } catch {
     return null;
   }

@@ -11,6 +11,7 @@ import type {
   TurnHead,
 } from "../core/loom-writer.js";
 import { holdFileEntity, MemoryKeeper } from "./entity-keeper.js";
+import { LoomIndex } from "./loom-index.js";
 import { resumePoint } from "./thread-context.js";
 import type { TurnOutcome } from "../core/outcome.js";
 import type { FoldRecord } from "../core/view.js";
@@ -21,55 +22,6 @@ import {
   type LoomRecord,
   type Turn,
 } from "./turn.js";
-
-/** What the loom knows in memory: every turn, identity and reward, in append order. */
-class LoomIndex {
-  readonly order: Turn[] = [];
-  readonly identities = new Map<string, IdentityNode>();
-  readonly rewards = new Map<string, number>();
-  readonly folds: FoldNode[] = [];
-  /** id → turn: built on the first lookup, kept current from then on. */
-  private byId: Map<string, Turn> | null = null;
-
-  add(record: LoomRecord): void {
-    switch (record.type) {
-      case "identity": {
-        const { type: _type, ...node } = record;
-        this.identities.set(node.cantrip_id, Object.freeze(node));
-        break;
-      }
-      case "turn": {
-        const { type: _type, ...turn } = record;
-        this.addTurn(Object.freeze(turn));
-        break;
-      }
-      case "reward":
-        this.rewards.set(record.turn_id, record.reward);
-        break;
-      case "fold": {
-        const { type: _type, ...fold } = record;
-        this.folds.push(Object.freeze(fold));
-        break;
-      }
-      case "loom":
-      case "torn":
-        break;
-    }
-  }
-
-  addTurn(turn: Turn): void {
-    this.order.push(turn);
-    this.byId?.set(turn.id, turn);
-  }
-
-  get turnsById(): Map<string, Turn> {
-    if (!this.byId) {
-      this.byId = new Map();
-      for (const t of this.order) this.byId.set(t.id, t);
-    }
-    return this.byId;
-  }
-}
 
 /**
  * The append-only tree of every turn (chapter 6). Turns link to parents; a thread is any
@@ -266,12 +218,18 @@ export class Loom implements LoomWriter {
 
   /** Registers a summoned entity beside the loom and holds it (entity-keeper.ts). */
   holdEntity(entityId: string, info: EntityInfo): Promise<EntityLease> {
-    // Only a named entity needs the index (a new one is not in the loom): no read of a long file.
-    const inLoom = info.resumed && this.lastTurnOf(entityId) !== undefined;
+    // Asked once held, a named entity is read from the store as it is then (another process
+    // may have continued it meanwhile); a new one is not in the loom: no read of a long file.
+    const inLoom = () => info.resumed && this.reread().lastTurnOf(entityId) !== undefined;
     const file = this.store.file;
-    if (file === undefined)
-      return (this.memoryKeeper ??= new MemoryKeeper()).hold(entityId, info, inLoom);
-    return holdFileEntity({ loomPath: file, entityId, info, inLoom, waitMs: this.entityWaitMs });
+    if (file !== undefined)
+      return holdFileEntity({ loomPath: file, entityId, info, inLoom, waitMs: this.entityWaitMs });
+    return (this.memoryKeeper ??= new MemoryKeeper()).hold(entityId, info, inLoom());
+  }
+
+  private reread(): this {
+    if (this.store.readsBack) this.indexed = null;
+    return this;
   }
 
   close(): void {

@@ -8,8 +8,7 @@ import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { EXIT } from "../../src/cli/io.js";
 import { runSession } from "../../src/cli/session.js";
-import { entityFiles } from "../../src/loom/entity-keeper.js";
-import type { StateData } from "../../src/loom/entity-state.js";
+import { readState } from "../../src/loom/entity-keeper.js";
 import { io } from "../support/io.js";
 
 const dir = mkdtempSync(join(tmpdir(), "summon-cli-"));
@@ -52,7 +51,7 @@ circle: { gates: [done], wards: [{ max_turns: 3 }] }
       o.err.match(new RegExp(`terminated \\(text\\) .* · entity ${id} · loom`, "g")),
     ).toHaveLength(2);
     expect(o.err).toContain(`session ended · entity ${id}`);
-    const state = JSON.parse(readFileSync(entityFiles(loom).state, "utf8")) as StateData;
+    const state = readState(loom);
     expect(state.entities[id]).toMatchObject({ sends: 2, spell });
   });
 

@@ -1,12 +1,11 @@
 import { execFile, spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { JsonlStore, Loom, readLoomFile } from "../../src/index.js";
-import { entityFiles } from "../../src/loom/entity-keeper.js";
-import type { StateData } from "../../src/loom/entity-state.js";
+import { readState } from "../../src/loom/entity-keeper.js";
 
 const run = promisify(execFile);
 const WORKER = "tests/support/summon-worker.mjs";
@@ -62,7 +61,7 @@ describe("several processes appending to one loom (LIMITS.md)", () => {
       expect(intents).toHaveLength(SENDS);
     }
     // The state file took 20 writers' changes, none lost.
-    const state = JSON.parse(readFileSync(entityFiles(loom).state, "utf8")) as StateData;
+    const state = readState(loom);
     expect(Object.keys(state.entities).sort()).toEqual([...ids].sort());
     for (const id of ids)
       expect(state.entities[id]).toMatchObject({

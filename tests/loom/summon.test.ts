@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -15,8 +15,7 @@ import {
   ScriptedLLM,
   type Gate,
 } from "../../src/index.js";
-import { entityFiles } from "../../src/loom/entity-keeper.js";
-import type { StateData } from "../../src/loom/entity-state.js";
+import { entityFiles, readState } from "../../src/loom/entity-keeper.js";
 import type { ScriptedResponse } from "../../src/llm/providers/scripted.js";
 
 const tempLoom = () => join(mkdtempSync(join(tmpdir(), "summon-")), "loom.jsonl");
@@ -54,8 +53,7 @@ function codeCantrip(loom: Loom, responses: ScriptedResponse[], gates: Gate[] = 
   return { llm, cantrip };
 }
 
-const state = (path: string) =>
-  JSON.parse(readFileSync(entityFiles(path).state, "utf8")) as StateData;
+const state = (path: string) => readState(path);
 
 describe("durable summon (ENTITY-5 across processes)", () => {
   it("a new loom on the same file continues the entity: earlier turns in the context", async () => {

@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { methods, ndJsonStream } from "@agentclientprotocol/sdk";
 import { initialize, testClient } from "../support/acp.js";
 import { Cantrip, Circle, doneGate, JsonlStore, Loom, ScriptedLLM } from "../../src/index.js";
+import { readState } from "../../src/loom/entity-keeper.js";
 
 const bin = fileURLToPath(new URL("../../bin/run.js", import.meta.url));
 const done = (answer: string) => ({ tool_calls: [{ gate: "done", args: { answer } }] });
@@ -288,9 +289,7 @@ describe("spell acp session/load (a second process, the same loom)", () => {
     expect(mine.map((t) => t.sequence)).toEqual([1, 2]);
     expect(mine[1]!.parent_id).toBe(mine[0]!.id);
     // The session is recorded beside the loom, as the ACP session of its entity.
-    const state = JSON.parse(readFileSync(loom.replace(/\.jsonl$/, ".state.json"), "utf8")) as {
-      sessions: Record<string, unknown>;
-    };
+    const state = readState(loom);
     expect(state.sessions[sessionId]).toMatchObject({ protocol: "acp", entity_id: sessionId });
   });
 });

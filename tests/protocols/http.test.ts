@@ -1,11 +1,12 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
 import { afterEach, describe, expect, it } from "vitest";
 import { createHttpServer } from "../../src/protocols/http/server.js";
 import { loadSpellText } from "../../src/spell/index.js";
+import { readState } from "../../src/loom/entity-keeper.js";
 
 const done = (answer: string) => ({ tool_calls: [{ gate: "done", args: { answer } }] });
 const spellText = (responses: unknown[], extra = "") => `name: echoer
@@ -109,9 +110,7 @@ describe("spell serve (HTTP, on loopback)", () => {
       (await (await fetch(`${url}/sessions`, { method: "POST" })).json()) as { id: string }
     ).id;
     expect((await send(url, id, "first")).status).toBe(200);
-    const state = JSON.parse(readFileSync(loomPath.replace(/\.jsonl$/, ".state.json"), "utf8")) as {
-      sessions: Record<string, { protocol: string; entity_id: string }>;
-    };
+    const state = readState(loomPath);
     expect(state.sessions[id]).toMatchObject({ protocol: "http" });
     await app!.close();
 

@@ -1,7 +1,10 @@
 // A process that summons one entity against a loom file and sends it intents (tests/loom/
 // concurrent.test.ts runs 20 of these at once). Built library (dist/), a real process.
 // argv: loomPath sends turnsPerSend bigBytes [entityId hold]; with `hold`, the entity is kept
-// (its lock held) until stdin ends.
+// (its lock held) until stdin ends. SUMMON_WAIT_MS: how long to wait for another holder (300);
+// SUMMON_GO: a file to wait for before summoning (racers started apart, let go at once).
+import { existsSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
 import {
   Cantrip,
   Circle,
@@ -26,13 +29,20 @@ for (let s = 0; s < sends; s++) {
     });
   responses.push({ content: `${process.pid} send ${s} done` });
 }
-const loom = new Loom(new JsonlStore(loomPath), { entityWaitMs: 300 });
+const loom = new Loom(new JsonlStore(loomPath), {
+  entityWaitMs: Number(process.env.SUMMON_WAIT_MS ?? 300),
+});
 const cantrip = new Cantrip({
   llm: new ScriptedLLM({ responses }),
   identity: { systemPrompt: "worker" },
   circle: new Circle({ gates: [doneGate(), echoGate()], wards: [{ max_turns: turns + 1 }] }),
   loom,
 });
+const go = process.env.SUMMON_GO;
+if (go) {
+  process.stderr.write("ready\n");
+  while (!existsSync(go)) await sleep(2);
+}
 const entity = cantrip.summon(entityId ? { entity: entityId } : {});
 try {
   await entity.ready();
