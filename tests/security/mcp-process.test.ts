@@ -83,7 +83,7 @@ describe.skipIf(!hasBwrap)(
       const { run, release } = server("environ");
       try {
         const seen = String(await run());
-        const given = new Set([...Object.keys(getDefaultEnvironment()), "HOSTILE_SECRET"]);
+        const given = new Set([...Object.keys(getDefaultEnvironment()), "HOSTILE_SECRET", "PWD"]);
         const extra = seen === "unreadable" ? [] : seen.split(",").filter((n) => !given.has(n));
         expect(extra).toEqual([]);
       } finally {
