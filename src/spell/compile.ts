@@ -31,6 +31,7 @@ import { ErrorList } from "./collect.js";
 import type { Path } from "./source.js";
 import { bashCircleMedium } from "./compile-bash.js";
 import { dependenciesPath, type ResolvedSpell, type GateSpec } from "./resolve.js";
+import { mcpTrustWarnings } from "./mcp-trust.js";
 import type { Warning } from "./rewrite.js";
 import { didYouMean } from "./suggest.js";
 import type { Locate } from "./validate.js";
@@ -177,6 +178,7 @@ export function compileCircle(
   if (!medium || errors.list.length) return undefined;
   ctx.warnings.push(
     ...childMediumWarnings(resolved.spell, resolved.gates, medium.name, ctx.locate),
+    ...mcpTrustWarnings(resolved.gates, ctx.locate),
   );
   const wards = (spec.wards ?? []) as Ward[];
   // COMP-6: at max_depth 0 the delegation gates are warded off — not in the circle at all.
