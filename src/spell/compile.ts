@@ -35,6 +35,7 @@ import { mcpTrustWarnings } from "./mcp-trust.js";
 import type { Warning } from "./rewrite.js";
 import { didYouMean } from "./suggest.js";
 import type { Locate } from "./validate.js";
+import { ownEntry } from "../core/own.js";
 
 export interface CompileContext {
   file: string;
@@ -97,7 +98,7 @@ export function resolveMedium(spec: CircleSpec, warnings: Warning[], locate: Loc
     }
   }
   const name = [...names][0] ?? "conversation";
-  const medium = mediumRegistry[name];
+  const medium = ownEntry(mediumRegistry, name);
   if (!medium) {
     throw new ConfigError(
       "unknown_medium",
@@ -132,7 +133,7 @@ function compileGate(spec: GateSpec, ctx: CompileContext): Gate[] {
     });
     return [gate];
   }
-  if (declared && !registry[name]) {
+  if (declared && !ownEntry(registry, name)) {
     throw new ConfigError(
       "unknown_gate",
       `unknown gate ${JSON.stringify(name)}${didYouMean(name, Object.keys(registry))} (a gate of your own needs a behavior)`,
@@ -246,7 +247,7 @@ export async function compileSpell(
   const { spell } = resolved;
   const own = llmSpecOf(spell.llm);
   const spec = ctx.llmSpec ? { ...(own?.retry ? { retry: own.retry } : {}), ...ctx.llmSpec } : own;
-  if (spec && (!ctx.llm || ctx.validateOnly) && !providerRegistry[spec.provider]) {
+  if (spec && (!ctx.llm || ctx.validateOnly) && !ownEntry(providerRegistry, spec.provider)) {
     errors.add(
       new ConfigError(
         "unknown_provider",
