@@ -8,6 +8,8 @@ import { describe, expect, it } from "vitest";
 import { EXIT } from "../../src/cli/io.js";
 import { runCommand } from "../../src/cli/run.js";
 import { validateCommand } from "../../src/cli/validate.js";
+import { normalizeMediumName } from "../../src/circle/mediums/index.js";
+import { checkFor } from "../../src/conformance/check.js";
 import { io } from "../support/io.js";
 
 const NAMES = ["constructor", "__proto__", "toString", "hasOwnProperty", "valueOf"];
@@ -71,4 +73,14 @@ describe.each(NAMES)("the name %s", (name) => {
   it("as a declared gate without behavior", () =>
     refused(cantrip({ gates: `[done, { name: ${name} }]` }), 5));
   it("as a ward", () => refused(cantrip({ wards: `[{ max_turns: 2 }, { ${name}: 1 }]` }), 6));
+});
+
+describe.each(NAMES)("the name %s, from a model or a test file", (name) => {
+  it("is a medium name of its own (a child's proposal), not Object's", () => {
+    expect(normalizeMediumName(name)).toBe(name);
+  });
+
+  it("is no expectation check of the conformance runner", () => {
+    expect(checkFor(name)).toBeUndefined();
+  });
 });
