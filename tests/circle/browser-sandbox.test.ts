@@ -70,10 +70,11 @@ process.stdin.resume();
           void exited.then(() => fail(new Error(`the launch ended: ${err}`)));
         });
         const tree = descendants(child.pid!);
-        const browsers = tree.filter((p) => p.cmdline.some((a) => a.includes("chromium")));
+        // Chromium's children rewrite their command line as one string: read it as text.
+        const browsers = tree.filter((p) => p.cmdline.includes("chromium"));
         expect(browsers.length).toBeGreaterThan(1);
-        expect(browsers.filter((p) => p.cmdline.includes("--no-sandbox"))).toEqual([]);
-        const main = browsers.find((p) => !p.cmdline.some((a) => a.startsWith("--type=")))!;
+        expect(browsers.filter((p) => / --no-sandbox\b/.test(p.cmdline))).toEqual([]);
+        const main = browsers.find((p) => !p.cmdline.includes("--type="))!;
         const renderers = browsers.filter((p) => p.cmdline.includes("--type=renderer"));
         expect(renderers.length).toBeGreaterThan(0);
         for (const r of renderers) expect(pidNamespace(r.pid)).not.toBe(pidNamespace(main.pid));
@@ -100,19 +101,20 @@ const chromiumEnv = (): Record<string, string> =>
 
 interface Proc {
   pid: number;
-  cmdline: string[];
+  /** Its arguments joined by spaces. */
+  cmdline: string;
 }
 
 /** Every process below `pid` (the launch script's own children and theirs). */
 function descendants(pid: number): Proc[] {
   const parent = new Map<number, number>();
-  const cmd = new Map<number, string[]>();
+  const cmd = new Map<number, string>();
   for (const name of readdirSync("/proc")) {
     if (!/^\d+$/.test(name)) continue;
     try {
       const stat = readFileSync(`/proc/${name}/stat`, "utf8");
       parent.set(Number(name), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
-      cmd.set(Number(name), readFileSync(`/proc/${name}/cmdline`, "utf8").split("\0"));
+      cmd.set(Number(name), readFileSync(`/proc/${name}/cmdline`, "utf8").split("\0").join(" "));
     } catch {
       // ended while we looked
     }
