@@ -16,7 +16,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { chromiumArgs } from "../../src/circle/gates/browser-engine.js";
-import { noChromium } from "../support/browser.js";
+import { chromiumProblem, noChromium } from "../support/browser.js";
 
 const root = process.getuid?.() === 0;
 const SETPRIV = "/usr/bin/setpriv";
@@ -27,6 +27,20 @@ const cannot =
     : root && !existsSync(SETPRIV)
       ? "the tests run as root and setpriv is missing: no way to launch as another user"
       : undefined);
+
+describe("the browser tests' Chromium", () => {
+  it("is the one SPELLBOOK_CHROMIUM names, else Debian's", () => {
+    const missing = join(mkdtempSync(join(tmpdir(), "no-chromium-")), "chromium");
+    expect(chromiumProblem({ SPELLBOOK_CHROMIUM: missing })).toContain(missing);
+    const there = join(mkdtempSync(join(tmpdir(), "a-chromium-")), "chromium");
+    writeFileSync(there, "#!/bin/sh\n");
+    chmodSync(there, 0o755);
+    expect(chromiumProblem({ SPELLBOOK_CHROMIUM: there })).toBeUndefined();
+    const debian = chromiumProblem({});
+    if (existsSync("/usr/bin/chromium")) expect(debian).toBeUndefined();
+    else expect(debian).toContain("/usr/bin/chromium");
+  });
+});
 
 describe("Chromium's own sandbox", () => {
   it("is off only for root, where Chromium refuses to start with it", () => {
