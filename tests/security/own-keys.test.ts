@@ -69,7 +69,8 @@ describe.each(NAMES)("the name %s", (name) => {
   it("as a council's triage llm shorthand", () => refused(council(`${name}/x`), 6));
   it("as a medium", () => refused(cantrip({ medium: name }), 4));
   it("as a gate", () => refused(cantrip({ gates: `[done, ${name}]` }), 5));
-  it("as a gate with dependencies", () => refused(cantrip({ gates: `[done, { ${name}: {} }]` }), 5));
+  it("as a gate with dependencies", () =>
+    refused(cantrip({ gates: `[done, { ${name}: {} }]` }), 5));
   it("as a declared gate without behavior", () =>
     refused(cantrip({ gates: `[done, { name: ${name} }]` }), 5));
   it("as a ward", () => refused(cantrip({ wards: `[{ max_turns: 2 }, { ${name}: 1 }]` }), 6));
