@@ -6,6 +6,7 @@ import { SpellbookError, errorMessage } from "../core/errors.js";
 import { parseLLMShorthand, providerRegistry } from "../llm/registry.js";
 import { loadDocument, type LoadedDocument } from "../spell/index.js";
 import { displayPath, EXIT, type CliIO } from "./io.js";
+import { ownEntry } from "../core/own.js";
 
 export const DEFAULT_LOOM = ".spellbook/loom.jsonl";
 
@@ -25,7 +26,7 @@ export async function loadForCast(
   io: CliIO,
 ): Promise<LoadedDocument | number> {
   const llmSpec = flags.llm === undefined ? undefined : parseLLMShorthand(flags.llm);
-  if (llmSpec && !providerRegistry[llmSpec.provider]) {
+  if (llmSpec && !ownEntry(providerRegistry, llmSpec.provider)) {
     io.stderr(
       `--llm ${flags.llm}: unknown provider ${JSON.stringify(llmSpec.provider)}; known: ${Object.keys(providerRegistry).join(", ")}\n`,
     );

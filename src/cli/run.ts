@@ -13,6 +13,7 @@ import { resultJson } from "../protocols/result-json.js";
 import type { RunFlags } from "./run-flags.js";
 
 import { exitFor, loadForCast, printWarnings } from "./load.js";
+import { ownEntry } from "../core/own.js";
 
 export type { RunFlags } from "./run-flags.js";
 export { DEFAULT_LOOM } from "./load.js";
@@ -105,7 +106,7 @@ export function printResult(
 }
 
 async function runKind(doc: LoadedDocument, flags: RunFlags, io: CliIO): Promise<number> {
-  const run = kindRunners[doc.kind];
+  const run = ownEntry(kindRunners, doc.kind);
   if (run) return run(doc, flags, io);
   io.stderr(`${doc.file}: spell run does not run a kind: ${doc.kind} document\n`);
   return EXIT.invalid;

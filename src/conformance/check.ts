@@ -8,6 +8,7 @@ import { invocationList, mainLLM } from "./check-invocation.js";
 import { childTurns, matchTurns, parseMaybe } from "./check-turns.js";
 import { threadRole } from "./spellings.js";
 import { checkAcpResponses } from "./check-acp.js";
+import { ownEntry } from "../core/own.js";
 
 export { wireMessage } from "./check-invocation.js";
 export { checkError } from "./check-turns.js";
@@ -78,7 +79,7 @@ export function checkFor(key: string): Check | undefined {
   const n = /^thread_(\d+)$/.exec(key);
   if (n) return threadN(Number(n[1]));
   const named = /^(\w+_llm)_invocations$/.exec(key);
-  return named ? invocationsOf(named[1]!) : checks[key];
+  return named ? invocationsOf(named[1]!) : ownEntry(checks, key);
 }
 
 /** `<name>_invocations` (e.g. `fork_llm_invocations`): the queries a named setup LLM answered. */

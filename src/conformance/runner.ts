@@ -9,6 +9,7 @@ import { loadSuite, toCase, type CaseResult, type ConformanceCase } from "./case
 import { checkError, checkFor } from "./check.js";
 import { childTurns } from "./check-turns.js";
 import type { MatchContext } from "./match.js";
+import { ownEntry } from "../core/own.js";
 
 export type { CaseResult, ConformanceCase } from "./case.js";
 export { loadSuite } from "./case.js";
@@ -145,7 +146,7 @@ export async function runFile(
   if (await isSpellFile(file)) {
     const doc = await loadDocument(file, { validateOnly: true });
     if (doc.kind !== "cantrip") {
-      const run = kindTestRunners[doc.kind];
+      const run = ownEntry(kindTestRunners, doc.kind);
       for (const r of run ? await run(doc, file) : []) push(r);
       return results;
     }

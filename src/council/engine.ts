@@ -15,6 +15,7 @@ import { execute } from "./executor.js";
 import { runTriage } from "./triage-agent.js";
 import { toTriageOutput, triageProblems } from "./triage-check.js";
 import type { ExecutorResult, TriageOutput } from "./types.js";
+import { ownEntry } from "../core/own.js";
 
 /** The engine's configuration; every field is optional and says its default. */
 export interface EngineConfig {
@@ -130,7 +131,8 @@ export class Crucible {
 
   /** A seat's hint: a named LLM, the caller's resolver, the default LLM given, or OpenRouter. */
   private modelFor(hint: string): Promise<LLM> {
-    const named = this.config.llms?.models?.[hint];
+    const models = this.config.llms?.models;
+    const named = models && ownEntry(models, hint);
     if (named) return Promise.resolve(named);
     let llm = this.hinted.get(hint);
     if (!llm) {

@@ -5,6 +5,7 @@ import type { OpenAIFlavor } from "./providers/openai/convert-to-openai.js";
 import { ScriptedLLM } from "./providers/scripted.js";
 import { RequiredToolChoiceLLM } from "./require-tool.js";
 import { RetryingLLM, retryPolicy } from "./retry.js";
+import { ownEntry } from "../core/own.js";
 
 export type { LLMSpec, ProviderContext, RetrySpec } from "./spec.js";
 
@@ -95,7 +96,7 @@ export function parseLLMShorthand(text: string): LLMSpec {
 }
 
 export async function createLLM(spec: LLMSpec, ctx: ProviderContext): Promise<LLM> {
-  const entry = providerRegistry[spec.provider];
+  const entry = ownEntry(providerRegistry, spec.provider);
   if (!entry) {
     throw new ConfigError(
       "unknown_provider",

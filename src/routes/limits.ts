@@ -3,6 +3,7 @@
  * Numbers, composed by min like every ward (WARD-1): a flow can only tighten them.
  */
 import { ConfigError } from "../core/errors.js";
+import { ownEntry } from "../core/own.js";
 
 export interface FlowLimits {
   /** Bytes of a message's JSON, inbound or outbound; a larger one is dropped. Default 1 MiB. */
@@ -35,7 +36,7 @@ export function flowLimits(wards: readonly Readonly<Record<string, number>>[] = 
   const out: FlowLimits = { ...DEFAULT_FLOW_LIMITS };
   for (const ward of wards) {
     for (const [name, value] of Object.entries(ward)) {
-      const field = FLOW_WARDS[name];
+      const field = ownEntry(FLOW_WARDS, name);
       if (!field)
         throw new ConfigError("unknown_ward", `unknown flow ward ${JSON.stringify(name)}`);
       if (typeof value !== "number" || !(value >= 0))

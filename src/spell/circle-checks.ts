@@ -10,6 +10,7 @@ import { ConfigError } from "../core/errors.js";
 import { hasTerminationWard } from "../core/wards.js";
 import type { Path } from "./source.js";
 import type { Locate } from "./validate.js";
+import { ownEntry } from "../core/own.js";
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === "object" && !Array.isArray(v);
@@ -92,7 +93,7 @@ function itemErrors(
   offered: boolean,
 ): ConfigError[] {
   const name = gateName(g);
-  const entry = name === undefined ? undefined : registry[name];
+  const entry = name === undefined ? undefined : ownEntry(registry, name);
   const declared = isObj(g) && g["behavior"] !== undefined;
   if (offered && name !== undefined && DELEGATION_GATES.includes(name))
     return [new ConfigError("bad_dependency", offerDelegationMessage(name), locate(path))];

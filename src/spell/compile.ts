@@ -31,9 +31,11 @@ import { ErrorList } from "./collect.js";
 import type { Path } from "./source.js";
 import { bashCircleMedium } from "./compile-bash.js";
 import { dependenciesPath, type ResolvedSpell, type GateSpec } from "./resolve.js";
+import { mcpTrustWarnings } from "./mcp-trust.js";
 import type { Warning } from "./rewrite.js";
 import { didYouMean } from "./suggest.js";
 import type { Locate } from "./validate.js";
+import { ownEntry } from "../core/own.js";
 
 export interface CompileContext {
   file: string;
@@ -96,7 +98,7 @@ export function resolveMedium(spec: CircleSpec, warnings: Warning[], locate: Loc
     }
   }
   const name = [...names][0] ?? "conversation";
-  const medium = mediumRegistry[name];
+  const medium = ownEntry(mediumRegistry, name);
   if (!medium) {
     throw new ConfigError(
       "unknown_medium",
@@ -131,7 +133,7 @@ function compileGate(spec: GateSpec, ctx: CompileContext): Gate[] {
     });
     return [gate];
   }
-  if (declared && !registry[name]) {
+  if (declared && !ownEntry(registry, name)) {
     throw new ConfigError(
       "unknown_gate",
       `unknown gate ${JSON.stringify(name)}${didYouMean(name, Object.keys(registry))} (a gate of your own needs a behavior)`,
@@ -177,6 +179,7 @@ export function compileCircle(
   if (!medium || errors.list.length) return undefined;
   ctx.warnings.push(
     ...childMediumWarnings(resolved.spell, resolved.gates, medium.name, ctx.locate),
+    ...mcpTrustWarnings(resolved.gates, ctx.locate),
   );
   const wards = (spec.wards ?? []) as Ward[];
   // COMP-6: at max_depth 0 the delegation gates are warded off — not in the circle at all.
@@ -244,7 +247,7 @@ export async function compileSpell(
   const { spell } = resolved;
   const own = llmSpecOf(spell.llm);
   const spec = ctx.llmSpec ? { ...(own?.retry ? { retry: own.retry } : {}), ...ctx.llmSpec } : own;
-  if (spec && (!ctx.llm || ctx.validateOnly) && !providerRegistry[spec.provider]) {
+  if (spec && (!ctx.llm || ctx.validateOnly) && !ownEntry(providerRegistry, spec.provider)) {
     errors.add(
       new ConfigError(
         "unknown_provider",

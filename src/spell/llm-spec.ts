@@ -3,6 +3,7 @@
  * converted here, once, so the LLM layer never reads the document's words.
  */
 import { ConfigError } from "../core/errors.js";
+import { ownEntry } from "../core/own.js";
 import { parseLLMShorthand } from "../llm/registry.js";
 import type { LLMSpec, RetrySpec } from "../llm/spec.js";
 
@@ -58,7 +59,7 @@ function renamed(
 ): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, v] of Object.entries(value)) {
-    const name = keys[key];
+    const name = ownEntry(keys, key);
     if (!name) throw new ConfigError("bad_llm", `${what}: unknown key ${JSON.stringify(key)}`);
     out[name] = v;
   }

@@ -2,7 +2,7 @@
 // McpServer over stdio) spawned by the gate; nothing of the protocol is faked.
 import { describe, expect, it } from "vitest";
 import { loadSpell } from "../../src/spell/index.js";
-import { gone, mcpSpell } from "../support/mcp.js";
+import { mcpSpell } from "../support/mcp.js";
 
 const call = (gate: string, args: Record<string, unknown> = {}) =>
   `- tool_calls: [{ gate: ${gate}, args: ${JSON.stringify(args)} }]`;
@@ -35,8 +35,8 @@ describe("mcp gates in the conversation medium", () => {
       properties: { query: { type: "string", description: "The word to look for" } },
       required: ["query"],
     });
-    expect(spell.pids()).toHaveLength(1);
-    expect(await gone(spell.pids())).toBe(true); // stopped when the cast ended
+    expect(spell.starts()).toHaveLength(1);
+    expect(await spell.stopped()).toBe(true); // stopped when the cast ended
   });
 
   it("loading and validating a spell starts no server", async () => {
@@ -44,7 +44,7 @@ describe("mcp gates in the conversation medium", () => {
     await loadSpell(spell.file, { loomPath: "memory", validateOnly: true });
     const loaded = await loadSpell(spell.file, { loomPath: "memory" });
     expect(loaded.cantrip!.presentation.tools.map((t) => t.name)).toContain("notes_read");
-    expect(spell.pids()).toEqual([]);
+    expect(spell.starts()).toEqual([]);
   });
 
   it("a tool outside the allow list is not a gate; one the server does not offer is an error naming what it offers", async () => {
@@ -83,8 +83,8 @@ describe("mcp gates in the conversation medium", () => {
       "notes_crash: MCP server notes exited during the call; its stderr ends: notes-server: crashing on purpose",
     );
     expect(calls[1]).toMatchObject({ is_error: false, result: "write the MCP gate; test it" });
-    expect(spell.pids()).toHaveLength(2);
-    expect(await gone(spell.pids())).toBe(true);
+    expect(spell.starts()).toHaveLength(2);
+    expect(await spell.stopped()).toBe(true);
   });
 
   it("a server that does not start is an error observation saying why, its stderr included", async () => {
@@ -110,8 +110,9 @@ describe("mcp gates in the conversation medium", () => {
       readFileSync(missing.file, "utf8").replace(process.execPath, "/nonexistent/mcp-server"),
     );
     const other = await cast(missing);
+    // Started directly, the spawn fails; in its pid namespace, bubblewrap says it cannot run it.
     expect(other.calls[0]!.result).toMatch(
-      /^notes_read: MCP server notes did not start \(\/nonexistent\/mcp-server\): spawn \/nonexistent\/mcp-server ENOENT$/,
+      /^notes_read: MCP server notes did not start \(\/nonexistent\/mcp-server\): (spawn \/nonexistent\/mcp-server ENOENT|.*bwrap: execvp \/nonexistent\/mcp-server: No such file or directory)$/,
     );
   });
 
@@ -142,8 +143,11 @@ describe("mcp gates in the conversation medium", () => {
       const names = calls[0]!.result.split(",");
       expect(names).toContain("NOTES_PIDS"); // the spell's env:
       expect(names).not.toContain("SPELLBOOK_MCP_LEAK_PROBE");
+      // PWD, the server's own folder, is set by bubblewrap where the server runs in it.
       for (const name of names)
-        expect(["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "NOTES_PIDS"]).toContain(name);
+        expect(["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "NOTES_PIDS", "PWD"]).toContain(
+          name,
+        );
     } finally {
       delete process.env["SPELLBOOK_MCP_LEAK_PROBE"];
     }

@@ -8,7 +8,7 @@ import { SpellErrors } from "../../src/core/errors.js";
 import { Loom } from "../../src/loom/loom.js";
 import { JsonlStore } from "../../src/loom/storage-jsonl.js";
 import { loadSpell } from "../../src/spell/index.js";
-import { alive, gone, mcpSpell } from "../support/mcp.js";
+import { mcpSpell } from "../support/mcp.js";
 import { hasBwrap, noBwrap } from "./bash-helpers.js";
 
 describe("mcp gates in the code medium", () => {
@@ -32,7 +32,7 @@ describe("mcp gates in the code medium", () => {
       ["notes_read", '{"title":"groceries"}'],
       ["done", '{"answer":"milk, eggs, bread"}'],
     ]);
-    expect(await gone(spell.pids())).toBe(true);
+    expect(await spell.stopped()).toBe(true);
   });
 
   it("a tool's error is an Error the code can catch", async () => {
@@ -62,7 +62,7 @@ describe("replay without the server", () => {
     const entity = first.cantrip!.summon();
     expect((await entity.send("how long is my todo?")).result).toBe(27);
     entity.dispose();
-    expect(spell.pids()).toHaveLength(1);
+    expect(spell.starts()).toHaveLength(1);
     // The same spell, its server now failing to start: the replay must not need it.
     writeFileSync(
       spell.file,
@@ -83,7 +83,7 @@ describe("replay without the server", () => {
       ["notes_read", "done"],
       ["done"],
     ]);
-    expect(await gone(spell.pids())).toBe(true);
+    expect(await spell.stopped()).toBe(true);
   });
 });
 
@@ -114,7 +114,7 @@ describe("a bad declaration", () => {
     expect(await errorsOf("mcp: { name: notes, command: node, tools: [a-b, a_b] }")).toMatch(
       /mcp: tools "a-b" and "a_b" would both be gate notes_a_b/,
     );
-    expect(spell.pids()).toEqual([]);
+    expect(spell.starts()).toEqual([]);
   });
 });
 
@@ -149,9 +149,8 @@ describe("a spell run process", () => {
     expect(run.status, run.stderr).toBe(0);
     const out = JSON.parse(run.stdout) as { status: string };
     expect(out.status).toBe("terminated");
-    const pids = spell.pids();
-    expect(pids).toHaveLength(1);
-    expect(alive(pids[0]!)).toBe(false);
+    expect(spell.starts()).toHaveLength(1);
+    expect(spell.running()).toEqual([]);
   });
 
   it("a process that exits without disposing its entity leaves no server behind", async () => {
@@ -173,9 +172,8 @@ describe("a spell run process", () => {
       env: { PATH: process.env["PATH"], HOME: process.env["HOME"] },
     });
     expect(run.status, run.stderr).toBe(0);
-    const pids = spell.pids();
-    expect(pids).toHaveLength(1);
-    expect(await gone(pids)).toBe(true);
+    expect(spell.starts()).toHaveLength(1);
+    expect(await spell.stopped()).toBe(true);
   });
 });
 
@@ -202,7 +200,7 @@ describe.skipIf(!hasBwrap)(
       // A tool's error is the command's failure, and the entity reads why.
       expect(second!.gate_calls[0]).toMatchObject({ gate_name: "notes_read", is_error: true });
       expect(second!.observation).toContain("no note titled nope");
-      expect(await gone(spell.pids())).toBe(true);
+      expect(await spell.stopped()).toBe(true);
     });
   },
 );

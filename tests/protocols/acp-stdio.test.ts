@@ -164,6 +164,28 @@ describe("spell acp (a spawned process, over stdio)", () => {
     expect(out.trim().split("\n")).toHaveLength(1);
   });
 
+  it("--debug answers a message nested 5,000 deep, as without it, and logs it shortened", async () => {
+    const p = start(spellFile([]), "--debug");
+    let out = "";
+    p.child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+    const deep = "[".repeat(5000) + "]".repeat(5000);
+    p.child.stdin.write(
+      `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"x":${deep}}}\n`,
+    );
+    p.child.stdin.end(
+      '{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":1}}\n',
+    );
+    expect(await p.exited).toBe(0);
+    const ids = out
+      .trim()
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => (JSON.parse(l) as { id: unknown }).id);
+    expect(ids).toEqual([1, 2]);
+    expect(p.stderr()).toMatch(/← .*too deeply nested to show/);
+    expect(p.stderr()).toMatch(/→ \{"jsonrpc":"2.0","id":2,"result"/);
+  });
+
   it("--check validates the spell and its provider setup, then exits", () => {
     const ok = spawnSync(process.execPath, [bin, "acp", spellFile([]), "--check"], {
       encoding: "utf8",

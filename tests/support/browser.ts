@@ -11,10 +11,21 @@ import { join } from "node:path";
 import { afterAll, beforeAll } from "vitest";
 import { closeSharedBrowser } from "../../src/circle/gates/browser-engine.js";
 
-/** Why the browser tests cannot run here, or undefined when Debian's Chromium is installed. */
-export const noChromium = existsSync("/usr/bin/chromium")
-  ? undefined
-  : "/usr/bin/chromium is missing (apt-get install chromium): the browser gates have no browser";
+/** Why the browser tests cannot run with this environment's Chromium (the runtime's choice). */
+export function chromiumProblem(env: NodeJS.ProcessEnv): string | undefined {
+  const named = env["SPELLBOOK_CHROMIUM"];
+  const path = named || "/usr/bin/chromium";
+  if (existsSync(path)) return undefined;
+  return named
+    ? `SPELLBOOK_CHROMIUM names ${path}, which is missing: the browser gates have no browser`
+    : `${path} is missing (apt-get install chromium, or name one in SPELLBOOK_CHROMIUM): the browser gates have no browser`;
+}
+
+/** The Chromium the tests were given, read once at start (the wrapper below sets the variable). */
+const REAL_CHROMIUM = process.env["SPELLBOOK_CHROMIUM"] || "/usr/bin/chromium";
+
+/** Why the browser tests cannot run here, or undefined when a Chromium is there. */
+export const noChromium = chromiumProblem(process.env);
 
 export interface Sites {
   site: string;
@@ -90,7 +101,7 @@ export function chromiumWrapper(dir: string): { path: string; pids(): number[] }
   const path = join(dir, "chromium");
   writeFileSync(
     path,
-    `#!/bin/sh\necho $$ >> ${JSON.stringify(pidFile)}\nexec /usr/bin/chromium "$@"\n`,
+    `#!/bin/sh\necho $$ >> ${JSON.stringify(pidFile)}\nexec ${JSON.stringify(REAL_CHROMIUM)} "$@"\n`,
   );
   chmodSync(path, 0o755);
   const pids = () =>

@@ -1,8 +1,10 @@
 /**
  * A folder with a spell whose circle declares the notes MCP server (tests/fixtures/mcp), a real
- * server process spawned by the gate over stdio; `pids()` lists every process it started.
+ * server process spawned by the gate over stdio; `starts()` lists each start of the server, and
+ * `running()` the processes of this spell's servers still alive (found by their NOTES_PIDS
+ * variable: a server runs in a pid namespace of its own, so the pid it knows is not the host's).
  */
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
@@ -24,8 +26,12 @@ export interface McpSpell {
   dir: string;
   file: string;
   pidFile: string;
-  /** Every server process started so far. */
-  pids(): number[];
+  /** One line per server start so far (the pid the server saw as its own). */
+  starts(): string[];
+  /** Host pids of the processes of this spell's servers (and their wrappers) still alive. */
+  running(): number[];
+  /** Waits (a generous while) until none is running; true when none is. */
+  stopped(): Promise<boolean>;
 }
 
 export function mcpSpell(options: McpSpellOptions): McpSpell {
@@ -50,11 +56,35 @@ circle:
   wards: [{ max_turns: 6 }]
 ${options.loom ? `loom: { path: ${options.loom} }\n` : ""}`,
   );
-  const pids = () =>
-    existsSync(pidFile)
-      ? readFileSync(pidFile, "utf8").split("\n").filter(Boolean).map(Number)
-      : [];
-  return { dir, file, pidFile, pids };
+  const starts = () =>
+    existsSync(pidFile) ? readFileSync(pidFile, "utf8").split("\n").filter(Boolean) : [];
+  const running = () => withVariable(`NOTES_PIDS=${pidFile}`);
+  const stopped = async () => {
+    const until = Date.now() + 15_000;
+    while (running().length) {
+      if (Date.now() > until) return false;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    return true;
+  };
+  return { dir, file, pidFile, starts, running, stopped };
+}
+
+/** Pids of the live processes (readable by this user) whose environment holds `entry`. */
+function withVariable(entry: string): number[] {
+  const pids: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
+      if (stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z")) continue; // ended, not reaped
+      if (readFileSync(`/proc/${name}/environ`, "utf8").split("\0").includes(entry))
+        pids.push(Number(name));
+    } catch {
+      // ended while we looked, or not ours to read
+    }
+  }
+  return pids;
 }
 
 /** True while a process with this pid exists. */

@@ -12,7 +12,6 @@ import { errorMessage } from "../../core/errors.js";
 export const chromiumPath = (): string => process.env["SPELLBOOK_CHROMIUM"] || "/usr/bin/chromium";
 
 const ARGS = [
-  "--no-sandbox",
   "--disable-gpu",
   "--disable-quic",
   // WebRTC sends UDP (STUN, peers) around the proxy: only what the proxy carries is allowed.
@@ -23,6 +22,19 @@ const ARGS = [
   "--disable-component-update",
   "--disable-sync",
 ];
+
+/**
+ * Chromium's own sandbox (its renderers in namespaces of their own, seccomp) stays on for every
+ * user but root: as root Chromium refuses to start with it (crbug.com/638180), so there — CI,
+ * containers — it runs with `--no-sandbox`, and the allow list's routing and proxy are the wall.
+ */
+export function chromiumArgs(uid: number | undefined = process.getuid?.()): string[] {
+  return uid === 0 ? ["--no-sandbox", ...ARGS] : [...ARGS];
+}
+
+/** What to do when Chromium's sandbox cannot start here (no unprivileged user namespaces). */
+const NO_SANDBOX_HINT =
+  "; Chromium's sandbox needs unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, or an AppArmor profile allowing them for Chromium)";
 
 let launching: Promise<Browser> | undefined;
 let users = 0;
@@ -43,7 +55,9 @@ export function releaseBrowser(): Promise<void> {
 export function sharedBrowser(timeoutMs: number): Promise<Browser> {
   launching ??= launch(timeoutMs).catch((err: unknown) => {
     launching = undefined;
-    throw new Error(`browser: Chromium did not start (${chromiumPath()}): ${firstLine(err)}`);
+    const why = firstLine(err);
+    const hint = /no usable sandbox/i.test(errorMessage(err)) ? NO_SANDBOX_HINT : "";
+    throw new Error(`browser: Chromium did not start (${chromiumPath()}): ${why}${hint}`);
   });
   return launching;
 }
@@ -52,9 +66,12 @@ async function launch(timeoutMs: number): Promise<Browser> {
   const { chromium } = await import("playwright-core");
   // The driver's own signal handlers stay off: the CLI decides what a Ctrl-C does; the driver's
   // exit handler (always on) still kills the browser's process group.
+  const args = chromiumArgs();
   const browser = await chromium.launch({
     executablePath: chromiumPath(),
-    args: ARGS,
+    args,
+    // The driver adds --no-sandbox itself unless told the sandbox is wanted.
+    chromiumSandbox: !args.includes("--no-sandbox"),
     headless: true,
     timeout: Math.max(timeoutMs, 30_000),
     handleSIGINT: false,

@@ -16,6 +16,7 @@ import { mcpConfigOf, mcpGates, MCP_DEPENDENCIES } from "./mcp.js";
 import { readGate } from "./read.js";
 import { searchGate } from "./search.js";
 import { writeGate } from "./write.js";
+import { ownEntry } from "../../core/own.js";
 
 export { doneGate, DONE } from "./done.js";
 export { echoGate } from "./echo.js";
@@ -99,7 +100,7 @@ export const gateRegistry: GateRegistry = {
 /** The registry a circle was built from, as a child's proposal may use it (COMP-1). */
 function lookup(ctx: GateFactoryContext): GateLookup {
   const registry = ctx.registry ?? gateRegistry;
-  const entry = (name: string) => (Object.hasOwn(registry, name) ? registry[name] : undefined);
+  const entry = (name: string) => ownEntry(registry, name);
   return {
     // A gate that takes no dependencies reaches nothing the parent could not give.
     free: (name) =>
@@ -116,7 +117,7 @@ export function createGates(
   ctx: GateFactoryContext,
   registry: GateRegistry = gateRegistry,
 ): Gate[] {
-  const entry = registry[name];
+  const entry = ownEntry(registry, name);
   if (!entry) throw new ConfigError("unknown_gate", `unknown gate ${JSON.stringify(name)}`);
   for (const key of Object.keys(deps)) {
     if (!entry.dependencies.includes(key)) {

@@ -2,11 +2,13 @@
  * One MCP server a spell declares, reached over stdio through the official SDK's client. The
  * SDK is imported on first use (`spell --help` and other spells load none of it); the process
  * starts when a cast needs it, its tools are listed once, and it stops when the last entity
- * holding it is disposed, or when this process exits.
+ * holding it is disposed, or when this process exits — with every process it started, where it
+ * runs in a pid namespace of its own (mcp-process.ts).
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { errorMessage } from "../../core/errors.js";
+import { serverSpawn } from "./mcp-process.js";
 
 export interface McpServerConfig {
   /** The server's name in the spell: its gates are `NAME_TOOL`. */
@@ -165,9 +167,10 @@ export class McpServer {
   private async start(): Promise<Live> {
     const { Client, StdioClientTransport } = await loadSdk();
     const { command, args, env, cwd, name, timeoutMs } = this.config;
+    const spawn = serverSpawn(command, args, cwd);
     const transport = new StdioClientTransport({
-      command,
-      args: [...args],
+      command: spawn.command,
+      args: spawn.args,
       env: { ...env },
       cwd,
       stderr: "pipe",

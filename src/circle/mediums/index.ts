@@ -2,6 +2,7 @@ import type { Medium } from "../medium.js";
 import { bashMedium } from "./bash/index.js";
 import { codeMedium } from "./code/index.js";
 import { conversationMedium } from "./conversation.js";
+import { ownEntry } from "../../core/own.js";
 
 /** Mediums by name, built here in one place. The schema's medium enum must match these keys (a test checks). */
 export const mediumRegistry: Readonly<Record<string, Medium>> = {
@@ -25,4 +26,5 @@ const SPELLINGS: Readonly<Record<string, string>> = {
   shell: "bash",
 };
 
-export const normalizeMediumName = (name: string): string => SPELLINGS[name.toLowerCase()] ?? name;
+export const normalizeMediumName = (name: string): string =>
+  ownEntry(SPELLINGS, name.toLowerCase()) ?? name;

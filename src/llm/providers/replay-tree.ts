@@ -7,6 +7,7 @@ import type { LLMResponse, ToolCall } from "../../core/contract.js";
 import type { IdentityNode, Turn } from "../../loom/turn.js";
 import { readLoomFile } from "../../loom/storage-jsonl.js";
 import { REPLAY_KEY, type RecordedReply } from "./replay-record.js";
+import { ownEntry } from "../../core/own.js";
 
 /** One recorded entity: its turns in order and the replies its LLM gave, one per turn that had one. */
 export interface RecordedEntity {
@@ -93,7 +94,7 @@ const MEDIUM_TOOLS: Readonly<Record<string, MediumTool>> = {
 };
 
 function mediumTool(identity: IdentityNode | undefined): MediumTool | undefined {
-  const known = identity ? MEDIUM_TOOLS[identity.medium] : undefined;
+  const known = identity ? ownEntry(MEDIUM_TOOLS, identity.medium) : undefined;
   if (!known || !identity) return undefined;
   return { ...known, tool: identity.tools.length === 1 ? identity.tools[0]! : known.tool };
 }

@@ -27,26 +27,47 @@ export async function serveAcpStdio(agent: AcpAgentOptions, io: StdioOptions): P
     Readable.toWeb(io.input as Readable) as ReadableStream<Uint8Array>,
   );
   if (io.debug)
-    stream = tapped(stream, (dir, m) =>
-      io.log(agent.redactor.redact(`${dir} ${JSON.stringify(m)}`)),
-    );
+    stream = tapped(stream, (dir, m) => io.log(agent.redactor.redact(`${dir} ${shown(m)}`)));
   const connection = app.connect(stream);
   void io.stop?.then(() => connection.close());
   await connection.closed;
   close();
 }
 
-/** The same stream, each message shown to `see` on its way in (←) or out (→). */
+/**
+ * A message as the debug log shows it: its JSON, or — nested deeper than JSON.stringify can go
+ * on this stack — its id and method, saying so.
+ */
+function shown(m: AnyMessage): string {
+  try {
+    return JSON.stringify(m);
+  } catch {
+    const { id, method } = m as { id?: unknown; method?: unknown };
+    return `{"id":${JSON.stringify(id ?? null)},"method":${JSON.stringify(method ?? null)}} (too deeply nested to show)`;
+  }
+}
+
+/**
+ * The same stream, each message shown to `see` on its way in (←) or out (→). What `see` throws
+ * is dropped: watching never stops a message.
+ */
 export function tapped(stream: Stream, see: (dir: "←" | "→", m: AnyMessage) => void): Stream {
+  const look = (dir: "←" | "→", m: AnyMessage) => {
+    try {
+      see(dir, m);
+    } catch {
+      // the log's problem, never the protocol's
+    }
+  };
   const incoming = new TransformStream<AnyMessage, AnyMessage>({
     transform(m, c) {
-      see("←", m);
+      look("←", m);
       c.enqueue(m);
     },
   });
   const outgoing = new TransformStream<AnyMessage, AnyMessage>({
     transform(m, c) {
-      see("→", m);
+      look("→", m);
       c.enqueue(m);
     },
   });

@@ -8,7 +8,13 @@ import { ConfigError } from "../../core/errors.js";
 import type { CouncilDocument } from "../../generated/council.js";
 import type { LLM } from "../../core/contract.js";
 import { llmSpecOf } from "../llm-spec.js";
-import { createLLM, type LLMSpec, type ProviderContext } from "../../llm/registry.js";
+import {
+  createLLM,
+  providerRegistry,
+  type LLMSpec,
+  type ProviderContext,
+} from "../../llm/registry.js";
+import { ownEntry } from "../../core/own.js";
 import type { EngineConfig } from "../../council/index.js";
 import type { Path } from "../source.js";
 import type { KindContext } from "./kind.js";
@@ -83,6 +89,30 @@ export async function buildCouncilLLMs(
   }
   llms.models = models;
   return { llms, modelFor: (hint) => hintLLM(hint, defaultSpec, llms.default, create) };
+}
+
+/**
+ * `spell validate` builds no LLM: each one the document names is checked for a known provider
+ * here instead (a shorthand's `constructor/x` passes the schema's pattern), at its place.
+ */
+export function councilProviderErrors(doc: CouncilDocument, ctx: KindContext): SpellbookError[] {
+  const fields: [unknown, Path][] = [
+    [doc.llm, ["llm"]],
+    [doc.triage?.llm, ["triage", "llm"]],
+    [doc.red_team?.llm, ["red_team", "llm"]],
+    [doc.judge?.llm, ["judge", "llm"]],
+    [doc.synthesizer?.llm, ["synthesizer", "llm"]],
+    ...Object.entries(doc.models ?? {}).map(([name, v]): [unknown, Path] => [v, ["models", name]]),
+  ];
+  const errors: SpellbookError[] = [];
+  for (const [value, path] of fields) {
+    const provider = typeof value === "string" ? llmSpecOf(value)?.provider : undefined;
+    if (provider === undefined || ownEntry(providerRegistry, provider)) continue;
+    const known = Object.keys(providerRegistry).join(", ");
+    const message = `unknown llm provider ${JSON.stringify(provider)}; known: ${known}`;
+    errors.push(new ConfigError("unknown_provider", message, ctx.locate(path)));
+  }
+  return errors;
 }
 
 /**

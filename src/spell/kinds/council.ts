@@ -9,7 +9,7 @@ import type { CouncilDocument, TestCase } from "../../generated/council.js";
 import { Loom } from "../../loom/loom.js";
 import { JsonlStore } from "../../loom/storage-jsonl.js";
 import type { LoadOptions } from "../options.js";
-import { buildCouncilLLMs } from "./council-llms.js";
+import { buildCouncilLLMs, councilProviderErrors } from "./council-llms.js";
 import { councilValidator } from "./council-messages.js";
 import type { DocumentKind, KindContext } from "./kind.js";
 
@@ -48,7 +48,7 @@ export const councilKind: DocumentKind<CouncilDocument, Resolved, CouncilProgram
       ...(doc.triage?.output ? { triage: { ...doc.triage.output } } : {}),
     };
     const resolved = { config, intent: doc.intent, tests: doc.tests ?? [] };
-    if (options.validateOnly) return { resolved, errors };
+    if (options.validateOnly) return { resolved, errors: councilProviderErrors(doc, ctx) };
     const { llms, modelFor } = await buildCouncilLLMs(doc, ctx, errors);
     config.llms = llms;
     config.modelFor = modelFor;
