@@ -85,11 +85,29 @@ describe("the search gate", () => {
     const { root } = tree();
     const search = searchGate({ root });
     for (const pattern of ["(a)\\1", "a(?=b)", "(?<!x)a"]) {
-      await expect((async () => search.execute({ pattern }, ctx))(), pattern).rejects.toThrow(
-        /backreferences and lookaround are not supported \(RE2 syntax\)/,
-      );
+      await expect(
+        Promise.resolve().then(() => search.execute({ pattern }, ctx)),
+        pattern,
+      ).rejects.toThrow(/backreferences and lookaround are not supported \(RE2 syntax\)/);
     }
   });
+
+  it("stops when the cast is cancelled", async () => {
+    const { root } = tree();
+    // One line of a megabyte that keeps any engine busy for a while on this pattern.
+    let line = "";
+    for (let i = 0; i < 1 << 20; i++) line += i % 7 < 3 ? "a" : "b";
+    writeFileSync(join(root, "big.txt"), line);
+    const cancel = new AbortController();
+    const search = Promise.resolve().then(() =>
+      searchGate({ root }).execute(
+        { pattern: "(a|b)*a(a|b){300}$" },
+        { ...ctx, signal: cancel.signal },
+      ),
+    );
+    setTimeout(() => cancel.abort(), 20);
+    await expect(search).rejects.toThrow(/search cancelled/);
+  }, 120_000);
 
   it("honours a nested .gitignore's !pattern as git does", async () => {
     const { root } = tree();
