@@ -1,33 +1,18 @@
 import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
-import { RE2JS } from "re2js";
 
 /** Longer patterns are refused: compiling one costs time on the main thread. */
 export const MAX_PATTERN_CHARS = 1000;
 const MAX_LINE_CHARS = 300;
 
-/**
- * Compiles a pattern in RE2 syntax (linear-time matching, no backtracking); a pattern RE2 cannot
- * take is an error that says why.
- */
-export function compilePattern(pattern: string, literal: boolean): string {
-  if (pattern.length > MAX_PATTERN_CHARS)
-    throw new Error(
-      `pattern is ${pattern.length} characters; search takes at most ${MAX_PATTERN_CHARS}`,
-    );
-  const source = literal ? RE2JS.quote(pattern) : pattern;
-  try {
-    RE2JS.compile(source);
-  } catch (err) {
-    const why = (err as Error).message;
-    const perl = /\\[1-9]|\\k<|\(\?[=!]|\(\?<[=!]/.test(pattern)
-      ? "backreferences and lookaround are not supported (RE2 syntax)"
-      : "RE2 syntax";
-    throw new Error(
-      `bad regular expression: ${why}; ${perl} (set literal: true to search the text as written)`,
-    );
-  }
-  return source;
+/** The error for a pattern RE2 cannot take, saying why. */
+function patternError(pattern: string, why: string): Error {
+  const perl = /\\[1-9]|\\k<|\(\?[=!]|\(\?<[=!]/.test(pattern)
+    ? "backreferences and lookaround are not supported (RE2 syntax)"
+    : "RE2 syntax";
+  return new Error(
+    `bad regular expression: ${why}; ${perl} (set literal: true to search the text as written)`,
+  );
 }
 
 export interface LineHits {
@@ -42,7 +27,13 @@ export interface LineHits {
 const WORKER = `
 const { parentPort, workerData } = require("node:worker_threads");
 const { RE2JS } = require(workerData.re2js);
-const re = RE2JS.compile(workerData.source);
+let re;
+try {
+  re = RE2JS.compile(workerData.literal ? RE2JS.quote(workerData.pattern) : workerData.pattern);
+  parentPort.postMessage({ ready: true });
+} catch (err) {
+  parentPort.postMessage({ error: String(err.message) });
+}
 parentPort.on("message", ({ text, limit }) => {
   const lines = text.split("\\n");
   const hits = [];
@@ -57,38 +48,73 @@ parentPort.on("message", ({ text, limit }) => {
 });
 `;
 
-let re2jsPath: string | undefined;
+/** Found when the module loads, not while a search holds up the event loop. */
+const RE2JS_PATH = createRequire(import.meta.url).resolve("re2js");
 
-/** A worker thread that matches one compiled pattern against texts, one at a time. */
+/**
+ * A worker thread that compiles one pattern (RE2 syntax: linear-time matching, no backtracking)
+ * and matches it against texts, one at a time. Compiling happens there too: a large pattern
+ * costs the worker time, never the host's event loop.
+ */
 export class LineMatcher {
   private worker: Worker | undefined;
+  private ready: Promise<boolean> | undefined;
 
-  constructor(private readonly source: string) {}
+  constructor(
+    private readonly pattern: string,
+    private readonly literal: boolean,
+  ) {
+    if (pattern.length > MAX_PATTERN_CHARS)
+      throw new Error(
+        `pattern is ${pattern.length} characters; search takes at most ${MAX_PATTERN_CHARS}`,
+      );
+  }
 
   /**
    * The matching lines of `text`; resolves `undefined` when `stop` fires first (the worker is
    * ended then, mid-line if need be).
    */
-  match(text: string, limit: number, stop: AbortSignal): Promise<LineHits | undefined> {
-    if (stop.aborted) return Promise.resolve(undefined);
-    re2jsPath ??= createRequire(import.meta.url).resolve("re2js");
-    const worker = (this.worker ??= new Worker(WORKER, {
-      eval: true,
-      workerData: { re2js: re2jsPath, source: this.source },
-      resourceLimits: { maxOldGenerationSizeMb: 256 },
-    }));
+  async match(text: string, limit: number, stop: AbortSignal): Promise<LineHits | undefined> {
+    if (!(await this.start(stop))) return undefined;
+    this.worker?.postMessage({ text, limit });
+    return this.reply(stop) as Promise<LineHits | undefined>;
+  }
+
+  /**
+   * Starts the worker and compiles the pattern: true once it is ready, false when `stop` fired
+   * first. Rejects when RE2 cannot take the pattern, saying why.
+   */
+  start(stop: AbortSignal): Promise<boolean> {
+    if (!this.worker) {
+      this.worker = new Worker(WORKER, {
+        eval: true,
+        workerData: { re2js: RE2JS_PATH, pattern: this.pattern, literal: this.literal },
+        resourceLimits: { maxOldGenerationSizeMb: 256 },
+      });
+      this.ready = this.reply(stop).then((m) => {
+        const { error } = (m ?? {}) as { error?: string };
+        if (error !== undefined) throw patternError(this.pattern, error);
+        return m !== undefined;
+      });
+    }
+    return this.ready!;
+  }
+
+  /** The worker's next message, or undefined once `stop` fires (the worker is ended then). */
+  private reply(stop: AbortSignal): Promise<unknown> {
+    const worker = this.worker;
+    if (!worker || stop.aborted) return Promise.resolve(undefined);
     return new Promise((resolve, reject) => {
       const done = () => {
         stop.removeEventListener("abort", onStop);
         worker.off("message", onMessage).off("error", onError).off("exit", onExit);
       };
-      const onMessage = (m: LineHits) => (done(), resolve(m));
+      const onMessage = (m: unknown) => (done(), resolve(m));
       const onError = (err: Error) => (done(), this.end(), reject(err));
       const onExit = () => (done(), (this.worker = undefined), reject(new Error("search stopped")));
       const onStop = () => (done(), this.end(), resolve(undefined));
       stop.addEventListener("abort", onStop, { once: true });
       worker.on("message", onMessage).on("error", onError).on("exit", onExit);
-      worker.postMessage({ text, limit });
     });
   }
 

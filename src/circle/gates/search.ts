@@ -2,7 +2,7 @@ import { closeSync, constants, fstatSync, openSync, readdirSync, readFileSync } 
 import type { Gate, GateContext } from "../gate.js";
 import { at, close, FsRoot, O_PATH, type Opened } from "./fs-root.js";
 import { ignored, withRules, type Rules } from "./search-rules.js";
-import { compilePattern, LineMatcher } from "./search-lines.js";
+import { LineMatcher } from "./search-lines.js";
 
 const MAX_RESULTS = 100;
 const MAX_FILE_BYTES = 1024 * 1024;
@@ -40,14 +40,14 @@ export function searchGate(options: { root: string }): Gate {
       const pattern = args["pattern"];
       if (typeof pattern !== "string" || pattern === "")
         throw new Error("pattern must be a non-empty string");
-      const source = compilePattern(pattern, args["literal"] === true);
+      const matcher = new LineMatcher(pattern, args["literal"] === true);
       const path = args["path"] ?? ".";
       const start = fs.open(path);
       if (!start.stat?.isDirectory()) {
         close(start);
         throw new Error(`ENOTDIR: ${JSON.stringify(path)}`);
       }
-      return searchBelow(fs, start, new Run(new LineMatcher(source), ctx));
+      return searchBelow(fs, start, new Run(matcher, ctx));
     },
   };
 }
@@ -55,6 +55,7 @@ export function searchGate(options: { root: string }): Gate {
 async function searchBelow(fs: FsRoot, start: Opened, run: Run): Promise<string> {
   try {
     const rel = fs.relativeOf(start.fd!);
+    await run.ready();
     await run.folder(start.fd!, rel, rulesFor(fs, rel));
   } finally {
     run.end();
@@ -119,6 +120,11 @@ class Run {
     if (!found) return;
     for (const [line, text] of found.hits) this.hits.push(`${path}:${line}: ${text}`);
     this.more += found.count - found.hits.length;
+  }
+
+  /** Resolves once the pattern is compiled; rejects when RE2 cannot take it. */
+  async ready(): Promise<void> {
+    await this.matcher.start(this.stop.signal);
   }
 
   end(): void {
