@@ -7,10 +7,16 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { clearInterval, setInterval, setTimeout } from "node:timers";
 import { SEARCH_LIMITS, searchGate } from "../dist/circle/gates/search.js";
 
 const MIB = 1024 * 1024;
-const ctx = { entityId: "e", turnId: "t", signal: new AbortController().signal, depth: 0 };
+const ctx = {
+  entityId: "e",
+  turnId: "t",
+  signal: new globalThis.AbortController().signal,
+  depth: 0,
+};
 
 function lines(make) {
   const out = [];
