@@ -31,31 +31,33 @@ function workspace() {
 }
 
 describe("workspace gates (seed 002 Gates)", () => {
-  it("search finds a regex under the root as file:line, skipping what .gitignore ignores", () => {
+  it("search finds a regex under the root as file:line, skipping what .gitignore ignores", async () => {
     const { root } = workspace();
     const search = searchGate({ root });
-    expect(search.execute({ pattern: "need.e" }, ctx)).toBe(
+    expect(await search.execute({ pattern: "need.e" }, ctx)).toBe(
       "a.txt:2: needle one\nsub/b.md:3: needle (two)",
     );
-    expect(search.execute({ pattern: "(two)", literal: true }, ctx)).toBe(
+    expect(await search.execute({ pattern: "(two)", literal: true }, ctx)).toBe(
       "sub/b.md:3: needle (two)",
     );
-    expect(search.execute({ pattern: "needle", path: "sub" }, ctx)).toBe(
+    expect(await search.execute({ pattern: "needle", path: "sub" }, ctx)).toBe(
       "sub/b.md:3: needle (two)",
     );
-    expect(search.execute({ pattern: "nothing-like-this" }, ctx)).toBe("no matches");
-    expect(() => search.execute({ pattern: "(" }, ctx)).toThrow(
-      /bad regular expression.*literal: true/,
-    );
+    expect(await search.execute({ pattern: "nothing-like-this" }, ctx)).toBe("no matches");
+    await expect(
+      Promise.resolve().then(() => search.execute({ pattern: "(" }, ctx)),
+    ).rejects.toThrow(/bad regular expression.*literal: true/);
     expect(() => search.execute({ pattern: "x", path: "../" }, ctx)).toThrow(
       /outside the gate root/,
     );
   });
 
-  it("search caps its results and says how many it left out", () => {
+  it("search caps its results and says how many it left out", async () => {
     const lines = Array.from({ length: 150 }, (_, i) => `hit ${i}`).join("\n");
     const top = spellDir({ "many.txt": lines });
-    const out = String(searchGate({ root: top }).execute({ pattern: "hit" }, ctx)).split("\n");
+    const out = String(await searchGate({ root: top }).execute({ pattern: "hit" }, ctx)).split(
+      "\n",
+    );
     expect(out).toHaveLength(101);
     expect(out[0]).toBe("many.txt:1: hit 0");
     expect(out[100]).toBe("[50 more matches not shown; narrow the pattern or the path]");

@@ -1,9 +1,9 @@
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { behaviorGate, listDirGate, readGate } from "../../src/circle/gates/index.js";
+import { behaviorGate, listDirGate, readGate, writeGate } from "../../src/circle/gates/index.js";
 import { codeCantrip, doneGate, echoGate } from "../circle/code-helpers.js";
 import { fileGateContext } from "../support/gate-context.js";
 
@@ -166,4 +166,107 @@ describe("file-gate escapes", () => {
       flipper.kill("SIGKILL");
     }
   }, 30_000);
+});
+
+/**
+ * Another process swaps the folder `root/sub` between a real folder and a symlink to a folder
+ * outside the root (one this test made), as fast as it can. Only paths below the test's own
+ * temporary folder are touched.
+ */
+function folderFlipper(root: string, outside: string) {
+  return spawn(process.execPath, [
+    "-e",
+    `const fs = require("fs"); const [sub, hold, outside] = process.argv.slice(1);
+     for (;;) {
+       try { fs.renameSync(sub, hold) } catch {}
+       try { fs.symlinkSync(outside, sub) } catch {}
+       try { fs.unlinkSync(sub) } catch {}
+       try { fs.renameSync(hold, sub) } catch { try { fs.rmSync(sub, { recursive: true, force: true }) } catch {} }
+     }`,
+    join(root, "sub"),
+    join(root, ".hold"),
+    outside,
+  ]);
+}
+
+function raceTree() {
+  const { top, root } = tree();
+  writeFileSync(join(root, "sub", "f.txt"), "inside");
+  const outside = join(top, "outside");
+  mkdirSync(outside);
+  writeFileSync(join(outside, "f.txt"), "OUTSIDE");
+  writeFileSync(join(outside, "only-outside.txt"), "");
+  return { root, outside };
+}
+
+const settle = () => new Promise((r) => setImmediate(r));
+
+describe("file gates under a folder swapped for a symlink", () => {
+  it("read never returns a file outside the root", async () => {
+    const { root, outside } = raceTree();
+    const flipper = folderFlipper(root, outside);
+    try {
+      const read = readGate({ root });
+      const seen = new Map<string, number>();
+      for (let i = 0; i < 10_000; i++) {
+        let out: unknown;
+        try {
+          out = read.execute({ path: "sub/f.txt" }, ctx);
+        } catch (err) {
+          out = (err as Error).message.split(":")[0];
+        }
+        seen.set(String(out), (seen.get(String(out)) ?? 0) + 1);
+        if (i % 200 === 0) await settle();
+      }
+      expect(seen.get("OUTSIDE"), JSON.stringify([...seen])).toBeUndefined();
+      expect(seen.get("inside")).toBeGreaterThan(0); // the race really ran
+    } finally {
+      flipper.kill("SIGKILL");
+    }
+  }, 120_000);
+
+  it("write never puts a file (or a temporary file) outside the root", async () => {
+    const { root, outside } = raceTree();
+    const flipper = folderFlipper(root, outside);
+    try {
+      const write = writeGate({ root, writable: true });
+      let wrote = 0;
+      for (let i = 0; i < 6000; i++) {
+        try {
+          write.execute({ path: `sub/w${i}.txt`, content: "w" }, ctx);
+          wrote++;
+        } catch {
+          // refused or raced away: either is fine, as long as nothing lands outside
+        }
+        if (i % 200 === 0) await settle();
+      }
+      expect(wrote).toBeGreaterThan(0);
+    } finally {
+      flipper.kill("SIGKILL");
+    }
+    expect(readdirSync(outside).sort()).toEqual(["f.txt", "only-outside.txt"]);
+  }, 120_000);
+
+  it("list_dir never lists a folder outside the root", async () => {
+    const { root, outside } = raceTree();
+    const flipper = folderFlipper(root, outside);
+    try {
+      const list = listDirGate({ root });
+      let listed = 0;
+      for (let i = 0; i < 10_000; i++) {
+        let names: unknown = [];
+        try {
+          names = list.execute({ path: "sub" }, ctx);
+          listed++;
+        } catch {
+          // ENOENT while the folder is moved away, or refused
+        }
+        expect(names).not.toContain("only-outside.txt");
+        if (i % 200 === 0) await settle();
+      }
+      expect(listed).toBeGreaterThan(0);
+    } finally {
+      flipper.kill("SIGKILL");
+    }
+  }, 120_000);
 });

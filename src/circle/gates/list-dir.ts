@@ -1,6 +1,6 @@
 import { readdirSync } from "node:fs";
 import type { Gate } from "../gate.js";
-import { FsRoot } from "./fs-root.js";
+import { at, FsRoot } from "./fs-root.js";
 
 export function listDirGate(options: { root: string }): Gate {
   const fs = new FsRoot(options.root);
@@ -14,12 +14,13 @@ export function listDirGate(options: { root: string }): Gate {
     },
     execute(args) {
       const path = args["path"] ?? ".";
-      const host = fs.resolve(path);
-      return fs.guard(path, () =>
-        readdirSync(host, { withFileTypes: true })
+      return fs.with(path, ({ fd, stat }) => {
+        if (fd === undefined || !stat?.isDirectory())
+          throw new Error(`ENOTDIR: ${JSON.stringify(path)}`);
+        return readdirSync(at(fd), { withFileTypes: true })
           .map((e) => (e.isDirectory() ? `${e.name}/` : e.name))
-          .sort(),
-      );
+          .sort();
+      });
     },
   };
 }

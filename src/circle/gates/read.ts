@@ -1,6 +1,6 @@
-import { readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import type { Gate } from "../gate.js";
-import { FsRoot } from "./fs-root.js";
+import { at, FsRoot } from "./fs-root.js";
 
 const MAX_READ_BYTES = 4 * 1024 * 1024;
 
@@ -24,16 +24,17 @@ export function readGate(options: ReadOptions): Gate {
     ephemeral: options.ephemeral ?? false,
     execute(args) {
       const path = args["path"];
-      const host = fs.resolve(path);
-      return fs.guard(path, () => {
-        const stat = statSync(host);
+      return fs.with(path, ({ fd, stat }) => {
+        if (fd === undefined || stat === undefined)
+          throw new Error(`ENOENT: ${JSON.stringify(path)}`);
         if (stat.isDirectory()) throw new Error(`EISDIR: ${JSON.stringify(path)} is a directory`);
         // A FIFO or device would block the whole process on read: only regular files.
         if (!stat.isFile()) throw new Error(`${JSON.stringify(path)} is not a regular file`);
         if (stat.size > MAX_READ_BYTES) {
           throw new Error(`file is ${stat.size} bytes; read returns at most ${MAX_READ_BYTES}`);
         }
-        return readFileSync(host, "utf8");
+        // Reopened through the handle: the very file judged above, wherever its name went since.
+        return readFileSync(at(fd), "utf8");
       });
     },
   };

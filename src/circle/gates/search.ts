@@ -1,38 +1,33 @@
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join, relative, sep } from "node:path";
-import ignoreModule, { type Ignore } from "ignore";
-import type { Gate } from "../gate.js";
-import { FsRoot } from "./fs-root.js";
-
-// A CommonJS module whose function is both module.exports and its .default.
-const ignore = ignoreModule.default;
+import { closeSync, constants, fstatSync, openSync, readdirSync, readFileSync } from "node:fs";
+import type { Gate, GateContext } from "../gate.js";
+import { at, close, FsRoot, O_PATH, type Opened } from "./fs-root.js";
+import { ignored, withRules, type Rules } from "./search-rules.js";
+import { LineMatcher } from "./search-lines.js";
 
 const MAX_RESULTS = 100;
 const MAX_FILE_BYTES = 1024 * 1024;
-const MAX_LINE_CHARS = 300;
-
-/** One folder's ignore rules: its own .gitignore on top of its parents'. */
-interface Rules {
-  /** The folder the rules' patterns are relative to. */
-  base: string;
-  ig: Ignore;
-  parent: Rules | undefined;
-}
+/** What one search may read and how long it may take, whatever the tree and the pattern. */
+export const SEARCH_LIMITS = { files: 10_000, bytes: 64 * 1024 * 1024, ms: 20_000 };
 
 /**
- * Searches the text files under a root (seed 002 "Gates"): a regular expression or a literal,
- * skipping what `.gitignore` files ignore (and .git), results capped, each `file:line: text`.
+ * Searches the text files under a root (seed 002 "Gates"): a regular expression in RE2 syntax
+ * (matched in linear time, in a worker thread) or a literal, skipping what `.gitignore` files
+ * ignore (and .git), results capped, each `file:line: text`. Files are walked and opened inside
+ * the root as the other file gates do; symlinks are not followed.
  */
 export function searchGate(options: { root: string }): Gate {
   const fs = new FsRoot(options.root);
   return {
     name: "search",
     description:
-      "Search the files under the root for a regular expression (or a literal string), skipping what .gitignore ignores. Returns file:line: text lines.",
+      "Search the files under the root for a regular expression (RE2 syntax: no backreferences or lookaround) or a literal string, skipping what .gitignore ignores. Returns file:line: text lines.",
     parameters: {
       type: "object",
       properties: {
-        pattern: { type: "string", description: "A regular expression (JavaScript syntax)." },
+        pattern: {
+          type: "string",
+          description: "A regular expression in RE2 syntax, e.g. `fn\\s+\\w+`.",
+        },
         literal: {
           type: "boolean",
           description: "Match the pattern as plain text. Default false.",
@@ -41,104 +36,142 @@ export function searchGate(options: { root: string }): Gate {
       },
       required: ["pattern"],
     },
-    execute(args) {
+    execute(args, ctx) {
       const pattern = args["pattern"];
       if (typeof pattern !== "string" || pattern === "")
         throw new Error("pattern must be a non-empty string");
-      const re = args["literal"] === true ? new RegExp(escape(pattern)) : compile(pattern);
-      const start = fs.resolve(args["path"] ?? ".");
-      const hits: string[] = [];
-      let more = 0;
-      walk(fs.resolve("."), start, rulesFor(fs.resolve("."), start), (file) => {
-        const found = matches(file, re);
-        for (const [line, text] of found) {
-          if (hits.length < MAX_RESULTS)
-            hits.push(`${relative(fs.resolve("."), file).split(sep).join("/")}:${line}: ${text}`);
-          else more++;
-        }
-      });
-      if (hits.length === 0) return "no matches";
-      return more
-        ? `${hits.join("\n")}\n[${more} more matches not shown; narrow the pattern or the path]`
-        : hits.join("\n");
+      const matcher = new LineMatcher(pattern, args["literal"] === true);
+      const path = args["path"] ?? ".";
+      const start = fs.open(path);
+      if (!start.stat?.isDirectory()) {
+        close(start);
+        throw new Error(`ENOTDIR: ${JSON.stringify(path)}`);
+      }
+      return searchBelow(fs, start, new Run(matcher, ctx));
     },
   };
 }
 
-function compile(pattern: string): RegExp {
+async function searchBelow(fs: FsRoot, start: Opened, run: Run): Promise<string> {
   try {
-    return new RegExp(pattern);
-  } catch (err) {
-    throw new Error(
-      `bad regular expression: ${(err as Error).message} (set literal: true to search the text as written)`,
-    );
+    const rel = fs.relativeOf(start.fd!);
+    await run.ready();
+    await run.folder(start.fd!, rel, rulesFor(fs, rel));
+  } finally {
+    run.end();
+    close(start);
+  }
+  return run.report();
+}
+
+/** One search: its budget, its results, its worker. */
+class Run {
+  private readonly hits: string[] = [];
+  private more = 0;
+  private files = 0;
+  private bytes = 0;
+  private stopped: string | undefined;
+  private readonly stop = new AbortController();
+  private readonly timer: NodeJS.Timeout;
+  private readonly onAbort = () => this.stop.abort();
+
+  constructor(
+    private readonly matcher: LineMatcher,
+    private readonly ctx: GateContext,
+  ) {
+    this.timer = setTimeout(() => {
+      this.stopped = `after ${SEARCH_LIMITS.ms / 1000} s`;
+      this.stop.abort();
+    }, SEARCH_LIMITS.ms);
+    ctx.signal.addEventListener("abort", this.onAbort, { once: true });
+  }
+
+  /** Every regular file below the folder, in name order. */
+  async folder(dir: number, rel: string, rules: Rules | undefined): Promise<void> {
+    for (const name of readdirSync(at(dir)).sort()) {
+      if (this.stop.signal.aborted) return;
+      if (name === ".git") continue;
+      const fd = openChild(dir, name);
+      if (fd === undefined) continue;
+      try {
+        const stat = fstatSync(fd);
+        const path = rel ? `${rel}/${name}` : name;
+        if (stat.isDirectory() && !ignored(rules, path, true))
+          await this.folder(fd, path, withRules(rules, path, readChild(fd, ".gitignore")));
+        else if (stat.isFile() && !ignored(rules, path, false))
+          await this.file(fd, path, stat.size);
+      } finally {
+        closeSync(fd);
+      }
+    }
+  }
+
+  private async file(fd: number, path: string, size: number): Promise<void> {
+    if (size > MAX_FILE_BYTES) return;
+    if (++this.files > SEARCH_LIMITS.files || (this.bytes += size) > SEARCH_LIMITS.bytes) {
+      this.stopped = `after ${SEARCH_LIMITS.files} files or ${SEARCH_LIMITS.bytes / 1048576} MiB`;
+      this.stop.abort();
+      return;
+    }
+    const buf = readFileSync(at(fd));
+    if (buf.includes(0)) return; // binary
+    const limit = MAX_RESULTS - this.hits.length;
+    const found = await this.matcher.match(buf.toString("utf8"), limit, this.stop.signal);
+    if (!found) return;
+    for (const [line, text] of found.hits) this.hits.push(`${path}:${line}: ${text}`);
+    this.more += found.count - found.hits.length;
+  }
+
+  /** Resolves once the pattern is compiled; rejects when RE2 cannot take it. */
+  async ready(): Promise<void> {
+    await this.matcher.start(this.stop.signal);
+  }
+
+  end(): void {
+    clearTimeout(this.timer);
+    this.ctx.signal.removeEventListener("abort", this.onAbort);
+    this.matcher.end();
+  }
+
+  report(): string {
+    if (this.ctx.signal.aborted) throw new Error("search cancelled");
+    const out = [...this.hits];
+    if (this.more)
+      out.push(`[${this.more} more matches not shown; narrow the pattern or the path]`);
+    if (this.stopped)
+      out.push(`[search stopped ${this.stopped}; what is above is partial: narrow the path]`);
+    return out.length ? out.join("\n") : "no matches";
   }
 }
 
-const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-
-/** The rules in force in `dir`: every .gitignore from the root down to it. */
-function rulesFor(root: string, dir: string): Rules | undefined {
-  let rules = load(root, undefined);
-  const rel = relative(root, dir);
-  let here = root;
-  for (const part of rel ? rel.split(sep) : []) {
-    here = join(here, part);
-    rules = load(here, rules);
+/** The rules in force in folder `rel`: every .gitignore from the root down to it. */
+function rulesFor(fs: FsRoot, rel: string): Rules | undefined {
+  let rules: Rules | undefined;
+  const parts = rel ? rel.split("/") : [];
+  for (let i = 0; i <= parts.length; i++) {
+    const base = parts.slice(0, i).join("/");
+    rules = fs.with(base || ".", ({ fd }) => withRules(rules, base, readChild(fd!, ".gitignore")));
   }
   return rules;
 }
 
-function load(dir: string, parent: Rules | undefined): Rules | undefined {
-  let text: string;
+/** A handle on a name in a folder, never through a symlink; undefined when it is gone. */
+function openChild(dir: number, name: string): number | undefined {
   try {
-    text = readFileSync(join(dir, ".gitignore"), "utf8");
+    return openSync(at(dir, name), O_PATH | constants.O_NOFOLLOW);
   } catch {
-    return parent;
-  }
-  return { base: dir, ig: ignore().add(text), parent };
-}
-
-function ignored(rules: Rules | undefined, path: string, isDir: boolean): boolean {
-  for (let r = rules; r; r = r.parent) {
-    const rel = relative(r.base, path).split(sep).join("/");
-    if (rel && r.ig.ignores(isDir ? `${rel}/` : rel)) return true;
-  }
-  return false;
-}
-
-/** Every regular file below `dir`, in name order; symlinks are not followed (nothing leaves the root). */
-function walk(
-  root: string,
-  dir: string,
-  rules: Rules | undefined,
-  visit: (file: string) => void,
-): void {
-  const entries = readdirSync(dir, { withFileTypes: true }).sort((a, b) =>
-    a.name < b.name ? -1 : 1,
-  );
-  for (const e of entries) {
-    const path = join(dir, e.name);
-    if (e.name === ".git" || ignored(rules, path, e.isDirectory())) continue;
-    if (e.isDirectory()) walk(root, path, load(path, rules), visit);
-    else if (e.isFile()) visit(path);
+    return undefined;
   }
 }
 
-function matches(file: string, re: RegExp): [number, string][] {
-  if (statSync(file).size > MAX_FILE_BYTES) return [];
-  const buf = readFileSync(file);
-  if (buf.includes(0)) return []; // binary
-  const out: [number, string][] = [];
-  buf
-    .toString("utf8")
-    .split("\n")
-    .forEach((text, i) => {
-      if (re.test(text))
-        out.push([
-          i + 1,
-          text.length > MAX_LINE_CHARS ? `${text.slice(0, MAX_LINE_CHARS)}…` : text,
-        ]);
-    });
-  return out;
+/** The text of a regular file in a folder (a .gitignore), or undefined. */
+function readChild(dir: number, name: string): string | undefined {
+  const fd = openChild(dir, name);
+  if (fd === undefined) return undefined;
+  try {
+    const stat = fstatSync(fd);
+    return stat.isFile() && stat.size <= MAX_FILE_BYTES ? readFileSync(at(fd), "utf8") : undefined;
+  } finally {
+    closeSync(fd);
+  }
 }

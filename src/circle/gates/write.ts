@@ -1,9 +1,8 @@
-import { lstatSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { renameSync, rmSync, writeFileSync } from "node:fs";
 import type * as Crypto from "node:crypto";
-import { basename, dirname, join } from "node:path";
 import { ConfigError } from "../../core/errors.js";
 import type { Gate } from "../gate.js";
-import { FsRoot } from "./fs-root.js";
+import { at, FsRoot } from "./fs-root.js";
 import { lazyBuiltin } from "../../core/builtin.js";
 
 const crypto = lazyBuiltin<typeof Crypto>("node:crypto");
@@ -47,51 +46,27 @@ export function writeGate(options: WriteOptions): Gate {
       const size = Buffer.byteLength(content);
       if (size > maxBytes)
         throw new Error(`content is ${size} bytes; write takes at most ${maxBytes}`);
-      const host = target(fs, path);
-      return fs.guard(path, () => {
-        const tmp = join(
-          dirname(host),
-          `.${basename(host)}.${crypto().randomBytes(4).toString("hex")}.tmp`,
-        );
-        try {
-          writeFileSync(tmp, content, { flag: "wx" });
-          renameSync(tmp, host); // atomic: readers see the old file or the new one
-        } catch (err) {
-          rmSync(tmp, { force: true });
-          throw err;
-        }
-        return `wrote ${size} bytes to ${String(path)}`;
-      });
+      if (typeof path !== "string" || path.trim() === "" || /[\\/]$/.test(path))
+        throw new Error("path must be a file path");
+      // Missing folders are made inside the root; an existing file is judged where it lands.
+      return fs.with(
+        path,
+        ({ dir, name, stat }) => {
+          if (name === "." || stat?.isDirectory())
+            throw new Error(`EISDIR: ${JSON.stringify(path)} is a directory`);
+          // Both names are looked up in the folder already opened: a swapped folder changes nothing.
+          const tmp = `.${name}.${crypto().randomBytes(4).toString("hex")}.tmp`;
+          try {
+            writeFileSync(at(dir, tmp), content, { flag: "wx" });
+            renameSync(at(dir, tmp), at(dir, name)); // atomic: readers see the old file or the new one
+          } catch (err) {
+            rmSync(at(dir, tmp), { force: true });
+            throw err;
+          }
+          return `wrote ${size} bytes to ${path}`;
+        },
+        { makeDirs: true, missingOk: true },
+      );
     },
   };
-}
-
-/** The host path to write: an existing file judged where it really lands; a new one's folder made inside the root. */
-function target(fs: FsRoot, path: unknown): string {
-  if (typeof path !== "string" || path.trim() === "") throw new Error("path must be a file path");
-  try {
-    const host = fs.resolve(path);
-    if (lstatSync(host).isDirectory())
-      throw new Error(`EISDIR: ${JSON.stringify(path)} is a directory`);
-    return host;
-  } catch (err) {
-    if (!String((err as Error).message).startsWith("ENOENT")) throw err;
-  }
-  // A new file: the nearest folder that exists must be inside the root; the rest is made there.
-  const parts = path.split(/[\\/]+/).filter((p) => p !== "" && p !== ".");
-  const name = parts.pop();
-  if (!name || name === "..") throw new Error("path must be a file path");
-  let i = parts.length;
-  let base = "";
-  for (; i >= 0; i--) {
-    try {
-      base = fs.resolve(parts.slice(0, i).join("/") || ".");
-      break;
-    } catch (err) {
-      if (!String((err as Error).message).startsWith("ENOENT")) throw err;
-    }
-  }
-  const dir = join(base, ...parts.slice(i));
-  fs.guard(path, () => mkdirSync(dir, { recursive: true }));
-  return join(fs.resolve(parts.join("/") || "."), name);
 }
