@@ -4,12 +4,9 @@
  * on concurrent casts (429 + Retry-After beyond it), SSE when the client asks for it, and a
  * client that disconnects cancels its cast.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import type { CastResult } from "../../core/result.js";
-import type { CantripEvent } from "../../core/events.js";
-import type { Loom } from "../../loom/loom.js";
+import type { FastifyInstance } from "fastify";
 import type { LoadedSpell } from "../../spell/index.js";
-import { resultJson } from "../result-json.js";
+import { cast, fail, type CastSlots } from "./cast-route.js";
 import { INTENT_BODY, openApiDocument } from "./openapi.js";
 import { Sessions } from "./sessions.js";
 import { sessionLoom } from "./session-loom.js";
@@ -23,14 +20,6 @@ export interface ServeOptions {
   bodyLimit?: number | undefined;
 }
 
-type Run = (
-  onEvent: ((e: CantripEvent) => void) | undefined,
-  signal: AbortSignal,
-) => Promise<CastResult<Loom>>;
-
-const fail = (reply: FastifyReply, status: number, code: string, message: string) =>
-  reply.code(status).send({ error: { code, message } });
-
 export async function createHttpServer(
   loaded: LoadedSpell,
   options: ServeOptions = {},
@@ -39,8 +28,8 @@ export async function createHttpServer(
   const app = Fastify({ bodyLimit: options.bodyLimit ?? 1024 * 1024, logger: false });
   const cantrip = loaded.cantrip!;
   const sessions = new Sessions(cantrip);
-  const limit = options.maxConcurrent ?? 16;
-  const state = { running: 0 };
+  const state: CastSlots = { running: 0, limit: options.maxConcurrent ?? 16 };
+  const secrets = loaded.redactor;
   const redact = (t: string) => loaded.redactor.redact(t);
   guard(app, options.token);
   app.setErrorHandler(
@@ -59,7 +48,7 @@ export async function createHttpServer(
   app.get("/openapi.json", () => openApiDocument(loaded.name));
   const body = { schema: { body: INTENT_BODY } };
   app.post<{ Body: { intent: string } }>("/cast", body, (req, reply) =>
-    cast(req, reply, state, limit, redact, (onEvent, signal) =>
+    cast(req, reply, state, secrets, (onEvent, signal) =>
       cantrip.cast(req.body.intent, { signal, ...(onEvent ? { onEvent } : {}) }),
     ),
   );
@@ -70,7 +59,7 @@ export async function createHttpServer(
     async (req, reply) => {
       if (!(await sessions.has(req.params.id)))
         return fail(reply, 404, "unknown_session", `no session ${req.params.id}`);
-      return cast(req, reply, state, limit, redact, (onEvent) =>
+      return cast(req, reply, state, secrets, (onEvent) =>
         sessions.send(req.params.id, req.body.intent, onEvent),
       );
     },
@@ -100,64 +89,4 @@ function guard(app: FastifyInstance, token: string | undefined): void {
         "a bearer token is required (Authorization: Bearer …)",
       );
   });
-}
-
-async function cast(
-  req: FastifyRequest,
-  reply: FastifyReply,
-  state: { running: number },
-  limit: number,
-  redact: (t: string) => string,
-  run: Run,
-): Promise<unknown> {
-  if (state.running >= limit) {
-    void reply.header("retry-after", "1");
-    return fail(reply, 429, "too_many_casts", `${limit} casts are running; try again shortly`);
-  }
-  state.running++;
-  // A client that goes away cancels its cast; the turns before it stay in the loom.
-  const controller = new AbortController();
-  const onClose = () => {
-    if (!reply.raw.writableEnded) controller.abort("client_disconnected");
-  };
-  reply.raw.on("close", onClose);
-  try {
-    if (/text\/event-stream/.test(req.headers.accept ?? ""))
-      return await stream(reply, run, controller.signal, redact);
-    const result = await run(undefined, controller.signal);
-    // Redacted as text, sent as that text: no second parse and serialisation per cast.
-    const json = redact(JSON.stringify(resultJson(result, result.loom.store.location)));
-    return reply
-      .code(result.status === "failed" ? 502 : 200)
-      .type("application/json; charset=utf-8")
-      .send(json);
-  } finally {
-    state.running--;
-    reply.raw.off("close", onClose);
-  }
-}
-
-/** Server-Sent Events: every engine event as it happens, then the result. */
-async function stream(
-  reply: FastifyReply,
-  run: Run,
-  signal: AbortSignal,
-  redact: (t: string) => string,
-) {
-  reply.hijack();
-  const raw = reply.raw;
-  raw.writeHead(200, {
-    "content-type": "text/event-stream",
-    "cache-control": "no-cache",
-    connection: "keep-alive",
-  });
-  const send = (event: string, data: unknown) =>
-    raw.write(`event: ${event}\ndata: ${redact(JSON.stringify(data))}\n\n`);
-  try {
-    const result = await run((e) => send(e.type, e), signal);
-    send("result", resultJson(result, result.loom.store.location));
-  } catch (err) {
-    send("error", { code: "cast_failed", message: (err as Error).message });
-  }
-  raw.end();
 }
