@@ -20,6 +20,11 @@ export default class Serve extends Command {
       description: "bearer token every request must carry (or SPELLBOOK_TOKEN)",
     }),
     "max-concurrent": Flags.integer({ description: "casts at once; more get 429; default 16" }),
+    "allow-origin": Flags.string({
+      description:
+        "an origin (http://localhost:3000) whose web pages may call the server; repeatable. Without a token, browser requests from any other origin are refused",
+      multiple: true,
+    }),
     loom: Flags.string({
       description: 'loom JSONL file ("memory" for none); default: the spell\'s',
     }),
@@ -41,6 +46,7 @@ export default class Serve extends Command {
         token: flags.token,
         maxConcurrent: flags["max-concurrent"],
         loom: flags.loom,
+        allowOrigins: flags["allow-origin"],
       },
       processIO(),
       stop,

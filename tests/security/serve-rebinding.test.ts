@@ -1,4 +1,7 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
 import { afterEach, describe, expect, it } from "vitest";
 import { EXIT, type CliIO } from "../../src/cli/io.js";
@@ -8,8 +11,9 @@ import { loadSpellText } from "../../src/spell/index.js";
 
 // DNS rebinding (issue 20): a web page whose name rebinds to 127.0.0.1 reaches the server
 // with its own name in `Host` and its own origin in `Origin`. Without a token, both are checked.
+const done = { tool_calls: [{ gate: "done", args: { answer: "ok" } }] };
 const SPELL = `name: echoer
-llm: { provider: scripted, responses: [{ tool_calls: [{ gate: done, args: { answer: ok } }] }] }
+llm: { provider: scripted, responses: ${JSON.stringify([done, done, done])} }
 identity: { system_prompt: "Answer." }
 circle: { gates: [done], wards: [{ max_turns: 2 }] }
 `;
@@ -125,9 +129,6 @@ describe("spell serve refuses a rebound name or a foreign page (no token)", () =
       stderr: (t: string) => void (err += t),
     } as unknown as CliIO;
     let err = "";
-    const { mkdtempSync, writeFileSync } = await import("node:fs");
-    const { tmpdir } = await import("node:os");
-    const { join } = await import("node:path");
     const file = join(mkdtempSync(join(tmpdir(), "serve-origin-")), "s.yaml");
     writeFileSync(file, SPELL);
     let stop!: () => void;

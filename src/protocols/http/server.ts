@@ -7,6 +7,7 @@
 import type { FastifyInstance } from "fastify";
 import type { LoadedSpell } from "../../spell/index.js";
 import { cast, fail, type CastSlots } from "./cast-route.js";
+import { guard } from "./guard.js";
 import { INTENT_BODY, openApiDocument } from "./openapi.js";
 import { Sessions } from "./sessions.js";
 import { sessionLoom } from "./session-loom.js";
@@ -16,6 +17,8 @@ export interface ServeOptions {
   token?: string | undefined;
   /** Casts running at once; more get 429 with Retry-After. Default 16. */
   maxConcurrent?: number | undefined;
+  /** Origins whose browser pages may call the server (CORS); without a token, no other. */
+  allowOrigins?: readonly string[] | undefined;
   /** Largest request body in bytes. Default 1 MiB. */
   bodyLimit?: number | undefined;
 }
@@ -31,7 +34,7 @@ export async function createHttpServer(
   const state: CastSlots = { running: 0, limit: options.maxConcurrent ?? 16 };
   const secrets = loaded.redactor;
   const redact = (t: string) => loaded.redactor.redact(t);
-  guard(app, options.token);
+  guard(app, options);
   app.setErrorHandler(
     (err: { statusCode?: number; code?: string; message: string }, _req, reply) => {
       const status = err.statusCode ?? 500;
@@ -72,21 +75,4 @@ export async function createHttpServer(
     return reply.type("application/x-ndjson").send(sessionLoom(cantrip.loom, entityId, redact));
   });
   return app;
-}
-
-/** A bearer token, when set, guards every route; compared in constant time. */
-function guard(app: FastifyInstance, token: string | undefined): void {
-  if (!token) return;
-  app.addHook("onRequest", async (req, reply) => {
-    const { timingSafeEqual } = await import("node:crypto");
-    const given = Buffer.from(req.headers.authorization ?? "");
-    const want = Buffer.from(`Bearer ${token}`);
-    if (given.length !== want.length || !timingSafeEqual(given, want))
-      return fail(
-        reply,
-        401,
-        "unauthorized",
-        "a bearer token is required (Authorization: Bearer …)",
-      );
-  });
 }
