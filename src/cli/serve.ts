@@ -10,6 +10,10 @@ export interface ServeFlags {
   token?: string | undefined;
   maxConcurrent?: number | undefined;
   loom?: string | undefined;
+  /** Sessions open at once (`--max-sessions`); default 1,000. */
+  maxSessions?: number | undefined;
+  /** Seconds a session may sit unused before it is let go (`--session-idle`); default 900. */
+  sessionIdleSeconds?: number | undefined;
   /** Origins whose web pages may call the server (`--allow-origin`, repeatable). */
   allowOrigins?: readonly string[] | undefined;
 }
@@ -63,6 +67,9 @@ export async function serveCommand(
     token,
     maxConcurrent: flags.maxConcurrent,
     allowOrigins,
+    maxSessions: flags.maxSessions,
+    sessionIdleMs:
+      flags.sessionIdleSeconds === undefined ? undefined : flags.sessionIdleSeconds * 1000,
   });
   const address = await app.listen({ port: flags.port ?? 8787, host });
   io.stderr(`spell serve: ${loaded.name} listening on ${address} (Ctrl-C or SIGTERM to stop)\n`);

@@ -2,15 +2,16 @@
  * `spell serve`: a spell over HTTP (fastify). POST /cast, sessions (summon/send), a session's
  * loom, /healthz and /openapi.json. JSON errors for bad input, a bearer token when set, a bound
  * on concurrent casts (429 + Retry-After beyond it), SSE when the client asks for it, and a
- * client that disconnects cancels its cast.
+ * client that disconnects cancels its cast. Sessions are bounded (`maxSessions`, 503 past it)
+ * and let go when idle (`sessionIdleMs`).
  */
 import type { FastifyInstance } from "fastify";
 import type { LoadedSpell } from "../../spell/index.js";
 import { cast, fail, type CastSlots } from "./cast-route.js";
 import { guard } from "./guard.js";
 import { INTENT_BODY, openApiDocument } from "./openapi.js";
-import { Sessions } from "./sessions.js";
-import { sessionLoom } from "./session-loom.js";
+import { DEFAULT_SESSION_LIMITS, Sessions, SessionsFull } from "./sessions.js";
+import { sessionRoutes } from "./session-routes.js";
 
 export interface ServeOptions {
   /** When set, every route needs `Authorization: Bearer <token>`. */
@@ -21,6 +22,10 @@ export interface ServeOptions {
   allowOrigins?: readonly string[] | undefined;
   /** Largest request body in bytes. Default 1 MiB. */
   bodyLimit?: number | undefined;
+  /** Sessions open at once; more get 503. Default 1,000. */
+  maxSessions?: number | undefined;
+  /** A session unused this long is let go (a loom file brings it back when used). Default 15 min. */
+  sessionIdleMs?: number | undefined;
 }
 
 export async function createHttpServer(
@@ -30,15 +35,20 @@ export async function createHttpServer(
   const { default: Fastify } = await import("fastify");
   const app = Fastify({ bodyLimit: options.bodyLimit ?? 1024 * 1024, logger: false });
   const cantrip = loaded.cantrip!;
-  const sessions = new Sessions(cantrip);
+  const sessions = new Sessions(cantrip, {
+    maxSessions: options.maxSessions ?? DEFAULT_SESSION_LIMITS.maxSessions,
+    idleMs: options.sessionIdleMs ?? DEFAULT_SESSION_LIMITS.idleMs,
+  });
   const state: CastSlots = { running: 0, limit: options.maxConcurrent ?? 16 };
   const secrets = loaded.redactor;
   const redact = (t: string) => loaded.redactor.redact(t);
   guard(app, options);
   app.setErrorHandler(
     (err: { statusCode?: number; code?: string; message: string }, _req, reply) => {
+      if (err instanceof SessionsFull)
+        return fail(reply.header("retry-after", "5"), 503, "too_many_sessions", err.message);
       const status = err.statusCode ?? 500;
-      void fail(
+      return fail(
         reply,
         status,
         status === 413 ? "body_too_large" : (err.code ?? "bad_request"),
@@ -47,32 +57,17 @@ export async function createHttpServer(
     },
   );
   app.addHook("onClose", () => sessions.close());
-  app.get("/healthz", () => ({ ok: true, running: state.running }));
+  app.get("/healthz", () => ({
+    ok: true,
+    running: state.running,
+    sessions: sessions.size,
+  }));
   app.get("/openapi.json", () => openApiDocument(loaded.name));
-  const body = { schema: { body: INTENT_BODY } };
-  app.post<{ Body: { intent: string } }>("/cast", body, (req, reply) =>
+  app.post<{ Body: { intent: string } }>("/cast", { schema: { body: INTENT_BODY } }, (req, reply) =>
     cast(req, reply, state, secrets, (onEvent, signal) =>
       cantrip.cast(req.body.intent, { signal, ...(onEvent ? { onEvent } : {}) }),
     ),
   );
-  app.post("/sessions", async (_req, reply) => reply.code(201).send({ id: await sessions.open() }));
-  app.post<{ Body: { intent: string }; Params: { id: string } }>(
-    "/sessions/:id/send",
-    body,
-    async (req, reply) => {
-      if (!(await sessions.has(req.params.id)))
-        return fail(reply, 404, "unknown_session", `no session ${req.params.id}`);
-      return cast(req, reply, state, secrets, (onEvent) =>
-        sessions.send(req.params.id, req.body.intent, onEvent),
-      );
-    },
-  );
-  app.get<{ Params: { id: string } }>("/sessions/:id/loom", async (req, reply) => {
-    const entityId = (await sessions.has(req.params.id))
-      ? sessions.entityId(req.params.id)
-      : undefined;
-    if (!entityId) return fail(reply, 404, "unknown_session", `no session ${req.params.id}`);
-    return reply.type("application/x-ndjson").send(sessionLoom(cantrip.loom, entityId, redact));
-  });
+  sessionRoutes(app, sessions, state, cantrip, secrets);
   return app;
 }
