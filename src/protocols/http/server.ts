@@ -12,6 +12,7 @@ import { guard } from "./guard.js";
 import { INTENT_BODY, openApiDocument } from "./openapi.js";
 import { DEFAULT_SESSION_LIMITS, Sessions, SessionsFull } from "./sessions.js";
 import { sessionRoutes } from "./session-routes.js";
+import { timeoutOptions, type ServeTimeouts } from "./timeouts.js";
 
 export interface ServeOptions {
   /** When set, every route needs `Authorization: Bearer <token>`. */
@@ -22,6 +23,8 @@ export interface ServeOptions {
   allowOrigins?: readonly string[] | undefined;
   /** Largest request body in bytes. Default 1 MiB. */
   bodyLimit?: number | undefined;
+  /** How long a client may take (headers, body, silence); see timeouts.ts for the defaults. */
+  timeouts?: Partial<ServeTimeouts> | undefined;
   /** Sessions open at once; more get 503. Default 1,000. */
   maxSessions?: number | undefined;
   /** A session unused this long is let go (a loom file brings it back when used). Default 15 min. */
@@ -33,7 +36,11 @@ export async function createHttpServer(
   options: ServeOptions = {},
 ): Promise<FastifyInstance> {
   const { default: Fastify } = await import("fastify");
-  const app = Fastify({ bodyLimit: options.bodyLimit ?? 1024 * 1024, logger: false });
+  const app = Fastify({
+    bodyLimit: options.bodyLimit ?? 1024 * 1024,
+    logger: false,
+    ...timeoutOptions(options.timeouts),
+  });
   const cantrip = loaded.cantrip!;
   const sessions = new Sessions(cantrip, {
     maxSessions: options.maxSessions ?? DEFAULT_SESSION_LIMITS.maxSessions,
