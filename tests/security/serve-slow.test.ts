@@ -8,10 +8,13 @@ import { loadSpellText } from "../../src/spell/index.js";
 // a client this test opened; small timeouts here (the defaults are seconds), generous waits.
 const CONNECTIONS = 20;
 const done = { tool_calls: [{ gate: "done", args: { answer: "ok" } }] };
+const wait = { tool_calls: [{ gate: "wait", args: {} }] };
 const SPELL = `name: echoer
-llm: { provider: scripted, responses: ${JSON.stringify([done])} }
+llm: { provider: scripted, responses: ${JSON.stringify([wait, done])} }
 identity: { system_prompt: "Answer." }
-circle: { gates: [done], wards: [{ max_turns: 2 }] }
+circle:
+  gates: [done, { name: wait, behavior: { delay_ms: 1500, result: waited } }]
+  wards: [{ max_turns: 3 }]
 `;
 const SMALL = { headersMs: 400, requestMs: 800, keepAliveMs: 400, idleMs: 2000 };
 
@@ -101,6 +104,17 @@ describe("spell serve bounds a client's time", () => {
     );
     const answers = await allClosed(clients);
     for (const a of answers) expect(a).toMatch(/^HTTP\/1\.1 200/);
+  }, 60_000);
+
+  it("a cast quiet for longer than the socket's silence bound still answers", async () => {
+    const { url } = await serve({ timeouts: { ...SMALL, idleMs: 300 } });
+    const res = await fetch(`${url}/cast`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ intent: "wait, then answer" }),
+    });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ status: "terminated", result: "ok" });
   }, 60_000);
 
   it("a refused request (401) closes its socket at once, whatever is left of its body", async () => {

@@ -45,7 +45,9 @@ export async function cast(
   }
   slots.running++;
   // A cast may be quiet for minutes: the socket's silence bound does not apply while it runs.
-  req.raw.socket.setTimeout(0);
+  // (A socket of fastify's `inject` has no timeouts.)
+  const socket = req.raw.socket as Partial<Pick<typeof req.raw.socket, "setTimeout">>;
+  socket.setTimeout?.(0);
   // A client that goes away cancels its cast; the turns before it stay in the loom.
   const controller = new AbortController();
   const onClose = () => {
