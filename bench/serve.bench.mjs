@@ -195,3 +195,8 @@ const perCast = (heapAfter - heapBefore) / (overHttp.casts + overHttpPaced.casts
 console.log(
   `JS heap after / before load    ${(heapAfter / 1e6).toFixed(1)} / ${(heapBefore / 1e6).toFixed(1)} MB (${perCast.toFixed(0)} bytes per cast; run with --expose-gc)`,
 );
+
+// Memory bounded by the work in flight, not by history (issue 20): bench/serve-memory.mjs.
+const { idleSessions, servedLooms } = await import("./serve-memory.mjs");
+await idleSessions();
+await servedLooms();

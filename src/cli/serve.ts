@@ -1,6 +1,7 @@
 import { errorMessage, SpellbookError } from "../core/errors.js";
 import { loadSpell, type LoadedSpell } from "../spell/index.js";
 import { DEFAULT_LOOM } from "./run.js";
+import { normalizeOrigin } from "../protocols/http/guard.js";
 import { displayPath, EXIT, type CliIO } from "./io.js";
 
 export interface ServeFlags {
@@ -9,6 +10,12 @@ export interface ServeFlags {
   token?: string | undefined;
   maxConcurrent?: number | undefined;
   loom?: string | undefined;
+  /** Sessions open at once (`--max-sessions`); default 1,000. */
+  maxSessions?: number | undefined;
+  /** Seconds a session may sit unused before it is let go (`--session-idle`); default 900. */
+  sessionIdleSeconds?: number | undefined;
+  /** Origins whose web pages may call the server (`--allow-origin`, repeatable). */
+  allowOrigins?: readonly string[] | undefined;
 }
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|localhost|::1|\[::1\])$/;
@@ -32,6 +39,17 @@ export async function serveCommand(
     );
     return EXIT.invalid;
   }
+  const allowOrigins: string[] = [];
+  for (const origin of flags.allowOrigins ?? []) {
+    try {
+      allowOrigins.push(normalizeOrigin(origin));
+    } catch {
+      io.stderr(
+        `--allow-origin ${origin}: not an origin (scheme://host[:port], e.g. http://localhost:3000)\n`,
+      );
+      return EXIT.invalid;
+    }
+  }
   let loaded: LoadedSpell;
   try {
     loaded = await loadSpell(displayPath(io.cwd, file), {
@@ -45,7 +63,14 @@ export async function serveCommand(
   }
   if (token) loaded.redactor.add(token);
   const { createHttpServer } = await import("../protocols/http/server.js");
-  const app = await createHttpServer(loaded, { token, maxConcurrent: flags.maxConcurrent });
+  const app = await createHttpServer(loaded, {
+    token,
+    maxConcurrent: flags.maxConcurrent,
+    allowOrigins,
+    maxSessions: flags.maxSessions,
+    sessionIdleMs:
+      flags.sessionIdleSeconds === undefined ? undefined : flags.sessionIdleSeconds * 1000,
+  });
   const address = await app.listen({ port: flags.port ?? 8787, host });
   io.stderr(`spell serve: ${loaded.name} listening on ${address} (Ctrl-C or SIGTERM to stop)\n`);
   await stop;

@@ -20,6 +20,20 @@ export default class Serve extends Command {
       description: "bearer token every request must carry (or SPELLBOOK_TOKEN)",
     }),
     "max-concurrent": Flags.integer({ description: "casts at once; more get 429; default 16" }),
+    "max-sessions": Flags.integer({
+      description: "sessions open at once; POST /sessions past it gets 503; default 1000",
+      min: 1,
+    }),
+    "session-idle": Flags.integer({
+      description:
+        "seconds a session may sit unused before it is let go (with a loom file it comes back when used); default 900",
+      min: 1,
+    }),
+    "allow-origin": Flags.string({
+      description:
+        "an origin (http://localhost:3000) whose web pages may call the server; repeatable. Without a token, browser requests from any other origin are refused",
+      multiple: true,
+    }),
     loom: Flags.string({
       description: 'loom JSONL file ("memory" for none); default: the spell\'s',
     }),
@@ -41,6 +55,9 @@ export default class Serve extends Command {
         token: flags.token,
         maxConcurrent: flags["max-concurrent"],
         loom: flags.loom,
+        allowOrigins: flags["allow-origin"],
+        maxSessions: flags["max-sessions"],
+        sessionIdleSeconds: flags["session-idle"],
       },
       processIO(),
       stop,

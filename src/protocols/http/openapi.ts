@@ -51,6 +51,11 @@ const castResponses = {
     description: "Missing or wrong bearer token",
     content: { "application/json": { schema: error } },
   },
+  "403": {
+    description:
+      "Without a token: a Host that is not a loopback name or the server's address, or a browser Origin not allowed (--allow-origin)",
+    content: { "application/json": { schema: error } },
+  },
   "413": { description: "Body over the limit", content: { "application/json": { schema: error } } },
   "429": {
     description: "Too many casts at once; see Retry-After",
@@ -80,7 +85,25 @@ export function openApiDocument(title: string) {
       "/sessions": {
         post: {
           summary: "Summon an entity; returns its session id",
-          responses: { "201": { description: "{ id }" } },
+          responses: {
+            "201": { description: "{ id }" },
+            "503": {
+              description: "As many sessions are open as allowed (--max-sessions); see Retry-After",
+              content: { "application/json": { schema: error } },
+            },
+          },
+        },
+      },
+      "/sessions/{id}": {
+        delete: {
+          summary:
+            "Let go of a session now, as idle expiry does (a loom file brings it back when used)",
+          parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
+          responses: {
+            "204": { description: "Let go" },
+            "404": { description: "Not open here" },
+            "409": { description: "A send of it is running" },
+          },
         },
       },
       "/sessions/{id}/send": {

@@ -2,51 +2,60 @@
  * `spell serve`: a spell over HTTP (fastify). POST /cast, sessions (summon/send), a session's
  * loom, /healthz and /openapi.json. JSON errors for bad input, a bearer token when set, a bound
  * on concurrent casts (429 + Retry-After beyond it), SSE when the client asks for it, and a
- * client that disconnects cancels its cast.
+ * client that disconnects cancels its cast. Sessions are bounded (`maxSessions`, 503 past it)
+ * and let go when idle (`sessionIdleMs`).
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import type { CastResult } from "../../core/result.js";
-import type { CantripEvent } from "../../core/events.js";
-import type { Loom } from "../../loom/loom.js";
+import type { FastifyInstance } from "fastify";
 import type { LoadedSpell } from "../../spell/index.js";
-import { resultJson } from "../result-json.js";
+import { cast, fail, type CastSlots } from "./cast-route.js";
+import { guard } from "./guard.js";
 import { INTENT_BODY, openApiDocument } from "./openapi.js";
-import { Sessions } from "./sessions.js";
-import { sessionLoom } from "./session-loom.js";
+import { DEFAULT_SESSION_LIMITS, Sessions, SessionsFull } from "./sessions.js";
+import { sessionRoutes } from "./session-routes.js";
+import { timeoutOptions, type ServeTimeouts } from "./timeouts.js";
 
 export interface ServeOptions {
   /** When set, every route needs `Authorization: Bearer <token>`. */
   token?: string | undefined;
   /** Casts running at once; more get 429 with Retry-After. Default 16. */
   maxConcurrent?: number | undefined;
+  /** Origins whose browser pages may call the server (CORS); without a token, no other. */
+  allowOrigins?: readonly string[] | undefined;
   /** Largest request body in bytes. Default 1 MiB. */
   bodyLimit?: number | undefined;
+  /** How long a client may take (headers, body, silence); see timeouts.ts for the defaults. */
+  timeouts?: Partial<ServeTimeouts> | undefined;
+  /** Sessions open at once; more get 503. Default 1,000. */
+  maxSessions?: number | undefined;
+  /** A session unused this long is let go (a loom file brings it back when used). Default 15 min. */
+  sessionIdleMs?: number | undefined;
 }
-
-type Run = (
-  onEvent: ((e: CantripEvent) => void) | undefined,
-  signal: AbortSignal,
-) => Promise<CastResult<Loom>>;
-
-const fail = (reply: FastifyReply, status: number, code: string, message: string) =>
-  reply.code(status).send({ error: { code, message } });
 
 export async function createHttpServer(
   loaded: LoadedSpell,
   options: ServeOptions = {},
 ): Promise<FastifyInstance> {
   const { default: Fastify } = await import("fastify");
-  const app = Fastify({ bodyLimit: options.bodyLimit ?? 1024 * 1024, logger: false });
+  const app = Fastify({
+    bodyLimit: options.bodyLimit ?? 1024 * 1024,
+    logger: false,
+    ...timeoutOptions(options.timeouts),
+  });
   const cantrip = loaded.cantrip!;
-  const sessions = new Sessions(cantrip);
-  const limit = options.maxConcurrent ?? 16;
-  const state = { running: 0 };
+  const sessions = new Sessions(cantrip, {
+    maxSessions: options.maxSessions ?? DEFAULT_SESSION_LIMITS.maxSessions,
+    idleMs: options.sessionIdleMs ?? DEFAULT_SESSION_LIMITS.idleMs,
+  });
+  const state: CastSlots = { running: 0, limit: options.maxConcurrent ?? 16 };
+  const secrets = loaded.redactor;
   const redact = (t: string) => loaded.redactor.redact(t);
-  guard(app, options.token);
+  guard(app, options);
   app.setErrorHandler(
     (err: { statusCode?: number; code?: string; message: string }, _req, reply) => {
+      if (err instanceof SessionsFull)
+        return fail(reply.header("retry-after", "5"), 503, "too_many_sessions", err.message);
       const status = err.statusCode ?? 500;
-      void fail(
+      return fail(
         reply,
         status,
         status === 413 ? "body_too_large" : (err.code ?? "bad_request"),
@@ -55,109 +64,17 @@ export async function createHttpServer(
     },
   );
   app.addHook("onClose", () => sessions.close());
-  app.get("/healthz", () => ({ ok: true, running: state.running }));
+  app.get("/healthz", () => ({
+    ok: true,
+    running: state.running,
+    sessions: sessions.size,
+  }));
   app.get("/openapi.json", () => openApiDocument(loaded.name));
-  const body = { schema: { body: INTENT_BODY } };
-  app.post<{ Body: { intent: string } }>("/cast", body, (req, reply) =>
-    cast(req, reply, state, limit, redact, (onEvent, signal) =>
+  app.post<{ Body: { intent: string } }>("/cast", { schema: { body: INTENT_BODY } }, (req, reply) =>
+    cast(req, reply, state, secrets, (onEvent, signal) =>
       cantrip.cast(req.body.intent, { signal, ...(onEvent ? { onEvent } : {}) }),
     ),
   );
-  app.post("/sessions", async (_req, reply) => reply.code(201).send({ id: await sessions.open() }));
-  app.post<{ Body: { intent: string }; Params: { id: string } }>(
-    "/sessions/:id/send",
-    body,
-    async (req, reply) => {
-      if (!(await sessions.has(req.params.id)))
-        return fail(reply, 404, "unknown_session", `no session ${req.params.id}`);
-      return cast(req, reply, state, limit, redact, (onEvent) =>
-        sessions.send(req.params.id, req.body.intent, onEvent),
-      );
-    },
-  );
-  app.get<{ Params: { id: string } }>("/sessions/:id/loom", async (req, reply) => {
-    const entityId = (await sessions.has(req.params.id))
-      ? sessions.entityId(req.params.id)
-      : undefined;
-    if (!entityId) return fail(reply, 404, "unknown_session", `no session ${req.params.id}`);
-    return reply.type("application/x-ndjson").send(sessionLoom(cantrip.loom, entityId, redact));
-  });
+  sessionRoutes(app, sessions, state, cantrip, secrets);
   return app;
-}
-
-/** A bearer token, when set, guards every route; compared in constant time. */
-function guard(app: FastifyInstance, token: string | undefined): void {
-  if (!token) return;
-  app.addHook("onRequest", async (req, reply) => {
-    const { timingSafeEqual } = await import("node:crypto");
-    const given = Buffer.from(req.headers.authorization ?? "");
-    const want = Buffer.from(`Bearer ${token}`);
-    if (given.length !== want.length || !timingSafeEqual(given, want))
-      return fail(
-        reply,
-        401,
-        "unauthorized",
-        "a bearer token is required (Authorization: Bearer …)",
-      );
-  });
-}
-
-async function cast(
-  req: FastifyRequest,
-  reply: FastifyReply,
-  state: { running: number },
-  limit: number,
-  redact: (t: string) => string,
-  run: Run,
-): Promise<unknown> {
-  if (state.running >= limit) {
-    void reply.header("retry-after", "1");
-    return fail(reply, 429, "too_many_casts", `${limit} casts are running; try again shortly`);
-  }
-  state.running++;
-  // A client that goes away cancels its cast; the turns before it stay in the loom.
-  const controller = new AbortController();
-  const onClose = () => {
-    if (!reply.raw.writableEnded) controller.abort("client_disconnected");
-  };
-  reply.raw.on("close", onClose);
-  try {
-    if (/text\/event-stream/.test(req.headers.accept ?? ""))
-      return await stream(reply, run, controller.signal, redact);
-    const result = await run(undefined, controller.signal);
-    // Redacted as text, sent as that text: no second parse and serialisation per cast.
-    const json = redact(JSON.stringify(resultJson(result, result.loom.store.location)));
-    return reply
-      .code(result.status === "failed" ? 502 : 200)
-      .type("application/json; charset=utf-8")
-      .send(json);
-  } finally {
-    state.running--;
-    reply.raw.off("close", onClose);
-  }
-}
-
-/** Server-Sent Events: every engine event as it happens, then the result. */
-async function stream(
-  reply: FastifyReply,
-  run: Run,
-  signal: AbortSignal,
-  redact: (t: string) => string,
-) {
-  reply.hijack();
-  const raw = reply.raw;
-  raw.writeHead(200, {
-    "content-type": "text/event-stream",
-    "cache-control": "no-cache",
-    connection: "keep-alive",
-  });
-  const send = (event: string, data: unknown) =>
-    raw.write(`event: ${event}\ndata: ${redact(JSON.stringify(data))}\n\n`);
-  try {
-    const result = await run((e) => send(e.type, e), signal);
-    send("result", resultJson(result, result.loom.store.location));
-  } catch (err) {
-    send("error", { code: "cast_failed", message: (err as Error).message });
-  }
-  raw.end();
 }

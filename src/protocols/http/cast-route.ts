@@ -1,0 +1,93 @@
+/**
+ * One cast over HTTP, for POST /cast and a session's send: the bound on casts at once (429 +
+ * Retry-After beyond it), a client that disconnects cancels its cast, and the answer as JSON
+ * or, when the client asks for it, as Server-Sent Events — every event through the one
+ * streaming redactor (core/redact-stream.ts), so a secret split across deltas never goes out.
+ */
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { CantripEvent } from "../../core/events.js";
+import type { Redactor } from "../../core/redact.js";
+import { redactingListener } from "../../core/redact-stream.js";
+import type { CastResult } from "../../core/result.js";
+import type { Loom } from "../../loom/loom.js";
+import { resultJson } from "../result-json.js";
+
+export type Run = (
+  onEvent: ((e: CantripEvent) => void) | undefined,
+  signal: AbortSignal,
+) => Promise<CastResult<Loom>>;
+
+export type Secrets = Pick<Redactor, "redact" | "longest" | "longestEscaped">;
+
+export const fail = (reply: FastifyReply, status: number, code: string, message: string) =>
+  reply.code(status).send({ error: { code, message } });
+
+export interface CastSlots {
+  running: number;
+  readonly limit: number;
+}
+
+export async function cast(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  slots: CastSlots,
+  secrets: Secrets,
+  run: Run,
+): Promise<unknown> {
+  if (slots.running >= slots.limit) {
+    void reply.header("retry-after", "1");
+    return fail(
+      reply,
+      429,
+      "too_many_casts",
+      `${slots.limit} casts are running; try again shortly`,
+    );
+  }
+  slots.running++;
+  // A cast may be quiet for minutes: the socket's silence bound does not apply while it runs.
+  // (A socket of fastify's `inject` has no timeouts.)
+  const socket = req.raw.socket as Partial<Pick<typeof req.raw.socket, "setTimeout">>;
+  socket.setTimeout?.(0);
+  // A client that goes away cancels its cast; the turns before it stay in the loom.
+  const controller = new AbortController();
+  const onClose = () => {
+    if (!reply.raw.writableEnded) controller.abort("client_disconnected");
+  };
+  reply.raw.on("close", onClose);
+  try {
+    if (/text\/event-stream/.test(req.headers.accept ?? ""))
+      return await stream(reply, run, controller.signal, secrets);
+    const result = await run(undefined, controller.signal);
+    // Redacted as text, sent as that text: no second parse and serialisation per cast.
+    const json = secrets.redact(JSON.stringify(resultJson(result, result.loom.store.location)));
+    return reply
+      .code(result.status === "failed" ? 502 : 200)
+      .type("application/json; charset=utf-8")
+      .send(json);
+  } finally {
+    slots.running--;
+    reply.raw.off("close", onClose);
+  }
+}
+
+/** Server-Sent Events: every engine event as it happens (redacted across deltas), then the result. */
+async function stream(reply: FastifyReply, run: Run, signal: AbortSignal, secrets: Secrets) {
+  reply.hijack();
+  const raw = reply.raw;
+  raw.writeHead(200, {
+    "content-type": "text/event-stream",
+    "cache-control": "no-cache",
+    connection: "keep-alive",
+  });
+  // Each event is also redacted as the text it is sent as (a secret JSON-escaped by encoding).
+  const send = (event: string, data: unknown) =>
+    raw.write(`event: ${event}\ndata: ${secrets.redact(JSON.stringify(data))}\n\n`);
+  const onEvent = redactingListener((e) => send(e.type, e), secrets);
+  try {
+    const result = await run(onEvent, signal);
+    send("result", resultJson(result, result.loom.store.location));
+  } catch (err) {
+    send("error", { code: "cast_failed", message: (err as Error).message });
+  }
+  raw.end();
+}
