@@ -10,7 +10,7 @@ import { Redactor } from "../../src/core/redact.js";
 import { StreamRedactor } from "../../src/core/redact-stream.js";
 import { loadSpellText } from "../../src/spell/index.js";
 import { withProvider } from "../support/providers.js";
-import { SECRET, encodings, expectClean } from "../support/secret-encodings.js";
+import { SECRET, encodings, expectClean, unicodeEscaped } from "../support/secret-encodings.js";
 
 const dir = mkdtempSync(join(tmpdir(), "secrets-"));
 const write = (name: string, text: string) => {

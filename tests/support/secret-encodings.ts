@@ -30,7 +30,7 @@ export function encodings(secret: string): Record<string, string> {
 }
 
 /** The secret as JSON string content, with the characters `pick` chooses written as \uXXXX. */
-function unicodeEscaped(secret: string, pick: (i: number) => boolean): string {
+export function unicodeEscaped(secret: string, pick: (i: number) => boolean): string {
   return [...secret]
     .map((c, i) =>
       pick(i)
