@@ -288,6 +288,7 @@ export async function compileSpell(
         ...(view ? { view } : {}),
         ...(spell.name ? { name: spell.name } : {}),
         source: resolve(ctx.file),
+        redact: (text) => ctx.redactor.redact(text),
       }),
   );
   // A loom that could not be opened is an error, never a silent fall-back to memory.
