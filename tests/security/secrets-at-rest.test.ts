@@ -7,6 +7,7 @@ import { EXIT, type CliIO } from "../../src/cli/io.js";
 import { loomExportCommand } from "../../src/cli/loom-export.js";
 import { runCommand } from "../../src/cli/run.js";
 import { Redactor } from "../../src/core/redact.js";
+import { JsonlStore } from "../../src/loom/storage-jsonl.js";
 import { loadSpellText } from "../../src/spell/index.js";
 import { withProvider } from "../support/providers.js";
 import { SECRET, expectClean } from "../support/secret-encodings.js";
@@ -99,6 +100,21 @@ describe("the loom file holds no secret", () => {
         expect(bytes).not.toContain(key);
       },
     );
+  });
+});
+
+describe("a loom written without redaction (an older build, a store made in code)", () => {
+  it("is still redacted by spell loom export --spell", async () => {
+    const spell = write("old-loom.yaml", spellText);
+    const loom = join(dir, "old-loom.jsonl");
+    const store = new JsonlStore(loom); // no `redact`: the file holds the secret as written
+    store.append({ type: "reward", turn_id: `t ${SECRET}`, reward: 1, timestamp: "" });
+    store.close();
+    expect(readFileSync(loom, "utf8")).toContain(JSON.stringify(SECRET).slice(1, -1));
+    const exported = io({ SPELL_SECRET: SECRET });
+    expect(await loomExportCommand(loom, { redact: true, spell }, exported)).toBe(EXIT.ok);
+    expect(exported.out).toContain("t [REDACTED]");
+    expectClean(exported.out + exported.err, "loom export --spell");
   });
 });
 
