@@ -2,9 +2,14 @@
 // without), loading a 100,000-turn loom (target ≤ 1 s), extracting a thread 10,000 turns deep,
 // and replaying 100 code turns (a fork from turn 100, a resumed entity) against running the same
 // 100 turns with their gate answered from memory (target: the replay costs no more).
-import { mkdtempSync, rmSync, statSync } from "node:fs";
+// Issue 20: `spell loom export` of a big loom into a pipe (gzip), its peak RSS (target: bounded,
+// not growing with the loom: a 64 MB loom is exported first to compare). The big loom's size is SPELLBOOK_BENCH_EXPORT_MB (default
+// 1024; writing it takes a minute on a slow disk); 0 skips the row.
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import {
   Cantrip,
   Circle,
@@ -157,6 +162,69 @@ const code = await replayVersusRun(100);
 console.log(
   `100 code turns: run with the gate answered from memory ${code.run.toFixed(0)} ms · fork replay ${code.replay.toFixed(0)} ms · resumed entity (load + replay + 1 turn) ${code.resume.toFixed(0)} ms (medians of 5) — target: replay ≤ run`,
 );
+/** A loom of about `mb` megabytes: chained turns of ~2 KB. */
+function bigLoom(path, mb) {
+  const loom = new Loom(new JsonlStore(path));
+  const head = { id: "", parentId: null, cantripId: "cantrip_bench", entityId: "e", sequence: 0 };
+  const cost = { usage, durationMs: 12, extra: undefined };
+  const pad = "x".repeat(2000);
+  const n = Math.ceil((mb * 1e6) / 2300);
+  for (let i = 0; i < n; i++) {
+    head.id = `turn_${i}`;
+    head.parentId = i ? `turn_${i - 1}` : null;
+    head.sequence = i + 1;
+    loom.recordTurn(
+      head,
+      { utterance: `u${i} ${pad}`, observation: `o${i}`, gateCalls: [] },
+      cost,
+      outcome,
+    );
+  }
+  loom.close();
+  return statSync(path).size;
+}
+
+/** `spell loom export FILE | gzip -1 > /dev/null`: the exporter's peak RSS (/usr/bin/time). */
+async function exportIntoPipe(path) {
+  const bin = join(dirname(fileURLToPath(import.meta.url)), "..", "bin", "run.js");
+  const rssFile = join(dir, "rss.txt");
+  const closed = (child) =>
+    new Promise((resolve, reject) => {
+      child.on("error", reject);
+      child.on("close", resolve);
+    });
+  const gzip = spawn("gzip", ["-1"], { stdio: ["pipe", "ignore", "inherit"] });
+  const gzipClosed = closed(gzip);
+  const t0 = performance.now();
+  const args = ["-f", "%M", "-o", rssFile, process.execPath, bin, "loom", "export", path];
+  const exporter = spawn("/usr/bin/time", args, {
+    stdio: ["ignore", gzip.stdin, "inherit"],
+    env: { PATH: process.env.PATH ?? "" },
+  });
+  const exporterClosed = closed(exporter);
+  gzip.stdin.destroy(); // the exporter holds the pipe's write end; gzip ends when it exits
+  const [code] = await Promise.all([exporterClosed, gzipClosed]);
+  if (code !== 0) throw new Error(`loom export exited ${code}`);
+  const rssMb = Number(readFileSync(rssFile, "utf8").trim()) / 1024;
+  return { rssMb, s: (performance.now() - t0) / 1000 };
+}
+
+const exportMb = Number(process.env.SPELLBOOK_BENCH_EXPORT_MB ?? 1024);
+if (exportMb > 0 && existsSync("/usr/bin/time")) {
+  for (const mb of [64, exportMb]) {
+    const path = join(dir, `export-${mb}.jsonl`);
+    const bytes = bigLoom(path, mb);
+    const { rssMb, s } = await exportIntoPipe(path);
+    console.log(
+      `loom export of a ${(bytes / 1e6).toFixed(0)} MB loom into a pipe (| gzip -1): peak RSS ${rssMb.toFixed(0)} MB, ${s.toFixed(1)} s — target: bounded, not growing with the loom (compare the 64 MB row; before issue 20: 1.8–2.2 GB at 1 GB)`,
+    );
+    rmSync(path, { force: true });
+  }
+} else {
+  console.log(
+    `loom export into a pipe: skipped (${exportMb > 0 ? "no /usr/bin/time" : "SPELLBOOK_BENCH_EXPORT_MB=0"})`,
+  );
+}
 rmSync(dir, { recursive: true, force: true });
 
 const { entityRows } = await import("./loom-entities.mjs");

@@ -68,7 +68,7 @@ export type * from "./core/contract.js";
 export { ScriptedLLM } from "./llm/providers/scripted.js";
 export { Loom } from "./loom/loom.js";
 export { MemoryStore } from "./loom/store.js";
-export { JsonlStore, readLoomFile } from "./loom/storage-jsonl.js";
+export { JsonlStore, readLoomFile, type JsonlStoreOptions } from "./loom/storage-jsonl.js";
 export type { Turn } from "./loom/turn.js";
 export { loadSpell, loadSpellText, type LoadedSpell } from "./spell/index.js";
 export { loadCircleState } from "./spell/resolve-state.js";

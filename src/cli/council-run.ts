@@ -7,7 +7,7 @@ import { errorMessage, SpellbookError } from "../core/errors.js";
 import type { ExecutorResult } from "../council/index.js";
 import type { LoadedDocument } from "../spell/index.js";
 import type { CouncilProgram } from "../spell/kinds/council.js";
-import { EXIT, type CliIO } from "./io.js";
+import { EXIT, print, type CliIO } from "./io.js";
 import type { RunFlags } from "./run-flags.js";
 
 /** The ExecutorResult as JSON (snake_case, the brief's field names). */
@@ -61,10 +61,10 @@ export async function runCouncil(
   }
   program.loom.close();
   if (flags.json) {
-    io.stdout(redact(JSON.stringify(executorResultJson(result))) + "\n");
+    await print(io, redact(JSON.stringify(executorResultJson(result))) + "\n");
     return EXIT.ok;
   }
-  io.stdout(redact(result.finalResponse) + "\n");
+  await print(io, redact(result.finalResponse) + "\n");
   if (!flags.quiet) {
     const early = result.earlyExit && result.loopsExecuted > 0 ? " · early exit" : "";
     io.stderr(`${processingLine(result)}${early} · loom ${program.loom.store.location}\n`);

@@ -8,7 +8,7 @@ import { ConfigError, errorMessage } from "../core/errors.js";
 import type { LLM } from "../core/contract.js";
 import type { SignedDna } from "../routes/index.js";
 import type { CompiledFlow } from "../spell/kinds/flow.js";
-import { EXIT, displayPath, type CliIO } from "./io.js";
+import { EXIT, displayPath, print, type CliIO } from "./io.js";
 import { loadFlow } from "./flow.js";
 
 const dnaOnly: LLM = {
@@ -39,7 +39,7 @@ export async function dnaCommand(
   try {
     const dna = flowDna(compiled.flow);
     const out = flags.sign ? signDna(dna, readText(io, flags.sign, "key")) : dna;
-    io.stdout(prettyJson(out) + "\n");
+    await print(io, prettyJson(out) + "\n");
     return EXIT.ok;
   } catch (err) {
     io.stderr(`${errorMessage(err)}\n`);

@@ -8,7 +8,7 @@ import { createInterface } from "node:readline";
 import { ConfigError, errorMessage, SpellErrors } from "../core/errors.js";
 import type { LoadedDocument } from "../spell/index.js";
 import type { CompiledFlow } from "../spell/kinds/flow.js";
-import { EXIT, displayPath, type CliIO } from "./io.js";
+import { EXIT, displayPath, print as printText, type CliIO } from "./io.js";
 
 export interface FlowFlags {
   /** JSONL file of inbound payloads; default stdin. */
@@ -63,7 +63,9 @@ export async function runFlowLines(
   const { FlowRunner } = await import("../routes/index.js");
   const compiled = loaded.value as CompiledFlow;
   const runner = new FlowRunner(compiled.flow);
-  const print = (value: unknown) => io.stdout(loaded.redactor.redact(JSON.stringify(value)) + "\n");
+  // Each answer waits for stdout to take it (back-pressure) before the next line is read.
+  const print = (value: unknown) =>
+    printText(io, loaded.redactor.redact(JSON.stringify(value)) + "\n");
   let bad = 0;
   let n = 0;
   try {
@@ -79,8 +81,8 @@ export async function runFlowLines(
         continue;
       }
       const { emitted, trace } = await runner.cycle(payload);
-      if (flags.trace) print({ message: n, dropped: trace.dropped, ...trace });
-      else for (const e of emitted) print(e.payload);
+      if (flags.trace) await print({ message: n, dropped: trace.dropped, ...trace });
+      else for (const e of emitted) await print(e.payload);
     }
   } catch (err) {
     io.stderr(`${loaded.redactor.redact(errorMessage(err))}\n`);

@@ -6,6 +6,12 @@ export interface CliIO {
   env: NodeJS.ProcessEnv;
   cwd: string;
   signal?: AbortSignal;
+  /**
+   * Resolves when stdout can take more: at once, or once a slow reader has taken what is
+   * waiting (back-pressure, so a command printing a lot holds little of it in memory); false
+   * when it never will (the reader went away). Absent: stdout never needs waiting for.
+   */
+  drain?: () => Promise<boolean>;
 }
 
 /** Exit codes of `spell`: stable, documented in the README. */
@@ -27,7 +33,32 @@ export const processIO = (signal?: AbortSignal): CliIO => ({
   env: process.env,
   cwd: process.cwd(),
   ...(signal ? { signal } : {}),
+  drain: () => drained(process.stdout),
 });
+
+/**
+ * Writes `text` to stdout and waits while stdout is full (see CliIO.drain). Every command
+ * that can print a lot prints through this; false when the reader went away (stop printing).
+ */
+export function print(io: CliIO, text: string): Promise<boolean> {
+  io.stdout(text);
+  return io.drain ? io.drain() : Promise.resolve(true);
+}
+
+/** When `stream` has passed on what it buffers; false when it is closed or fails first. */
+function drained(stream: NodeJS.WriteStream): Promise<boolean> {
+  if (stream.destroyed || stream.writableEnded) return Promise.resolve(false);
+  if (!stream.writableNeedDrain) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const settle = (open: boolean) => () => {
+      stream.off("drain", onDrain).off("close", onEnd).off("error", onEnd);
+      resolve(open);
+    };
+    const onDrain = settle(true);
+    const onEnd = settle(false);
+    stream.once("drain", onDrain).once("close", onEnd).once("error", onEnd);
+  });
+}
 
 /** A path as the user should read it in messages: relative to the working directory. */
 export function displayPath(cwd: string, file: string): string {

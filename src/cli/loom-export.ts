@@ -3,10 +3,11 @@ import { errorMessage } from "../core/errors.js";
 import { Redactor } from "../core/redact.js";
 import { KEY_ENV_VARS } from "../llm/providers/profiles.js";
 import { exportLoomFile } from "../loom/export-file.js";
-import { readLoomFile } from "../loom/storage-jsonl.js";
+import { readRecords } from "../loom/storage-jsonl.js";
+import type { TreeTurn } from "../loom/tree.js";
 import { tornMessage } from "../loom/jsonl-read.js";
 import { loadSpell } from "../spell/index.js";
-import { EXIT, displayPath, type CliIO } from "./io.js";
+import { EXIT, displayPath, print, type CliIO } from "./io.js";
 
 export interface LoomExportFlags {
   /** false only with the owner's explicit `--no-redact`. */
@@ -47,8 +48,9 @@ export async function loomExportCommand(
       spellRedactor = (
         await loadSpell(displayPath(io.cwd, flags.spell), { env: io.env, validateOnly: true })
       ).redactor;
-    // Streamed: a record at a time, so a loom of any size exports in bounded memory.
-    exportLoomFile(path, io.stdout, {
+    // Streamed: a record at a time, read only when stdout has taken the last (back-pressure),
+    // so a loom of any size exports in bounded memory, into a file or a slow pipe alike.
+    await exportLoomFile(path, (text) => print(io, text), {
       redact: flags.redact
         ? (t) => redactor.redact(spellRedactor ? spellRedactor.redact(t) : t)
         : undefined,
@@ -71,10 +73,19 @@ export async function loomTreeCommand(file: string, io: CliIO): Promise<number> 
   if (typeof opened === "number") return opened;
   const { path, redactor } = opened;
   try {
-    const { loomTree } = await import("../loom/tree.js");
-    const { records, torn } = readLoomFile(path);
-    for (const line of loomTree(records, (t) => redactor.redact(t))) io.stdout(`${line}\n`);
-    for (const piece of torn) io.stderr(`warning: ${tornMessage(path, piece)}\n`);
+    const { treeLines, treeTurn } = await import("../loom/tree.js");
+    // Only what the tree shows of each turn is held, not the loom's text.
+    const turns: TreeTurn[] = [];
+    readRecords(
+      path,
+      (record) => {
+        const turn = treeTurn(record);
+        if (turn) turns.push(turn);
+      },
+      (piece) => io.stderr(`warning: ${tornMessage(path, piece)}\n`),
+    );
+    for (const line of treeLines(turns, (t) => redactor.redact(t)))
+      if (!(await print(io, `${line}\n`))) break;
   } catch (err) {
     io.stderr(`${redactor.redact(errorMessage(err))}\n`);
     return EXIT.failure;

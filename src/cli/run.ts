@@ -5,7 +5,7 @@ import type { Loom } from "../loom/loom.js";
 import { errorMessage } from "../core/errors.js";
 import { ScriptedLLM } from "../llm/providers/scripted.js";
 import { spellOf, type LoadedDocument, type LoadedSpell } from "../spell/index.js";
-import { EXIT, type CliIO } from "./io.js";
+import { EXIT, print, type CliIO } from "./io.js";
 import { liveDisplay } from "./stream-text.js";
 import { progressLines } from "./progress.js";
 import { kindRunners } from "./kind-runners.js";
@@ -48,7 +48,7 @@ export async function runCommand(file: string, flags: RunFlags, io: CliIO): Prom
   if (cantrip.llm instanceof ScriptedLLM && result.terminated && cantrip.llm.unused() > 0) {
     io.stderr(`warning: the scripted llm has ${cantrip.llm.unused()} response(s) left unused\n`);
   }
-  printResult(result, cantrip.loom.store.location, flags, redact, io);
+  await printResult(result, cantrip.loom.store.location, flags, redact, io);
   return result.terminated ? EXIT.ok : EXIT.truncated;
 }
 
@@ -85,22 +85,23 @@ function castFailed(
   return exitFor(err);
 }
 
-/** The result on stdout (as JSON with --json), the summary line on stderr unless --quiet. */
-export function printResult(
+/**
+ * The result on stdout (as JSON with --json), the summary line on stderr unless --quiet.
+ * Resolves once stdout has taken the result (a slow reader of a big result).
+ */
+export async function printResult(
   result: CastResult<Loom>,
   location: string,
   flags: Pick<RunFlags, "json" | "quiet">,
   redact: (t: string) => string,
   io: CliIO,
-): void {
+): Promise<void> {
   if (flags.json) {
-    io.stdout(redact(JSON.stringify(resultJson(result, location))) + "\n");
+    await print(io, redact(JSON.stringify(resultJson(result, location))) + "\n");
   } else {
-    io.stdout(
-      redact(
-        typeof result.result === "string" ? result.result : JSON.stringify(result.result, null, 2),
-      ) + "\n",
-    );
+    const text =
+      typeof result.result === "string" ? result.result : JSON.stringify(result.result, null, 2);
+    await print(io, redact(text) + "\n");
     if (!flags.quiet) io.stderr(redact(summaryLine(result, location)));
   }
 }

@@ -140,7 +140,7 @@ async function sendLine(
     if (result.status === "failed") {
       io.stderr(redact(`send failed: ${errorMessage(result.error)}\n`));
       io.stderr(`the loom keeps every turn recorded before the failure (${location})\n`);
-    } else printResult(result, location, flags, redact, io);
+    } else await printResult(result, location, flags, redact, io);
   } catch (err) {
     io.stderr(redact(`send failed: ${errorMessage(err)}\n`));
   } finally {

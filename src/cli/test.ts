@@ -6,7 +6,7 @@ import { errorMessage } from "../core/errors.js";
 import { Redactor } from "../core/redact.js";
 import { KEY_ENV_VARS } from "../llm/providers/profiles.js";
 import { envSecretsIn } from "../spell/rewrite.js";
-import { EXIT, displayPath, type CliIO } from "./io.js";
+import { EXIT, displayPath, print, type CliIO } from "./io.js";
 
 /** A folder stands for the YAML files in it. */
 function expandDir(cwd: string, file: string): string[] {
@@ -87,6 +87,7 @@ export async function testCommand(
       broken++;
       io.stderr(redactor.redact(`${path}: ${errorMessage(err)}\n`));
     }
+    await io.drain?.(); // the text reporter's lines of a file, taken before the next file runs
   }
   return report(all, broken, flags.reporter, redactor, io);
 }
@@ -99,23 +100,24 @@ function anyMissing(files: string[], io: CliIO): boolean {
 }
 
 /** The closing count (both reporters); exit 1 when a case failed or a file could not run. */
-function report(
+async function report(
   all: (CaseResult & { file: string })[],
   broken: number,
   reporter: "text" | "json",
   redactor: Redactor,
   io: CliIO,
-): number {
+): Promise<number> {
   const count = (s: CaseResult["status"]) => all.filter((r) => r.status === s).length;
   const [passed, failed, skipped] = [count("pass"), count("fail"), count("skip")];
   if (reporter === "json") {
-    io.stdout(
-      redactor.redact(
-        JSON.stringify({ passed, failed, skipped, broken_files: broken, cases: all }, null, 2),
-      ) + "\n",
+    const json = JSON.stringify(
+      { passed, failed, skipped, broken_files: broken, cases: all },
+      null,
+      2,
     );
+    await print(io, redactor.redact(json) + "\n");
   } else {
-    io.stdout(`\n${passed} passed, ${failed} failed, ${skipped} skipped\n`);
+    await print(io, `\n${passed} passed, ${failed} failed, ${skipped} skipped\n`);
   }
   return failed || broken ? EXIT.failed : EXIT.ok;
 }

@@ -1,3 +1,4 @@
+import { inspect, type InspectOptionsStylized } from "node:util";
 import type { LLM, Message, ToolChoice } from "./contract.js";
 import { Entity, type EntityOptions, type EntitySource } from "./entity.js";
 import { ConfigError } from "./errors.js";
@@ -20,6 +21,11 @@ export interface CantripInit<L extends LoomWriter = LoomWriter> {
   view?: ContextView;
   /** The spell file the cantrip was loaded from (the loom's index of entities names it). */
   source?: string;
+  /**
+   * How the cantrip prints itself (`util.inspect`, `console.log`): its spell's redaction, so a
+   * debug log carries no `${env:…}` value of its identity or gates (PROD-8). Default: none.
+   */
+  redact?: (text: string) => string;
 }
 
 export interface CastOptions extends Omit<EntityOptions, "history" | "id" | "sequence" | "keeper"> {
@@ -53,6 +59,7 @@ export class Cantrip<L extends LoomWriter = LoomWriter> implements EntitySource<
   readonly source: string | undefined;
   /** The presentation, replaced only when `prepare` learns more (the cantrip is frozen). */
   private readonly shown: { presentation: Presentation };
+  private readonly redact: ((text: string) => string) | undefined;
 
   constructor(init: CantripInit<L>) {
     // CANTRIP-1: an LLM, an identity and a circle.
@@ -68,10 +75,22 @@ export class Cantrip<L extends LoomWriter = LoomWriter> implements EntitySource<
     this.loom = init.loom;
     this.view = init.view ?? wholeHistory;
     this.source = init.source;
+    this.redact = init.redact;
     this.shown = { presentation: Object.freeze(this.circle.present()) };
     this.toolChoice = this.identity.toolChoice ?? this.presentation.toolChoice;
     this.extra = Object.freeze({ ...this.identity.hyperparameters });
     Object.freeze(this);
+  }
+
+  /**
+   * PROD-8: printed through the spell's redaction. Strings are never cut into `'…' +` pieces
+   * (breakLength: Infinity, a property a line), so a secret is whole when it is redacted.
+   */
+  [inspect.custom](depth: number, options: InspectOptionsStylized): string {
+    if (depth < 0) return options.stylize("[Cantrip]", "special");
+    const { redact, ...fields } = this;
+    const text = inspect(fields, { ...options, breakLength: Infinity, compact: false });
+    return `Cantrip ${redact ? redact(text) : text}`;
   }
 
   /**

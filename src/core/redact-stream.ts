@@ -87,13 +87,23 @@ export function redactingListener(
   };
 }
 
-/** A copy of `value` with every string redacted. */
+/** A copy of `value` with every string redacted, keys of objects included. */
 export function redactDeep<T>(value: T, redact: (text: string) => string): T {
   if (typeof value === "string") return redact(value) as T;
   if (Array.isArray(value)) return value.map((v: unknown) => redactDeep(v, redact)) as T;
   if (value !== null && typeof value === "object") {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = redactDeep(v, redact);
+    for (const [k, v] of Object.entries(value)) {
+      // A key a secret was written into (a model's tool arguments) becomes [REDACTED] too.
+      const key = redact(k);
+      // defineProperty: a key "__proto__" (from JSON) stays an own key, never the prototype.
+      Object.defineProperty(out, key, {
+        value: redactDeep(v, redact),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    }
     return out as T;
   }
   return value;

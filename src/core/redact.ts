@@ -10,6 +10,7 @@ const SHAPES: readonly RegExp[] = [
   /\bAKIA[0-9A-Z]{16}\b/g,
 ];
 
+import { inspect } from "node:util";
 import { secretForms, unicodeEscapePattern, urlPattern } from "./redact-forms.js";
 
 export const REDACTED = "[REDACTED]";
@@ -53,6 +54,15 @@ export class Redactor {
     let n = this.urlLongest;
     for (const value of this.values) n = Math.max(n, value.length);
     return n;
+  }
+
+  /** Printed (util.inspect, console.log) with how many secrets it knows, never which (PROD-8). */
+  [inspect.custom](): string {
+    return `Redactor { ${this.secrets.size} secret${this.secrets.size === 1 ? "" : "s"}: ${REDACTED} }`;
+  }
+
+  toJSON(): { secrets: number } {
+    return { secrets: this.secrets.size };
   }
 
   redact(text: string): string {

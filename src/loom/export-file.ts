@@ -1,4 +1,4 @@
-import { readRecords, tornMessage } from "./jsonl-read.js";
+import { loomItems, tornMessage } from "./jsonl-read.js";
 
 export interface FileExportOptions {
   /** Applied to every string value before it is encoded (PROD-8); absent: no redaction. */
@@ -9,31 +9,35 @@ export interface FileExportOptions {
 
 /**
  * A loom file exported as JSONL, one record at a time, in bounded memory whatever the file's
- * size: each record is read, redacted, encoded and handed to `write` before the next is read.
- * Records keep their file order: identities (each once), turns (a shared observation put
- * back whole), rewards as their own records; the header and `torn` markers are left out.
+ * size: each record is read, redacted, encoded and handed to `write` — and, when `write` says
+ * to wait (a slow reader of stdout), the next is read only once it has resolved; it resolving
+ * false (the reader went away) ends the export. Records keep their file order: identities
+ * (each once), turns (a shared observation put back whole), rewards as their own records; the
+ * header and `torn` markers are left out.
  */
-export function exportLoomFile(
+export async function exportLoomFile(
   path: string,
-  write: (text: string) => void,
+  write: (text: string) => boolean | Promise<boolean>,
   options: FileExportOptions = {},
-): void {
+): Promise<void> {
   const { redact } = options;
   // Every string value is redacted before it is encoded, so escaping cannot hide a secret.
   const replacer = redact
     ? (_key: string, value: unknown) => (typeof value === "string" ? redact(value) : value)
     : undefined;
   const identities = new Set<string>();
-  readRecords(
-    path,
-    (record) => {
-      if (record.type === "loom" || record.type === "torn") return;
-      if (record.type === "identity") {
-        if (identities.has(record.cantrip_id)) return;
-        identities.add(record.cantrip_id);
-      }
-      write(`${JSON.stringify(record, replacer)}\n`);
-    },
-    (piece) => options.onTorn?.(tornMessage(path, piece)),
-  );
+  for (const item of loomItems(path)) {
+    if (item.torn) {
+      options.onTorn?.(tornMessage(path, item.torn));
+      continue;
+    }
+    const { record } = item;
+    if (record.type === "loom" || record.type === "torn") continue;
+    if (record.type === "identity") {
+      if (identities.has(record.cantrip_id)) continue;
+      identities.add(record.cantrip_id);
+    }
+    const open = write(`${JSON.stringify(record, replacer)}\n`);
+    if (!(typeof open === "boolean" ? open : await open)) return;
+  }
 }

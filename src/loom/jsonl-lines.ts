@@ -12,6 +12,23 @@ export function forEachLine(
   path: string,
   fn: (line: string, lineNumber: number, terminated: boolean) => void,
 ): void {
+  for (const { text, lineNumber, terminated } of fileLines(path)) fn(text, lineNumber, terminated);
+}
+
+/** A line of a file, as `fileLines` gives it. */
+export interface FileLine {
+  text: string;
+  lineNumber: number;
+  /** False for a last line without its newline. */
+  terminated: boolean;
+}
+
+/**
+ * The lines of a file, in order, read a chunk at a time when asked for: a reader that stops
+ * asking (a consumer waiting for a slow stdout) holds one chunk, and stopping early closes
+ * the file.
+ */
+export function* fileLines(path: string): Generator<FileLine, void, undefined> {
   const fd = openSync(path, "r");
   try {
     const chunk = Buffer.allocUnsafe(CHUNK);
@@ -25,12 +42,17 @@ export function forEachLine(
         const piece = chunk.subarray(start, nl);
         const line = pending.length ? Buffer.concat([...pending, piece]) : piece;
         pending = [];
-        fn(line.toString("utf8"), ++lineNumber, true);
         start = nl + 1;
+        yield { text: line.toString("utf8"), lineNumber: ++lineNumber, terminated: true };
       }
       if (start < n) pending.push(Buffer.from(chunk.subarray(start, n)));
     }
-    if (pending.length) fn(Buffer.concat(pending).toString("utf8"), ++lineNumber, false);
+    if (pending.length)
+      yield {
+        text: Buffer.concat(pending).toString("utf8"),
+        lineNumber: ++lineNumber,
+        terminated: false,
+      };
   } finally {
     closeSync(fd);
   }

@@ -1,6 +1,6 @@
 import { SystemError } from "../core/errors.js";
 import { decodeRecord } from "./jsonl-codec.js";
-import { forEachLine, splitGlued } from "./jsonl-lines.js";
+import { fileLines, splitGlued } from "./jsonl-lines.js";
 import { LOOM_FORMAT_VERSION, type LoomRecord } from "./turn.js";
 
 /** A piece of a record cut off mid-write (a killed writer), skipped when read. */
@@ -19,6 +19,9 @@ export interface LoomReadResult {
   version: number;
 }
 
+/** What reading a loom file gives, in file order: a record, or a torn piece skipped. */
+export type LoomItem = { record: LoomRecord; torn?: undefined } | { torn: TornPiece };
+
 /**
  * Reads a loom file record by record, in bounded memory (a line at a time). A line that is
  * not one record is taken apart (see splitGlued): the records glued onto a torn piece are
@@ -31,10 +34,24 @@ export function readRecords(
   onRecord: (record: LoomRecord) => void,
   onTorn: (piece: TornPiece) => void = () => {},
 ): number {
+  const items = loomItems(path);
+  for (let next = items.next(); ; next = items.next()) {
+    if (next.done) return next.value;
+    if (next.value.torn) onTorn(next.value.torn);
+    else onRecord(next.value.record);
+  }
+}
+
+/**
+ * The records and torn pieces of a loom file, read when asked for (see readRecords): a reader
+ * that waits between items (an export to a slow stdout) holds one chunk of the file. Returns
+ * the format version of the header.
+ */
+export function* loomItems(path: string): Generator<LoomItem, number, undefined> {
   let version = LOOM_FORMAT_VERSION;
   let headers = 0;
   let held: { text: string; line: number } | null = null; // a bad line, judged by what follows
-  const emit = (value: unknown, line: number) => {
+  const decode = (value: unknown, line: number): LoomRecord => {
     const record = decodeRecord(value);
     if (!record) throw corrupt(path, line);
     if (record.type === "loom") {
@@ -46,28 +63,32 @@ export function readRecords(
         );
       }
     }
-    onRecord(record);
+    return record;
   };
-  forEachLine(path, (text, line) => {
-    if (text.trim() === "") return;
+  for (const { text, lineNumber: line } of fileLines(path)) {
+    if (text.trim() === "") continue;
     if (held) {
       if (!text.startsWith('{"type":"torn"')) throw corrupt(path, held.line);
-      onTorn({ line: held.line, bytes: Buffer.byteLength(held.text), text: held.text });
+      yield { torn: { line: held.line, bytes: Buffer.byteLength(held.text), text: held.text } };
       held = null;
     }
     const whole = tryParse(text);
-    if (whole !== undefined) return emit(whole, line);
+    if (whole !== undefined) {
+      yield { record: decode(whole, line) };
+      continue;
+    }
     const glued = splitGlued(text);
     if (!glued) {
       held = { text, line };
-      return;
+      continue;
     }
-    for (const piece of glued.torn) onTorn({ line, bytes: Buffer.byteLength(piece), text: piece });
-    for (const value of glued.values) emit(value, line);
-  });
+    for (const piece of glued.torn)
+      yield { torn: { line, bytes: Buffer.byteLength(piece), text: piece } };
+    for (const value of glued.values) yield { record: decode(value, line) };
+  }
   if (held) {
-    const { text, line } = held as { text: string; line: number };
-    onTorn({ line, bytes: Buffer.byteLength(text), text });
+    const { text, line } = held;
+    yield { torn: { line, bytes: Buffer.byteLength(text), text } };
   }
   return version;
 }

@@ -14,12 +14,28 @@ import {
 import { dirname } from "node:path";
 import { SystemError } from "../core/errors.js";
 import { isoNow } from "../core/clock.js";
+import { redactDeep } from "../core/redact-stream.js";
 import { encodeTurn } from "./jsonl-codec.js";
 import { readLoomFile, tornMessage } from "./jsonl-read.js";
 import type { LoomStore } from "./store.js";
 import { LOOM_FORMAT_VERSION, type LoomRecord, type Turn } from "./turn.js";
 
 export { readLoomFile, readRecords, type LoomReadResult } from "./jsonl-read.js";
+
+export interface JsonlStoreOptions {
+  /**
+   * Flush every record to the disk before the append returns (a turn survives a power cut, not
+   * only a killed process) at the cost of a disk round trip per record (bench/loom.bench.mjs).
+   * Default false: the kernel's page cache, which a killed process cannot lose.
+   */
+  fsync?: boolean;
+  /**
+   * Applied to every string of every record (object keys included) before it is encoded
+   * (PROD-8: the loom at rest holds no known secret — the run's redactor). Redacting before
+   * encoding means no JSON escaping can carry a secret past it. Default: none.
+   */
+  redact?: ((text: string) => string) | undefined;
+}
 
 /**
  * The spec's reference format: one JSON record per line (LOOM-1: a turn is on disk before the
@@ -31,7 +47,8 @@ export { readLoomFile, readRecords, type LoomReadResult } from "./jsonl-read.js"
  *   (jsonl-lines.ts, splitGlued) and report the piece: no whole record is ever lost. Writers
  *   never repair a tear: a line that looks cut off may be another writer's record in flight;
  * - the file is created with its header in one step (a temporary file linked into place), so
- *   writers starting together write one header.
+ *   writers starting together write one header; it is created with mode 0600 (its folder,
+ *   when made here, 0700): a loom is the owner's record.
  * One file descriptor stays open; opening a long history costs a look at its first line.
  */
 export class JsonlStore implements LoomStore {
@@ -48,15 +65,10 @@ export class JsonlStore implements LoomStore {
     return this.location;
   }
 
-  /**
-   * `fsync: true` flushes every record to the disk before the append returns (a turn survives
-   * a power cut, not only a killed process) at the cost of a disk round trip per record
-   * (bench/loom.bench.mjs); default false: the kernel's page cache, which a killed process
-   * cannot lose.
-   */
+  /** See JsonlStoreOptions. */
   constructor(
     readonly location: string,
-    private readonly options: { fsync?: boolean } = {},
+    private readonly options: JsonlStoreOptions = {},
   ) {
     const head = firstLine(location);
     this.refusal = head === null ? null : headerProblem(location, head);
@@ -71,11 +83,13 @@ export class JsonlStore implements LoomStore {
   }
 
   append(record: LoomRecord): void {
-    this.write(`${JSON.stringify(record)}\n`);
+    const { redact } = this.options;
+    this.write(`${JSON.stringify(redact ? redactDeep(record, redact) : record)}\n`);
   }
 
   appendTurn(turn: Turn): void {
-    this.write(encodeTurn(turn, this.compact));
+    const { redact } = this.options;
+    this.write(encodeTurn(redact ? redactDeep(turn, redact) : turn, this.compact));
   }
 
   close(): void {
@@ -99,9 +113,10 @@ export class JsonlStore implements LoomStore {
   private open(): void {
     if (this.refusal) throw new SystemError("loom_refused", this.refusal);
     try {
-      mkdirSync(dirname(this.location), { recursive: true });
+      // Only the owner reads a loom (PROD-8): what the redactor does not know is still private.
+      mkdirSync(dirname(this.location), { recursive: true, mode: 0o700 });
       createWithHeader(this.location);
-      this.fd = openSync(this.location, "a");
+      this.fd = openSync(this.location, "a", 0o600);
       // A file left empty by an older build: give it its header.
       if (fstatSync(this.fd).size === 0) writeSync(this.fd, headerLine());
     } catch (err) {
@@ -125,7 +140,7 @@ let created = 0;
 function createWithHeader(path: string): void {
   if (existsSync(path)) return;
   const temp = `${path}.${process.pid}.${++created}.${Date.now()}.new`;
-  writeFileSync(temp, headerLine(), { flag: "wx" });
+  writeFileSync(temp, headerLine(), { flag: "wx", mode: 0o600 });
   try {
     linkSync(temp, path); // atomic: fails when another writer created the file first
   } catch (err) {

@@ -5,7 +5,34 @@
  */
 import type { LoomRecord, Turn } from "./turn.js";
 
-function label(t: Turn): string {
+/** What the tree shows of a turn: its place and how it ended, none of its text. */
+export type TreeTurn = Pick<
+  Turn,
+  "id" | "parent_id" | "sequence" | "entity_id" | "terminated" | "truncated" | "reason"
+> & { metadata: Record<string, unknown>; gate_calls: readonly { gate_name: string }[] };
+
+/**
+ * A turn record cut to what the tree shows, so a reader can hold every turn of a big loom
+ * without their utterances and gate results; null for a record that is not a turn.
+ */
+export function treeTurn(record: LoomRecord): TreeTurn | null {
+  if (record.type !== "turn") return null;
+  const { id, parent_id, sequence, entity_id, terminated, truncated, reason } = record;
+  const council = record.metadata["council"];
+  return {
+    id,
+    parent_id,
+    sequence,
+    entity_id,
+    terminated,
+    truncated,
+    reason,
+    metadata: council === undefined ? {} : { council },
+    gate_calls: record.gate_calls.map((g) => ({ gate_name: g.gate_name })),
+  };
+}
+
+function label(t: TreeTurn): string {
   const council = t.metadata["council"] as
     { phase?: string; loop?: number; seat?: string; step?: string } | undefined;
   const where = council
@@ -26,14 +53,27 @@ function label(t: Turn): string {
   return `#${t.sequence} ${where}${end}  [${t.id}${t.entity_id ? ` · ${t.entity_id}` : ""}]`;
 }
 
-/** The lines of the tree, in the order turns were appended among siblings. */
+/** The lines of the tree (see treeLines), all at once. */
 export function loomTree(
-  records: readonly LoomRecord[],
+  records: Iterable<LoomRecord | TreeTurn>,
   redact: (t: string) => string = (t) => t,
 ): string[] {
-  const turns = records.filter((r): r is { type: "turn" } & Turn => r.type === "turn");
+  return [...treeLines(records, redact)];
+}
+
+/**
+ * The lines of the tree, in the order turns were appended among siblings: made one at a time
+ * as they are asked for (a long loom prints under back-pressure), walked without recursion (a
+ * thread may be any number of turns deep).
+ */
+export function* treeLines(
+  records: Iterable<LoomRecord | TreeTurn>,
+  redact: (t: string) => string = (t) => t,
+): Generator<string, void, undefined> {
+  const turns: TreeTurn[] = [];
+  for (const r of records) if (!("type" in r) || r.type === "turn") turns.push(r);
   const known = new Set(turns.map((t) => t.id));
-  const children = new Map<string | null, Turn[]>();
+  const children = new Map<string | null, TreeTurn[]>();
   for (const t of turns) {
     // A parent the file does not hold (a cut loom) makes the turn a root.
     const parent = t.parent_id && known.has(t.parent_id) ? t.parent_id : null;
@@ -41,18 +81,25 @@ export function loomTree(
     list.push(t);
     children.set(parent, list);
   }
-  const lines: string[] = [];
   // A thread without branches stays in one column; a branch point indents its branches.
-  const walk = (parent: string | null, prefix: string): void => {
+  // The stack holds what is left to draw: a turn and the prefix of its line.
+  type Step = { turn: TreeTurn; prefix: string; mark: string; childPrefix: string };
+  const stepsOf = (parent: string | null, prefix: string): Step[] => {
     const list = children.get(parent) ?? [];
     const branching = list.length > 1;
-    list.forEach((t, i) => {
+    return list.map((turn, i) => {
       const last = i === list.length - 1;
-      const mark = branching ? (last ? "└─ " : "├─ ") : "";
-      lines.push(redact(`${prefix}${mark}${label(t)}`));
-      walk(t.id, branching ? `${prefix}${last ? "   " : "│  "}` : prefix);
+      return {
+        turn,
+        prefix,
+        mark: branching ? (last ? "└─ " : "├─ ") : "",
+        childPrefix: branching ? `${prefix}${last ? "   " : "│  "}` : prefix,
+      };
     });
   };
-  walk(null, "");
-  return lines;
+  const stack = stepsOf(null, "").reverse();
+  for (let step = stack.pop(); step; step = stack.pop()) {
+    yield redact(`${step.prefix}${step.mark}${label(step.turn)}`);
+    stack.push(...stepsOf(step.turn.id, step.childPrefix).reverse());
+  }
 }

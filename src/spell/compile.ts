@@ -1,4 +1,4 @@
-import { isAbsolute, resolve } from "node:path";
+import { resolve } from "node:path";
 import { Circle } from "../circle/circle.js";
 import type { Gate } from "../circle/gate.js";
 import {
@@ -26,7 +26,7 @@ import { createLLM, providerRegistry, type LLMSpec } from "../llm/registry.js";
 import { llmSpecOf } from "./llm-spec.js";
 import { compileFolding } from "./folding.js";
 import { Loom } from "../loom/loom.js";
-import { JsonlStore } from "../loom/storage-jsonl.js";
+import { openLoomStore } from "./loom-store.js";
 import { ErrorList } from "./collect.js";
 import type { Path } from "./source.js";
 import { bashCircleMedium } from "./compile-bash.js";
@@ -225,11 +225,9 @@ function openLoom(spell: Spell, ctx: CompileContext): Loom {
   const fromSpell = ctx.loomPath === undefined && spell.loom?.path !== undefined;
   const path = ctx.loomPath ?? spell.loom?.path ?? ctx.defaultLoomPath;
   if (!path || path === "memory") return new Loom();
-  const store = new JsonlStore(
-    isAbsolute(path) ? path : resolve(fromSpell ? ctx.baseDir : process.cwd(), path),
-  );
   // Refused before the first query, not at the first turn: the file is not a loom we may write.
-  if (store.refusal) throw new ConfigError("loom_refused", store.refusal);
+  const base = fromSpell ? ctx.baseDir : process.cwd();
+  const store = openLoomStore(path, base, ctx.redactor, ctx.env);
   const loom = new Loom(store);
   for (const w of store.warnings) ctx.warnings.push({ message: w, position: ctx.locate(["loom"]) });
   return loom;
@@ -293,6 +291,7 @@ export async function compileSpell(
         ...(view ? { view } : {}),
         ...(spell.name ? { name: spell.name } : {}),
         source: resolve(ctx.file),
+        redact: (text) => ctx.redactor.redact(text),
       }),
   );
   // A loom that could not be opened is an error, never a silent fall-back to memory.

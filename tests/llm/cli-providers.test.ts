@@ -164,7 +164,7 @@ describe("PROD-8: a planted secret reaches no output", () => {
   const SECRET = "hunter2-planted-secret-value";
   const KEY = "sk-live-planted0123456789abcdefghij";
 
-  it("not the progress, the result, an error message, or the default loom export; only --no-redact shows it", async () => {
+  it("not the progress, the result, an error message, the loom file or its export", async () => {
     const call = (id: string, name: string, args: unknown) => ({
       body: {
         choices: [
@@ -232,17 +232,17 @@ intent: open the vault
         const raw = io(env);
         expect(await loomExportCommand(loom, { redact: false }, raw)).toBe(EXIT.ok);
 
-        // The secret really was there: in what the provider received, in the owner's loom file,
-        // and in the unredacted export.
+        // The secret really was there: in what the provider received. The loom file was
+        // redacted before it was written (at rest), so even --no-redact has none to show.
         expect(JSON.stringify(server.requests[0]!.body)).toContain(SECRET);
-        expect(readFileSync(loom, "utf8")).toContain(SECRET);
-        expect(raw.out).toContain(SECRET);
         expect(raw.err).toContain("without redaction");
         for (const [what, text] of Object.entries({
           stdout: ok.out,
           stderr: ok.err,
           error: failed.err + failed.out,
           export: exported.out,
+          "loom file": readFileSync(loom, "utf8"),
+          "export --no-redact": raw.out,
         })) {
           expect(text, what).not.toContain(SECRET);
           expect(text, what).not.toContain(KEY);

@@ -103,3 +103,14 @@ describe("spell loom tree on a council's loom", () => {
       expect(text).toMatch(phase);
   });
 });
+
+describe("spell loom tree on a long thread", () => {
+  it("draws a thread 100,000 turns deep (one column, no recursion)", () => {
+    const records = Array.from({ length: 100_000 }, (_, i) =>
+      turn(`t${i}`, i ? `t${i - 1}` : null, i + 1),
+    );
+    const lines = [...loomTree(records)];
+    expect(lines).toHaveLength(100_000);
+    expect(lines[99_999]).toBe("#100000 echo  [t99999 · e]");
+  });
+});

@@ -2,12 +2,11 @@
  * The `council` kind (seed 004, Crucible): a deliberation council declared in YAML. The
  * snake_case document becomes an EngineConfig once, here; the engine is src/council's.
  */
-import { isAbsolute, resolve } from "node:path";
 import { Crucible, type EngineConfig } from "../../council/index.js";
 import { ConfigError, type SpellbookError } from "../../core/errors.js";
 import type { CouncilDocument, TestCase } from "../../generated/council.js";
 import { Loom } from "../../loom/loom.js";
-import { JsonlStore } from "../../loom/storage-jsonl.js";
+import { openLoomStore } from "../loom-store.js";
 import type { LoadOptions } from "../options.js";
 import { buildCouncilLLMs, councilProviderErrors } from "./council-llms.js";
 import { councilValidator } from "./council-messages.js";
@@ -80,10 +79,8 @@ function openLoom(doc: CouncilDocument, ctx: KindContext): Loom {
   const fromDoc = options.loomPath === undefined && doc.loom?.path !== undefined;
   const path = options.loomPath ?? doc.loom?.path ?? options.defaultLoomPath;
   if (!path || path === "memory") return new Loom();
-  const store = new JsonlStore(
-    isAbsolute(path) ? path : resolve(fromDoc ? ctx.baseDir : process.cwd(), path),
-  );
-  if (store.refusal) throw new ConfigError("loom_refused", store.refusal);
+  const base = fromDoc ? ctx.baseDir : process.cwd();
+  const store = openLoomStore(path, base, ctx.redactor, ctx.env);
   for (const w of store.warnings) ctx.warnings.push({ message: w, position: ctx.locate(["loom"]) });
   return new Loom(store);
 }

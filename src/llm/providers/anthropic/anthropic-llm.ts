@@ -26,14 +26,19 @@ export interface AnthropicOptions {
 /** The network layer for the Anthropic Messages API. Converters do the work; this sends and reads. */
 export class AnthropicLLM implements LLM {
   readonly name: string;
-  private readonly client: Anthropic;
+  // ES private fields (#): util.inspect, JSON.stringify and Object.values never reach the API
+  // key they hold, nor the SDK client holding it (PROD-8).
+  readonly #client: Anthropic;
   private readonly warnings: ProviderWarnings;
   private readonly errorBodies = new ErrorBodies();
 
-  constructor(private readonly options: AnthropicOptions) {
+  readonly #options: AnthropicOptions;
+
+  constructor(options: AnthropicOptions) {
+    this.#options = options;
     this.name = `anthropic/${options.model}`;
     this.warnings = new ProviderWarnings(options.warn);
-    this.client = new Anthropic({
+    this.#client = new Anthropic({
       apiKey: options.apiKey,
       authToken: null,
       baseURL: options.baseURL,
@@ -49,14 +54,14 @@ export class AnthropicLLM implements LLM {
   async query(messages: readonly Message[], options: QueryOptions = {}): Promise<LLMResponse> {
     assertToolPairing(messages); // LLM-7
     const { body, warnings } = buildAnthropicRequest(messages, options, {
-      model: this.options.model,
-      cache: this.options.cache !== false,
+      model: this.#options.model,
+      cache: this.#options.cache !== false,
     });
     let message: unknown;
     try {
       const requestOptions = options.signal ? { signal: options.signal } : {};
       if (options.onDelta) {
-        const stream = await this.client.messages.create(
+        const stream = await this.#client.messages.create(
           { ...body, stream: true } as unknown as Anthropic.MessageCreateParamsStreaming,
           requestOptions,
         );
@@ -68,14 +73,14 @@ export class AnthropicLLM implements LLM {
         options.signal?.throwIfAborted();
         message = acc.finish();
       } else {
-        message = await this.client.messages.create(
+        message = await this.#client.messages.create(
           body as unknown as Anthropic.MessageCreateParamsNonStreaming,
           requestOptions,
         );
       }
     } catch (err) {
       if (options.signal?.aborted) throw err; // a cancel is not a provider failure
-      throw fromSDKError(err, "anthropic", this.options.redact, this.errorBodies);
+      throw fromSDKError(err, "anthropic", this.#options.redact, this.errorBodies);
     }
     const mapped = fromAnthropicMessage(message);
     const response = mapped.response;

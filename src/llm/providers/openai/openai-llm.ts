@@ -29,14 +29,19 @@ export interface OpenAICompatibleOptions {
  */
 export class OpenAICompatibleLLM implements LLM {
   readonly name: string;
-  private readonly client: OpenAI;
+  // ES private fields (#): util.inspect, JSON.stringify and Object.values never reach the API
+  // key they hold, nor the SDK client holding it (PROD-8).
+  readonly #client: OpenAI;
   private readonly warnings: ProviderWarnings;
   private readonly errorBodies = new ErrorBodies();
 
-  constructor(private readonly options: OpenAICompatibleOptions) {
+  readonly #options: OpenAICompatibleOptions;
+
+  constructor(options: OpenAICompatibleOptions) {
+    this.#options = options;
     this.name = `${options.flavor}/${options.model}`;
     this.warnings = new ProviderWarnings(options.warn);
-    this.client = new OpenAI({
+    this.#client = new OpenAI({
       apiKey: options.apiKey,
       baseURL: options.baseURL,
       maxRetries: 0, // one retry policy: ours (src/llm/retry.ts)
@@ -51,14 +56,14 @@ export class OpenAICompatibleLLM implements LLM {
 
   async query(messages: readonly Message[], options: QueryOptions = {}): Promise<LLMResponse> {
     assertToolPairing(messages); // LLM-7
-    const { flavor, model, models } = this.options;
+    const { flavor, model, models } = this.#options;
     const provider = flavor;
     const { body, warnings } = buildOpenAIRequest(messages, options, { flavor, model, models });
     let completion: unknown;
     try {
       const requestOptions = options.signal ? { signal: options.signal } : {};
       if (options.onDelta) {
-        const stream = await this.client.chat.completions.create(
+        const stream = await this.#client.chat.completions.create(
           {
             ...body,
             stream: true,
@@ -73,14 +78,14 @@ export class OpenAICompatibleLLM implements LLM {
         options.signal?.throwIfAborted(); // the SDK ends an aborted stream quietly
         completion = acc.finish();
       } else {
-        completion = await this.client.chat.completions.create(
+        completion = await this.#client.chat.completions.create(
           body as unknown as OpenAI.ChatCompletionCreateParamsNonStreaming,
           requestOptions,
         );
       }
     } catch (err) {
       if (options.signal?.aborted) throw err; // a cancel is not a provider failure
-      throw fromSDKError(err, provider, this.options.redact, this.errorBodies);
+      throw fromSDKError(err, provider, this.#options.redact, this.errorBodies);
     }
     const mapped = fromOpenAICompletion(completion, provider);
     const response = mapped.response;

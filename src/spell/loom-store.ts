@@ -1,0 +1,26 @@
+import { isAbsolute, resolve } from "node:path";
+import { ConfigError } from "../core/errors.js";
+import type { Redactor } from "../core/redact.js";
+import { KEY_ENV_VARS } from "../llm/providers/profiles.js";
+import { JsonlStore } from "../loom/storage-jsonl.js";
+
+/**
+ * A spell's loom file, opened for appending. Every record is redacted before it is written
+ * (PROD-8 at rest): the document's redactor — its `${env:…}` values and its provider's key —
+ * with every provider key set in the environment added, so the file never holds them. A
+ * relative `path` is resolved against `base`. A file that is not a loom this build may append
+ * to is refused here, before the first query.
+ */
+export function openLoomStore(
+  path: string,
+  base: string,
+  redactor: Redactor,
+  env: NodeJS.ProcessEnv,
+): JsonlStore {
+  for (const name of KEY_ENV_VARS) redactor.add(env[name]);
+  const store = new JsonlStore(isAbsolute(path) ? path : resolve(base, path), {
+    redact: (text) => redactor.redact(text),
+  });
+  if (store.refusal) throw new ConfigError("loom_refused", store.refusal);
+  return store;
+}
