@@ -6,10 +6,7 @@ import { resolve } from "node:path";
 import { readState } from "../loom/entity-keeper.js";
 
 /** The id of the spell's most recently updated entity in the loom file, if it has one. */
-export async function lastEntityOf(
-  spellFile: string,
-  loomPath: string,
-): Promise<string | undefined> {
+export function lastEntityOf(spellFile: string, loomPath: string): string | undefined {
   if (loomPath === "memory") return undefined;
   const state = readState(loomPath);
   const spell = resolve(spellFile);

@@ -97,7 +97,7 @@ async function startSession(
   const cantrip = loaded.cantrip!;
   const loom = cantrip.loom;
   try {
-    const id = flags.continue ? await lastEntityOf(loaded.file, loom.store.location) : flags.entity;
+    const id = flags.continue ? lastEntityOf(loaded.file, loom.store.location) : flags.entity;
     if (flags.continue && id === undefined)
       io.stderr(
         `no earlier entity of ${loaded.file} in ${loom.store.location}: summoned a new one\n`,
