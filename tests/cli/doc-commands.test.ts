@@ -70,6 +70,7 @@ const values = (): Record<string, string> => ({
   "P/M": "local/model", // the loopback provider below
   "provider/model": "local/model",
   "serve 8787": "0", // any free port: another process may hold 8787
+  "URL…": "http://localhost:3000",
 });
 
 interface Ran {

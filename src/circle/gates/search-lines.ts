@@ -1,5 +1,5 @@
 import { createRequire } from "node:module";
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
 
 /** Longer patterns are refused: compiling one costs time on the main thread. */
 export const MAX_PATTERN_CHARS = 1000;
@@ -85,17 +85,22 @@ export class LineMatcher {
    * first. Rejects when RE2 cannot take the pattern, saying why.
    */
   start(stop: AbortSignal): Promise<boolean> {
-    if (!this.worker) {
-      this.worker = new Worker(WORKER, {
-        eval: true,
-        workerData: { re2js: RE2JS_PATH, pattern: this.pattern, literal: this.literal },
-        resourceLimits: { maxOldGenerationSizeMb: 256 },
-      });
-      this.ready = this.reply(stop).then((m) => {
-        const { error } = (m ?? {}) as { error?: string };
-        if (error !== undefined) throw patternError(this.pattern, error);
-        return m !== undefined;
-      });
+    if (!this.ready) {
+      // worker_threads is loaded on the first search, not when a spell is loaded (start-up).
+      this.ready = import("node:worker_threads")
+        .then(({ Worker }) => {
+          this.worker = new Worker(WORKER, {
+            eval: true,
+            workerData: { re2js: RE2JS_PATH, pattern: this.pattern, literal: this.literal },
+            resourceLimits: { maxOldGenerationSizeMb: 256 },
+          });
+          return this.reply(stop);
+        })
+        .then((m) => {
+          const { error } = (m ?? {}) as { error?: string };
+          if (error !== undefined) throw patternError(this.pattern, error);
+          return m !== undefined;
+        });
     }
     return this.ready!;
   }
