@@ -4,11 +4,12 @@
  * so `spell loom export` shows the deliberation and the `replay` provider plays it back in order.
  */
 import { isoNow } from "../core/clock.js";
-import { ModelError } from "../core/errors.js";
+import { errorMessage, ModelError } from "../core/errors.js";
 import { newId } from "../core/ids.js";
 import { addUsage, emptyUsage, type LLM, type Message, type Usage } from "../core/contract.js";
 import type { Loom } from "../loom/loom.js";
 import type { Turn } from "../loom/turn.js";
+import type { CouncilEvent, CouncilEventListener } from "./events.js";
 
 /** Where in the deliberation a call is made (kept in the turn's metadata as `council`). */
 export interface CallSite {
@@ -46,7 +47,18 @@ export class CouncilCalls {
   constructor(
     private readonly loom: Loom | undefined,
     private readonly cantripId: string,
+    private readonly onEvent?: CouncilEventListener,
+    private readonly signal?: AbortSignal,
   ) {}
+
+  /** Tells the listener (progress lines, warnings); a listener's own failure is not the run's. */
+  emit(event: CouncilEvent): void {
+    try {
+      this.onEvent?.(event);
+    } catch {
+      // A display that fails must not fail the deliberation.
+    }
+  }
 
   /** One call; its reply's text. A reply without text is the model's fault (ModelError). */
   async ask(request: CallRequest): Promise<string> {
@@ -65,18 +77,43 @@ export class CouncilCalls {
     return answers.map((a) => a.text);
   }
 
+  /**
+   * One query, announced and timed. An empty reply is asked again once (models do sometimes
+   * answer nothing); a second is a ModelError. Every error names the phase, loop and seat.
+   */
   private async query(request: CallRequest): Promise<Answer> {
+    const { site, llm } = request;
     const started = performance.now();
-    const response = await request.llm.query(request.messages);
-    const ms = performance.now() - started;
-    const text = response.content;
-    if (typeof text !== "string" || text.trim() === "") {
-      throw new ModelError(
-        "council_empty_reply",
-        `${describe(request.site)}: ${request.llm.name} answered without text`,
-      );
+    const ms = () => performance.now() - started;
+    this.emit({ type: "call_started", site, llm: llm.name });
+    try {
+      for (let attempt = 0; ; attempt++) {
+        const response = await llm.query(
+          request.messages,
+          this.signal ? { signal: this.signal } : {},
+        );
+        const text = response.content;
+        if (typeof text === "string" && text.trim() !== "") {
+          this.emit({ type: "call_answered", site, llm: llm.name, ms: ms() });
+          return {
+            text,
+            request,
+            metadata: response.metadata ?? {},
+            usage: response.usage,
+            ms: ms(),
+          };
+        }
+        if (attempt >= 1)
+          throw new ModelError("council_empty_reply", `${llm.name} answered without text twice`);
+        this.emit({ type: "call_retry", site, llm: llm.name, reason: "empty reply" });
+      }
+    } catch (err) {
+      const where = `${describe(site)} (${llm.name})`;
+      if (err instanceof Error && !err.message.startsWith(where))
+        err.message = `${where}: ${err.message}`;
+      this.emit({ type: "call_failed", site, llm: llm.name, ms: ms(), error: errorMessage(err) });
+      throw err;
     }
-    return { text, request, metadata: response.metadata ?? {}, usage: response.usage, ms };
   }
 
   private record(a: Answer): void {

@@ -11,6 +11,7 @@ import { createLLM } from "../llm/registry.js";
 import type { Loom } from "../loom/loom.js";
 import { CouncilCalls } from "./calls.js";
 import { HeuristicDelta, LlmJudgeDelta, type DeltaStrategy } from "./delta.js";
+import { completedLoopsOf, type CompletedLoop, type CouncilEventListener } from "./events.js";
 import { execute } from "./executor.js";
 import { runTriage } from "./triage-agent.js";
 import { toTriageOutput, triageProblems } from "./triage-check.js";
@@ -54,6 +55,8 @@ export interface EngineConfig {
   loom?: Loom;
   /** The council's name in the loom. */
   name?: string;
+  /** Progress: each call's start, answer or failure, retries, warnings. Default: none. */
+  onEvent?: CouncilEventListener;
 }
 
 const TRIAGE_MODEL = "anthropic/claude-sonnet-4-20250514";
@@ -79,11 +82,24 @@ export class Crucible {
     }
   }
 
-  /** Processes a query through the council. `context` is metadata for triage only. */
-  async run(query: string, context?: Readonly<Record<string, unknown>>): Promise<ExecutorResult> {
+  /** The loops a failed `run` completed before its error (empty when none did). */
+  static completedLoops(err: unknown): readonly CompletedLoop[] {
+    return completedLoopsOf(err);
+  }
+
+  /**
+   * Processes a query through the council. `context` is metadata for triage only; `signal`
+   * ends the query (its calls) early. A failed run's error carries the completed loops
+   * (`Crucible.completedLoops(err)`).
+   */
+  async run(
+    query: string,
+    context?: Readonly<Record<string, unknown>>,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<ExecutorResult> {
     const { llms = {}, loom } = this.config;
     this.recordIdentity();
-    const calls = new CouncilCalls(loom, this.cantripId);
+    const calls = new CouncilCalls(loom, this.cantripId, this.config.onEvent, options.signal);
     const triage =
       this.fixedTriage ?? (await runTriage(await this.triageLLM(), calls, query, context));
     const seatLLMs = await Promise.all(

@@ -6,6 +6,7 @@
 import type { LLM } from "../core/contract.js";
 import type { CouncilCalls } from "./calls.js";
 import type { DeltaStrategy } from "./delta.js";
+import { attachCompletedLoops } from "./events.js";
 import { debate } from "./grammars/debate.js";
 import type { Grammar, LoopOutcome, RedTeamSeat } from "./grammars/grammar.js";
 import { parallel } from "./grammars/parallel.js";
@@ -55,29 +56,42 @@ export async function execute(
   const outcomes: LoopOutcome[] = [];
   let prior: LoopOutcome | null = null;
   let earlyExit = false;
-  for (let loop = 1; loop <= triage.loopCount; loop++) {
-    const outcome = await grammar({ triage, seats, redTeam, calls, loop, prior });
-    outcomes.push(outcome);
-    // Checked from loop 2 on, and only when early exit is allowed (§4.1 step 5).
-    const checked = triage.allowEarlyExit && loop >= 2;
-    const delta = checked
-      ? await options.delta.detect(prior?.responses ?? null, outcome.responses, { loop, calls })
-      : true;
-    if (trace) trace.push(makeRecord(loop, outcome.responses, outcome.critique, delta));
-    prior = outcome;
-    if (checked && !delta) {
-      earlyExit = loop < triage.loopCount;
-      break;
+  try {
+    for (let loop = 1; loop <= triage.loopCount; loop++) {
+      const outcome = await grammar({ triage, seats, redTeam, calls, loop, prior });
+      outcomes.push(outcome);
+      // Checked from loop 2 on, and only when early exit is allowed (§4.1 step 5).
+      const checked = triage.allowEarlyExit && loop >= 2;
+      const delta = checked
+        ? await options.delta.detect(prior?.responses ?? null, outcome.responses, { loop, calls })
+        : true;
+      if (trace) trace.push(makeRecord(loop, outcome.responses, outcome.critique, delta));
+      prior = outcome;
+      if (checked && !delta) {
+        earlyExit = loop < triage.loopCount;
+        break;
+      }
     }
+    const finalResponse = await synthesize(
+      options.synthesizerLLM,
+      calls,
+      triage,
+      userQuery,
+      outcomes,
+    );
+    return { finalResponse, loopsExecuted: outcomes.length, earlyExit, reasoningTrace: trace };
+  } catch (err) {
+    // The loops already paid for go back with the error (completedLoopsOf), trace or not.
+    attachCompletedLoops(
+      err,
+      outcomes.map((o, i) => ({
+        loopNumber: i + 1,
+        councilResponses: o.responses,
+        redTeamCritique: o.critique,
+      })),
+    );
+    throw err;
   }
-  const finalResponse = await synthesize(
-    options.synthesizerLLM,
-    calls,
-    triage,
-    userQuery,
-    outcomes,
-  );
-  return { finalResponse, loopsExecuted: outcomes.length, earlyExit, reasoningTrace: trace };
 }
 
 /**

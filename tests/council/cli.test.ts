@@ -67,7 +67,7 @@ describe("spell council FILE", () => {
     expect(o.out).toContain("Observability disabled.");
     expect(o.out).toContain("[Processing... 2 loops executed]\n\nRun a six-month pilot");
     expect(o.out).not.toContain("Loop 1:"); // trace off
-    expect(o.out).toMatch(/error: scripted llm .* has no response left/); // the scripts are spent
+    expect(o.out).toMatch(/error: triage \(scripted\): scripted llm .* has no response left/); // the scripts are spent
   });
 
   it("says short-circuited when the council is bypassed, and prints the trace when on", async () => {

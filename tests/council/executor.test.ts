@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { CouncilCalls } from "../../src/council/calls.js";
 import { execute, type ExecutorOptions } from "../../src/council/executor.js";
-import { completedLoopsOf, Crucible } from "../../src/council/index.js";
+import { Crucible } from "../../src/council/index.js";
 import { ScriptedLLM } from "../../src/llm/providers/scripted.js";
 import { LoopRecord, type LoopRecordFactory } from "../../src/council/loop-record.js";
 import { toTriageOutput } from "../../src/council/triage-check.js";
@@ -244,7 +244,7 @@ describe("a failed run", () => {
     });
     const err = await crucible.run("q").catch((e: unknown) => e);
     expect((err as Error).message).toContain("seat, loop 2, seat pragmatist");
-    expect(completedLoopsOf(err)).toEqual([
+    expect(Crucible.completedLoops(err)).toEqual([
       {
         loopNumber: 1,
         councilResponses: { domain_expert: "S1", pragmatist: "S2" },
