@@ -4,9 +4,16 @@
  * so `spell loom export` shows the deliberation and the `replay` provider plays it back in order.
  */
 import { isoNow } from "../core/clock.js";
-import { errorMessage, ModelError } from "../core/errors.js";
+import { errorMessage, ModelError, SystemError } from "../core/errors.js";
 import { newId } from "../core/ids.js";
-import { addUsage, emptyUsage, type LLM, type Message, type Usage } from "../core/contract.js";
+import {
+  addUsage,
+  emptyUsage,
+  type LLM,
+  type LLMResponse,
+  type Message,
+  type Usage,
+} from "../core/contract.js";
 import type { Loom } from "../loom/loom.js";
 import type { Turn } from "../loom/turn.js";
 import type { CouncilEvent, CouncilEventListener } from "./events.js";
@@ -88,10 +95,7 @@ export class CouncilCalls {
     this.emit({ type: "call_started", site, llm: llm.name });
     try {
       for (let attempt = 0; ; attempt++) {
-        const response = await llm.query(
-          request.messages,
-          this.signal ? { signal: this.signal } : {},
-        );
+        const response = await this.queryOnce(request);
         const text = response.content;
         if (typeof text === "string" && text.trim() !== "") {
           this.emit({ type: "call_answered", site, llm: llm.name, ms: ms() });
@@ -114,6 +118,24 @@ export class CouncilCalls {
       this.emit({ type: "call_failed", site, llm: llm.name, ms: ms(), error: errorMessage(err) });
       throw err;
     }
+  }
+
+  /** The LLM's reply; with a signal, an abort ends the wait even if the provider ignores it. */
+  private queryOnce({ llm, messages }: CallRequest): Promise<LLMResponse> {
+    const signal = this.signal;
+    if (!signal) return llm.query(messages);
+    const interrupted = () => new SystemError("council_interrupted", "interrupted");
+    if (signal.aborted) return Promise.reject(interrupted());
+    return new Promise<LLMResponse>((resolve, reject) => {
+      const stop = () => reject(interrupted());
+      signal.addEventListener("abort", stop, { once: true });
+      llm
+        .query(messages, { signal })
+        .then(resolve, reject)
+        .finally(() => {
+          signal.removeEventListener("abort", stop);
+        });
+    });
   }
 
   private record(a: Answer): void {
