@@ -10,6 +10,7 @@ import type { LLM } from "../core/contract.js";
 import { createLLM } from "../llm/registry.js";
 import type { Loom } from "../loom/loom.js";
 import { CouncilCalls } from "./calls.js";
+import { DEFAULT_MODEL, fallbackList, TRIAGE_MODEL } from "./defaults.js";
 import { HeuristicDelta, LlmJudgeDelta, type DeltaStrategy } from "./delta.js";
 import { completedLoopsOf, type CompletedLoop, type CouncilEventListener } from "./events.js";
 import { execute } from "./executor.js";
@@ -23,9 +24,12 @@ export interface EngineConfig {
   openrouterApiKey?: string;
   /** Default: OPENROUTER_BASE_URL, else https://openrouter.ai/api/v1. */
   openrouterBaseUrl?: string;
-  /** Default: anthropic/claude-sonnet-4-20250514. */
+  /** Default: anthropic/claude-sonnet-4 (the brief's model), falling back to openrouter/auto. */
   triageModel?: string;
-  /** Seats without a hint, red team, synthesis, short-circuit. Default: openrouter/auto. */
+  /**
+   * Seats without a hint, red team, synthesis, short-circuit. Default: openrouter/auto. Every
+   * model the engine builds is sent with a fallback list (defaults.ts): itself, then this one.
+   */
   defaultModel?: string;
   /** The llm_judge's model. Default: openrouter/auto. */
   judgeModel?: string;
@@ -58,9 +62,6 @@ export interface EngineConfig {
   /** Progress: each call's start, answer or failure, retries, warnings. Default: none. */
   onEvent?: CouncilEventListener;
 }
-
-const TRIAGE_MODEL = "anthropic/claude-sonnet-4-20250514";
-const DEFAULT_MODEL = "openrouter/auto";
 
 export class Crucible {
   private readonly config: EngineConfig;
@@ -155,15 +156,18 @@ export class Crucible {
         ? Promise.resolve(modelFor(hint))
         : llms?.default
           ? Promise.resolve(llms.default)
-          : this.openRouter(hint, [hint, this.config.defaultModel ?? DEFAULT_MODEL]);
+          : this.openRouter(hint);
       this.hinted.set(hint, llm);
     }
     return llm;
   }
 
   /** An OpenRouter model through the provider registry (retries, fallbacks, errors), built once. */
-  private openRouter(model: string, models?: string[]): Promise<LLM> {
-    const key = `${model} ${models?.join(",") ?? ""}`;
+  private openRouter(
+    model: string,
+    models = fallbackList(model, this.config.defaultModel ?? DEFAULT_MODEL),
+  ): Promise<LLM> {
+    const key = `${model} ${models.join(",")}`;
     let llm = this.built.get(key);
     if (!llm) {
       const { openrouterApiKey: apiKey, openrouterBaseUrl: baseUrl } = this.config;
@@ -173,7 +177,7 @@ export class Crucible {
           model,
           ...(apiKey ? { apiKey } : {}),
           ...(baseUrl ? { baseUrl } : {}),
-          ...(models ? { models } : {}),
+          models,
         },
         { redactor: new Redactor(), env: process.env, baseDir: process.cwd() },
       );
