@@ -140,7 +140,7 @@ ${roles.map((r) => `      - { role: ${r}, system_prompt: p }`).join("\n")}
     ]);
     // Two red teams is still its own error: only a missing one can be the unknown role's.
     expect(await errorsOf(["red_team", "wizard", "red_team"])).toEqual([
-      'c.yaml:7:7: triage.output.council: council must have exactly one seat with role "red_team" (has 2)',
+      'c.yaml:8:7: triage.output.council: council must have exactly one seat with role "red_team" (has 2)',
       `c.yaml:9:17: triage.output.council.1.role: unknown role "wizard" ${allowed}`,
     ]);
   });
