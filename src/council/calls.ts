@@ -16,17 +16,9 @@ import {
 } from "../core/contract.js";
 import type { Loom } from "../loom/loom.js";
 import type { Turn } from "../loom/turn.js";
-import type { CouncilEvent, CouncilEventListener } from "./events.js";
+import type { CallSite, CouncilEvent, CouncilEventListener } from "./events.js";
 
-/** Where in the deliberation a call is made (kept in the turn's metadata as `council`). */
-export interface CallSite {
-  phase: "triage" | "seat" | "red_team" | "judge" | "synthesis" | "short_circuit";
-  loop?: number;
-  /** The seat key (role, or role#n). */
-  seat?: string;
-  /** A grammar's step within a loop: position, defense, draft, critique, final_critique. */
-  step?: string;
-}
+export type { CallSite } from "./events.js";
 
 export interface CallRequest {
   llm: LLM;

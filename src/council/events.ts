@@ -3,7 +3,16 @@
  * timing), an empty reply asked again, and warnings (a judge that answered neither YES nor NO).
  * The CLI prints them as progress lines on stderr; the engine takes a listener (`onEvent`).
  */
-import type { CallSite } from "./calls.js";
+
+/** Where in the deliberation a call is made (kept in the turn's metadata as `council`). */
+export interface CallSite {
+  phase: "triage" | "seat" | "red_team" | "judge" | "synthesis" | "short_circuit";
+  loop?: number;
+  /** The seat key (role, or role#n). */
+  seat?: string;
+  /** A grammar's step within a loop: position, defense, draft, critique, final_critique. */
+  step?: string;
+}
 
 export type CouncilEvent =
   | { type: "call_started"; site: CallSite; llm: string }

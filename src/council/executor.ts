@@ -38,17 +38,8 @@ export async function execute(
   calls: CouncilCalls,
   options: ExecutorOptions,
 ): Promise<ExecutorResult> {
-  if (triage.shortCircuitAllowed && triage.complexity === "simple") {
-    const finalResponse = await calls.ask({
-      llm: options.defaultLLM,
-      messages: [
-        { role: "system", content: triage.synthesisInstruction },
-        { role: "user", content: triage.reconstructedQuery },
-      ],
-      site: { phase: "short_circuit" },
-    });
-    return { finalResponse, loopsExecuted: 0, earlyExit: true, reasoningTrace: null };
-  }
+  if (triage.shortCircuitAllowed && triage.complexity === "simple")
+    return shortCircuit(triage, calls, options.defaultLLM);
   const { seats, redTeam } = splitSeats(triage, options);
   const grammar = GRAMMARS[triage.loopGrammar];
   const makeRecord = options.newLoopRecord ?? newLoopRecord;
@@ -92,6 +83,23 @@ export async function execute(
     );
     throw err;
   }
+}
+
+/** SIMPLE and allowed: one call, [system: synthesis instruction] [user: query], no loop. */
+async function shortCircuit(
+  triage: TriageOutput,
+  calls: CouncilCalls,
+  llm: LLM,
+): Promise<ExecutorResult> {
+  const finalResponse = await calls.ask({
+    llm,
+    messages: [
+      { role: "system", content: triage.synthesisInstruction },
+      { role: "user", content: triage.reconstructedQuery },
+    ],
+    site: { phase: "short_circuit" },
+  });
+  return { finalResponse, loopsExecuted: 0, earlyExit: true, reasoningTrace: null };
 }
 
 /**
