@@ -4,9 +4,10 @@
  * snake_case wire form (schemas/executor-result.schema.json).
  */
 import { errorMessage, SpellbookError } from "../core/errors.js";
-import type { ExecutorResult } from "../council/index.js";
+import { Crucible, type ExecutorResult } from "../council/index.js";
 import type { LoadedDocument } from "../spell/index.js";
 import type { CouncilProgram } from "../spell/kinds/council.js";
+import { completedLoopsJson, completedLoopsText, councilProgress } from "./council-progress.js";
 import { EXIT, print, type CliIO } from "./io.js";
 import type { RunFlags } from "./run-flags.js";
 
@@ -51,12 +52,19 @@ export async function runCouncil(
     io.stderr(`${loaded.file}: no intent: give --intent "..." or write intent: in the document\n`);
     return EXIT.invalid;
   }
+  // Progress per call on stderr (not with --quiet or --json); warnings always.
+  const progress = councilProgress(io.stderr, redact);
+  const quiet = flags.quiet || flags.json;
+  const engine = program.withConfig({
+    onEvent: (e) => (!quiet || e.type === "warning" ? progress(e) : undefined),
+  });
   let result: ExecutorResult;
   try {
-    result = await program.engine.run(query);
+    result = await engine.run(query);
   } catch (err) {
     io.stderr(redact(`spell run failed: ${errorMessage(err)}\n`));
     program.loom.close();
+    printCompleted(err, flags.json ?? false, io, redact);
     return err instanceof SpellbookError && err.family === "spell" ? EXIT.invalid : EXIT.failure;
   }
   program.loom.close();
@@ -70,4 +78,14 @@ export async function runCouncil(
     io.stderr(`${processingLine(result)}${early} · loom ${program.loom.store.location}\n`);
   }
   return EXIT.ok;
+}
+
+/** A failed run's completed loops on stdout (with --json: the error and the loops as JSON). */
+function printCompleted(err: unknown, json: boolean, io: CliIO, redact: (t: string) => string) {
+  const loops = Crucible.completedLoops(err);
+  if (json) {
+    const code = err instanceof SpellbookError ? err.code : "error";
+    const error = { code, message: errorMessage(err) };
+    io.stdout(redact(JSON.stringify({ error, completed_loops: completedLoopsJson(loops) })) + "\n");
+  } else if (loops.length) io.stdout(redact(completedLoopsText(loops)));
 }

@@ -4,21 +4,21 @@
  * so `spell loom export` shows the deliberation and the `replay` provider plays it back in order.
  */
 import { isoNow } from "../core/clock.js";
-import { ModelError } from "../core/errors.js";
+import { errorMessage, ModelError, SystemError } from "../core/errors.js";
 import { newId } from "../core/ids.js";
-import { addUsage, emptyUsage, type LLM, type Message, type Usage } from "../core/contract.js";
+import {
+  addUsage,
+  emptyUsage,
+  type LLM,
+  type LLMResponse,
+  type Message,
+  type Usage,
+} from "../core/contract.js";
 import type { Loom } from "../loom/loom.js";
 import type { Turn } from "../loom/turn.js";
+import type { CallSite, CouncilEvent, CouncilEventListener } from "./events.js";
 
-/** Where in the deliberation a call is made (kept in the turn's metadata as `council`). */
-export interface CallSite {
-  phase: "triage" | "seat" | "red_team" | "judge" | "synthesis" | "short_circuit";
-  loop?: number;
-  /** The seat key (role, or role#n). */
-  seat?: string;
-  /** A grammar's step within a loop: position, defense, draft, critique, final_critique. */
-  step?: string;
-}
+export type { CallSite } from "./events.js";
 
 export interface CallRequest {
   llm: LLM;
@@ -46,7 +46,18 @@ export class CouncilCalls {
   constructor(
     private readonly loom: Loom | undefined,
     private readonly cantripId: string,
+    private readonly onEvent?: CouncilEventListener,
+    private readonly signal?: AbortSignal,
   ) {}
+
+  /** Tells the listener (progress lines, warnings); a listener's own failure is not the run's. */
+  emit(event: CouncilEvent): void {
+    try {
+      this.onEvent?.(event);
+    } catch {
+      // A display that fails must not fail the deliberation.
+    }
+  }
 
   /** One call; its reply's text. A reply without text is the model's fault (ModelError). */
   async ask(request: CallRequest): Promise<string> {
@@ -65,18 +76,58 @@ export class CouncilCalls {
     return answers.map((a) => a.text);
   }
 
+  /**
+   * One query, announced and timed. An empty reply is asked again once (models do sometimes
+   * answer nothing); a second is a ModelError. Every error names the phase, loop and seat.
+   */
   private async query(request: CallRequest): Promise<Answer> {
+    const { site, llm } = request;
     const started = performance.now();
-    const response = await request.llm.query(request.messages);
-    const ms = performance.now() - started;
-    const text = response.content;
-    if (typeof text !== "string" || text.trim() === "") {
-      throw new ModelError(
-        "council_empty_reply",
-        `${describe(request.site)}: ${request.llm.name} answered without text`,
-      );
+    const ms = () => performance.now() - started;
+    this.emit({ type: "call_started", site, llm: llm.name });
+    try {
+      for (let attempt = 0; ; attempt++) {
+        const response = await this.queryOnce(request);
+        const text = response.content;
+        if (typeof text === "string" && text.trim() !== "") {
+          this.emit({ type: "call_answered", site, llm: llm.name, ms: ms() });
+          return {
+            text,
+            request,
+            metadata: response.metadata ?? {},
+            usage: response.usage,
+            ms: ms(),
+          };
+        }
+        if (attempt >= 1)
+          throw new ModelError("council_empty_reply", `${llm.name} answered without text twice`);
+        this.emit({ type: "call_retry", site, llm: llm.name, reason: "empty reply" });
+      }
+    } catch (err) {
+      const where = `${describe(site)} (${llm.name})`;
+      if (err instanceof Error && !err.message.startsWith(where))
+        err.message = `${where}: ${err.message}`;
+      this.emit({ type: "call_failed", site, llm: llm.name, ms: ms(), error: errorMessage(err) });
+      throw err;
     }
-    return { text, request, metadata: response.metadata ?? {}, usage: response.usage, ms };
+  }
+
+  /** The LLM's reply; with a signal, an abort ends the wait even if the provider ignores it. */
+  private queryOnce({ llm, messages }: CallRequest): Promise<LLMResponse> {
+    const signal = this.signal;
+    if (!signal) return llm.query(messages);
+    const interrupted = () => new SystemError("council_interrupted", "interrupted");
+    if (signal.aborted) return Promise.reject(interrupted());
+    return new Promise<LLMResponse>((resolve, reject) => {
+      const stop = () => reject(interrupted());
+      signal.addEventListener("abort", stop, { once: true });
+      llm
+        .query(messages, { signal })
+        .then(resolve, reject)
+        .finally(() => {
+          signal.removeEventListener("abort", stop);
+        });
+    });
   }
 
   private record(a: Answer): void {

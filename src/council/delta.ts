@@ -2,7 +2,6 @@
  * Delta detection (brief §2.4): did the positions change materially since the prior loop? A
  * strategy is pluggable; `llm_judge` (the default) asks a model, `heuristic` measures text.
  */
-import { ModelError } from "../core/errors.js";
 import type { LLM, Message } from "../core/contract.js";
 import type { CouncilCalls } from "./calls.js";
 import { formatPositions } from "./seats.js";
@@ -25,20 +24,24 @@ export function judgeQuestion(prior: SeatResponses, current: SeatResponses): str
 }
 
 /**
- * The judge's reply, strictly: YES or NO (any case, surrounding whitespace and one final period
- * allowed). Anything else — "Yes, they changed", "NOT YES", an empty reply — is no answer
- * (null); a reply is never searched for a YES inside it.
+ * The judge's verdict: the reply's first word, stripped of markup (** _ ` # > and quotes) and
+ * trailing punctuation, in any case — "**NO**", "No, nothing material changed.", "Yes." all
+ * count. A reply whose first word is neither YES nor NO ("NOT YES", "Mostly yes", "") is no
+ * answer (null): a reply is never searched for a YES inside it.
  */
 export function parseVerdict(reply: string): boolean | null {
-  const m = /^\s*(YES|NO)\.?\s*$/i.exec(reply);
-  if (!m) return null;
-  return m[1]!.toUpperCase() === "YES";
+  const first = reply
+    .replace(/^[\s*_`#>"'“”‘’]+/u, "")
+    .match(/^[\p{L}]+/u)?.[0]
+    ?.toUpperCase();
+  return first === "YES" ? true : first === "NO" ? false : null;
 }
 
 /**
  * LLM-as-judge. A reply that is not YES or NO is asked again (`retries` times, default 1) with
- * the reply and a reminder added to the conversation; then it is a ModelError
- * (`judge_unparseable`) and the run fails — the executor never guesses a verdict.
+ * the reply and a reminder added to the conversation; after that the positions count as
+ * changed (the council deliberates on rather than stopping on a guess) and a warning says so
+ * — a judge's wording never fails a run whose seats were already paid for.
  */
 export class LlmJudgeDelta implements DeltaStrategy {
   constructor(
@@ -65,10 +68,11 @@ export class LlmJudgeDelta implements DeltaStrategy {
       const verdict = parseVerdict(reply);
       if (verdict !== null) return verdict;
       if (attempt >= this.retries) {
-        throw new ModelError(
-          "judge_unparseable",
-          `the delta judge (${this.llm.name}) must answer YES or NO; loop ${at.loop} it answered ${JSON.stringify(reply.slice(0, 200))}${this.retries ? ` (asked ${this.retries + 1} times)` : ""}`,
-        );
+        at.calls.emit({
+          type: "warning",
+          message: `the delta judge (${this.llm.name}) answered neither YES nor NO in loop ${at.loop}: ${JSON.stringify(reply.slice(0, 200))}${this.retries ? ` (asked ${this.retries + 1} times)` : ""}; counted as a change`,
+        });
+        return true;
       }
       messages.push(
         { role: "assistant", content: reply },

@@ -10,7 +10,9 @@ import type { LLM } from "../core/contract.js";
 import { createLLM } from "../llm/registry.js";
 import type { Loom } from "../loom/loom.js";
 import { CouncilCalls } from "./calls.js";
+import { DEFAULT_MODEL, fallbackList, TRIAGE_MODEL } from "./defaults.js";
 import { HeuristicDelta, LlmJudgeDelta, type DeltaStrategy } from "./delta.js";
+import { completedLoopsOf, type CompletedLoop, type CouncilEventListener } from "./events.js";
 import { execute } from "./executor.js";
 import { runTriage } from "./triage-agent.js";
 import { toTriageOutput, triageProblems } from "./triage-check.js";
@@ -23,9 +25,12 @@ export interface EngineConfig {
   openrouterApiKey?: string;
   /** Default: OPENROUTER_BASE_URL, else https://openrouter.ai/api/v1. */
   openrouterBaseUrl?: string;
-  /** Default: anthropic/claude-sonnet-4-20250514. */
+  /** Default: anthropic/claude-sonnet-4 (the brief's model), falling back to openrouter/auto. */
   triageModel?: string;
-  /** Seats without a hint, red team, synthesis, short-circuit. Default: openrouter/auto. */
+  /**
+   * Seats without a hint, red team, synthesis, short-circuit. Default: openrouter/auto. Every
+   * model the engine builds is sent with a fallback list (defaults.ts): itself, then this one.
+   */
   defaultModel?: string;
   /** The llm_judge's model. Default: openrouter/auto. */
   judgeModel?: string;
@@ -55,10 +60,9 @@ export interface EngineConfig {
   loom?: Loom;
   /** The council's name in the loom. */
   name?: string;
+  /** Progress: each call's start, answer or failure, retries, warnings. Default: none. */
+  onEvent?: CouncilEventListener;
 }
-
-const TRIAGE_MODEL = "anthropic/claude-sonnet-4-20250514";
-const DEFAULT_MODEL = "openrouter/auto";
 
 export class Crucible {
   private readonly config: EngineConfig;
@@ -80,11 +84,24 @@ export class Crucible {
     }
   }
 
-  /** Processes a query through the council. `context` is metadata for triage only. */
-  async run(query: string, context?: Readonly<Record<string, unknown>>): Promise<ExecutorResult> {
+  /** The loops a failed `run` completed before its error (empty when none did). */
+  static completedLoops(err: unknown): readonly CompletedLoop[] {
+    return completedLoopsOf(err);
+  }
+
+  /**
+   * Processes a query through the council. `context` is metadata for triage only; `signal`
+   * ends the query (its calls) early. A failed run's error carries the completed loops
+   * (`Crucible.completedLoops(err)`).
+   */
+  async run(
+    query: string,
+    context?: Readonly<Record<string, unknown>>,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<ExecutorResult> {
     const { llms = {}, loom } = this.config;
     this.recordIdentity();
-    const calls = new CouncilCalls(loom, this.cantripId);
+    const calls = new CouncilCalls(loom, this.cantripId, this.config.onEvent, options.signal);
     const triage =
       this.fixedTriage ?? (await runTriage(await this.triageLLM(), calls, query, context));
     const seatLLMs = await Promise.all(
@@ -141,15 +158,18 @@ export class Crucible {
         ? Promise.resolve(modelFor(hint))
         : llms?.default
           ? Promise.resolve(llms.default)
-          : this.openRouter(hint, [hint, this.config.defaultModel ?? DEFAULT_MODEL]);
+          : this.openRouter(hint);
       this.hinted.set(hint, llm);
     }
     return llm;
   }
 
   /** An OpenRouter model through the provider registry (retries, fallbacks, errors), built once. */
-  private openRouter(model: string, models?: string[]): Promise<LLM> {
-    const key = `${model} ${models?.join(",") ?? ""}`;
+  private openRouter(
+    model: string,
+    models = fallbackList(model, this.config.defaultModel ?? DEFAULT_MODEL),
+  ): Promise<LLM> {
+    const key = `${model} ${models.join(",")}`;
     let llm = this.built.get(key);
     if (!llm) {
       const { openrouterApiKey: apiKey, openrouterBaseUrl: baseUrl } = this.config;
@@ -159,7 +179,7 @@ export class Crucible {
           model,
           ...(apiKey ? { apiKey } : {}),
           ...(baseUrl ? { baseUrl } : {}),
-          ...(models ? { models } : {}),
+          models,
         },
         { redactor: new Redactor(), env: process.env, baseDir: process.cwd() },
       );

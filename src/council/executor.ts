@@ -6,6 +6,7 @@
 import type { LLM } from "../core/contract.js";
 import type { CouncilCalls } from "./calls.js";
 import type { DeltaStrategy } from "./delta.js";
+import { attachCompletedLoops } from "./events.js";
 import { debate } from "./grammars/debate.js";
 import type { Grammar, LoopOutcome, RedTeamSeat } from "./grammars/grammar.js";
 import { parallel } from "./grammars/parallel.js";
@@ -37,17 +38,8 @@ export async function execute(
   calls: CouncilCalls,
   options: ExecutorOptions,
 ): Promise<ExecutorResult> {
-  if (triage.shortCircuitAllowed && triage.complexity === "simple") {
-    const finalResponse = await calls.ask({
-      llm: options.defaultLLM,
-      messages: [
-        { role: "system", content: triage.synthesisInstruction },
-        { role: "user", content: triage.reconstructedQuery },
-      ],
-      site: { phase: "short_circuit" },
-    });
-    return { finalResponse, loopsExecuted: 0, earlyExit: true, reasoningTrace: null };
-  }
+  if (triage.shortCircuitAllowed && triage.complexity === "simple")
+    return shortCircuit(triage, calls, options.defaultLLM);
   const { seats, redTeam } = splitSeats(triage, options);
   const grammar = GRAMMARS[triage.loopGrammar];
   const makeRecord = options.newLoopRecord ?? newLoopRecord;
@@ -55,29 +47,59 @@ export async function execute(
   const outcomes: LoopOutcome[] = [];
   let prior: LoopOutcome | null = null;
   let earlyExit = false;
-  for (let loop = 1; loop <= triage.loopCount; loop++) {
-    const outcome = await grammar({ triage, seats, redTeam, calls, loop, prior });
-    outcomes.push(outcome);
-    // Checked from loop 2 on, and only when early exit is allowed (§4.1 step 5).
-    const checked = triage.allowEarlyExit && loop >= 2;
-    const delta = checked
-      ? await options.delta.detect(prior?.responses ?? null, outcome.responses, { loop, calls })
-      : true;
-    if (trace) trace.push(makeRecord(loop, outcome.responses, outcome.critique, delta));
-    prior = outcome;
-    if (checked && !delta) {
-      earlyExit = loop < triage.loopCount;
-      break;
+  try {
+    for (let loop = 1; loop <= triage.loopCount; loop++) {
+      const outcome = await grammar({ triage, seats, redTeam, calls, loop, prior });
+      outcomes.push(outcome);
+      // Checked from loop 2 on, and only when early exit is allowed (§4.1 step 5).
+      const checked = triage.allowEarlyExit && loop >= 2;
+      const delta = checked
+        ? await options.delta.detect(prior?.responses ?? null, outcome.responses, { loop, calls })
+        : true;
+      if (trace) trace.push(makeRecord(loop, outcome.responses, outcome.critique, delta));
+      prior = outcome;
+      if (checked && !delta) {
+        earlyExit = loop < triage.loopCount;
+        break;
+      }
     }
+    const finalResponse = await synthesize(
+      options.synthesizerLLM,
+      calls,
+      triage,
+      userQuery,
+      outcomes,
+    );
+    return { finalResponse, loopsExecuted: outcomes.length, earlyExit, reasoningTrace: trace };
+  } catch (err) {
+    // The loops already paid for go back with the error (completedLoopsOf), trace or not.
+    attachCompletedLoops(
+      err,
+      outcomes.map((o, i) => ({
+        loopNumber: i + 1,
+        councilResponses: o.responses,
+        redTeamCritique: o.critique,
+      })),
+    );
+    throw err;
   }
-  const finalResponse = await synthesize(
-    options.synthesizerLLM,
-    calls,
-    triage,
-    userQuery,
-    outcomes,
-  );
-  return { finalResponse, loopsExecuted: outcomes.length, earlyExit, reasoningTrace: trace };
+}
+
+/** SIMPLE and allowed: one call, [system: synthesis instruction] [user: query], no loop. */
+async function shortCircuit(
+  triage: TriageOutput,
+  calls: CouncilCalls,
+  llm: LLM,
+): Promise<ExecutorResult> {
+  const finalResponse = await calls.ask({
+    llm,
+    messages: [
+      { role: "system", content: triage.synthesisInstruction },
+      { role: "user", content: triage.reconstructedQuery },
+    ],
+    site: { phase: "short_circuit" },
+  });
+  return { finalResponse, loopsExecuted: 0, earlyExit: true, reasoningTrace: null };
 }
 
 /**

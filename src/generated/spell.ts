@@ -148,6 +148,10 @@ export interface LlmObject {
    * scripted: one reply per query, in order.
    */
   responses?: ScriptedResponse[];
+  /**
+   * scripted: after the last reply, start again from the first (a demonstration that answers any number of queries). Default false: a query past the end is an error.
+   */
+  cycle?: boolean;
   usage?: Usage;
   record_inputs?: boolean;
 }

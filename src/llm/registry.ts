@@ -49,12 +49,16 @@ export const providerRegistry: Readonly<Record<string, ProviderEntry>> = {
         responses: spec.responses ?? [],
         ...(spec.usage ? { usage: spec.usage } : {}),
         recordInputs: spec.recordInputs ?? false,
+        cycle: spec.cycle ?? false,
         name: spec.name ?? "scripted",
       });
       // Scripted errors are retried only when the spell asks (retry:), so scripts stay literal.
       return Promise.resolve(
         spec.retry
-          ? new RetryingLLM(llm, retryPolicy(spec.retry), ctx.sleep ? { sleep: ctx.sleep } : {})
+          ? new RetryingLLM(llm, retryPolicy(spec.retry), {
+              ...(ctx.sleep ? { sleep: ctx.sleep } : {}),
+              ...(ctx.warn ? { onRetry: (info) => ctx.warn!(retryNotice(info)) } : {}),
+            })
           : llm,
       );
     },

@@ -49,6 +49,8 @@ export interface LLMSpec {
   retry?: RetrySpec;
   /** scripted: one reply per query, in the script format (CONFORMANCE.md). */
   responses?: ScriptedResponse[];
+  /** scripted: after the last reply, start again from the first. Default false. */
+  cycle?: boolean;
   usage?: ScriptedResponse["usage"];
   recordInputs?: boolean;
 }

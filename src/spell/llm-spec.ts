@@ -24,6 +24,7 @@ const LLM_KEYS: Readonly<Record<string, keyof LLMSpec>> = {
   thread: "thread",
   retry: "retry",
   responses: "responses",
+  cycle: "cycle",
   usage: "usage",
   record_inputs: "recordInputs",
 };

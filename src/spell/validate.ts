@@ -90,6 +90,11 @@ function describe(e: ErrorObject, path: Path): { message: string; key?: string }
           message: `unknown gate${didYouMean(String(e.propertyName ?? value), allowed)}`,
         };
       }
+      // A council seat's role: the role named and every allowed one (COUNCIL.md).
+      if (e.schemaPath.includes("council_role"))
+        return {
+          message: `unknown role ${JSON.stringify(e.data)}${didYouMean(value, allowed)} (allowed: ${allowed.join(", ")})`,
+        };
       const what = e.schemaPath.includes("gate_name")
         ? "gate"
         : e.schemaPath.includes("medium")

@@ -8,15 +8,18 @@ import {
   parseVerdict,
   textDistance,
 } from "../../src/council/delta.js";
-import { ModelError } from "../../src/core/errors.js";
+import type { CouncilEvent } from "../../src/council/events.js";
 import { asked, scripted } from "./helpers.js";
 
 const at = () => ({ loop: 2, calls: new CouncilCalls(undefined, "c") });
 
 describe("llm_judge", () => {
-  it("reads YES and NO strictly: a reply merely containing YES is not a verdict", () => {
-    expect(["YES", "yes", " NO. ", "No"].map(parseVerdict)).toEqual([true, true, false, false]);
-    for (const reply of ["Yes, they changed.", "NOT YES", "YES NO", "", "Y", "NO!"])
+  it("reads the first word, stripped of markup, in any case; never searches for a YES inside", () => {
+    const yes = ["YES", "yes", "Yes, they changed.", "**YES**", "> Yes", "`yes`", "# YES."];
+    const no = [" NO. ", "No", "**NO**", "No, nothing material changed.", "_no_", '"NO"', "NO!"];
+    expect(yes.map(parseVerdict)).toEqual(yes.map(() => true));
+    expect(no.map(parseVerdict)).toEqual(no.map(() => false));
+    for (const reply of ["NOT YES", "Mostly yes", "", "Y", "**", "Yesterday", "I think so. YES"])
       expect(parseVerdict(reply), reply).toBeNull();
   });
 
@@ -37,20 +40,28 @@ describe("llm_judge", () => {
     expect(judge.queries).toBe(0);
   });
 
-  it("a reply that is neither is asked again once with a reminder, then is an error", async () => {
+  it("a reply that is neither is asked again once with a reminder, then counts as a change with a warning", async () => {
     const judge = scripted("judge", ["Mostly yes", "YES"]);
     expect(await new LlmJudgeDelta(judge).detect({ a: "x" }, { a: "y" }, at())).toBe(true);
     expect(asked(judge)[1]!.slice(2)).toEqual([
       { role: "assistant", content: "Mostly yes" },
       { role: "user", content: JUDGE_REMINDER },
     ]);
-    const stubborn = scripted("judge", ["Mostly yes", "I think so"]);
-    const err = await new LlmJudgeDelta(stubborn)
-      .detect({ a: "x" }, { a: "y" }, at())
-      .catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(ModelError);
-    expect((err as ModelError).code).toBe("judge_unparseable");
-    expect((err as ModelError).message).toContain('"I think so"');
+    const events: CouncilEvent[] = [];
+    const calls = new CouncilCalls(undefined, "c", (e) => events.push(e));
+    const stubborn = scripted("judge", ["I think they did", "I think so"]);
+    const changed = await new LlmJudgeDelta(stubborn).detect(
+      { a: "x" },
+      { a: "y" },
+      { loop: 2, calls },
+    );
+    expect(changed).toBe(true); // never a failure: the loop goes on
+    const warnings = events.filter((e) => e.type === "warning");
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatchObject({ type: "warning" });
+    expect((warnings[0] as { message: string }).message).toMatch(
+      /judge .*loop 2.*"I think so".*counted as a change/,
+    );
   });
 });
 

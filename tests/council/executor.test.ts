@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { CouncilCalls } from "../../src/council/calls.js";
 import { execute, type ExecutorOptions } from "../../src/council/executor.js";
 import { Crucible } from "../../src/council/index.js";
+import { ScriptedLLM } from "../../src/llm/providers/scripted.js";
 import { LoopRecord, type LoopRecordFactory } from "../../src/council/loop-record.js";
 import { toTriageOutput } from "../../src/council/triage-check.js";
 import type { LLM, LLMResponse } from "../../src/core/contract.js";
@@ -217,5 +218,38 @@ describe("seats", () => {
     });
     expect((await crucible.run("q")).finalResponse).toBe("F");
     expect([expert.unused(), critic.unused()]).toEqual([0, 0]);
+  });
+});
+
+describe("a failed run", () => {
+  it("keeps the loops that completed before a seat failed, with the error", async () => {
+    // Loop 1: two seats + red team; loop 2: the first seat answers, the second fails.
+    const seats = new ScriptedLLM({
+      name: "seats",
+      responses: [
+        { content: "S1" },
+        { content: "S2" },
+        { content: "S3" },
+        { error: { status: 400, message: "refused" } },
+      ],
+    });
+    const crucible = new Crucible({
+      triage: triageJson({ loop_count: 3 }),
+      llms: {
+        default: seats,
+        redTeam: scripted("red", ["R1", "R2"]),
+        synthesizer: scripted("s", ["F"]),
+      },
+      observability: false,
+    });
+    const err = await crucible.run("q").catch((e: unknown) => e);
+    expect((err as Error).message).toContain("seat, loop 2, seat pragmatist");
+    expect(Crucible.completedLoops(err)).toEqual([
+      {
+        loopNumber: 1,
+        councilResponses: { domain_expert: "S1", pragmatist: "S2" },
+        redTeamCritique: "R1",
+      },
+    ]);
   });
 });

@@ -112,6 +112,39 @@ triage:
     ]);
   });
 
+  it("an unknown role is one error at its place, naming the role and the allowed ones", async () => {
+    const doc = (roles: string[]) => `kind: council
+llm: scripted/x
+triage:
+  output:
+    reconstructed_query: q
+    complexity: complex
+    council:
+${roles.map((r) => `      - { role: ${r}, system_prompt: p }`).join("\n")}
+    loop_grammar: parallel
+    loop_count: 2
+    red_team_flavor: logical
+    allow_early_exit: false
+    synthesis_instruction: s
+`;
+    const errorsOf = async (roles: string[]) =>
+      (
+        (await loadDocumentText(doc(roles), "c.yaml").catch((e: unknown) => e)) as SpellErrors
+      ).errors.map((e) => e.format());
+    const allowed = "(allowed: synthesizer, domain_expert, pragmatist, creative, red_team)";
+    expect(await errorsOf(["domain_expert", "pragmatist", "redteam"])).toEqual([
+      `c.yaml:10:17: triage.output.council.2.role: unknown role "redteam"; did you mean "red_team"? ${allowed}`,
+    ]);
+    expect(await errorsOf(["pragmatist", "wizard", "red_team"])).toEqual([
+      `c.yaml:9:17: triage.output.council.1.role: unknown role "wizard" ${allowed}`,
+    ]);
+    // Two red teams is still its own error: only a missing one can be the unknown role's.
+    expect(await errorsOf(["red_team", "wizard", "red_team"])).toEqual([
+      'c.yaml:8:7: triage.output.council: council must have exactly one seat with role "red_team" (has 2)',
+      `c.yaml:9:17: triage.output.council.1.role: unknown role "wizard" ${allowed}`,
+    ]);
+  });
+
   it("a role's bad LLM spec is an error at its place", async () => {
     const err = (await loadDocumentText(
       "kind: council\nllm: scripted/x\njudge: { llm: openai }\n",

@@ -61,7 +61,7 @@ describe("a council on OpenRouter (loopback, recorded by hand from the wire form
     const bodies = server.requests.map(
       (r) => r.body as { model: string; models?: string[]; messages: { content: string }[] },
     );
-    expect(bodies[0]!.model).toBe("anthropic/claude-sonnet-4-20250514");
+    expect(bodies[0]!.model).toBe("anthropic/claude-sonnet-4"); // OpenRouter's id for the brief's model
     expect(bodies[0]!.messages[0]!.content).toBe(TRIAGE_SYSTEM_PROMPT);
     const hinted = bodies.filter((b) => b.model === "openai/gpt-4o");
     expect(hinted).toHaveLength(2); // the domain expert, in each loop

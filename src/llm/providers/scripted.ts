@@ -30,6 +30,8 @@ export interface ScriptedLLMOptions {
   responses: ScriptedResponse[];
   usage?: ScriptedResponse["usage"];
   recordInputs?: boolean;
+  /** After the last reply, start again from the first (a demonstration's script). Default false. */
+  cycle?: boolean;
   name?: string;
   /** The tool a `code:` reply calls (the code medium's single tool). */
   codeTool?: string;
@@ -43,8 +45,9 @@ export interface RecordedQuery {
 }
 
 /**
- * A model whose replies are listed in advance. It fails on a query past the end of its script,
- * and `unused()` tells how many replies were never asked for.
+ * A model whose replies are listed in advance. It fails on a query past the end of its script
+ * (unless it cycles: then it starts again from the first), and `unused()` tells how many
+ * replies were never asked for.
  */
 export class ScriptedLLM implements LLM {
   readonly name: string;
@@ -87,7 +90,9 @@ export class ScriptedLLM implements LLM {
         extra: options.extra,
       });
     }
-    const script = this.options.responses[this.next];
+    const { responses, cycle } = this.options;
+    if (cycle && responses.length > 0 && this.next >= responses.length) this.next = 0;
+    const script = responses[this.next];
     if (script === undefined) {
       return Promise.reject(
         new ConfigError(

@@ -16,15 +16,19 @@ import {
 } from "../../llm/registry.js";
 import { ownEntry } from "../../core/own.js";
 import type { EngineConfig } from "../../council/index.js";
+import { DEFAULT_MODEL, fallbackList, TRIAGE_MODEL } from "../../council/defaults.js";
 import type { Path } from "../source.js";
 import type { KindContext } from "./kind.js";
 import type { LoadOptions } from "../options.js";
 
 type LlmField = CouncilDocument["llm"];
 
-export const DEFAULT_COUNCIL_LLM: LLMSpec = { provider: "openrouter", model: "openrouter/auto" };
-/** The brief's triage model, when the council runs on OpenRouter and names none. */
-export const OPENROUTER_TRIAGE_MODEL = "anthropic/claude-sonnet-4-20250514";
+/** Without `llm:`: OpenRouter's auto router, with its fallback list (council/defaults.ts). */
+export const DEFAULT_COUNCIL_LLM: LLMSpec = {
+  provider: "openrouter",
+  model: DEFAULT_MODEL,
+  models: fallbackList(DEFAULT_MODEL),
+};
 
 const specOf = (value: LlmField): LLMSpec | undefined => llmSpecOf(value);
 
@@ -70,7 +74,11 @@ export async function buildCouncilLLMs(
     build(override ?? specOf(value) ?? fallback, path);
   const triageFallback =
     defaultSpec.provider === "openrouter"
-      ? { ...defaultSpec, model: OPENROUTER_TRIAGE_MODEL }
+      ? {
+          ...defaultSpec,
+          model: TRIAGE_MODEL,
+          models: fallbackList(TRIAGE_MODEL, defaultSpec.model ?? DEFAULT_MODEL),
+        }
       : defaultSpec;
   const llms: CouncilLLMs["llms"] = {};
   const put = (name: keyof CouncilLLMs["llms"], llm: LLM | undefined) => {

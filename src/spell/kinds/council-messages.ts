@@ -29,13 +29,37 @@ function ruleMessage(e: ErrorObject): string | undefined {
 
 const validateCouncil = generated as SchemaValidator;
 
+const unknownRole = (e: ErrorObject) =>
+  e.keyword === "enum" && /\/council\/\d+\/role$/.test(e.instancePath);
+
+/**
+ * Drops what only repeats another error: the per-seat "must be equal to constant" of the
+ * one-red-team rule (ajv's `contains` reports every seat that is not the red team, valid ones
+ * included), and that rule's "(has 0)" when a seat's role is unknown — the unknown role may
+ * be the red team misspelt. Two red teams stay an error of their own.
+ */
+function quieter(errors: ErrorObject[]): ErrorObject[] {
+  const anyUnknown = errors.some(unknownRole);
+  return errors.filter((e) => {
+    if (e.keyword === "const" && e.schemaPath.includes("/contains/")) return false;
+    if (e.keyword === "contains" && anyUnknown) {
+      const data: unknown = e.data;
+      const redTeams = Array.isArray(data)
+        ? data.filter((s) => (s as { role?: unknown } | null)?.role === "red_team").length
+        : 0;
+      return redTeams > 0;
+    }
+    return true;
+  });
+}
+
 /** Validates a council document; errors of triage rules carry the brief's words. */
 export const councilValidator: SchemaValidator = Object.assign(
   (data: unknown): boolean => {
     const ok = validateCouncil(data);
-    const errors = validateCouncil.errors ?? null;
-    for (const e of errors ?? []) e.message = ruleMessage(e) ?? e.message;
-    councilValidator.errors = errors;
+    const errors = quieter(validateCouncil.errors ?? []);
+    for (const e of errors) e.message = ruleMessage(e) ?? e.message;
+    councilValidator.errors = ok ? null : errors;
     return ok;
   },
   { errors: null as ErrorObject[] | null },
