@@ -7,12 +7,13 @@ import type { Lane } from "../../src/circle/mediums/code/lane.js";
 import { PHASE } from "../../src/circle/mediums/code/protocol.js";
 import { ABORT_WAIT_MS, STUCK_MS, Watchdog } from "../../src/circle/mediums/code/watchdog.js";
 
-function fakeLane() {
-  return { stop: vi.fn(), kill: vi.fn(), phase: PHASE.RUNNING as number };
+/** `cpu`: the worker's CPU time as the lane reports it (undefined: the host does not say). */
+function fakeLane(cpu: { ms: number | undefined } = { ms: undefined }) {
+  return { stop: vi.fn(), kill: vi.fn(), phase: PHASE.RUNNING as number, cpuMs: () => cpu.ms };
 }
 
-function watch(evalMs = 1000) {
-  const lane = fakeLane();
+function watch(evalMs = 1000, cpu?: { ms: number | undefined }) {
+  const lane = fakeLane(cpu);
   const controller = new AbortController();
   const hooks = { signal: controller.signal, callGate: () => ({ ok: true as const, value: 1 }) };
   const dog = new Watchdog(lane as unknown as Lane, evalMs, hooks);
@@ -82,5 +83,28 @@ describe("the watchdog of a run", () => {
     dog.finish(dog.lostOutput());
     dog.resume();
     expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it("counts the worker's CPU time: a worker the machine did not run has not overrun (issue 21)", () => {
+    const cpu = { ms: 5000 as number | undefined };
+    const { lane, dog } = watch(1000, cpu);
+    let told = false;
+    void dog.outcome.then(() => (told = true));
+    vi.advanceTimersByTime(1150 + 5000); // wall time far past max_eval_ms + grace
+    cpu.ms = 5000 + 400; // ... while the worker got 400 ms of CPU
+    vi.advanceTimersByTime(1000);
+    expect(lane.kill).not.toHaveBeenCalled();
+    cpu.ms = 5000 + 1150; // its CPU time spent too: only now is it an overrun
+    vi.advanceTimersByTime(1000);
+    expect(lane.kill).toHaveBeenCalledTimes(1);
+    return Promise.resolve().then(() => expect(told).toBe(true));
+  });
+
+  it("where the host does not tell the CPU time, wall time alone decides", () => {
+    const { lane } = watch(1000);
+    vi.advanceTimersByTime(1149);
+    expect(lane.kill).not.toHaveBeenCalled();
+    vi.advanceTimersByTime(2);
+    expect(lane.kill).toHaveBeenCalledTimes(1);
   });
 });

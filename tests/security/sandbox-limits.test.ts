@@ -135,7 +135,8 @@ describe("max_memory_mb holds for a batch of children together", () => {
 describe("max_eval_ms holds for code that catches its own errors", () => {
   // Each of these ran 4–9× past its budget: QuickJS asked whether to stop only every 10,000
   // ticks, and here a tick is costly. The bench (bench/code.bench.mjs) checks the 20% target;
-  // this test catches a return of the multi-second overruns.
+  // this test catches a return of the multi-second overruns — in CPU time, which a busy machine
+  // does not stretch (wall time did: 1.7 s against a 0.9 s bound at a load of 20 — issue 21).
   const BUDGET = 600;
   const RUNAWAYS: Record<string, string> = {
     "a memory bomb that catches out-of-memory":
@@ -152,15 +153,16 @@ describe("max_eval_ms holds for code that catches its own errors", () => {
     const { cantrip } = codeCantrip([RUNAWAYS[name]!, "done('alive')"], {
       wards: [{ max_turns: 3 }, { max_memory_mb: 16 }, { max_eval_ms: BUDGET }],
     });
+    const before = process.cpuUsage(); // every thread of this process: the worker's included
     const result = await cantrip.cast("run away");
+    const cpu = process.cpuUsage(before);
     const turn = result.loom.turns()[0]!;
     expect(turn.observation).toMatch(/TimeoutError: the run exceeded max_eval_ms/);
-    // The target is 20% (bench/code checks it); the bound here is wall time, so it leaves room
-    // for a machine busy with other work (CI, parallel suites). Recursion that catches its own
-    // stack overflows is not interrupted inside the sandbox: the worker is terminated at
-    // max_eval_ms + max(100 ms, 15%) — it ran 9 s before.
-    const bound = BUDGET * 1.5;
-    expect(turn.metadata.duration_ms).toBeLessThan(bound);
+    // The code is stopped at its budget by its own clock, or — recursion that catches its own
+    // stack overflows is not interrupted inside the sandbox — its worker is terminated at
+    // max_eval_ms + max(100 ms, 15%) of compute. Either way the CPU it used stays near the
+    // budget (2× leaves room for the cast around it and for the process's other threads).
+    expect((cpu.user + cpu.system) / 1000).toBeLessThan(BUDGET * 2);
     expect(result.result).toBe("alive");
   });
 });
@@ -202,7 +204,8 @@ describe("JSON.stringify of a deep value inside the sandbox", () => {
     expect(turns[1]!.observation).toMatch(/caught stack overflow/);
     expect(result.result).toBe("yes");
     expect((await loadCodeEngine()).stats().dead).toBe(0);
-  });
+    // ~5 s of CPU in all: at a load of 11 on 2 cores it took 12 s, at 20 past 20 s (issue 21).
+  }, 120_000);
   it.each([
     [
       "JSON.parse",

@@ -1,8 +1,8 @@
 /**
  * The sandbox runs off the main thread (issue 10; LIMITS.md): while code spins in a sandbox,
  * the event loop stays free — a cancel, the timeout_ms ward, another cast and a Ctrl-C of
- * `spell run` act at once. The requirement is 100 ms; the bounds here leave room for a machine
- * busy with other work (bench/code measures the latencies against 100 ms).
+ * `spell run` act at once. The requirement is 100 ms (bench/code measures the latencies against
+ * it); the bounds here tell an event loop that answers from one held for 60 s.
  */
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
@@ -17,8 +17,12 @@ import { codeCantrip, doneGate, echoGate, slowGate } from "../circle/code-helper
 
 const SPIN = "var before = 'kept'; while (true) {}";
 const LONG = { max_eval_ms: 60_000 };
-/** "Within 100 ms", with room for a loaded machine; a held event loop would take 60 s. */
-const PROMPT_MS = 1000;
+/**
+ * "Within 100 ms" is the requirement and bench/code measures it; here the behaviour: a held
+ * event loop would take the 60 s of max_eval_ms, so 8 s tells the two apart on any machine (at
+ * 1 s, a load of 20 on 2 cores failed three of these — issue 21).
+ */
+const PROMPT_MS = 8000;
 
 /** The longest the event loop went without running a 5 ms interval, while `work` ran. */
 async function loopLag<T>(work: Promise<T>): Promise<{ value: T; lag: number }> {

@@ -17,6 +17,7 @@ import {
 } from "./protocol.js";
 import { Backoff, mainWindowEnd, spinUntilPast } from "./hot-wait.js";
 import { heapBudget } from "./lane-memory.js";
+import { threadCpuMs } from "./thread-cpu.js";
 import { decodeFromLane, encodeReply, encodeToLane } from "./wire.js";
 import { lazyBuiltin } from "../../../core/builtin.js";
 
@@ -56,6 +57,8 @@ export class Lane {
     control: SharedArrayBuffer,
     private readonly replies: MessagePort,
     private readonly up: MessagePort,
+    /** The worker's thread id, where the host has one to read its CPU time by (thread-cpu.ts). */
+    readonly thread: number | undefined,
   ) {
     this.control = new Int32Array(control);
     up.on("message", (m: FromLane | string) => this.take(m));
@@ -104,7 +107,7 @@ export class Lane {
           reject(new Error(m.op === "fatal" ? m.message : `unexpected ${m.op}`));
           return;
         }
-        const lane = new Lane(0, worker, control, port1, up.port1);
+        const lane = new Lane(0, worker, control, port1, up.port1, m.thread);
         resolve({ lane, counterOffset: m.counterOffset });
       });
     });
@@ -133,6 +136,11 @@ export class Lane {
   /** The lane's heap (the worker's WebAssembly memory), in bytes. */
   get heapBytes(): number {
     return Atomics.load(this.control, SLOT.HEAP_PAGES) * 65536;
+  }
+
+  /** The CPU time the worker has used, in ms; undefined where the host does not say. */
+  cpuMs(): number | undefined {
+    return threadCpuMs(this.thread);
   }
 
   /** True while the worker keeps the process alive (a request is awaiting its answer). */

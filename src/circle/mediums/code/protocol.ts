@@ -71,7 +71,7 @@ export type WireReply =
 
 /** Worker → main thread. */
 export type FromLane =
-  | { op: "ready"; counterOffset: number | undefined }
+  | { op: "ready"; counterOffset: number | undefined; thread?: number | undefined }
   | { op: "opened"; id: number; error?: string }
   | { op: "gate"; id: number; name: string; args: unknown[] }
   | { op: "loom"; id: number; known: number }

@@ -5,7 +5,11 @@
  * never asks — a deep native operation, a recursion catching its own stack overflows — is ended
  * here, by terminating the worker:
  * - at max_eval_ms + GRACE of compute (gate time excluded), plus RENDER_MS when the run is over
- *   and its outcome is being read; the observation is a TimeoutError and the sandbox is lost;
+ *   and its outcome is being read; the observation is a TimeoutError and the sandbox is lost.
+ *   Compute is counted twice, and both must be spent: in wall time (gates excluded) and in the
+ *   worker thread's CPU time where the host tells it (thread-cpu.ts; Linux). On a machine too
+ *   busy to run the worker, wall time passes while the code gets no CPU: it has not overrun,
+ *   and stops itself at max_eval_ms (its own clock) when it runs again — its sandbox kept;
  * - after a cancel (Ctrl-C, timeout_ms, a parent's end — COMP-9): the run is answered at once if
  *   the worker stops within ABORT_WAIT_MS, else with a cancel of its own (the cast goes on), and
  *   the worker is terminated if it has not stopped STUCK_MS later.
@@ -18,6 +22,8 @@ export const graceMs = (evalMs: number): number => Math.max(100, evalMs * 0.15);
 const RENDER_MS = 250;
 export const ABORT_WAIT_MS = 40;
 export const STUCK_MS = 1000;
+/** The CPU time's unit on Linux (10 ms): the shortest wait before it is read again. */
+const CPU_STEP_MS = 10;
 
 export class Watchdog {
   /** What the run's caller is told (possibly before the worker answers: `detached`). */
@@ -35,6 +41,9 @@ export class Watchdog {
   private paused = false;
   private rendering = false;
   private timer: ReturnType<typeof setTimeout> | undefined;
+  /** The worker's CPU time when the run began, and the CPU time it may use (see `cpuLeft`). */
+  private readonly cpuStart: number | undefined;
+  private cpuBudget: number;
   private readonly onAbort = () => this.aborted();
 
   constructor(
@@ -44,6 +53,8 @@ export class Watchdog {
   ) {
     this.outcome = new Promise((resolve) => (this.tell = resolve));
     this.settled = new Promise((resolve) => (this.free = resolve));
+    this.cpuStart = lane.cpuMs();
+    this.cpuBudget = evalMs + graceMs(evalMs);
     this.arm(evalMs + graceMs(evalMs));
     if (hooks.signal.aborted) queueMicrotask(this.onAbort);
     else hooks.signal.addEventListener("abort", this.onAbort, { once: true });
@@ -134,8 +145,14 @@ export class Watchdog {
       this.arm(left); // gates took some of the time: the code has not used up its budget
       return;
     }
+    const cpuLeft = this.cpuLeft();
+    if (cpuLeft > 0) {
+      this.arm(Math.max(cpuLeft, CPU_STEP_MS)); // the worker was not run: no overrun yet
+      return;
+    }
     if (this.lane.phase === PHASE.RENDERING && !this.rendering) {
       this.rendering = true; // reading the outcome has a budget of its own
+      this.cpuBudget = this.cpuUsed() + RENDER_MS + graceMs(this.evalMs);
       this.arm(RENDER_MS + graceMs(this.evalMs));
       return;
     }
@@ -151,6 +168,18 @@ export class Watchdog {
       },
     });
     this.lane.kill(new Error("a run overran max_eval_ms"));
+  }
+
+  /** CPU time the worker has used since the run began; 0 where the host does not say. */
+  private cpuUsed(): number {
+    const now = this.lane.cpuMs();
+    return now === undefined || this.cpuStart === undefined ? 0 : now - this.cpuStart;
+  }
+
+  /** CPU time left of the budget; 0 where the host does not say (wall time alone decides). */
+  private cpuLeft(): number {
+    if (this.cpuStart === undefined || this.lane.cpuMs() === undefined) return 0;
+    return this.cpuBudget - this.cpuUsed();
   }
 
   private clear(): void {

@@ -11,6 +11,7 @@ import {
 } from "node:worker_threads";
 import { Backoff, WINDOW_MS, spinUntilPast } from "./hot-wait.js";
 import { LaneHost, type LaneLink } from "./lane-host.js";
+import { currentThreadId } from "./thread-cpu.js";
 import { SLOT, type FromLane, type LaneData, type ToLane, type WireReply } from "./protocol.js";
 import { decodeReply, decodeToLane, encodeFromLane } from "./wire.js";
 
@@ -83,7 +84,11 @@ try {
     nextHot.hit();
     return receiveMessageOnPort(port)?.message as ToLane | string | undefined;
   };
-  port.postMessage({ op: "ready", counterOffset: host.counterOffset } satisfies FromLane);
+  port.postMessage({
+    op: "ready",
+    counterOffset: host.counterOffset,
+    thread: currentThreadId(), // the watchdog reads this thread's CPU time (thread-cpu.ts)
+  } satisfies FromLane);
 } catch (err) {
   port.postMessage({
     op: "fatal",

@@ -1,0 +1,103 @@
+import { spawnSync } from "node:child_process";
+import { chownSync, existsSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { castBash, hasBwrap, noBwrap, spellDir } from "../circle/bash-helpers.js";
+
+/**
+ * LOOP-3: nothing of a bash command runs after `done`. The done gate answers only once the
+ * command has ended (session.ts); were it to answer first, the shell could run its next
+ * command before the kill reached it. As root the kill goes through a pids cgroup, which ends
+ * the whole tree at once and hides an early answer; as an unprivileged user there is no cgroup,
+ * and an early answer lets `echo after` through (issue 21). So the casts run as nobody too.
+ */
+const NOBODY = 65534;
+const CASTS = 20;
+const SPELL = `llm:
+  provider: scripted
+  responses:
+    - code: 'done "x"; echo after; echo after >> after.txt'
+identity: { system_prompt: You run commands. }
+circle:
+  medium: bash
+  root: ./work
+  gates: [done]
+  wards: [{ max_turns: 1 }]
+`;
+
+function noUnprivileged(): string | undefined {
+  if (!hasBwrap) return `skipped: ${noBwrap}`;
+  if (process.getuid?.() !== 0)
+    return "skipped: the test process is not root, so the in-process test already runs unprivileged";
+  if (!existsSync(join(process.cwd(), "dist/index.js")))
+    return "skipped: dist/ is not built (npm run build)";
+  const probe = spawnSync(
+    "setpriv",
+    [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups", "bwrap", "--unshare-user"].concat([
+      "--ro-bind",
+      "/",
+      "/",
+      "true",
+    ]),
+    { encoding: "utf8", timeout: 10_000 },
+  );
+  if (probe.status !== 0)
+    return `skipped: bubblewrap cannot make a user namespace for an unprivileged user here (${(probe.stderr || String(probe.error)).trim()})`;
+  return undefined;
+}
+const unprivileged = noUnprivileged();
+
+describe("done answers only once the command has ended (LOOP-3)", () => {
+  it.skipIf(!hasBwrap)(
+    `as this process's user: nothing after done runs (${CASTS} casts; ${hasBwrap ? "bubblewrap" : noBwrap})`,
+    async () => {
+      for (let i = 0; i < CASTS; i++) {
+        const { turns, result, dir } = await castBash({
+          commands: ['done "x"; echo after; echo after >> after.txt'],
+          circle: "  root: ./work",
+          files: { "work/.keep": "" },
+        });
+        expect(result).toMatchObject({ status: "terminated", result: "x" });
+        expect(turns[0]!.observation, `cast ${i}`).not.toContain("after");
+        expect(existsSync(join(dir, "work/after.txt")), `cast ${i}`).toBe(false);
+      }
+    },
+  );
+
+  it.skipIf(unprivileged !== undefined)(
+    `as an unprivileged user (nobody, through setpriv; no pids cgroup): nothing after done runs (${CASTS} casts; ${unprivileged ?? "setpriv"})`,
+    () => {
+      const dir = spellDir({ "work/.keep": "", "spell.yaml": SPELL });
+      for (const p of [dir, join(dir, "work"), join(dir, "work/.keep"), join(dir, "spell.yaml")])
+        chownSync(p, NOBODY, NOBODY);
+      const fixture = join(process.cwd(), "tests/security/fixtures/bash-casts.mjs");
+      const out = spawnSync(
+        "setpriv",
+        [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups", process.execPath].concat([
+          fixture,
+          join(dir, "spell.yaml"),
+          String(CASTS),
+        ]),
+        {
+          cwd: dir,
+          env: { PATH: process.env["PATH"], HOME: dir },
+          encoding: "utf8",
+          timeout: 240_000,
+        },
+      );
+      expect(out.stderr).toBe("");
+      const run = JSON.parse(out.stdout) as {
+        uid: number;
+        casts: { result: unknown; observations: string[] }[];
+      };
+      expect(run.uid).toBe(NOBODY);
+      expect(run.casts).toHaveLength(CASTS);
+      run.casts.forEach((cast, i) => {
+        expect(cast.result, `cast ${i}`).toBe("x");
+        expect(cast.observations[0], `cast ${i}`).not.toContain("after");
+      });
+      expect(existsSync(join(dir, "work/after.txt"))).toBe(false);
+    },
+    300_000,
+  );
+});
