@@ -4,7 +4,8 @@
  * provider built in code against a loopback server (no network), and the identity's settings
  * reaching the request.
  */
-import { readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import * as api from "../../src/index.js";
 import * as council from "../../src/council/index.js";
@@ -95,6 +96,20 @@ describe("the package's entry points", () => {
     for (const internal of ["offerDelegationMessage", "mcpConfigOf", "gateRegistry", "forkPath"])
       expect(api).not.toHaveProperty(internal);
   });
+
+  // The built package imported by its name, as a user's code does. Without dist/ (no
+  // `npm run build` yet) there is nothing to import: the source entries above stand for it.
+  it.skipIf(!existsSync("dist/index.js"))(
+    "import('spellbook') from the built package gives the same list",
+    () => {
+      const out = execFileSync(
+        process.execPath,
+        ["--input-type=module", "-e", "console.log(Object.keys(await import('spellbook')).join())"],
+        { encoding: "utf8" },
+      );
+      expect(out.trim().split(",").sort()).toEqual(PUBLIC);
+    },
+  );
 
   it("spellbook/council exports the engine only", () => {
     expect(Object.keys(council).sort()).toEqual(["Crucible"]);
