@@ -1,5 +1,12 @@
 import { Cantrip as CoreCantrip, type CantripInit } from "./core/cantrip.js";
+import type * as Result from "./core/result.js";
 import { Loom } from "./loom/loom.js";
+
+/** A cast's outcome, its `loom` the package's Loom unless a Cantrip of another loom says so. */
+export type CastResult<L = Loom> = Result.CastResult<L>;
+export type CastTerminated<L = Loom> = Result.CastTerminated<L>;
+export type CastTruncated<L = Loom> = Result.CastTruncated<L>;
+export type CastFailed<L = Loom> = Result.CastFailed<L>;
 
 /**
  * The package's Cantrip: core's, with an in-memory loom injected when none is given (core

@@ -1,14 +1,29 @@
-/** Spellbook's public API: the spec's vocabulary, usable without YAML. */
+/**
+ * Spellbook's public API (`spellbook`): the spec's vocabulary, usable without YAML. A
+ * deliberate list — tests/api/public-api.test.ts pins every name; an internal helper stays in
+ * its module. The council is `spellbook/council` (src/council/index.ts).
+ */
 export { Cantrip } from "./default-cantrip.js";
+export type { CastResult, CastTerminated, CastTruncated, CastFailed } from "./default-cantrip.js";
 export type { CantripInit, CastOptions } from "./core/cantrip.js";
 export { Entity } from "./core/entity.js";
-export type {
-  CastResult,
-  CastTerminated,
-  CastTruncated,
-  CastFailed,
-  UsageTotals,
-} from "./core/result.js";
+export type { UsageTotals } from "./core/result.js";
+export { createIdentity, type Identity, type IdentityInput } from "./core/identity.js";
+export { composeWards, type Ward, type WardValue, type WardValues } from "./core/wards.js";
+export type { CantripEvent } from "./core/events.js";
+export type * from "./core/contract.js";
+export {
+  SpellbookError,
+  ConfigError,
+  SystemError,
+  ModelError,
+  SpellErrors,
+  errorMessage,
+  type ErrorFamily,
+  type SourcePosition,
+} from "./core/errors.js";
+
+/** What the LLM is shown of the history each turn. */
 export {
   wholeHistory,
   type ContextView,
@@ -16,10 +31,8 @@ export {
   type FoldRecord,
   type TurnMark,
 } from "./core/view.js";
-export { fork, forkPath, rebuildMessages, type ForkOptions } from "./loom/fork.js";
 export {
   foldingView,
-  foldMarker,
   DEFAULT_CONTEXT_WINDOW,
   DEFAULT_FOLD_THRESHOLD,
   type FoldingOptions,
@@ -30,50 +43,75 @@ export {
   type FoldInput,
   type FoldSummarizer,
 } from "./core/fold-summary.js";
-export { createIdentity, type Identity, type IdentityInput } from "./core/identity.js";
+
+/** LLMs: a provider per function, the generic factory, the offline ones. */
 export {
-  composeWards,
-  wardKinds,
-  type Ward,
-  type WardValue,
-  type WardValues,
-} from "./core/wards.js";
-export * from "./core/errors.js";
-export type { CantripEvent } from "./core/events.js";
+  anthropic,
+  openai,
+  openrouter,
+  google,
+  local,
+  createLLM,
+  ScriptedLLM,
+  ReplayLLM,
+  ProviderError,
+  type ProviderOptions,
+  type LLMSpec,
+  type ProviderContext,
+  type RetrySpec,
+  type ScriptedResponse,
+  type ProviderErrorCode,
+} from "./llm/index.js";
+
+/** The circle: gates and mediums. */
 export { Circle, type CircleConfig } from "./circle/circle.js";
 export type { Gate, GateCallRecord, GateContext } from "./circle/gate.js";
-export * from "./circle/gates/index.js";
+export type { Medium } from "./circle/medium.js";
+export {
+  doneGate,
+  echoGate,
+  readGate,
+  listDirGate,
+  searchGate,
+  writeGate,
+  fetchGate,
+  mcpGates,
+  browserGates,
+  behaviorGate,
+  callEntityGate,
+  callEntityBatchGate,
+  type FetchOptions,
+  type McpServerConfig,
+  type DeclaredGate,
+  type GateBehavior,
+} from "./circle/gates/index.js";
+export type {
+  ChildLLMChoice,
+  ChildLLMSource,
+  Proposal,
+  SpawnConfig,
+  TruncatedChild,
+} from "./circle/spawn/index.js";
 export { conversationMedium } from "./circle/mediums/conversation.js";
 export {
   codeMedium,
   createCodeMedium,
-  configureCodeEngine,
-  loadCodeEngine,
-  JS_TOOL,
   type CodeMediumOptions,
-  type CodeEngineOptions,
 } from "./circle/mediums/code/index.js";
-export {
-  CHILD_IDENTITY,
-  parseProposal,
-  type ChildLLMChoice,
-  type ChildLLMSource,
-  type GateLookup,
-  type Proposal,
-  type SpawnConfig,
-  type TruncatedChild,
-} from "./circle/spawn/index.js";
-export type { Medium } from "./circle/medium.js";
-export type * from "./core/contract.js";
-export { ScriptedLLM } from "./llm/providers/scripted.js";
+export { bashMedium, createBashMedium, type BashOptions } from "./circle/mediums/bash/index.js";
+
+/** The loom. */
 export { Loom } from "./loom/loom.js";
 export { MemoryStore } from "./loom/store.js";
 export { JsonlStore, readLoomFile, type JsonlStoreOptions } from "./loom/storage-jsonl.js";
 export type { Turn } from "./loom/turn.js";
+export { fork, type ForkOptions } from "./loom/fork.js";
+
+/** Spells and other documents. */
 export { loadSpell, loadSpellText, type LoadedSpell } from "./spell/index.js";
-export { loadCircleState } from "./spell/resolve-state.js";
+export { loadDocument, type LoadedDocument } from "./spell/index.js";
+
 /** Summoner flows (seed 003): routes, tapes, the receive/send cycle, DNA. */
 export * as routes from "./routes/index.js";
 export { Flow, FlowRunner, PROFILE_VERSION as FLOW_PROFILE_VERSION } from "./routes/index.js";
 export { JsHandlers } from "./routes/js-handlers.js";
-export { loadDocument, type LoadedDocument } from "./spell/index.js";

@@ -2,8 +2,8 @@
  * `acp_exchange` (PROD-6, PROD-7, PROD-9): JSON-RPC requests sent in order to the real ACP agent
  * (src/protocols/acp) over an in-memory stream, each answered before the next is sent. The
  * session updates that arrive while a request runs are kept with its response. In params,
- * `$session` is the id the last `session/new` answered and `$session_N` the Nth one's (from 0).
- * `acp_responses` (check-acp.ts) reads what came back.
+ * `$session` is the id the last `session/new` answered and `$session_N` the Nth one's (from 0);
+ * loosely written params are completed first (`wellFormed`). `acp_responses` (check-acp.ts) reads what came back.
  */
 import { ConfigError } from "../core/errors.js";
 import type { Built } from "./build.js";
@@ -75,7 +75,7 @@ async function exchange(
     if (!STEP_KEYS.has(k))
       throw new ConfigError("unsupported_action", `unsupported action: acp_exchange[].${k}`);
   const method = String(step["method"]);
-  const params = substitute(step["params"] ?? {}, sessions);
+  const params = wellFormed(method, substitute(step["params"] ?? {}, sessions), sessions);
   const record: AcpRecord = { id: step["id"], method, updates: [] };
   const message: Message = { jsonrpc: "2.0", method, params };
   if (step["id"] !== undefined) message["id"] = step["id"];
@@ -92,6 +92,26 @@ async function exchange(
       return record;
     }
   }
+}
+
+/**
+ * Another suite's loose spelling → the protocol's message (the agent itself stays strict):
+ * `session/new` without `cwd`/`mcpServers` gets the runner's folder and none; `session/prompt`
+ * without `sessionId` goes to the last session, and a `prompt` written as a string is one text
+ * block. Whatever the step does write is sent as written.
+ */
+function wellFormed(method: string, params: unknown, sessions: string[]): unknown {
+  if (params === null || typeof params !== "object" || Array.isArray(params)) return params;
+  const p = { ...(params as Record<string, unknown>) };
+  if (method === "session/new") {
+    p["cwd"] ??= process.cwd();
+    p["mcpServers"] ??= [];
+  }
+  if (method === "session/prompt") {
+    if (p["sessionId"] === undefined && sessions.length > 0) p["sessionId"] = sessions.at(-1);
+    if (typeof p["prompt"] === "string") p["prompt"] = [{ type: "text", text: p["prompt"] }];
+  }
+  return p;
 }
 
 /** `$session` and `$session_N` in params → the ids the agent gave. */

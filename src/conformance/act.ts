@@ -27,6 +27,8 @@ export interface Outcome {
   exported?: string;
   /** What the ACP agent answered to each request of `acp_exchange`. */
   acp?: AcpRecord[];
+  /** For a cast that is a fork (by its index in `casts`): the turns it kept from the loom. */
+  forkedAfter?: Map<number, number>;
 }
 
 const ACTION_KEYS = new Set(["construct_cantrip", "cast", "send", "then", "acp_exchange"]);
@@ -176,7 +178,11 @@ function runThen(then: Record<string, unknown>, built: Built, outcome: Outcome):
   }
 }
 
-/** `then: fork: { from_turn, intent, llm? }` (LOOM-4): the fork's result joins the casts. */
+/**
+ * `then: fork: { from_turn: N, intent, llm? }` (LOOM-4): the fork continues after the loom's Nth
+ * turn (counting from 1, in the order turns were written), so its context holds that turn's path
+ * from the root. The fork's result joins the casts; its thread counts the turns it kept.
+ */
 async function runFork(spec: unknown, built: Built, outcome: Outcome): Promise<void> {
   const { from_turn, intent, llm, ...rest } = spec as {
     from_turn?: number;
@@ -188,15 +194,21 @@ async function runFork(spec: unknown, built: Built, outcome: Outcome): Promise<v
       "unsupported_action",
       `unsupported action: then.fork.${Object.keys(rest)[0]}`,
     );
-  const turn = built.loom.turns()[Number(from_turn)];
+  const n = Number(from_turn);
+  const turn = Number.isInteger(n) && n >= 1 ? built.loom.turns()[n - 1] : undefined;
   if (!turn)
-    throw new ConfigError("no_such_turn", `then.fork: the loom has no turn ${String(from_turn)}`);
+    throw new ConfigError(
+      "no_such_turn",
+      `then.fork: the loom has no turn ${String(from_turn)} (turns count from 1)`,
+    );
   const cantrip = llm ? await built.cantrip(llm) : (outcome.cantrip ?? failNoCantrip());
   const r = await fork(cantrip, turn.id, {
     intent: String(intent ?? ""),
     onEvent: listener(built, outcome),
   });
   if (r.status === "failed") throw r.error;
+  outcome.forkedAfter ??= new Map();
+  outcome.forkedAfter.set(outcome.casts.length, built.loom.thread(turn.id).length);
   outcome.casts.push(r);
 }
 

@@ -57,11 +57,13 @@ export function checkInvocation(
         );
         break;
       case "messages_include":
+      case "message_count_includes": // another suite's name for the same check (CONFORMANCE.md)
         r = text(q).includes(JSON.stringify(String(value)).slice(1, -1))
           ? null
           : `${path}: no message includes ${show(value)}`;
         break;
       case "messages_exclude":
+      case "message_count_excludes":
         r = text(q).includes(JSON.stringify(String(value)).slice(1, -1))
           ? `${path}: a message includes ${show(value)}`
           : null;

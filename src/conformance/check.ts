@@ -46,7 +46,7 @@ function usageMatch(want: unknown, got: UsageTotals, path: string, m: MatchConte
   return matchValue(want, wire, m, path);
 }
 
-/** `thread_N`: the thread of cast N — `{ turns, result, last_turn: { terminated, truncated } }`. */
+/** `thread_N`: the thread of cast N — `{ turns, result, last_turn: { terminated, truncated } }`; a fork's `turns` counts from the root. */
 function threadN(i: number): Check {
   return (w, o, b, m) => {
     const cast = o.casts[i];
@@ -62,8 +62,10 @@ function threadN(i: number): Check {
         "unsupported_expectation",
         `unsupported expectation: thread_${i}.${Object.keys(rest)[0]}`,
       );
-    if (turns !== undefined && turns !== cast.turns)
-      return `thread_${i}.turns: expected ${turns}, got ${cast.turns}`;
+    // A fork's thread runs from the root: the turns it kept, then its own (LOOM-4).
+    const length = cast.turns + (o.forkedAfter?.get(i) ?? 0);
+    if (turns !== undefined && turns !== length)
+      return `thread_${i}.turns: expected ${turns}, got ${length}`;
     if (result !== undefined && !looselyEqual(result, cast.result))
       return `thread_${i}.result: expected ${show(result)}, got ${show(cast.result)}`;
     if (last_turn !== undefined && Object.keys(last_turn as object).length === 0)

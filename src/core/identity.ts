@@ -12,9 +12,14 @@ export interface Identity {
 
 export interface IdentityInput {
   systemPrompt?: string | null | undefined;
+  /** The same as `hyperparameters.temperature` (the one setting every provider takes). */
+  temperature?: number | undefined;
+  /** In the wire's words, as a spell writes them: `top_p`, `max_tokens`, `stop`, `seed`, … */
   hyperparameters?: Record<string, unknown> | undefined;
   toolChoice?: ToolChoice | undefined;
 }
+
+const INPUT_KEYS = new Set(["systemPrompt", "temperature", "hyperparameters", "toolChoice"]);
 
 const immutable = (): never => {
   // IDENTITY-1: the identity is set at construction and never changes.
@@ -37,10 +42,28 @@ function seal<T>(value: T): T {
   return new Proxy(Object.freeze(value), handler) as T;
 }
 
+/** The identity, sealed (IDENTITY-1). A key it does not know is an error, never dropped. */
 export function createIdentity(input: IdentityInput = {}): Identity {
+  const unknown = Object.keys(input).filter((k) => !INPUT_KEYS.has(k));
+  if (unknown.length > 0)
+    throw new ConfigError(
+      "bad_identity",
+      `unknown identity key ${unknown.join(", ")}: an identity takes ${[...INPUT_KEYS].join(", ")} ` +
+        `(other settings go under hyperparameters, e.g. { hyperparameters: { top_p: 0.9 } })`,
+    );
+  const hyperparameters = structuredClone(input.hyperparameters ?? {});
+  if (input.temperature !== undefined) {
+    const given = hyperparameters["temperature"];
+    if (given !== undefined && given !== input.temperature)
+      throw new ConfigError(
+        "bad_identity",
+        `temperature is ${String(input.temperature)} and hyperparameters.temperature ${JSON.stringify(given)}: write it once`,
+      );
+    hyperparameters["temperature"] = input.temperature;
+  }
   const identity: Identity = {
     systemPrompt: input.systemPrompt ?? null,
-    hyperparameters: structuredClone(input.hyperparameters ?? {}),
+    hyperparameters,
     ...(input.toolChoice === undefined ? {} : { toolChoice: input.toolChoice }),
   };
   return seal(identity);

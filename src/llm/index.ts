@@ -33,6 +33,14 @@ export {
   parseRetryAfter,
   type ProviderErrorCode,
 } from "./errors.js";
+export {
+  anthropic,
+  google,
+  local,
+  openai,
+  openrouter,
+  type ProviderOptions,
+} from "./providers/factories.js";
 export { ScriptedLLM, type ScriptedResponse } from "./providers/scripted.js";
 export { ReplayLLM, readRecordedThread, repliesOfThread, REPLAY_KEY } from "./providers/replay.js";
 export { KEY_ENV_VARS } from "./providers/profiles.js";

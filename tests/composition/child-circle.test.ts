@@ -26,6 +26,7 @@ const registry: GateLookup = {
     gateRegistry[name]?.dependencies.length === 0
       ? [gateRegistry[name].create({}, { baseDir: "/nowhere" })].flat()[0]
       : undefined,
+  isFree: (name) => gateRegistry[name]?.dependencies.length === 0,
   dependencies: (name) => gateRegistry[name]?.dependencies,
   names: () => Object.keys(gateRegistry),
 };
@@ -82,6 +83,7 @@ describe("a child's circle is its own (COMP-1, COMP-7)", () => {
         name === "stamp"
           ? behaviorGate({ name, behavior: { result: "stamped" } })
           : registry.free(name),
+      isFree: (name) => name === "stamp" || registry.isFree(name),
       dependencies: (name) => (name === "stamp" ? [] : registry.dependencies(name)),
       names: () => [...registry.names(), "stamp"],
     };

@@ -128,7 +128,12 @@ describe("call_entity: one child", () => {
   });
 
   it("a name like toString is no llm of call_entity's llms, not a broken entry", async () => {
-    const lookup = { free: () => undefined, dependencies: () => undefined, names: () => [] };
+    const lookup = {
+      free: () => undefined,
+      isFree: () => false,
+      dependencies: () => undefined,
+      names: () => [],
+    };
     const deps = { llms: { fast: { provider: "scripted", responses: [] } } };
     const { llms } = spawnConfigOf(deps, { baseDir: tmpdir(), env: {} }, lookup);
     expect(llms?.names()).toEqual(["fast"]);

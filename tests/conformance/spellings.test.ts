@@ -202,3 +202,109 @@ describe("a spell's own tests in the other spellings", () => {
     expect(results.map((r) => [r.status, r.message])).toEqual([["pass", ""]]);
   });
 });
+
+describe("the published suite's spellings of fork, child gates and ACP", () => {
+  const echoes = (...texts: string[]) => texts.map(echo);
+  const forkCase = (excluded: string) => ({
+    setup: {
+      llm: { responses: [...echoes("alpha", "beta"), done("first")], record_inputs: true },
+      fork_llm: { responses: [done("second")], record_inputs: true },
+      circle: { gates: ["done", "echo"], wards: [{ max_turns: 10 }] },
+    },
+    // one mapping with cast and then (not a list), as that suite writes it
+    action: {
+      cast: { intent: "walk" },
+      then: { fork: { from_turn: 1, llm: "fork_llm", intent: "again" } },
+    },
+    expect: {
+      threads: 2,
+      thread_0: { turns: 3, result: "first" },
+      thread_1: { turns: 2, result: "second" },
+      fork_llm_invocations: [{ message_count_includes: "alpha", message_count_excludes: excluded }],
+    },
+  });
+  it("forks after the Nth turn and reads message_count_includes/excludes as text", async () => {
+    const r = await run(forkCase("beta"));
+    expect(r.message).toBe("");
+    expect(r.status).toBe("pass");
+  });
+  it("fails message_count_excludes when the fork's LLM saw the text", async () => {
+    const r = await run(forkCase("alpha"));
+    expect(r.status).toBe("fail");
+    expect(r.message).toBe('fork_llm_invocations[0]: a message includes "alpha"');
+  });
+  it("gives a child a fetch gate its parent lacks, closed to every host", async () => {
+    const r = await run({
+      setup: {
+        llm: {
+          type: "code_circle",
+          responses: [
+            { code: 'var r = call_entity({ intent: "sub", gates: ["fetch"] });\ndone(r);' },
+          ],
+        },
+        child_llm: {
+          responses: [
+            { tool_calls: [{ gate: "fetch", args: { url: "https://example.com" } }] },
+            done("got it"),
+          ],
+        },
+        circle: {
+          type: "code",
+          gates: ["done", "call_entity"],
+          wards: [{ max_turns: 10 }, { max_depth: 1 }],
+        },
+      },
+      action: { cast: { intent: "go" } },
+      expect: {
+        result: "got it",
+        child_turns: [{ observation_contains: "the allowlist is empty" }, { terminated: true }],
+      },
+    });
+    expect(r.message).toBe("");
+    expect(r.status).toBe("pass");
+  });
+  const acp = (exchange: unknown[], expectation: Record<string, unknown>, replies: unknown[]) =>
+    run({
+      setup: {
+        llm: { responses: replies, record_inputs: true },
+        circle: { gates: ["done"], wards: [{ max_turns: 10 }] },
+      },
+      action: { acp_exchange: exchange },
+      expect: expectation,
+    });
+  const init = { id: "1", method: "initialize", params: { protocolVersion: 1 } };
+  it("turns a loose session/new and a string prompt into well-formed ACP requests", async () => {
+    const r = await acp(
+      [
+        init,
+        { id: "2", method: "session/new", params: {} },
+        { id: "3", method: "session/prompt", params: { prompt: "say hey" } },
+      ],
+      {
+        acp_responses: [
+          { id: "1", has_result: true },
+          { id: "2", result_contains: "session" },
+          { id: "3", result_contains: "hey" },
+        ],
+        llm_invocations: [{ messages: [{ role: "user", content: "say hey" }] }],
+      },
+      [done("hey")],
+    );
+    expect(r.message).toBe("");
+    expect(r.status).toBe("pass");
+  });
+  it("keeps a loose session's turns across string prompts", async () => {
+    const r = await acp(
+      [
+        init,
+        { id: "2", method: "session/new" },
+        { id: "3", method: "session/prompt", params: { prompt: "hello there" } },
+        { id: "4", method: "session/prompt", params: { prompt: "what did I say?" } },
+      ],
+      { llm_invocations: [{}, { messages_include: "hello there" }] },
+      [{ content: "one" }, { content: "two" }],
+    );
+    expect(r.message).toBe("");
+    expect(r.status).toBe("pass");
+  });
+});

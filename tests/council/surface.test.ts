@@ -37,9 +37,12 @@ describe("spellbook/council", () => {
     const pkg = JSON.parse(
       readFileSync(new URL("../../package.json", import.meta.url), "utf8"),
     ) as {
-      exports: Record<string, string>;
+      exports: Record<string, unknown>;
     };
-    expect(pkg.exports["./council"]).toBe("./dist/council/index.js");
+    expect(pkg.exports["./council"]).toEqual({
+      types: "./dist/council/index.d.ts",
+      default: "./dist/council/index.js",
+    });
   });
 
   // The built package (npm run build, as the CLI tests need too), imported by its name.

@@ -169,6 +169,16 @@ describe("spell acp (in-process, the SDK's client)", () => {
     expect((await promptText(client, id, "hello")).stopReason).toBe("end_turn");
   });
 
+  it("stays strict: a session/new without cwd and mcpServers (the runner completes it) is invalid params", async () => {
+    const { client } = await start([done("still here")]);
+    const bare = await rejection(client.agent.request("session/new", {}));
+    expect(bare.code).toBe(-32602);
+    expect(bare.message).toContain("Invalid params");
+    // (a prompt written as a string is one of the prompt variants the agent accepts, above)
+    const id = await newSession(client);
+    expect((await promptText(client, id, "hello")).stopReason).toBe("end_turn");
+  });
+
   it("an unknown session id is 'resource not found'; an unknown method is 'method not found'", async () => {
     const { client } = await start([]);
     const err = await rejection(promptText(client, "ent_nope", "hi"));

@@ -42,6 +42,8 @@ export interface GateFactoryContext extends CallEntityFactoryContext {
 export interface GateEntry {
   /** Dependency keys the gate accepts at construction (CIRCLE-10). */
   dependencies: readonly string[];
+  /** Built with no dependencies it reaches nothing (fetch: an empty allowlist), so a child may name it. */
+  closedUnconfigured?: true;
   /** The gate; or several, when one item declares a family of them (an MCP server's tools). */
   create(deps: Readonly<Record<string, unknown>>, ctx: GateFactoryContext): Gate | readonly Gate[];
 }
@@ -78,7 +80,11 @@ export const gateRegistry: GateRegistry = {
         ...(typeof d["max_bytes"] === "number" ? { maxBytes: d["max_bytes"] } : {}),
       }),
   },
-  fetch: { dependencies: FETCH_DEPENDENCIES, create: (d) => fetchGateOf(d) },
+  fetch: {
+    dependencies: FETCH_DEPENDENCIES,
+    closedUnconfigured: true,
+    create: (d) => fetchGateOf(d),
+  },
   mcp: {
     dependencies: MCP_DEPENDENCIES,
     create: (d, c) => mcpGates(mcpConfigOf(d, c.baseDir), { redactor: c.redactor }),
@@ -97,14 +103,18 @@ export const gateRegistry: GateRegistry = {
   },
 };
 
+const isFree = (e: GateEntry | undefined): boolean =>
+  e !== undefined && (e.dependencies.length === 0 || e.closedUnconfigured === true);
+
 /** The registry a circle was built from, as a child's proposal may use it (COMP-1). */
 function lookup(ctx: GateFactoryContext): GateLookup {
   const registry = ctx.registry ?? gateRegistry;
   const entry = (name: string) => ownEntry(registry, name);
   return {
-    // A gate that takes no dependencies reaches nothing the parent could not give.
-    free: (name) =>
-      entry(name)?.dependencies.length === 0 ? [entry(name)!.create({}, ctx)].flat()[0] : undefined,
+    // A gate that takes no dependencies, or is closed without them, reaches nothing the parent
+    // could not give.
+    free: (name) => (isFree(entry(name)) ? [entry(name)!.create({}, ctx)].flat()[0] : undefined),
+    isFree: (name) => isFree(entry(name)),
     dependencies: (name) => entry(name)?.dependencies,
     names: () => Object.keys(registry),
   };

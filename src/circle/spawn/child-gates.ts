@@ -10,7 +10,7 @@ import type { ChildTemplate, SpawnConfig } from "./types.js";
  * The child's gates (COMP-1, COMP-7): those the proposal names, else the template's, else the
  * parent's. A named gate is looked up, in order, in the template's circle, the parent's circle,
  * the gates call_entity offers children (`call_entity: { gates: [...] }`, configured by the spell),
- * and the registry's gates that take no configuration (`done`, `echo`: they reach nothing). A
+ * and the registry's gates that reach nothing unconfigured (`done`, `echo`, `fetch` with no host). A
  * proposal never configures a gate: one that needs a root nobody declared is refused, so a child
  * reaches no more of the host than the spell wrote down. Delegation only while the child's
  * composed max_depth is above 0 (COMP-11); `done` always (CIRCLE-1).
@@ -43,9 +43,7 @@ export function childGates(
 
 /** Why a named gate cannot be the child's: nobody configured it, or no such gate exists. */
 function refusal(name: string, reachable: string[], config: SpawnConfig): ModelError {
-  const free = config.registry
-    ?.names()
-    .filter((n) => config.registry?.dependencies(n)?.length === 0);
+  const free = config.registry?.names().filter((n) => config.registry?.isFree(n));
   const may = [...new Set([...reachable, ...(free ?? [DONE])])].sort().join(", ");
   if (!config.registry) {
     return new ModelError(

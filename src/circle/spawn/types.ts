@@ -28,8 +28,13 @@ export interface SpawnConfig {
 
 /** The gate registry as the spawn step sees it (COMP-1: the child's gates come from the same registry). */
 export interface GateLookup {
-  /** A fresh gate that takes no dependencies (`done`, `echo`): it reaches nothing the host did not give. */
+  /**
+   * A fresh gate that reaches nothing unconfigured: it takes no dependencies (`done`, `echo`), or
+   * is closed without them (`fetch` with an empty allowlist denies every host).
+   */
   free(name: string): Gate | undefined;
+  /** Whether `free(name)` gives a gate. */
+  isFree(name: string): boolean;
   /** The dependencies a registered gate takes (`["root"]` for read); undefined for a name nobody registered. */
   dependencies(name: string): readonly string[] | undefined;
   names(): readonly string[];
