@@ -102,7 +102,7 @@ export class LineMatcher {
           return m !== undefined;
         });
     }
-    return this.ready!;
+    return this.ready;
   }
 
   /** The worker's next message, or undefined once `stop` fires (the worker is ended then). */
