@@ -3,6 +3,7 @@ import { chownSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { castBash, hasBwrap, noBwrap, spellDir } from "../circle/bash-helpers.js";
+import { NOBODY, noUnprivileged } from "./bash-probes.js";
 
 /**
  * LOOP-3: nothing of a bash command runs after `done`. The done gate answers only once the
@@ -11,7 +12,6 @@ import { castBash, hasBwrap, noBwrap, spellDir } from "../circle/bash-helpers.js
  * the whole tree at once and hides an early answer; as an unprivileged user there is no cgroup,
  * and an early answer lets `echo after` through (issue 21). So the casts run as nobody too.
  */
-const NOBODY = 65534;
 const CASTS = 20;
 const SPELL = `llm:
   provider: scripted
@@ -25,26 +25,6 @@ circle:
   wards: [{ max_turns: 1 }]
 `;
 
-function noUnprivileged(): string | undefined {
-  if (!hasBwrap) return `skipped: ${noBwrap}`;
-  if (process.getuid?.() !== 0)
-    return "skipped: the test process is not root, so the in-process test already runs unprivileged";
-  if (!existsSync(join(process.cwd(), "dist/index.js")))
-    return "skipped: dist/ is not built (npm run build)";
-  const probe = spawnSync(
-    "setpriv",
-    [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups", "bwrap", "--unshare-user"].concat([
-      "--ro-bind",
-      "/",
-      "/",
-      "true",
-    ]),
-    { encoding: "utf8", timeout: 10_000 },
-  );
-  if (probe.status !== 0)
-    return `skipped: bubblewrap cannot make a user namespace for an unprivileged user here (${(probe.stderr || String(probe.error)).trim()})`;
-  return undefined;
-}
 const unprivileged = noUnprivileged();
 
 describe("done answers only once the command has ended (LOOP-3)", () => {

@@ -1,6 +1,8 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { readFileSync, readlinkSync } from "node:fs";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { existsSync, readFileSync, readlinkSync } from "node:fs";
+import { join } from "node:path";
 import { expect } from "vitest";
+import { hasBwrap, noBwrap } from "../circle/bash-helpers.js";
 
 /** The namespaces of this test process: a command sharing any of them is not in the sandbox. */
 export function hostNamespaces(): string[] {
@@ -110,4 +112,35 @@ function zombie(pid: number): boolean {
   } catch {
     return true;
   }
+}
+
+/** The uid and gid of nobody, for the casts run unprivileged through setpriv. */
+export const NOBODY = 65534;
+
+/**
+ * Why the bash medium cannot be started as nobody here (a written reason to skip), or undefined
+ * when it can: it needs bubblewrap, a root test process (else the in-process tests already run
+ * unprivileged), a built dist/, and a user namespace bubblewrap can make for nobody.
+ */
+export function noUnprivileged(): string | undefined {
+  if (!hasBwrap) return `skipped: ${noBwrap}`;
+  if (process.getuid?.() !== 0)
+    return "skipped: the test process is not root, so the in-process tests already run unprivileged";
+  if (!existsSync(join(process.cwd(), "dist/index.js")))
+    return "skipped: dist/ is not built (npm run build)";
+  const probe = spawnSync(
+    "setpriv",
+    [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups"].concat([
+      "bwrap",
+      "--unshare-user",
+      "--ro-bind",
+      "/",
+      "/",
+      "true",
+    ]),
+    { encoding: "utf8", timeout: 10_000 },
+  );
+  if (probe.status !== 0)
+    return `skipped: bubblewrap cannot make a user namespace for an unprivileged user here (${(probe.stderr || String(probe.error)).trim()})`;
+  return undefined;
 }

@@ -3,7 +3,7 @@ import { chownSync, existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { castBash, hasBwrap, noBwrap, spellDir } from "../circle/bash-helpers.js";
-import { expectWallsHeld, victim, wallProbes } from "./bash-probes.js";
+import { expectWallsHeld, NOBODY, noUnprivileged, victim, wallProbes } from "./bash-probes.js";
 
 /**
  * Issue 20: bubblewrap started by root kept every capability, so a command could remount the
@@ -11,7 +11,6 @@ import { expectWallsHeld, victim, wallProbes } from "./bash-probes.js";
  * (core_pattern). The same probes run with Spellbook as this test process (root in CI and here)
  * and as an unprivileged user.
  */
-const NOBODY = 65534;
 const SPELL = (command: string) => `llm:
   provider: scripted
   responses:
@@ -27,29 +26,6 @@ circle:
 const running: ReturnType<typeof victim>[] = [];
 afterEach(() => running.splice(0).forEach((v) => v.stop()));
 
-/** Why the bash medium cannot be started as nobody here, or undefined when it can. */
-function noUnprivileged(): string | undefined {
-  if (!hasBwrap) return `skipped: ${noBwrap}`;
-  if (process.getuid?.() !== 0)
-    return "skipped: the test process is not root, so the test above already ran unprivileged";
-  if (!existsSync(join(process.cwd(), "dist/index.js")))
-    return "skipped: dist/ is not built (npm run build)";
-  const probe = spawnSync(
-    "setpriv",
-    [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups"].concat([
-      "bwrap",
-      "--unshare-user",
-      "--ro-bind",
-      "/",
-      "/",
-      "true",
-    ]),
-    { encoding: "utf8", timeout: 10_000 },
-  );
-  if (probe.status !== 0)
-    return `skipped: bubblewrap cannot make a user namespace for an unprivileged user here (${(probe.stderr || String(probe.error)).trim()})`;
-  return undefined;
-}
 const unprivileged = noUnprivileged();
 // bubblewrap 0.8 and later can refuse a command a user namespace of its own (--disable-userns)
 const nested =
