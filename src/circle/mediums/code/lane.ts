@@ -17,7 +17,7 @@ import {
 } from "./protocol.js";
 import { Backoff, mainWindowEnd, spinUntilPast } from "./hot-wait.js";
 import { heapBudget } from "./lane-memory.js";
-import { threadCpuMs } from "./thread-cpu.js";
+import { ThreadClock } from "./thread-cpu.js";
 import { decodeFromLane, encodeReply, encodeToLane } from "./wire.js";
 import { lazyBuiltin } from "../../../core/builtin.js";
 
@@ -138,9 +138,11 @@ export class Lane {
     return Atomics.load(this.control, SLOT.HEAP_PAGES) * 65536;
   }
 
-  /** The CPU time the worker has used, in ms; undefined where the host does not say. */
-  cpuMs(): number | undefined {
-    return threadCpuMs(this.thread);
+  private clock: ThreadClock | undefined;
+
+  /** The worker's CPU time in ms (a reading up to `maxAgeMs` old will do); undefined off Linux. */
+  cpuMs(maxAgeMs = 0): number | undefined {
+    return (this.clock ??= new ThreadClock(this.thread)).read(maxAgeMs);
   }
 
   /** True while the worker keeps the process alive (a request is awaiting its answer). */

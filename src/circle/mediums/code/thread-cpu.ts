@@ -33,3 +33,21 @@ export function threadCpuMs(id: number | undefined): number | undefined {
     return undefined;
   }
 }
+
+/**
+ * One thread's CPU clock, read at most once per `maxAgeMs` when the caller allows an older
+ * reading: a /proc read costs ~20 µs, more than a short code turn, so a run's start is taken
+ * from a reading up to 50 ms old (which can only count more CPU as used, never less).
+ */
+export class ThreadClock {
+  private last: { ms: number | undefined; at: number } | undefined;
+
+  constructor(private readonly id: number | undefined) {}
+
+  read(maxAgeMs = 0): number | undefined {
+    const now = performance.now();
+    if (this.last && maxAgeMs > 0 && now - this.last.at <= maxAgeMs) return this.last.ms;
+    this.last = { ms: threadCpuMs(this.id), at: now };
+    return this.last.ms;
+  }
+}

@@ -53,7 +53,9 @@ export class Watchdog {
   ) {
     this.outcome = new Promise((resolve) => (this.tell = resolve));
     this.settled = new Promise((resolve) => (this.free = resolve));
-    this.cpuStart = lane.cpuMs();
+    // A start up to 50 ms old counts more CPU as spent, never less (ThreadClock); a fresh read
+    // each turn would cost more than a short turn.
+    this.cpuStart = lane.cpuMs(50);
     this.cpuBudget = evalMs + graceMs(evalMs);
     this.arm(evalMs + graceMs(evalMs));
     if (hooks.signal.aborted) queueMicrotask(this.onAbort);
