@@ -6,6 +6,8 @@
  */
 const LAYERS = [
   ["core"],
+  // The QuickJS sandbox engine: knows nothing of circles, gates or looms (src/sandbox/index.ts).
+  ["sandbox"],
   ["loom"],
   ["llm"],
   ["circle"],
@@ -46,6 +48,14 @@ module.exports = {
       severity: "error",
       from: { path: "^src/", pathNot: "^src/(spell|generated)/" },
       to: { path: "^src/generated/" },
+    },
+    {
+      name: "sandbox-through-index",
+      comment:
+        "the sandbox engine is used through its public face: outside src/sandbox/ only src/sandbox/index.ts is imported",
+      severity: "error",
+      from: { path: "^src/", pathNot: "^src/sandbox/" },
+      to: { path: "^src/sandbox/", pathNot: "^src/sandbox/index\\.ts$" },
     },
     {
       name: "siblings-apart",

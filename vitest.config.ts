@@ -1,12 +1,12 @@
 import { buildSync } from "esbuild";
 import { defineConfig } from "vitest/config";
 
-// The code medium runs its sandboxes in worker threads, whose script is a bundle of its own
+// The code medium's sandboxes (src/sandbox/) run in worker threads, whose script is a bundle of its own
 // (scripts/bundle.mjs makes dist/sandbox-worker.mjs). The tests run src/, so they get a bundle
 // of the worker made from src/ now, beside node_modules (QuickJS loads from there).
 const sandboxWorker = "node_modules/.cache/spellbook/sandbox-worker.mjs";
 buildSync({
-  entryPoints: ["src/circle/mediums/code/worker-main.ts"],
+  entryPoints: ["src/sandbox/worker-main.ts"],
   outfile: sandboxWorker,
   bundle: true,
   platform: "node",

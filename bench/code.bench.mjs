@@ -31,7 +31,7 @@ import {
   ScriptedLLM,
 } from "../dist/index.js";
 // The sandbox engine is internal (not in the public API): the bench reaches it by its path.
-import { loadCodeEngine } from "../dist/circle/mediums/code/index.js";
+import { loadCodeEngine } from "../dist/sandbox/index.js";
 import { interleave, ratio as ratioOf, showRatio } from "./paired.mjs";
 
 const SNIPPET = "var v = fetch_value(); v + 1";

@@ -63,10 +63,10 @@ await build({
   logLevel: "warning",
 });
 
-// The code medium's worker thread (src/circle/mediums/code/worker-main.ts): its own file, beside
-// the CLI bundle and the library's modules, loaded only when a code sandbox opens.
+// The sandbox's worker thread (src/sandbox/worker-main.ts): its own file, beside the CLI bundle
+// and the library's modules, loaded only when a code sandbox opens.
 await build({
-  entryPoints: [join(root, "dist", "circle", "mediums", "code", "worker-main.js")],
+  entryPoints: [join(root, "dist", "sandbox", "worker-main.js")],
   outfile: join(root, "dist", "sandbox-worker.mjs"),
   bundle: true,
   platform: "node",

@@ -1,3 +1,4 @@
+import { ConfigError } from "../core/errors.js";
 import type { FoldNode, IdentityNode, LoomRecord, Turn } from "./turn.js";
 
 /** What the loom knows in memory: every turn, identity and reward, in append order. */
@@ -46,5 +47,28 @@ export class LoomIndex {
       for (const t of this.order) this.byId.set(t.id, t);
     }
     return this.byId;
+  }
+
+  /** The path root → leaf ending at `leafId` (LOOM-10), as stored (rewards not applied). */
+  path(leafId: string): Turn[] {
+    const byId = this.turnsById;
+    const path: Turn[] = [];
+    const seen = new Set<string>();
+    for (let t = byId.get(leafId); t; t = t.parent_id ? byId.get(t.parent_id) : undefined) {
+      // A hand-edited file could link a turn to itself: a cycle is corruption, not a thread.
+      if (seen.has(t.id))
+        throw new ConfigError("loom_corrupt", `loom has a parent cycle at turn ${t.id}`);
+      seen.add(t.id);
+      path.push(t);
+    }
+    if (path.length === 0)
+      throw new ConfigError("loom_unknown_turn", `no turn ${leafId} in the loom`);
+    return path.reverse();
+  }
+
+  /** The turn with its latest reward (a reward is a record of its own, LOOM-3). */
+  rewarded(turn: Turn): Turn {
+    const reward = this.rewards.get(turn.id);
+    return reward === undefined ? turn : Object.freeze({ ...turn, reward });
   }
 }

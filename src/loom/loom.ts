@@ -1,6 +1,6 @@
 import { ConfigError } from "../core/errors.js";
 import { isoNow } from "../core/clock.js";
-import { MemoryStore, type LoomStore } from "./store.js";
+import { MemoryStore, type RecordStore } from "./store.js";
 import type {
   EntityInfo,
   EntityLease,
@@ -48,7 +48,7 @@ export class Loom implements LoomWriter {
   private memoryKeeper: MemoryKeeper | null = null;
 
   constructor(
-    readonly store: LoomStore = new MemoryStore(),
+    readonly store: RecordStore = new MemoryStore(),
     options: LoomOptions = {},
   ) {
     this.indexed = store.readsBack ? null : new LoomIndex();
@@ -172,19 +172,7 @@ export class Loom implements LoomWriter {
 
   /** The path root → leaf ending at `leafId` (LOOM-10). */
   thread(leafId: string): Turn[] {
-    const byId = this.index.turnsById;
-    const path: Turn[] = [];
-    const seen = new Set<string>();
-    for (let t = byId.get(leafId); t; t = t.parent_id ? byId.get(t.parent_id) : undefined) {
-      // A hand-edited file could link a turn to itself: a cycle is corruption, not a thread.
-      if (seen.has(t.id))
-        throw new ConfigError("loom_corrupt", `loom has a parent cycle at turn ${t.id}`);
-      seen.add(t.id);
-      path.push(this.withReward(t));
-    }
-    if (path.length === 0)
-      throw new ConfigError("loom_unknown_turn", `no turn ${leafId} in the loom`);
-    return path.reverse();
+    return this.index.path(leafId).map((t) => this.withReward(t));
   }
 
   /** Turns without children: one per thread. */

@@ -17,7 +17,7 @@ import { isoNow } from "../core/clock.js";
 import { redactDeep } from "../core/redact-stream.js";
 import { encodeTurn } from "./jsonl-codec.js";
 import { readLoomFile, tornMessage } from "./jsonl-read.js";
-import type { LoomStore } from "./store.js";
+import type { RecordStore } from "./store.js";
 import { LOOM_FORMAT_VERSION, type LoomRecord, type Turn } from "./turn.js";
 
 export { readLoomFile, readRecords, type LoomReadResult } from "./jsonl-read.js";
@@ -51,7 +51,7 @@ export interface JsonlStoreOptions {
  *   when made here, 0700): a loom is the owner's record.
  * One file descriptor stays open; opening a long history costs a look at its first line.
  */
-export class JsonlStore implements LoomStore {
+export class JsonlStore implements RecordStore {
   private fd: number | null = null;
   readonly readsBack = true;
   /** What reading the file found worth saying (torn pieces skipped). */

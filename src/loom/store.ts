@@ -1,7 +1,11 @@
 import type { LoomRecord, Turn } from "./turn.js";
 
-/** Where loom records go. Appends only: there is no update and no delete (LOOM-3). */
-export interface LoomStore {
+/**
+ * Where loom records go, synchronously: the engine's write path (a `Loom` over a JSONL file or
+ * memory). Appends only: there is no update and no delete (LOOM-3). The store seam for other
+ * stores, asynchronous, is `LoomStore` (loom-store.ts), which wraps one of these today.
+ */
+export interface RecordStore {
   append(record: LoomRecord): void;
   /** A turn record (`type: "turn"`), without building a wrapper object first. */
   appendTurn(turn: Turn): void;
@@ -20,7 +24,7 @@ export interface LoomStore {
 }
 
 /** A loom kept in memory only: the loom's own index is the record. */
-export class MemoryStore implements LoomStore {
+export class MemoryStore implements RecordStore {
   readonly location = "memory";
   readonly readsBack = false;
   append(_record: LoomRecord): void {}

@@ -5,8 +5,7 @@
  * `__in` (the handler's arguments) and `__out` (its return value), both answered synchronously.
  */
 import { createHash } from "node:crypto";
-import { loadCodeEngine, sandboxLimits } from "../circle/mediums/code/index.js";
-import { Sandbox, type EvalOutput } from "../circle/mediums/code/sandbox.js";
+import { openSandbox, sandboxLimits, type EvalOutput, type Sandbox } from "../sandbox/index.js";
 import { selfTimed } from "./invoke.js";
 import type {
   FlowEvent,
@@ -53,9 +52,8 @@ export class JsHandlers {
 
   /** A sandbox whose handler runs are interrupted past `maxHandlerMs` of compute. */
   static async open(maxHandlerMs: number, memoryMb = 64): Promise<JsHandlers> {
-    const engine = await loadCodeEngine();
     const limits = sandboxLimits({ max_eval_ms: maxHandlerMs, max_memory_mb: memoryMb });
-    const sandbox = await Sandbox.open(engine, {
+    const sandbox = await openSandbox({
       gates: ["__in", "__out"],
       aliases: {},
       warded: {},

@@ -3,7 +3,7 @@
  * the module when its runtime is freed). This file's process loads the engine in that build.
  */
 import { describe, expect, it } from "vitest";
-import { configureCodeEngine, loadCodeEngine } from "../../src/circle/mediums/code/index.js";
+import { configureCodeEngine, loadCodeEngine } from "../../src/sandbox/index.js";
 import { codeCantrip } from "./code-helpers.js";
 
 configureCodeEngine({ build: "debug" });

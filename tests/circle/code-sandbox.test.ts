@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import type { Gate } from "../../src/circle/gate.js";
 import { behaviorGate } from "../../src/circle/gates/index.js";
-import { loadCodeEngine, sandboxLimits } from "../../src/circle/mediums/code/index.js";
-import { Sandbox } from "../../src/circle/mediums/code/sandbox.js";
+import { loadCodeEngine, sandboxLimits } from "../../src/sandbox/index.js";
+import { Sandbox } from "../../src/sandbox/index.js";
 import { DEBUG_SYNC, newQuickJSWASMModuleFromVariant } from "quickjs-emscripten";
-import { LaneMemory } from "../../src/circle/mediums/code/lane-memory.js";
-import { Shell } from "../../src/circle/mediums/code/shell.js";
+import { LaneMemory } from "../../src/sandbox/lane-memory.js";
+import { Shell } from "../../src/sandbox/shell.js";
 import { codeCantrip, doneGate, echoGate, slowGate } from "./code-helpers.js";
 
 const lastObservation = (r: { loom: { turns(): { observation: string }[] } }, i: number) =>

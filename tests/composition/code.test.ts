@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { behaviorGate } from "../../src/circle/gates/index.js";
-import { loadCodeEngine } from "../../src/circle/mediums/code/index.js";
+import { loadCodeEngine } from "../../src/sandbox/index.js";
 import type { CantripEvent } from "../../src/core/events.js";
 import { IntentLLM, llmSource, parentCantrip, scripted } from "./helpers.js";
 

@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { CodeEngine } from "../../src/circle/mediums/code/engine.js";
-import { sandboxLimits } from "../../src/circle/mediums/code/index.js";
-import type { EvalHooks } from "../../src/circle/mediums/code/run.js";
-import { Sandbox } from "../../src/circle/mediums/code/sandbox.js";
+import { CodeEngine } from "../../src/sandbox/engine.js";
+import { sandboxLimits } from "../../src/sandbox/index.js";
+import type { EvalHooks } from "../../src/sandbox/index.js";
+import { Sandbox } from "../../src/sandbox/index.js";
 
 /**
  * Sandboxes share a lane (a worker thread, one QuickJS heap) past the engine's lane cap — 16 in

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { behaviorGate } from "../../src/circle/gates/index.js";
-import { loadCodeEngine } from "../../src/circle/mediums/code/index.js";
+import { loadCodeEngine } from "../../src/sandbox/index.js";
 import { codeCantrip } from "../circle/code-helpers.js";
 import type { CastResult } from "../../src/core/result.js";
 import type { Loom } from "../../src/loom/loom.js";

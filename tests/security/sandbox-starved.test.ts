@@ -1,9 +1,9 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
-import { CodeEngine } from "../../src/circle/mediums/code/engine.js";
-import { sandboxLimits } from "../../src/circle/mediums/code/index.js";
-import { Sandbox } from "../../src/circle/mediums/code/sandbox.js";
+import { CodeEngine } from "../../src/sandbox/engine.js";
+import { sandboxLimits } from "../../src/sandbox/index.js";
+import { Sandbox } from "../../src/sandbox/index.js";
 
 /**
  * Issue 21: on a loaded machine a runaway loop lost its sandbox's variables — grimoire 06's

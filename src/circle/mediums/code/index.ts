@@ -1,6 +1,6 @@
 import type { Medium } from "../../medium.js";
 import { capabilityText, JS_TOOL } from "./capability.js";
-import { loadCodeEngine } from "./engine.js";
+import { loadCodeEngine } from "../../../sandbox/index.js";
 import { CodeSession } from "./session.js";
 
 export {
@@ -8,9 +8,10 @@ export {
   loadCodeEngine,
   type CodeEngine,
   type CodeEngineOptions,
-} from "./engine.js";
+  sandboxLimits,
+  type SandboxLimits,
+} from "../../../sandbox/index.js";
 
-export { sandboxLimits, type SandboxLimits } from "./limits.js";
 export { JS_TOOL } from "./capability.js";
 
 export interface CodeMediumOptions {

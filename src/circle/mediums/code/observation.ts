@@ -1,5 +1,5 @@
 import type { GateCallRecord } from "../../gate.js";
-import type { ErrorView, EvalOutput } from "./sandbox.js";
+import type { ErrorView, EvalOutput } from "../../../sandbox/index.js";
 
 /** Values up to this many characters are shown whole; longer ones as a summary (§4.6). */
 export const INLINE_CHARS = 500;

@@ -10,7 +10,7 @@ import type { GateCallRecord, ReplayTurn } from "../../../core/medium.js";
 import { laterRefusal } from "../../gate-budget.js";
 import { DONE } from "../../gate-names.js";
 import { renderObservation } from "./observation.js";
-import type { GateReply, Sandbox } from "./sandbox.js";
+import type { GateReply, Sandbox } from "../../../sandbox/index.js";
 
 /**
  * A recorded result back as the value the code saw. The record keeps strings as they are and

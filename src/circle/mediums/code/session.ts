@@ -21,11 +21,15 @@ import {
 } from "../../medium-turn.js";
 import { namedArguments } from "./arguments.js";
 import { JS_TOOL } from "./capability.js";
-import { loadCodeEngine } from "./engine.js";
-import { sandboxLimits } from "./limits.js";
 import { renderObservation } from "./observation.js";
 import { replayTurns } from "./replay.js";
-import { Sandbox, type GateReply, type SandboxSetup } from "./sandbox.js";
+import {
+  loadCodeEngine,
+  sandboxLimits,
+  Sandbox,
+  type GateReply,
+  type SandboxSetup,
+} from "../../../sandbox/index.js";
 
 /** One entity's life in a code circle: its sandbox persists across turns and sends (MEDIUM-3). */
 export class CodeSession implements MediumSession {

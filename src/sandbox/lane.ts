@@ -19,7 +19,7 @@ import { Backoff, mainWindowEnd, spinUntilPast } from "./hot-wait.js";
 import { heapBudget } from "./lane-memory.js";
 import { ThreadClock } from "./thread-cpu.js";
 import { decodeFromLane, encodeReply, encodeToLane } from "./wire.js";
-import { lazyBuiltin } from "../../../core/builtin.js";
+import { lazyBuiltin } from "../core/builtin.js";
 
 const workerThreads = lazyBuiltin<typeof WorkerThreads>("node:worker_threads");
 

@@ -1,5 +1,5 @@
-import { abortReason } from "../../../core/loop.js";
-import { errorMessage } from "../../../core/errors.js";
+import { abortReason } from "../core/loop.js";
+import { errorMessage } from "../core/errors.js";
 import type { CodeEngine } from "./engine.js";
 import type { Lane, LaneClient } from "./lane.js";
 import { wireValue, type FromLane, type SandboxSetup, type WireReply } from "./protocol.js";

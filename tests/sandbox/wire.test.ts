@@ -1,15 +1,10 @@
 /**
- * The strings a code turn's messages cross the thread boundary as (src/circle/mediums/code/
+ * The strings a code turn's messages cross the thread boundary as (src/sandbox/
  * wire.ts): every message comes back as it went, whatever its text holds.
  */
 import { MessageChannel, receiveMessageOnPort } from "node:worker_threads";
 import { describe, expect, it } from "vitest";
-import type {
-  FromLane,
-  ToLane,
-  WireOutput,
-  WireReply,
-} from "../../src/circle/mediums/code/protocol.js";
+import type { FromLane, ToLane, WireOutput, WireReply } from "../../src/sandbox/protocol.js";
 import {
   decodeFromLane,
   decodeReply,
@@ -17,7 +12,7 @@ import {
   encodeFromLane,
   encodeReply,
   encodeToLane,
-} from "../../src/circle/mediums/code/wire.js";
+} from "../../src/sandbox/wire.js";
 
 const AWKWARD = ["", ":", ";", "1,2;3", "a\nb\r\n", "é€😀\u0000\u2028", "12:34;5,6"];
 

@@ -4,7 +4,7 @@
  * to run is not taken for one that runs away (watchdog.ts). Elsewhere: undefined (wall time).
  */
 import type * as Fs from "node:fs";
-import { lazyBuiltin } from "../../../core/builtin.js";
+import { lazyBuiltin } from "../core/builtin.js";
 
 const fs = lazyBuiltin<typeof Fs>("node:fs");
 /** Linux's USER_HZ: the unit of /proc's utime and stime (100 on every Linux port). */

@@ -1,5 +1,5 @@
 /**
- * Spin, then sleep (src/circle/mediums/code/hot-wait.ts): the windows a side of a lane watches
+ * Spin, then sleep (src/sandbox/hot-wait.ts): the windows a side of a lane watches
  * for the other's next message, their back-off when they go unanswered, and the main thread's
  * budget per event-loop turn.
  */
@@ -10,7 +10,7 @@ import {
   WINDOW_MS,
   mainWindowEnd,
   spinUntilPast,
-} from "../../src/circle/mediums/code/hot-wait.js";
+} from "../../src/sandbox/hot-wait.js";
 
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 

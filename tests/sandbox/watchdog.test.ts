@@ -1,11 +1,11 @@
 /**
- * The main thread's watch over one run (src/circle/mediums/code/watchdog.ts), against a lane
+ * The main thread's watch over one run (src/sandbox/watchdog.ts), against a lane
  * that only records what it is asked: the cancel paths, and the timer kept through gate calls.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { Lane } from "../../src/circle/mediums/code/lane.js";
-import { PHASE } from "../../src/circle/mediums/code/protocol.js";
-import { ABORT_WAIT_MS, STUCK_MS, Watchdog } from "../../src/circle/mediums/code/watchdog.js";
+import type { Lane } from "../../src/sandbox/lane.js";
+import { PHASE } from "../../src/sandbox/protocol.js";
+import { ABORT_WAIT_MS, STUCK_MS, Watchdog } from "../../src/sandbox/watchdog.js";
 
 /** `cpu`: the worker's CPU time as the lane reports it (undefined: the host does not say). */
 function fakeLane(cpu: { ms: number | undefined } = { ms: undefined }) {

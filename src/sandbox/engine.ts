@@ -1,8 +1,8 @@
 import type * as FsPromises from "node:fs/promises";
 import { createRequire } from "node:module";
-import { SystemError } from "../../../core/errors.js";
+import { SystemError } from "../core/errors.js";
 import { Lane } from "./lane.js";
-import { lazyBuiltin } from "../../../core/builtin.js";
+import { lazyBuiltin } from "../core/builtin.js";
 
 const fsPromises = lazyBuiltin<typeof FsPromises>("node:fs/promises");
 
@@ -34,7 +34,7 @@ export function workerFile(): URL | string {
   const named = process.env["SPELLBOOK_SANDBOX_WORKER"];
   if (named) return named;
   if (typeof __bundleUrl === "string") return new URL("./sandbox-worker.mjs", __bundleUrl);
-  return new URL("../../../sandbox-worker.mjs", import.meta.url);
+  return new URL("../sandbox-worker.mjs", import.meta.url);
 }
 
 /**

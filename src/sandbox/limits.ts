@@ -1,4 +1,4 @@
-import { numberWard, type WardValues } from "../../../core/wards.js";
+import { numberWard, type WardValues } from "../core/wards.js";
 
 export const DEFAULT_EVAL_MS = 10_000;
 export const DEFAULT_MEMORY_MB = 64;
