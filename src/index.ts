@@ -19,6 +19,7 @@ export {
   ModelError,
   SpellErrors,
   errorMessage,
+  type ErrorCode,
   type ErrorFamily,
   type SourcePosition,
 } from "./core/errors.js";
