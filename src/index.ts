@@ -3,7 +3,7 @@
  * deliberate list — tests/api/public-api.test.ts pins every name; an internal helper stays in
  * its module. The council is `spellbook/council` (src/council/index.ts).
  */
-export { Cantrip } from "./default-cantrip.js";
+export { DefaultCantrip as Cantrip } from "./default-cantrip.js";
 export type { CastResult, CastTerminated, CastTruncated, CastFailed } from "./default-cantrip.js";
 export type { CantripInit, CastOptions } from "./core/cantrip.js";
 export { Entity } from "./core/entity.js";
