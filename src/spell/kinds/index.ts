@@ -11,24 +11,24 @@ export {
   type SchemaValidator,
 } from "./kind.js";
 
+/** The name of a built-in document kind (`kind:` in a document; `cantrip` when absent). */
+export type KindName = "cantrip" | "council" | "flow" | "flow-tests";
+
 /**
- * The built-in document kinds, each named once, here: `KindName` comes from this table, and the
- * tables of what each command does with a kind (`spell run`: cli/kind-runners.ts, `spell test`:
- * conformance/kinds.ts) are keyed by it, so a kind they name that is not here does not compile.
+ * The built-in document kinds, one entry per KindName (a name missing here, or here and not in
+ * KindName, does not compile). The tables of what each command does with a kind (`spell run`:
+ * cli/kind-runners.ts, `spell test`: conformance/kinds.ts) are keyed by KindName too.
  * Only `cantrip` is loaded up front: the others load when a document names them.
  */
-const BUILT_IN = {
+const BUILT_IN: Readonly<Record<KindName, DocumentKind | LazyKind>> = {
   cantrip: cantripKind,
   council: { name: "council", load: async () => (await import("./council.js")).councilKind },
-  flow: { name: "flow", load: async () => (await import("./flow.js")).flowKind },
+  flow: { name: "flow", load: async () => (await import("./flow-kind.js")).flowKind },
   "flow-tests": {
     name: "flow-tests",
     load: async () => (await import("./flow-tests.js")).flowTestsKind,
   },
-} as const satisfies Record<string, DocumentKind | LazyKind>;
-
-/** The name of a built-in document kind (`kind:` in a document; `cantrip` when absent). */
-export type KindName = keyof typeof BUILT_IN;
+};
 
 /** A fresh registry of every built-in kind; a caller may register more on its own copy. */
 export function defaultKinds(): KindRegistry {
