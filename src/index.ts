@@ -113,6 +113,6 @@ export { loadSpell, loadSpellText, type LoadedSpell } from "./spell/index.js";
 export { loadDocument, type LoadedDocument } from "./spell/index.js";
 
 /** Summoner flows (seed 003): routes, tapes, the receive/send cycle, DNA. */
-export * as routes from "./routes/index.js";
-export { Flow, FlowRunner, PROFILE_VERSION as FLOW_PROFILE_VERSION } from "./routes/index.js";
-export { JsHandlers } from "./routes/js-handlers.js";
+export * as routes from "./flows/index.js";
+export { Flow, FlowRunner, PROFILE_VERSION as FLOW_PROFILE_VERSION } from "./flows/index.js";
+export { JsHandlers } from "./flows/js-handlers.js";

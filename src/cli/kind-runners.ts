@@ -14,7 +14,7 @@ export const kindRunners: Readonly<Partial<Record<KindName, KindRunner>>> = {
     (await import("./council-run.js")).runCouncil(loaded, flags, io),
   // `spell run FLOW` is `spell flow FLOW` on stdin.
   flow: async (loaded, _flags, io) => {
-    const { runFlowLines } = await import("./flow.js");
+    const { runFlowLines } = await import("./flow-run.js");
     return runFlowLines(loaded, process.stdin, {}, io);
   },
 };

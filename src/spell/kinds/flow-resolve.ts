@@ -20,7 +20,7 @@ import {
   RouteSyntaxError,
   Tape,
   type FlowLimits,
-} from "../../routes/index.js";
+} from "../../flows/index.js";
 import type { LoadOptions } from "../options.js";
 import type { Path } from "../source.js";
 import type { KindContext } from "./kind.js";

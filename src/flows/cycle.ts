@@ -4,7 +4,7 @@
  */
 import type { FlowEvent, ReceiverInput, SenderInput } from "./handler.js";
 import { toEvent } from "./handler.js";
-import type { Flow, HookRegistration, ReceiverRegistration, SenderRegistration } from "./flow.js";
+import type { Flow, HookRegistration, ReceiverRegistration, SenderRegistration } from "./registry.js";
 import { CallContext, invoke, limitFor } from "./invoke.js";
 import { messageBytes } from "./limits.js";
 import { accepts, nodeText, type Node } from "./node.js";
