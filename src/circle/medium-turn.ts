@@ -6,7 +6,7 @@
  * context after the next turn), and the turn's budget of recorded gate bytes (gate-budget.ts). A medium supplies only how one call runs and how a turn reads.
  */
 import type { LLMResponse, Message, ToolCall } from "../core/contract.js";
-import { abortReason } from "../core/loop.js";
+import { abortReason } from "../core/cast-signal.js";
 import type { Entity } from "../core/entity.js";
 import type { EntityContext, GateHost, MediumStep, TurnScope } from "./medium.js";
 import { numberWard } from "../core/wards.js";
