@@ -11,7 +11,7 @@ const LAYERS = [
   ["loom"],
   ["llm"],
   ["circle"],
-  ["routes", "council"],
+  ["flows", "council"],
   ["spell"],
   // The conformance runner speaks to the real ACP agent (acp_exchange): protocols sit below it.
   ["protocols"],
@@ -59,16 +59,16 @@ module.exports = {
     },
     {
       name: "siblings-apart",
-      comment: "routes and council are independent modules of one layer",
+      comment: "flows and council are independent modules of one layer",
       severity: "error",
-      from: { path: "^src/routes/" },
+      from: { path: "^src/flows/" },
       to: { path: "^src/council/" },
     },
     {
       name: "siblings-apart-2",
       severity: "error",
       from: { path: "^src/council/" },
-      to: { path: "^src/routes/" },
+      to: { path: "^src/flows/" },
     },
   ],
   options: {

@@ -1,4 +1,4 @@
-import { Cantrip as CoreCantrip, type CantripInit } from "./core/cantrip.js";
+import { Cantrip, type CantripInit } from "./core/cantrip.js";
 import type * as Result from "./core/result.js";
 import { Loom } from "./loom/loom.js";
 
@@ -9,10 +9,11 @@ export type CastTruncated<L = Loom> = Result.CastTruncated<L>;
 export type CastFailed<L = Loom> = Result.CastFailed<L>;
 
 /**
- * The package's Cantrip: core's, with an in-memory loom injected when none is given (core
- * builds no loom of its own). `result.loom` is then a Loom: threads, exports, rewards.
+ * The package's Cantrip (exported as `Cantrip`): core's, with an in-memory loom injected when
+ * none is given (core builds no loom of its own). `result.loom` is then a Loom: threads,
+ * exports, rewards. Its own name keeps one class named Cantrip (core/cantrip.ts).
  */
-export class Cantrip extends CoreCantrip<Loom> {
+export class DefaultCantrip extends Cantrip<Loom> {
   constructor(init: Omit<CantripInit<Loom>, "loom"> & { loom?: Loom }) {
     super({ ...init, loom: init.loom ?? new Loom() });
   }

@@ -3,7 +3,7 @@
  * deliberate list — tests/api/public-api.test.ts pins every name; an internal helper stays in
  * its module. The council is `spellbook/council` (src/council/index.ts).
  */
-export { Cantrip } from "./default-cantrip.js";
+export { DefaultCantrip as Cantrip } from "./default-cantrip.js";
 export type { CastResult, CastTerminated, CastTruncated, CastFailed } from "./default-cantrip.js";
 export type { CantripInit, CastOptions } from "./core/cantrip.js";
 export { Entity } from "./core/entity.js";
@@ -19,6 +19,7 @@ export {
   ModelError,
   SpellErrors,
   errorMessage,
+  type ErrorCode,
   type ErrorFamily,
   type SourcePosition,
 } from "./core/errors.js";
@@ -112,6 +113,6 @@ export { loadSpell, loadSpellText, type LoadedSpell } from "./spell/index.js";
 export { loadDocument, type LoadedDocument } from "./spell/index.js";
 
 /** Summoner flows (seed 003): routes, tapes, the receive/send cycle, DNA. */
-export * as routes from "./routes/index.js";
-export { Flow, FlowRunner, PROFILE_VERSION as FLOW_PROFILE_VERSION } from "./routes/index.js";
-export { JsHandlers } from "./routes/js-handlers.js";
+export * as routes from "./flows/index.js";
+export { Flow, FlowRunner, PROFILE_VERSION as FLOW_PROFILE_VERSION } from "./flows/index.js";
+export { JsHandlers } from "./flows/js-handlers.js";

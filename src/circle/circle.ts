@@ -7,7 +7,14 @@ import {
   type WardValues,
 } from "../core/wards.js";
 import type { Entity } from "../core/entity.js";
-import type { CircleLike, EntityContext, MediumSession, Presentation } from "../core/medium.js";
+import type {
+  CircleLike,
+  EntityContext,
+  GateHost,
+  Medium,
+  MediumSession,
+  Presentation,
+} from "./medium.js";
 import {
   checkArguments,
   renderResult,
@@ -16,7 +23,6 @@ import {
   type GateOutcome,
 } from "./gate.js";
 import { DELEGATION_GATES, DONE } from "./gate-names.js";
-import type { GateHost, Medium } from "./medium.js";
 import { conversationMedium } from "./mediums/conversation.js";
 
 export type { GateOutcome } from "./gate.js";

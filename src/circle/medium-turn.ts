@@ -6,13 +6,12 @@
  * context after the next turn), and the turn's budget of recorded gate bytes (gate-budget.ts). A medium supplies only how one call runs and how a turn reads.
  */
 import type { LLMResponse, Message, ToolCall } from "../core/contract.js";
-import { abortReason } from "../core/loop.js";
+import { abortReason } from "../core/cast-signal.js";
 import type { Entity } from "../core/entity.js";
-import type { EntityContext, MediumStep, TurnScope } from "../core/medium.js";
+import type { EntityContext, GateHost, MediumStep, TurnScope } from "./medium.js";
 import { numberWard } from "../core/wards.js";
 import type { GateCallRecord, GateContext } from "./gate.js";
 import { DEFAULT_MAX_GATE_RECORD_KB, GateBudget } from "./gate-budget.js";
-import type { GateHost } from "./medium.js";
 
 /** Shown after a text-only reply when only `done` may end the loop (LOOP-6). */
 export const DONE_REMINDER =

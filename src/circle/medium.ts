@@ -3,11 +3,20 @@ import type { EntityContext, MediumSession, Presentation } from "../core/medium.
 import type { WardValues } from "../core/wards.js";
 import type { Gate, GateContext, GateOutcome } from "./gate.js";
 
+/**
+ * The medium contract, one home for circle/: what the loop needs (core/medium.ts, which core
+ * owns and never imports upward) is re-exported here beside what only a circle knows (Medium,
+ * GateHost). Files in circle/ import medium types from this file, never from core/medium.ts.
+ */
 export type {
+  CircleLike,
+  EntityContext,
+  GateCallRecord,
   MediumOutcome,
   MediumSession,
   MediumStep,
   Presentation,
+  ReplayTurn,
   TurnScope,
 } from "../core/medium.js";
 

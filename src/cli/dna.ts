@@ -6,10 +6,10 @@
 import { readFileSync } from "node:fs";
 import { ConfigError, errorMessage } from "../core/errors.js";
 import type { LLM } from "../core/contract.js";
-import type { SignedDna } from "../routes/index.js";
-import type { CompiledFlow } from "../spell/kinds/flow.js";
+import type { SignedDna } from "../flows/index.js";
+import type { CompiledFlow } from "../spell/kinds/flow-kind.js";
 import { EXIT, displayPath, print, type CliIO } from "./io.js";
-import { loadFlow } from "./flow.js";
+import { loadFlow } from "./flow-run.js";
 
 const dnaOnly: LLM = {
   name: "dna-only",
@@ -34,7 +34,7 @@ export async function dnaCommand(
 ): Promise<number> {
   const loaded = await loadFlow(file, io, { llm: dnaOnly, loomPath: "memory" });
   if (!loaded) return EXIT.invalid;
-  const { flowDna, prettyJson, signDna } = await import("../routes/index.js");
+  const { flowDna, prettyJson, signDna } = await import("../flows/index.js");
   const compiled = loaded.value as CompiledFlow;
   try {
     const dna = flowDna(compiled.flow);
@@ -54,7 +54,7 @@ export async function dnaVerifyCommand(
   flags: { key?: string | undefined },
   io: CliIO,
 ): Promise<number> {
-  const { verifyDna } = await import("../routes/index.js");
+  const { verifyDna } = await import("../flows/index.js");
   try {
     const signed = JSON.parse(readText(io, file, "signed DNA")) as SignedDna;
     const check = verifyDna(signed, flags.key ? readText(io, flags.key, "public key") : undefined);

@@ -9,12 +9,12 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { readLoomFile } from "../loom/storage-jsonl.js";
 import { EXIT } from "./io.js";
-import { runSession, type SessionFlags, type SessionIO } from "./session.js";
+import { runSummon, type SummonFlags, type SummonIO } from "./summon.js";
 
 /** Where the Familiar keeps its loom, relative to the workspace (the spell's `loom.path`). */
 export const FAMILIAR_LOOM = join(".spellbook", "familiar.jsonl");
 
-export type FamiliarFlags = Omit<SessionFlags, "entity" | "baseDir">;
+export type FamiliarFlags = Omit<SummonFlags, "entity" | "baseDir">;
 
 /** The packaged spell: found upwards from this module (src/cli, dist/cli, or the bundle in dist). */
 export function familiarSpellPath(from = dirname(fileURLToPath(import.meta.url))): string {
@@ -44,7 +44,7 @@ export function familiarEntity(loomPath: string): string | undefined {
 export async function familiarCommand(
   dir: string | undefined,
   flags: FamiliarFlags,
-  io: SessionIO,
+  io: SummonIO,
 ): Promise<number> {
   const workspace = resolve(io.cwd, dir ?? ".");
   if (!existsSync(workspace) || !statSync(workspace).isDirectory()) {
@@ -55,7 +55,7 @@ export async function familiarCommand(
     flags.loom === undefined ? join(workspace, FAMILIAR_LOOM) : resolve(io.cwd, flags.loom);
   const entity = flags.loom === "memory" ? undefined : familiarEntity(loomPath);
   io.stderr(`the Familiar, on ${workspace}\n`);
-  return runSession(
+  return runSummon(
     familiarSpellPath(),
     { ...flags, baseDir: workspace, ...(entity === undefined ? {} : { entity }) },
     io,

@@ -27,7 +27,7 @@ export default class Familiar extends Command {
   async run(): Promise<void> {
     const { args, flags } = await this.parse(Familiar);
     const { familiarCommand } = await import("../cli/familiar.js");
-    const { withProcessSession } = await import("../cli/session.js");
+    const { withProcessSummon } = await import("../cli/summon.js");
     const path = await import("node:path");
     // The Familiar's process works in DIR: a bash child's workspace is the working folder. Paths
     // typed on the command line (DIR, --loom) are resolved first, where they were typed.
@@ -39,7 +39,7 @@ export default class Familiar extends Command {
     } catch {
       // not a folder: familiarCommand says so
     }
-    process.exitCode = await withProcessSession((io) =>
+    process.exitCode = await withProcessSummon((io) =>
       familiarCommand(workspace, { ...flags, loom }, io),
     );
   }

@@ -24,7 +24,7 @@ export default class FlowRun extends Command {
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(FlowRun);
-    const { flowCommand } = await import("../cli/flow.js");
+    const { flowCommand } = await import("../cli/flow-run.js");
     const { processIO } = await import("../cli/io.js");
     process.exitCode = await flowCommand(args.file, flags, processIO());
   }

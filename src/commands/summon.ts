@@ -38,7 +38,7 @@ export default class Summon extends Command {
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(Summon);
-    const { runSession, withProcessSession } = await import("../cli/session.js");
-    process.exitCode = await withProcessSession((io) => runSession(args.file, flags, io));
+    const { runSummon, withProcessSummon } = await import("../cli/summon.js");
+    process.exitCode = await withProcessSummon((io) => runSummon(args.file, flags, io));
   }
 }

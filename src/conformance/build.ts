@@ -6,11 +6,7 @@ import { ConfigError, SpellErrors } from "../core/errors.js";
 import { Redactor } from "../core/redact.js";
 import type { Spell } from "../spell/index.js";
 import type { LLM } from "../core/contract.js";
-import {
-  ScriptedLLM,
-  type RecordedQuery,
-  type ScriptedResponse,
-} from "../llm/providers/scripted.js";
+import type { RecordedQuery, ScriptedLLM } from "../llm/providers/scripted.js";
 import { RetryingLLM, retryPolicy, type RetrySpec } from "../llm/retry.js";
 import { Loom } from "../loom/loom.js";
 import { loadDocument } from "../spell/index.js";
@@ -21,23 +17,7 @@ import { buildCantrip, cantripKind } from "../spell/kinds/cantrip.js";
 import { MockOpenAI } from "./mock-openai.js";
 import { gateSpelling } from "./spellings.js";
 import { childLLMs } from "./child-llms.js";
-
-/** Keys of an LLM entry in setup; anything else is a runner error, never ignored. */
-const LLM_KEYS = new Set([
-  "responses",
-  "usage",
-  "record_inputs",
-  "type",
-  "name",
-  "provider",
-  "raw_response",
-  "raw_responses",
-  "profile",
-  "model",
-  "retry_behavior",
-  "stateless",
-]);
-const SETUP_KEYS = new Set(["circle", "identity", "filesystem", "folding", "retry"]);
+import { setupLLMs } from "./setup-llms.js";
 
 /** A setup LLM whose queries the expectations can read (scripted, or a mock provider's wire log). */
 export interface RecordingLLM {
@@ -66,30 +46,6 @@ export interface BuildOptions {
   /** For a spell's own tests: the spell's document, which setup overrides. */
   base?: Spell;
   baseDir?: string;
-}
-
-/** The scripted (or mock-provider) LLMs a setup declares: every key containing "llm". */
-function setupLLMs(setup: Record<string, unknown>, base: Spell | undefined) {
-  const llms = new Map<string, ScriptedLLM | MockOpenAI>();
-  for (const [key, value] of Object.entries(setup)) {
-    if (key.includes("llm")) {
-      if (value !== null) llms.set(key, scriptedFrom(key, value));
-    } else if (!SETUP_KEYS.has(key)) {
-      throw new ConfigError("unsupported_setup", `unsupported setup key: ${key}`);
-    }
-  }
-  // A spell's own test without setup.llm runs on the spell's scripted replies, if it has them.
-  const own = base?.llm;
-  if (!("llm" in setup) && own && typeof own === "object" && own.provider === "scripted") {
-    llms.set(
-      "llm",
-      scriptedFrom("llm", {
-        responses: own.responses ?? [],
-        ...(own.usage ? { usage: own.usage } : {}),
-      }),
-    );
-  }
-  return llms;
 }
 
 /** `setup.filesystem`: the files the gates see, in a temporary folder. */
@@ -191,37 +147,6 @@ async function serve(
   if (llm instanceof MockOpenAI) return llm.llm({ redactor, retry, baseDir: process.cwd() });
   if (!llm || !retry) return llm;
   return new RetryingLLM(llm, retryPolicy(retry), { sleep: () => Promise.resolve() });
-}
-
-function scriptedFrom(key: string, value: unknown): ScriptedLLM | MockOpenAI {
-  const spec = (value ?? {}) as Record<string, unknown>;
-  for (const k of Object.keys(spec)) {
-    if (!LLM_KEYS.has(k))
-      throw new ConfigError("unsupported_setup", `unsupported setup key: ${key}.${k}`);
-  }
-  if (spec["provider"] === "mock_openai") return new MockOpenAI(key, spec);
-  if (spec["provider"] !== undefined || spec["raw_response"] !== undefined) {
-    throw new ConfigError(
-      "unsupported_setup",
-      `unsupported setup key: ${key}.provider (the suite's providers: mock_openai, or scripted replies)`,
-    );
-  }
-  const responses = spec["responses"] ?? [];
-  if (!Array.isArray(responses))
-    throw new ConfigError("unsupported_setup", `${key}.responses must be a list of replies`);
-  responses.forEach((r, i) => {
-    if (r === null || typeof r !== "object" || Array.isArray(r))
-      throw new ConfigError(
-        "unsupported_setup",
-        `${key}.responses[${i}] must be a reply (content, tool_calls, code, error, ...), got ${JSON.stringify(r)}`,
-      );
-  });
-  return new ScriptedLLM({
-    responses: responses as ScriptedResponse[],
-    ...(spec["usage"] ? { usage: spec["usage"] } : {}),
-    recordInputs: true,
-    name: typeof spec["name"] === "string" ? spec["name"] : key,
-  });
 }
 
 /** setup → the spell a user would write: identity, circle (gates rooted in the temp filesystem). */

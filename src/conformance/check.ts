@@ -1,38 +1,16 @@
 import { ConfigError } from "../core/errors.js";
 import type { UsageTotals } from "../core/result.js";
 import type { Turn } from "../loom/turn.js";
-import type { Outcome } from "./act.js";
-import type { Built } from "./build.js";
 import { looselyEqual, matchValue, show, type MatchContext } from "./match.js";
 import { invocationList, mainLLM } from "./check-invocation.js";
 import { childTurns, matchTurns, parseMaybe } from "./check-turns.js";
 import { threadRole } from "./spellings.js";
 import { checkAcpResponses } from "./check-acp.js";
+import { castTurns, last, roles, threadN, threadOf, type Check } from "./check-threads.js";
 import { ownEntry } from "../core/own.js";
 
 export { wireMessage } from "./check-invocation.js";
 export { checkError } from "./check-turns.js";
-
-type Check = (want: unknown, o: Outcome, b: Built, m: MatchContext) => string | null;
-
-const last = (o: Outcome) => {
-  const cast = o.casts[o.casts.length - 1];
-  if (!cast) throw new ConfigError("no_cast", "this expectation needs a cast");
-  return cast;
-};
-
-/** A thread as the suite's roles: each turn is the entity's utterance and the circle's observation. */
-const roles = (thread: Turn[]): string[] =>
-  thread.flatMap((t) => (t.observation ? ["entity", "circle"] : ["entity"]));
-
-const threadOf = (o: Outcome, b: Built, i?: number): Turn[] => {
-  if (i === undefined && o.extracted) return o.extracted;
-  const cast = i === undefined ? last(o) : o.casts[i];
-  if (!cast?.lastTurnId) return [];
-  return b.loom.thread(cast.lastTurnId).filter((t) => t.entity_id === cast.entityId);
-};
-
-const castTurns = (o: Outcome, b: Built): Turn[] => threadOf(o, b).slice(-last(o).turns);
 
 /** Messages in the wire shape the suite writes (snake_case, role/content/tool_calls). */
 /** The suite speaks the wire's snake_case; the TypeScript API's usage is camelCase. */
@@ -44,36 +22,6 @@ function usageMatch(want: unknown, got: UsageTotals, path: string, m: MatchConte
     total_tokens: got.totalTokens,
   };
   return matchValue(want, wire, m, path);
-}
-
-/** `thread_N`: the thread of cast N — `{ turns, result, last_turn: { terminated, truncated } }`; a fork's `turns` counts from the root. */
-function threadN(i: number): Check {
-  return (w, o, b, m) => {
-    const cast = o.casts[i];
-    if (!cast) return `thread_${i}: there is no cast ${i}`;
-    const thread = threadOf(o, b, i);
-    const { turns, result, last_turn, ...rest } = w as {
-      turns?: number;
-      result?: unknown;
-      last_turn?: unknown;
-    };
-    if (Object.keys(rest).length)
-      throw new ConfigError(
-        "unsupported_expectation",
-        `unsupported expectation: thread_${i}.${Object.keys(rest)[0]}`,
-      );
-    // A fork's thread runs from the root: the turns it kept, then its own (LOOM-4).
-    const length = cast.turns + (o.forkedAfter?.get(i) ?? 0);
-    if (turns !== undefined && turns !== length)
-      return `thread_${i}.turns: expected ${turns}, got ${length}`;
-    if (result !== undefined && !looselyEqual(result, cast.result))
-      return `thread_${i}.result: expected ${show(result)}, got ${show(cast.result)}`;
-    if (last_turn !== undefined && Object.keys(last_turn as object).length === 0)
-      return `thread_${i}.last_turn checks nothing`;
-    return last_turn === undefined
-      ? null
-      : matchValue(last_turn, thread[thread.length - 1], m, `thread_${i}.last_turn`);
-  };
 }
 
 /** The check for an expectation key, or undefined for a key the runner does not know. */

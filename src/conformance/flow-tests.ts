@@ -7,9 +7,9 @@
 import { isDeepStrictEqual } from "node:util";
 import { errorMessage } from "../core/errors.js";
 import type { FlowTest } from "../spell/index.js";
-import { flowDna, FlowRunner, type CycleTrace, type Dna, type TapeValue } from "../routes/index.js";
+import { flowDna, FlowRunner, type CycleTrace, type Dna, type TapeValue } from "../flows/index.js";
 import { loadDocument, type LoadedDocument } from "../spell/index.js";
-import type { CompiledFlow } from "../spell/kinds/flow.js";
+import type { CompiledFlow } from "../spell/kinds/flow-kind.js";
 import type { FlowCase, FlowSuite } from "../spell/kinds/flow-tests.js";
 import type { CaseResult } from "./case.js";
 

@@ -1,6 +1,7 @@
 import { inspect, type InspectOptionsStylized } from "node:util";
 import type { LLM, Message, ToolChoice } from "./contract.js";
-import { Entity, type EntityOptions, type EntitySource } from "./entity.js";
+import { Entity } from "./entity.js";
+import type { EntityOptions, EntitySource } from "./entity-options.js";
 import { ConfigError } from "./errors.js";
 import { EventBus, type EventListener } from "./events.js";
 import { createIdentity, identityRecord, type Identity, type IdentityInput } from "./identity.js";

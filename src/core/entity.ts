@@ -8,46 +8,10 @@ import type { EntityLease, LoomWriter, TurnContent, TurnCost, TurnHead } from ".
 import type { MediumSession, MediumStep, ReplayTurn } from "./medium.js";
 import type { TurnOutcome } from "./outcome.js";
 import { totals, type CastResult, type UsageTotals } from "./result.js";
-import { wholeHistory, type ContextView, type FoldRecord, type TurnMark } from "./view.js";
+import { wholeHistory, type FoldRecord, type TurnMark } from "./view.js";
 import { ThreadReader, type LoomThreadView } from "./entity-thread.js";
-
-/** What an entity is summoned from: a cantrip's fixed parts (the Cantrip implements it). */
-export interface EntitySource<L extends LoomWriter = LoomWriter> extends CastConfig<L> {
-  readonly id: string;
-  readonly name: string;
-  readonly view: ContextView;
-  initialMessages(): Message[];
-  /** Reaches what the circle's presentation needs from outside, before a cast (Cantrip.prepare). */
-  prepare?(): Promise<void>;
-}
-
-export interface EntityOptions {
-  /** The turn this entity hangs from: a spawning parent turn (COMP-5) or a fork point (LOOM-4). */
-  parentTurnId?: string | null;
-  /** Cancels the entity (Ctrl-C, a terminated parent). The reason becomes the truncation reason. */
-  signal?: AbortSignal;
-  /** Working context to start from instead of a fresh one (a fork). */
-  history?: Message[];
-  /** Where each turn of `history` begins (a fork, a resume): a folding view folds them too. */
-  marks?: readonly TurnMark[];
-  /** How deep this entity was spawned: 0 for one nobody spawned (COMP-6). */
-  depth?: number;
-  /** A fork (LOOM-4): the turn it continues from and how its state was rebuilt, for the loom. */
-  fork?: { fromTurnId: string; strategy: string };
-  /** Recorded turns whose medium state the entity rebuilds before its first cast (a fork's replay). */
-  replay?: readonly ReplayTurn[];
-  /** The id of a recorded entity this one continues (a resumed summon); default a new id. */
-  id?: string;
-  /** The sequence of the entity's last recorded turn (a resumed summon); default 0. */
-  sequence?: number;
-  /** How the entity is held while it lives (a loom that keeps entities); taken by `ready()`. */
-  keeper?: (entityId: string) => Promise<EntityLease>;
-  /**
-   * A resumed entity's recorded context (history, marks, parent turn, sequence, replay), read
-   * by `ready()` once the entity is held: never from a thread another summon may still extend.
-   */
-  resume?: () => EntityOptions;
-}
+import type { EntityOptions, EntitySource } from "./entity-options.js";
+import { castSignal } from "./cast-signal.js";
 
 /**
  * The running instance of a cantrip (§1.4). Summoned, it persists across `send`s and its
@@ -287,13 +251,4 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
   get cumulativeUsage(): UsageTotals {
     return totals(this.usage);
   }
-}
-
-/** The entity's signal and the send's, as one (either stops the cast, with its reason). */
-function castSignal(
-  entity: AbortSignal | undefined,
-  send: AbortSignal | undefined,
-): AbortSignal | undefined {
-  if (!entity || !send) return entity ?? send;
-  return AbortSignal.any([entity, send]);
 }

@@ -3,6 +3,10 @@
  * the user's spell or call is wrong, the system failed, the model misbehaved.
  */
 
+import type { ErrorCode } from "./error-codes.js";
+
+export type { ErrorCode } from "./error-codes.js";
+
 export interface SourcePosition {
   file: string;
   line: number;
@@ -13,12 +17,12 @@ export type ErrorFamily = "spell" | "system" | "model";
 
 export class SpellbookError extends Error {
   override readonly name: string = "SpellbookError";
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly family: ErrorFamily;
   readonly position: SourcePosition | undefined;
 
   constructor(
-    code: string,
+    code: ErrorCode,
     message: string,
     options: { family?: ErrorFamily; position?: SourcePosition; cause?: unknown } = {},
   ) {
@@ -42,7 +46,7 @@ export class SpellbookError extends Error {
 /** The user's configuration or call is wrong (a spell, a cantrip built in code, an action). */
 export class ConfigError extends SpellbookError {
   override readonly name: string = "ConfigError";
-  constructor(code: string, message: string, position?: SourcePosition) {
+  constructor(code: ErrorCode, message: string, position?: SourcePosition) {
     super(code, message, position ? { family: "spell", position } : { family: "spell" });
   }
 }
@@ -51,7 +55,11 @@ export class ConfigError extends SpellbookError {
 export class SystemError extends SpellbookError {
   override readonly name: string = "SystemError";
   readonly status: number | undefined;
-  constructor(code: string, message: string, options: { status?: number; cause?: unknown } = {}) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options: { status?: number; cause?: unknown } = {},
+  ) {
     super(code, message, { family: "system", cause: options.cause });
     this.status = options.status;
   }
@@ -60,7 +68,7 @@ export class SystemError extends SpellbookError {
 /** The model returned something the contract forbids (LLM-3, LLM-4, LLM-7). */
 export class ModelError extends SpellbookError {
   override readonly name: string = "ModelError";
-  constructor(code: string, message: string) {
+  constructor(code: ErrorCode, message: string) {
     super(code, message, { family: "model" });
   }
 }

@@ -20,6 +20,8 @@ import { totals, type CastResult } from "./result.js";
 import type { LoopHost } from "./loop-host.js";
 import type { TurnCost } from "./loom-writer.js";
 import { validateResponse } from "./validate-response.js";
+import { abortAfter, abortReason, follow } from "./cast-signal.js";
+import { emitTurnEvents } from "./turn-events.js";
 
 export type { LoopHost } from "./loop-host.js";
 
@@ -66,8 +68,8 @@ export class CastRun<L> {
       ...this.queryOptions,
       onDelta: (d) => this.emit({ type: d.type, entityId: host.id, text: d.text }),
     };
-    this.timer = this.startTimer(this.limits.timeoutMs);
-    this.unlink = outer ? this.follow(outer) : undefined;
+    this.timer = abortAfter(this.controller, this.limits.timeoutMs);
+    this.unlink = outer ? follow(this.controller, outer) : undefined;
   }
 
   /** Runs to the end; a failure of the loop comes back as a `failed` result, not a throw. */
@@ -117,24 +119,6 @@ export class CastRun<L> {
       this.afterTurn(turnId, sequence, step, response, outcome, started);
       if (outcome.type !== "continue") return this.finish(outcome);
     }
-  }
-
-  private startTimer(timeout: number | undefined): NodeJS.Timeout | undefined {
-    if (timeout === undefined) return undefined;
-    // setTimeout takes at most 2^31-1 ms (~24.8 days); a larger delay would fire at once.
-    const timer = setTimeout(
-      () => this.controller.abort("timeout_ms"),
-      Math.min(timeout, 2 ** 31 - 1),
-    );
-    timer.unref();
-    return timer;
-  }
-
-  private follow(outer: AbortSignal): () => void {
-    const forward = (): void => this.controller.abort(abortReason(outer.reason));
-    if (outer.aborted) forward();
-    outer.addEventListener("abort", forward, { once: true });
-    return () => outer.removeEventListener("abort", forward);
   }
 
   private async query(sequence: number): Promise<LLMResponse | null> {
@@ -191,29 +175,13 @@ export class CastRun<L> {
     for (const r of step.gateCalls)
       this.gates.set(r.gate_name, (this.gates.get(r.gate_name) ?? 0) + 1);
     if (!this.observed) return;
-    const entityId = this.host.id;
-    for (const record of step.gateCalls) {
-      // A call the medium answered without reaching a gate had no start: its tool_call is here.
-      const at = this.begun.indexOf(record.gate_name);
-      if (at >= 0) this.begun.splice(at, 1);
-      else
-        this.emit({
-          type: "tool_call",
-          entityId,
-          gate: record.gate_name,
-          arguments: record.arguments,
-        });
-      this.emit({ type: "tool_result", entityId, record });
-    }
-    this.emit({
-      type: "step_complete",
-      entityId,
-      sequence,
+    emitTurnEvents(this.host.bus, this.host.id, this.begun, {
       turnId,
-      gates: step.gateCalls.map((r) => r.gate_name),
-      usage: response.usage,
+      sequence,
+      step,
+      response,
+      outcome,
       durationMs: monotonicMs() - started,
-      outcome: outcome.type === "continue" ? "continue" : outcome.type,
     });
   }
 
@@ -291,9 +259,4 @@ export class CastRun<L> {
     const bus = this.host.bus;
     if (bus.active) bus.emit(event);
   }
-}
-
-/** The one name of an abort's cause: a ward's or caller's string, else "aborted". */
-export function abortReason(reason: unknown): string {
-  return typeof reason === "string" ? reason : "aborted";
 }

@@ -1,4 +1,4 @@
-import { abortReason } from "../core/loop.js";
+import { abortReason } from "../core/cast-signal.js";
 import { errorMessage } from "../core/errors.js";
 import type { CodeEngine } from "./engine.js";
 import type { Lane, LaneClient } from "./lane.js";

@@ -9,10 +9,7 @@ import {
   type GateRegistry,
   type GateBehavior,
 } from "../circle/gates/index.js";
-import type { Medium } from "../circle/medium.js";
-import { createCodeMedium } from "../circle/mediums/code/index.js";
 import { DELEGATION_GATES, type ChildLLMSource } from "../circle/spawn/index.js";
-import { mediumRegistry, normalizeMediumName } from "../circle/mediums/index.js";
 import { Cantrip } from "../core/cantrip.js";
 import { ConfigError, type SpellbookError } from "../core/errors.js";
 import { circleShapeErrors } from "./circle-checks.js";
@@ -20,7 +17,7 @@ import { childMediumWarnings } from "./child-medium-check.js";
 import type { IdentityInput } from "../core/identity.js";
 import type { Redactor } from "../core/redact.js";
 import { composeWards, numberWard, type Ward } from "../core/wards.js";
-import type { Circle as CircleSpec, Identity as IdentitySpec, Spell } from "../generated/spell.js";
+import type { Identity as IdentitySpec, Spell } from "../generated/spell.js";
 import type { LLM } from "../core/contract.js";
 import { createLLM, providerRegistry, type LLMSpec } from "../llm/registry.js";
 import { llmSpecOf } from "./llm-spec.js";
@@ -30,6 +27,7 @@ import { openLoomStore } from "./loom-store.js";
 import { ErrorList } from "./collect.js";
 import type { Path } from "./source.js";
 import { bashCircleMedium } from "./compile-bash.js";
+import { resolveMedium, withState } from "./compile-medium.js";
 import { dependenciesPath, type ResolvedSpell, type GateSpec } from "./resolve.js";
 import { mcpTrustWarnings } from "./mcp-trust.js";
 import type { Warning } from "./rewrite.js";
@@ -73,39 +71,6 @@ export function compileIdentity(
     hyperparameters: { ...hyper, ...(extra ?? {}) },
     ...(tool_choice ? { toolChoice: tool_choice } : {}),
   };
-}
-
-/** MEDIUM-1: one medium; other runtimes' names for it must agree with `medium`. */
-export function resolveMedium(spec: CircleSpec, warnings: Warning[], locate: Locate): Medium {
-  const declared: [string, string][] = [];
-  for (const key of ["medium", "type", "circle_type", "backend", "sandbox_backend"] as const) {
-    const value = spec[key];
-    if (typeof value === "string") declared.push([key, normalizeMediumName(value)]);
-  }
-  const names = new Set(declared.map(([, v]) => v));
-  if (names.size > 1) {
-    throw new ConfigError(
-      "conflicting_medium",
-      `circle must declare exactly one medium; got ${declared.map(([k, v]) => `${k}: ${v}`).join(", ")}`,
-    );
-  }
-  for (const [key] of declared) {
-    if (key !== "medium") {
-      warnings.push({
-        message: `circle.${key} is an implementation-specific name; write medium:`,
-        position: locate(["circle", key], { key: true }),
-      });
-    }
-  }
-  const name = [...names][0] ?? "conversation";
-  const medium = ownEntry(mediumRegistry, name);
-  if (!medium) {
-    throw new ConfigError(
-      "unknown_medium",
-      `unknown medium ${JSON.stringify(name)}${didYouMean(name, Object.keys(mediumRegistry))}`,
-    );
-  }
-  return medium;
 }
 
 function compileGate(spec: GateSpec, ctx: CompileContext): Gate[] {
@@ -205,17 +170,6 @@ function withOfferedGates(spec: GateSpec, ctx: CompileContext, errors: ErrorList
       }),
   );
   return { ...spec, deps: { ...spec.deps, gates: gates.flatMap((g) => g ?? []) } };
-}
-
-/** The circle's medium carrying `circle.state`; only the code medium has variables to put it in. */
-function withState(medium: Medium, state: Readonly<Record<string, unknown>>): Medium {
-  if (medium.name !== "code") {
-    throw new ConfigError(
-      "state_needs_code_medium",
-      `circle.state needs the code medium (medium: code); this circle's medium is ${medium.name}`,
-    );
-  }
-  return createCodeMedium({ state });
 }
 
 function openLoom(spell: Spell, ctx: CompileContext): Loom {

@@ -24,7 +24,13 @@ export type { Warning } from "./rewrite.js";
 export type { Spell, TestCase } from "../generated/spell.js";
 export type { FlowTest } from "../generated/flow.js";
 export type { LoadOptions } from "./options.js";
-export { defaultKinds, KindRegistry, type DocumentKind, type KindContext } from "./kinds/index.js";
+export {
+  defaultKinds,
+  KindRegistry,
+  type DocumentKind,
+  type KindContext,
+  type KindName,
+} from "./kinds/index.js";
 
 /** Any kind of document, loaded. */
 export interface LoadedDocument<Value = unknown, Doc = Record<string, unknown>> {

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { dnaCommand, dnaVerifyCommand } from "../../src/cli/dna.js";
-import { flowCommand } from "../../src/cli/flow.js";
+import { flowCommand } from "../../src/cli/flow-run.js";
 import { EXIT } from "../../src/cli/io.js";
 import { io } from "../support/io.js";
 

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { EXIT } from "../../src/cli/io.js";
-import { runSession } from "../../src/cli/session.js";
+import { runSummon } from "../../src/cli/summon.js";
 import { readLoomFile } from "../../src/loom/storage-jsonl.js";
 import { io } from "../support/io.js";
 
@@ -26,7 +26,7 @@ circle: { gates: [done], wards: [{ max_turns: 3 }] }
 };
 const session = async (spell: string, flags: Record<string, unknown>, ...input: string[]) => {
   const o = io();
-  const code = await runSession(spell, flags, { ...o, input: lines(...input) });
+  const code = await runSummon(spell, flags, { ...o, input: lines(...input) });
   return { code, err: o.err, out: o.out, id: entityIn(o.err) };
 };
 

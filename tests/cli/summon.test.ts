@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { EXIT } from "../../src/cli/io.js";
-import { runSession } from "../../src/cli/session.js";
+import { runSummon } from "../../src/cli/summon.js";
 import { readState } from "../../src/loom/entity-keeper.js";
 import { io } from "../support/io.js";
 
@@ -30,7 +30,7 @@ const entityIn = (err: string) => /summoned entity (ent_\w+)/.exec(err)?.[1];
 const bin = (args: string[], input: string) =>
   spawnSync(process.execPath, ["bin/run.js", "summon", ...args], { input, encoding: "utf8" });
 
-describe("spell summon (runSession)", () => {
+describe("spell summon (runSummon)", () => {
   it("sends each piped line to one entity; results on stdout, progress and the entity id on stderr", async () => {
     const spell = write(
       "talk.yaml",
@@ -41,7 +41,7 @@ circle: { gates: [done], wards: [{ max_turns: 3 }] }
     );
     const loom = join(dir, "talk.jsonl");
     const o = io();
-    const code = await runSession(spell, { loom }, { ...o, input: lines("hi", "", "  ", "more") });
+    const code = await runSummon(spell, { loom }, { ...o, input: lines("hi", "", "  ", "more") });
     expect(code).toBe(EXIT.ok);
     expect(o.out).toBe("hello\nagain\n");
     const id = entityIn(o.err)!;
@@ -64,7 +64,7 @@ circle: { gates: [done], wards: [{ max_turns: 3 }] }
 `,
     );
     const o = io();
-    expect(await runSession(spell, { loom: "memory" }, { ...o, input: lines("a", "b") })).toBe(0);
+    expect(await runSummon(spell, { loom: "memory" }, { ...o, input: lines("a", "b") })).toBe(0);
     expect(o.err).toMatch(/send failed: bad request/);
     expect(o.out).toBe("fine\n");
   });
@@ -72,7 +72,7 @@ circle: { gates: [done], wards: [{ max_turns: 3 }] }
   it("an unknown --entity does not start a session (exit 3)", async () => {
     const spell = write("one.yaml", codeSpell(["done(1)"]));
     const o = io();
-    const code = await runSession(
+    const code = await runSummon(
       spell,
       { loom: join(dir, "none.jsonl"), entity: "ent_nobody" },
       { ...o, input: lines("x") },

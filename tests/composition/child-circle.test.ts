@@ -11,7 +11,7 @@ import {
   readGate,
 } from "../../src/circle/gates/index.js";
 import { createBashMedium } from "../../src/circle/mediums/bash/index.js";
-import { Cantrip } from "../../src/default-cantrip.js";
+import { DefaultCantrip as Cantrip } from "../../src/default-cantrip.js";
 import type { GateLookup, SpawnConfig } from "../../src/circle/spawn/index.js";
 import type { CastResult } from "../../src/core/result.js";
 import type { Loom } from "../../src/loom/loom.js";

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { Cantrip } from "../../src/default-cantrip.js";
+import { DefaultCantrip as Cantrip } from "../../src/default-cantrip.js";
 import type { Ward } from "../../src/core/wards.js";
 import { Circle } from "../../src/circle/circle.js";
 import type { Gate } from "../../src/circle/gate.js";

@@ -8,7 +8,7 @@ import { mkdtempSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { Cantrip } from "../../src/default-cantrip.js";
+import { DefaultCantrip as Cantrip } from "../../src/default-cantrip.js";
 import { Circle } from "../../src/circle/circle.js";
 import { doneGate, echoGate } from "../../src/circle/gates/index.js";
 import { ScriptedLLM } from "../../src/llm/providers/scripted.js";

@@ -3,9 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { SpellErrors } from "../../src/core/errors.js";
-import { FlowRunner, flowDna } from "../../src/routes/index.js";
+import { FlowRunner, flowDna } from "../../src/flows/index.js";
 import { loadDocument, loadDocumentText } from "../../src/spell/index.js";
-import type { CompiledFlow } from "../../src/spell/kinds/flow.js";
+import type { CompiledFlow } from "../../src/spell/kinds/flow-kind.js";
 
 const GREETER = join(import.meta.dirname, "../../spells/greeter-flow.yaml");
 

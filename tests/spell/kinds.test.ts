@@ -38,7 +38,7 @@ const greetingKind: DocumentKind<{ to: string }, string, string> = {
     stages.push("resolve");
     if (doc.to === "nobody")
       return Promise.resolve({
-        errors: [new ConfigError("no_one", "to: nobody to greet", ctx.locate(["to"]))],
+        errors: [new ConfigError("schema", "to: nobody to greet", ctx.locate(["to"]))],
       });
     return Promise.resolve({ resolved: doc.to.toUpperCase(), errors: [] });
   },

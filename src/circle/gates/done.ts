@@ -2,8 +2,6 @@ import type { Gate } from "../gate.js";
 
 import { DONE } from "../gate-names.js";
 
-export { DONE } from "../gate-names.js";
-
 export function doneGate(): Gate {
   return {
     name: DONE,

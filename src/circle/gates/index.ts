@@ -18,7 +18,7 @@ import { searchGate } from "./search.js";
 import { writeGate } from "./write.js";
 import { ownEntry } from "../../core/own.js";
 
-export { doneGate, DONE } from "./done.js";
+export { doneGate } from "./done.js";
 export { echoGate } from "./echo.js";
 export { readGate } from "./read.js";
 export { listDirGate } from "./list-dir.js";

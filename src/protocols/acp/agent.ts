@@ -16,7 +16,7 @@ import type { Loom } from "../../loom/loom.js";
 import { PromptParamsError, parsePrompt } from "./prompt.js";
 import { AcpSessions, type AcpSession } from "./sessions.js";
 import { updateMapper, type SessionUpdate } from "./updates.js";
-import { replayUpdates } from "./load.js";
+import { historyUpdates } from "./load.js";
 import { recordSession, sessionEntity } from "../../loom/entity-keeper.js";
 
 type Sdk = typeof SdkModule;
@@ -70,7 +70,7 @@ export async function createAcpAgent(options: AcpAgentOptions): Promise<AcpAgent
       await sendAll(
         client,
         session.id,
-        replayUpdates(session, (t) => options.redactor.redact(t)),
+        historyUpdates(session, (t) => options.redactor.redact(t)),
       );
     })
     .onRequest(sdk.methods.agent.session.prompt, parser(sdk), async ({ params, client }) => {

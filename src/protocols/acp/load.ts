@@ -1,5 +1,5 @@
 /**
- * `session/load` replays the conversation to the client as `session/update` notifications (the
+ * `session/load` sends the conversation's history to the client as `session/update` notifications (the
  * ACP way to show an editor a session it reopened): each intent as the user's message, the
  * entity's words as the agent's (or as thoughts, where they are code or commands), each gate
  * call as a completed tool call. Read from the loom, so any process that shares it can answer.
@@ -10,7 +10,10 @@ import type { SessionUpdate } from "./updates.js";
 
 const text = (t: string) => ({ type: "text", text: t });
 
-export function replayUpdates(session: AcpSession, redact: (t: string) => string): SessionUpdate[] {
+export function historyUpdates(
+  session: AcpSession,
+  redact: (t: string) => string,
+): SessionUpdate[] {
   const turns = session.cantrip.loom.turns().filter((t) => t.entity_id === session.entity.id);
   const spoken = session.cantrip.circle.mediumName === "conversation";
   return turns.flatMap((t, i) => turnUpdates(t, i, spoken, redact));

@@ -6,7 +6,13 @@
  */
 import { resolve as resolvePath } from "node:path";
 import type { Cantrip } from "../../core/cantrip.js";
-import { ConfigError, SpellErrors, errorMessage, type SpellbookError } from "../../core/errors.js";
+import {
+  ConfigError,
+  SpellErrors,
+  errorMessage,
+  type ErrorCode,
+  type SpellbookError,
+} from "../../core/errors.js";
 import type { Flow as FlowDoc } from "../../generated/flow.js";
 import {
   flowLimits,
@@ -14,7 +20,7 @@ import {
   RouteSyntaxError,
   Tape,
   type FlowLimits,
-} from "../../routes/index.js";
+} from "../../flows/index.js";
 import type { LoadOptions } from "../options.js";
 import type { Path } from "../source.js";
 import type { KindContext } from "./kind.js";
@@ -56,7 +62,7 @@ export async function resolveFlow(
 ): Promise<{ resolved?: ResolvedFlow; errors: SpellbookError[] }> {
   const errors: SpellbookError[] = [];
   const at = (path: Path) => ctx.locate([...prefix, ...path]);
-  const fail = (code: string, path: Path, message: string) =>
+  const fail = (code: ErrorCode, path: Path, message: string) =>
     errors.push(new ConfigError(code, `${[...prefix, ...path].join(".")}: ${message}`, at(path)));
   for (const e of entriesOf(doc)) {
     const given = e.keys.filter((k) => k in e.value);

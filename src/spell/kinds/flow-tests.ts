@@ -12,7 +12,7 @@ import type { FlowTests } from "../../generated/flow-tests.js";
 import validateFlowTests from "../../generated/flow-tests-validate.js";
 import type { LoadOptions } from "../options.js";
 import { schemaErrors } from "../validate.js";
-import { compileFlow, type CompiledFlow } from "./flow.js";
+import { compileFlow, type CompiledFlow } from "./flow-kind.js";
 import { resolveFlow } from "./flow-resolve.js";
 import type { DocumentKind, KindContext } from "./kind.js";
 

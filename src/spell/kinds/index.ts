@@ -1,6 +1,6 @@
 /** The kinds of document the loader knows, built in one place (ARCHITECTURE.md "Kinds of document"). */
 import { cantripKind } from "./cantrip.js";
-import { KindRegistry } from "./kind.js";
+import { KindRegistry, type DocumentKind, type LazyKind } from "./kind.js";
 
 export type { CouncilProgram, CouncilTestCase } from "./council.js";
 export {
@@ -11,15 +11,26 @@ export {
   type SchemaValidator,
 } from "./kind.js";
 
+/** The name of a built-in document kind (`kind:` in a document; `cantrip` when absent). */
+export type KindName = "cantrip" | "council" | "flow" | "flow-tests";
+
 /**
- * A fresh registry of every built-in kind; a caller may register more on its own copy. Only
- * `cantrip` is loaded up front: the others load when a document names them.
+ * The built-in document kinds, one entry per KindName (a name missing here, or here and not in
+ * KindName, does not compile). The tables of what each command does with a kind (`spell run`:
+ * cli/kind-runners.ts, `spell test`: conformance/kinds.ts) are keyed by KindName too.
+ * Only `cantrip` is loaded up front: the others load when a document names them.
  */
+const BUILT_IN: Readonly<Record<KindName, DocumentKind | LazyKind>> = {
+  cantrip: cantripKind,
+  council: { name: "council", load: async () => (await import("./council.js")).councilKind },
+  flow: { name: "flow", load: async () => (await import("./flow-kind.js")).flowKind },
+  "flow-tests": {
+    name: "flow-tests",
+    load: async () => (await import("./flow-tests.js")).flowTestsKind,
+  },
+};
+
+/** A fresh registry of every built-in kind; a caller may register more on its own copy. */
 export function defaultKinds(): KindRegistry {
-  return new KindRegistry([
-    cantripKind,
-    { name: "council", load: async () => (await import("./council.js")).councilKind },
-    { name: "flow", load: async () => (await import("./flow.js")).flowKind },
-    { name: "flow-tests", load: async () => (await import("./flow-tests.js")).flowTestsKind },
-  ]);
+  return new KindRegistry(Object.values(BUILT_IN));
 }

@@ -1,10 +1,15 @@
 import type { LLMResponse, ToolCall } from "../../../core/contract.js";
 import type { Entity } from "../../../core/entity.js";
-import type { EntityContext, MediumSession, MediumStep, TurnScope } from "../../../core/medium.js";
+import type {
+  EntityContext,
+  GateHost,
+  MediumSession,
+  MediumStep,
+  TurnScope,
+} from "../../medium.js";
 import { numberWard } from "../../../core/wards.js";
 import type { GateContext } from "../../gate.js";
 import { DONE } from "../../gate-names.js";
-import type { GateHost } from "../../medium.js";
 import { keepRecord, settle } from "../../gate-budget.js";
 import {
   MediumTurn,

@@ -1,5 +1,5 @@
 import type { Gate } from "../../gate.js";
-import { DONE } from "../../gates/done.js";
+import { DONE } from "../../gate-names.js";
 import { isJsonObject as isPlainObject } from "../../../core/json.js";
 
 /**

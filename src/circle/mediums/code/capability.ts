@@ -1,7 +1,7 @@
 import type { ToolDefinition } from "../../../core/contract.js";
 import type { GateHost } from "../../medium.js";
 import type { Gate } from "../../gate.js";
-import { DONE } from "../../gates/done.js";
+import { DONE } from "../../gate-names.js";
 import { sandboxLimits } from "../../../sandbox/index.js";
 
 /** The single tool of a code circle (§4.6): the LLM writes code, the gates live inside it. */

@@ -6,7 +6,7 @@
  * replay stops with an error naming the turn, never silently.
  */
 import { ConfigError } from "../../../core/errors.js";
-import type { GateCallRecord, ReplayTurn } from "../../../core/medium.js";
+import type { GateCallRecord, ReplayTurn } from "../../medium.js";
 import { laterRefusal } from "../../gate-budget.js";
 import { DONE } from "../../gate-names.js";
 import { renderObservation } from "./observation.js";

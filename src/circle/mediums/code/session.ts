@@ -2,15 +2,15 @@ import type { LLMResponse, ToolCall } from "../../../core/contract.js";
 import type { Entity } from "../../../core/entity.js";
 import type {
   EntityContext,
+  GateHost,
   MediumSession,
   MediumStep,
   ReplayTurn,
   TurnScope,
-} from "../../../core/medium.js";
+} from "../../medium.js";
 import { numberWard } from "../../../core/wards.js";
 import type { GateCallRecord, GateContext, GateOutcome } from "../../gate.js";
 import { DELEGATION_GATES, DONE } from "../../gate-names.js";
-import type { GateHost } from "../../medium.js";
 import { keepRecord, settle } from "../../gate-budget.js";
 import {
   MediumTurn,

@@ -8,9 +8,7 @@ import type {
   AnthropicToolChoice,
 } from "./wire.js";
 import { isJsonObject } from "../../../core/json.js";
-
-/** Anthropic requires max_tokens; this is used when the identity sets none. */
-export const DEFAULT_MAX_TOKENS = 4096;
+import { fitThinking, translateExtra } from "./anthropic-settings.js";
 
 /** Where the signed thinking blocks of a reply travel in `providerData` (and back). */
 export const THINKING_KEY = "anthropic_thinking";
@@ -141,25 +139,6 @@ export function toAnthropicTools(tools: readonly ToolDefinition[]): AnthropicToo
   }));
 }
 
-/** Parameters only OpenAI-style APIs have: Anthropic would reject them, so they are reported and left out. */
-const OPENAI_ONLY = new Set([
-  "seed",
-  "presence_penalty",
-  "frequency_penalty",
-  "logit_bias",
-  "logprobs",
-  "top_logprobs",
-  "n",
-  "response_format",
-  "reasoning_effort",
-  "store",
-  "modalities",
-  "audio",
-  "prediction",
-  "verbosity",
-]);
-const OWNED = new Set(["model", "messages", "system", "tools", "tool_choice", "stream"]);
-
 export interface AnthropicRequestSettings {
   model: string;
   /** Mark the stable prefix (tools, system, history) for prompt caching. Default true. */
@@ -199,57 +178,6 @@ export function buildAnthropicRequest(
   }
   if (settings.cache !== false) markCacheBreakpoints(body);
   return { body, warnings };
-}
-
-/** The identity's extra settings → Anthropic parameters: OpenAI-style names translated, the rest reported. */
-function translateExtra(
-  extra: Record<string, unknown>,
-  warnings: string[],
-): { params: Record<string, unknown>; parallel: boolean } {
-  const params: Record<string, unknown> = {};
-  let parallel = true;
-  for (const [key, value] of Object.entries(extra)) {
-    if (value === undefined || value === null) continue;
-    if (OWNED.has(key))
-      warnings.push(
-        `anthropic: the identity sets "${key}", which Spellbook controls; it was not sent`,
-      );
-    else if (OPENAI_ONLY.has(key))
-      warnings.push(`anthropic: "${key}" is not supported by the Anthropic API; it was not sent`);
-    else if (key === "max_completion_tokens") params["max_tokens"] ??= value;
-    else if (key === "stop") params["stop_sequences"] = Array.isArray(value) ? value : [value];
-    else if (key === "user")
-      params["metadata"] = { ...(params["metadata"] as object), user_id: value };
-    else if (key === "parallel_tool_calls") parallel = value !== false;
-    else params[key] = value;
-  }
-  return { params, parallel };
-}
-
-/**
- * Extended thinking's rules, applied to the parameters in place: sampling settings it forbids
- * are dropped (and reported), and a missing max_tokens makes room for the thinking budget.
- * Returns whether thinking is on.
- */
-function fitThinking(params: Record<string, unknown>, warnings: string[]): boolean {
-  const thinking = params["thinking"] as { type?: string; budget_tokens?: number } | undefined;
-  const thinkingOn = thinking?.type === "enabled";
-  if (thinkingOn) {
-    for (const key of ["temperature", "top_k"]) {
-      if (params[key] !== undefined && !(key === "temperature" && params[key] === 1)) {
-        warnings.push(
-          `anthropic: "${key}" cannot be combined with extended thinking; it was not sent`,
-        );
-        delete params[key];
-      }
-    }
-  }
-  if (params["max_tokens"] === undefined) {
-    params["max_tokens"] =
-      DEFAULT_MAX_TOKENS +
-      (thinkingOn && typeof thinking?.budget_tokens === "number" ? thinking.budget_tokens : 0);
-  }
-  return thinkingOn;
 }
 
 /** LLM-5: "required" is native ("any") except with extended thinking, where it is simulated. */

@@ -2,15 +2,21 @@
  * The receive/send cycle (seed 003 §6): receive hooks → eligible receivers → tape update →
  * eligible senders with send hooks. A FlowRunner owns one tape and runs one cycle at a time.
  */
-import type { FlowEvent, ReceiverInput, SenderInput } from "./handler.js";
+import { ReceiverCall, SenderCall } from "./call-input.js";
 import { toEvent } from "./handler.js";
-import type { Flow, HookRegistration, ReceiverRegistration, SenderRegistration } from "./flow.js";
+import type {
+  Flow,
+  HookRegistration,
+  ReceiverRegistration,
+  SenderRegistration,
+} from "./registry.js";
 import { CallContext, invoke, limitFor } from "./invoke.js";
 import { messageBytes } from "./limits.js";
-import { accepts, nodeText, type Node } from "./node.js";
+import { accepts, type Node } from "./node.js";
 import { comparePriority, compareText } from "./priority.js";
-import { activated, compatible, gatesOf, isInitial } from "./route.js";
+import { compatible, gatesOf, isInitial } from "./route.js";
 import { isIndexed, Tape, type TapeKey, type TapeValue } from "./tape.js";
+import { nextTape, type Fired } from "./tape-update.js";
 import type { CycleTrace, DropTrace } from "./trace.js";
 
 export interface Emission {
@@ -29,13 +35,6 @@ interface Invocation {
   key: TapeKey;
   state: Node | null;
   stateText: string;
-}
-
-interface Fired {
-  receiver: ReceiverRegistration;
-  key: TapeKey;
-  state: Node | null;
-  event: FlowEvent;
 }
 
 export class FlowRunner {
@@ -78,7 +77,7 @@ export class FlowRunner {
     }
     const payload = hooked.payload;
     const fired = await this.receive(payload, trace);
-    const next = this.update(fired);
+    const next = nextTape(this.tape, fired);
     if (next.size > limits.maxTapeNodes) {
       trace.drops.push({ by: "max_tape_nodes", error: `the tape would hold ${next.size} nodes` });
       return { emitted, trace };
@@ -167,31 +166,6 @@ export class FlowRunner {
     return fired;
   }
 
-  /**
-   * The next tape (§6.3): a state that produced events is replaced by what they activate, in
-   * event order; a state that produced none stays; an initial route adds to its key.
-   */
-  private update(fired: readonly Fired[]): Tape {
-    if (!fired.length) return this.tape;
-    const consumed = new Map<TapeKey, Set<string>>();
-    const added = new Map<TapeKey, Node[]>();
-    for (const f of fired) {
-      if (f.state) {
-        const set = consumed.get(f.key) ?? new Set<string>();
-        consumed.set(f.key, set.add(nodeText(f.state)));
-      }
-      const list = added.get(f.key) ?? [];
-      added.set(f.key, list.concat(activated(f.receiver.route, f.event.action, f.state)));
-    }
-    const next = this.tape.copy();
-    for (const key of new Set([...consumed.keys(), ...added.keys()])) {
-      const gone = consumed.get(key) ?? new Set<string>();
-      const kept = this.tape.nodes(key).filter((n) => !gone.has(nodeText(n)));
-      next.set(key, [...kept, ...(added.get(key) ?? [])]);
-    }
-    return next;
-  }
-
   /** Eligible senders (§6.4) per event in receiver order, senders by priority, route, registration. */
   private async send(
     payload: unknown,
@@ -259,37 +233,5 @@ export class FlowRunner {
       this.compat.set(receiver, list);
     }
     return list;
-  }
-}
-
-/** A handler's input; its signal is made only when the handler asks (the bare cycle never pays for it). */
-class CallInput {
-  constructor(private readonly ctx: CallContext) {}
-  get signal(): AbortSignal {
-    return this.ctx.signal;
-  }
-}
-
-class ReceiverCall extends CallInput implements ReceiverInput {
-  constructor(
-    ctx: CallContext,
-    readonly payload: unknown,
-    readonly key: TapeKey,
-    readonly state: string | null,
-    readonly route: string,
-  ) {
-    super(ctx);
-  }
-}
-
-class SenderCall extends CallInput implements SenderInput {
-  constructor(
-    ctx: CallContext,
-    readonly payload: unknown,
-    readonly key: TapeKey,
-    readonly event: FlowEvent,
-    readonly route: string,
-  ) {
-    super(ctx);
   }
 }

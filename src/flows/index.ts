@@ -1,6 +1,6 @@
 /**
  * Summoner routes, tapes, the receive/send cycle and DNA (seed 003, profile 0.1.0).
- * Build a Flow in code, or load a `kind: flow` document (src/spell/kinds/flow.ts).
+ * Build a Flow in code, or load a `kind: flow` document (src/spell/kinds/flow-kind.ts).
  */
 export { PROFILE_ID, PROFILE_VERSION } from "./version.js";
 export { accepts, nodeText, plain, ALL, type Node } from "./node.js";
@@ -46,7 +46,7 @@ export {
   type Registration,
   type RegisterOptions,
   type SenderOptions,
-} from "./flow.js";
+} from "./registry.js";
 export { FlowRunner, type CycleResult, type Emission } from "./cycle.js";
 export type { CycleTrace, ActivationTrace, EmissionTrace, DropTrace } from "./trace.js";
 export { DEFAULT_FLOW_LIMITS, FLOW_WARDS, flowLimits, type FlowLimits } from "./limits.js";

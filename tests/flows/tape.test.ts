@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { flowLimits, parseNode, Tape } from "../../src/routes/index.js";
+import { flowLimits, parseNode, Tape } from "../../src/flows/index.js";
 
 describe("tapes (§5)", () => {
   it.each([

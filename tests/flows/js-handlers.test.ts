@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Flow, FlowRunner } from "../../src/routes/index.js";
-import { JsHandlers } from "../../src/routes/js-handlers.js";
+import { Flow, FlowRunner } from "../../src/flows/index.js";
+import { JsHandlers } from "../../src/flows/js-handlers.js";
 
 describe("js handlers in the QuickJS sandbox", () => {
   let js: JsHandlers;

@@ -4,7 +4,7 @@
  */
 import { createPrivateKey, createPublicKey, sign, verify, type KeyObject } from "node:crypto";
 import { ConfigError } from "../core/errors.js";
-import type { Flow, Registration } from "./flow.js";
+import type { Flow, Registration } from "./registry.js";
 import { PROFILE_ID, PROFILE_VERSION } from "./version.js";
 
 export interface DnaRegistration {

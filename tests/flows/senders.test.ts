@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { Flow, FlowRunner, move, stay, test as testEvent } from "../../src/routes/index.js";
-import type { SenderOptions } from "../../src/routes/index.js";
+import { Flow, FlowRunner, move, stay, test as testEvent } from "../../src/flows/index.js";
+import type { SenderOptions } from "../../src/flows/index.js";
 
 const once = async (flow: Flow, payload: unknown = "m") =>
   (await new FlowRunner(flow).cycle(payload)).trace;

@@ -7,7 +7,7 @@ import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
 import { ConfigError, errorMessage, SpellErrors } from "../core/errors.js";
 import type { LoadedDocument } from "../spell/index.js";
-import type { CompiledFlow } from "../spell/kinds/flow.js";
+import type { CompiledFlow } from "../spell/kinds/flow-kind.js";
 import { EXIT, displayPath, print as printText, type CliIO } from "./io.js";
 
 export interface FlowFlags {
@@ -60,7 +60,7 @@ export async function runFlowLines(
   flags: FlowFlags,
   io: CliIO,
 ): Promise<number> {
-  const { FlowRunner } = await import("../routes/index.js");
+  const { FlowRunner } = await import("../flows/index.js");
   const compiled = loaded.value as CompiledFlow;
   const runner = new FlowRunner(compiled.flow);
   // Each answer waits for stdout to take it (back-pressure) before the next line is read.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { accepts, compatible, parseNode, parseRoute } from "../../src/routes/index.js";
+import { accepts, compatible, parseNode, parseRoute } from "../../src/flows/index.js";
 import { RouteGen, rng } from "./gen.js";
 
 /**

@@ -1,6 +1,6 @@
 /**
  * An interactive session with one summoned entity (`spell summon`; other commands build on
- * `runSession`): every line read is an intent sent to the same entity (ENTITY-5), its result
+ * `runSummon`): every line read is an intent sent to the same entity (ENTITY-5), its result
  * printed on stdout and each turn's progress on stderr, as `spell run` does. Ctrl-C stops the
  * cast that is running, not the session; at an idle prompt a second Ctrl-C (or the end of the
  * input) ends it. With `--entity` the session continues an entity recorded in the loom, in this
@@ -18,7 +18,7 @@ import { progressLines } from "./progress.js";
 import { printResult } from "./run.js";
 import { liveDisplay } from "./stream-text.js";
 
-export interface SessionFlags extends LoadFlags {
+export interface SummonFlags extends LoadFlags {
   /** An entity recorded in the loom to continue; default a new one. */
   entity?: string | undefined;
   /** Continue the last entity of this spell in this loom (a new one when there is none). */
@@ -29,7 +29,7 @@ export interface SessionFlags extends LoadFlags {
   json?: boolean | undefined;
 }
 
-export interface SessionIO extends CliIO {
+export interface SummonIO extends CliIO {
   /** Where the lines come from (stdin; a pipe works too). */
   input: NodeJS.ReadableStream;
   /** Where the prompt goes when the input is a terminal (readline then reads keys: Ctrl-C too). */
@@ -38,19 +38,19 @@ export interface SessionIO extends CliIO {
   onInterrupt?: (handler: () => void) => () => void;
 }
 
-export interface SessionHooks {
+export interface SummonHooks {
   /** Once the entity is held, before the first line (e.g. a greeting). */
-  onStart?: (entity: Entity<Loom>, loaded: LoadedSpell, io: SessionIO) => void;
+  onStart?: (entity: Entity<Loom>, loaded: LoadedSpell, io: SummonIO) => void;
   /** How to continue the entity later, as printed; undefined: `spell summon FILE --entity ID`. */
   resumeHint?: (entityId: string) => string | undefined;
 }
 
 /** Runs the session to its end; returns the exit code (0 unless the session could not start). */
-export async function runSession(
+export async function runSummon(
   spellPath: string,
-  flags: SessionFlags,
-  io: SessionIO,
-  hooks: SessionHooks = {},
+  flags: SummonFlags,
+  io: SummonIO,
+  hooks: SummonHooks = {},
 ): Promise<number> {
   const hint = (id: string) =>
     hooks.resumeHint?.(id) ?? resumeHint(spellPath, id, flags.loom, flags.continue);
@@ -62,7 +62,7 @@ export async function runSession(
     io.stderr("--continue needs a loom file: a memory loom keeps no entity between sessions\n");
     return EXIT.invalid;
   }
-  const started = await startSession(spellPath, flags, io, hint);
+  const started = await startSummon(spellPath, flags, io, hint);
   if (typeof started === "number") return started;
   const { loaded, entity } = started;
   const loom = entity.cantrip.loom;
@@ -78,10 +78,10 @@ export async function runSession(
 }
 
 /** Loads the spell and summons (or resumes) its entity; an exit code when that fails. */
-async function startSession(
+async function startSummon(
   spellPath: string,
-  flags: SessionFlags,
-  io: SessionIO,
+  flags: SummonFlags,
+  io: SummonIO,
   hint: (entityId: string) => string,
 ): Promise<{ loaded: LoadedSpell; entity: Entity<Loom> } | number> {
   const doc = await loadForCast(spellPath, flags, io);
@@ -125,8 +125,8 @@ async function sendLine(
   intent: string,
   signal: AbortSignal,
   loaded: LoadedSpell,
-  flags: SessionFlags,
-  io: SessionIO,
+  flags: SummonFlags,
+  io: SummonIO,
 ): Promise<void> {
   const redact = (t: string): string => loaded.redactor.redact(t);
   const display =
@@ -153,7 +153,7 @@ async function sendLine(
  * is not blank goes to `send`, one at a time, with a signal that Ctrl-C aborts.
  */
 async function readIntents(
-  io: SessionIO,
+  io: SummonIO,
   send: (line: string, signal: AbortSignal) => Promise<void>,
 ): Promise<void> {
   const rl = createInterface({
@@ -209,7 +209,7 @@ function resumeHint(
  * The process's own streams for an interactive session (`spell summon`, `spell familiar`):
  * stdin, the terminal when there is one, and Ctrl-C signals, let go once `run` ends.
  */
-export async function withProcessSession(run: (io: SessionIO) => Promise<number>): Promise<number> {
+export async function withProcessSummon(run: (io: SummonIO) => Promise<number>): Promise<number> {
   const listeners = new Set<() => void>();
   const onSigint = () => listeners.forEach((l) => l());
   process.on("SIGINT", onSigint);

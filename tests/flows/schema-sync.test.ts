@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { ACTIONS, FLOW_WARDS, TAPE_SHAPES } from "../../src/routes/index.js";
+import { ACTIONS, FLOW_WARDS, TAPE_SHAPES } from "../../src/flows/index.js";
 
 const schema = JSON.parse(readFileSync("schemas/flow.schema.json", "utf8")) as {
   $defs: Record<

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { Flow, FlowRunner, move, stay, test as testEvent } from "../../src/routes/index.js";
-import type { Action, FlowEvent, ReceiverInput } from "../../src/routes/index.js";
+import { Flow, FlowRunner, move, stay, test as testEvent } from "../../src/flows/index.js";
+import type { Action, FlowEvent, ReceiverInput } from "../../src/flows/index.js";
 
 const run = async (flow: Flow, ...messages: unknown[]) => {
   const runner = new FlowRunner(flow);

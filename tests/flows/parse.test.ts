@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseNode, parseRoute, routeText, RouteSyntaxError } from "../../src/routes/index.js";
+import { parseNode, parseRoute, routeText, RouteSyntaxError } from "../../src/flows/index.js";
 import { RouteGen, rng } from "./gen.js";
 
 const canon = (s: string) => routeText(parseRoute(s));

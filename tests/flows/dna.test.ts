@@ -8,7 +8,7 @@ import {
   signDna,
   stay,
   verifyDna,
-} from "../../src/routes/index.js";
+} from "../../src/flows/index.js";
 
 const build = (order: "ab" | "ba") => {
   const flow = new Flow({ name: "demo" });

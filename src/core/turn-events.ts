@@ -1,0 +1,51 @@
+/**
+ * The events of one finished turn (ARCHITECTURE.md: events never steer the loop): a tool_call
+ * for each gate call the medium answered without reaching a gate (the others went out as the
+ * call began), a tool_result per call, and step_complete. Built only while someone listens.
+ */
+import type { LLMResponse } from "./contract.js";
+import type { EventBus } from "./events.js";
+import type { MediumStep } from "./medium.js";
+import type { TurnOutcome } from "./outcome.js";
+
+export interface FinishedTurn {
+  turnId: string;
+  sequence: number;
+  step: MediumStep;
+  response: LLMResponse;
+  outcome: TurnOutcome;
+  durationMs: number;
+}
+
+/** `begun`: the gates whose tool_call went out as the call began, this turn (consumed here). */
+export function emitTurnEvents(
+  bus: EventBus,
+  entityId: string,
+  begun: string[],
+  turn: FinishedTurn,
+): void {
+  const { step } = turn;
+  for (const record of step.gateCalls) {
+    // A call the medium answered without reaching a gate had no start: its tool_call is here.
+    const at = begun.indexOf(record.gate_name);
+    if (at >= 0) begun.splice(at, 1);
+    else
+      bus.emit({
+        type: "tool_call",
+        entityId,
+        gate: record.gate_name,
+        arguments: record.arguments,
+      });
+    bus.emit({ type: "tool_result", entityId, record });
+  }
+  bus.emit({
+    type: "step_complete",
+    entityId,
+    sequence: turn.sequence,
+    turnId: turn.turnId,
+    gates: step.gateCalls.map((r) => r.gate_name),
+    usage: turn.response.usage,
+    durationMs: turn.durationMs,
+    outcome: turn.outcome.type === "continue" ? "continue" : turn.outcome.type,
+  });
+}
