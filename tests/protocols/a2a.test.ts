@@ -1,7 +1,7 @@
 import { AgentCard, TaskState, type StreamResponse } from "@a2a-js/sdk";
 import type { FastifyInstance } from "fastify";
 import { afterEach, describe, expect, it } from "vitest";
-import { createHttpServer } from "../../src/protocols/http/server.js";
+import { createHttpServer, type ServeOptions } from "../../src/protocols/http/server.js";
 import { loadSpellText } from "../../src/spell/index.js";
 import { a2aClient, artifactText, isTask, sendParams } from "../support/a2a.js";
 
@@ -23,9 +23,9 @@ afterEach(async () => {
   app = undefined;
 });
 
-async function serve(responses: unknown[]) {
+async function serve(responses: unknown[], options: ServeOptions = {}) {
   const loaded = await loadSpellText(spellText(responses), "reviewer.yaml", { loomPath: "memory" });
-  app = await createHttpServer(loaded);
+  app = await createHttpServer(loaded, options);
   const url = await app.listen({ port: 0, host: "127.0.0.1" });
   return { url, loaded };
 }
@@ -197,5 +197,29 @@ describe("spell serve over A2A (the SDK's client, loopback)", () => {
       preferredTransport: "JSONRPC",
       name: "reviewer",
     });
+  });
+
+  it("keeps at most --max-sessions tasks: past it the oldest ended task is forgotten (tasks/get: not found)", async () => {
+    const { url } = await serve([done("1"), done("2"), done("3")], { maxSessions: 2 });
+    const client = await a2aClient(url);
+    const ids: string[] = [];
+    for (const text of ["a", "b", "c"]) {
+      const r = await client.sendMessage(sendParams(text));
+      if (isTask(r)) ids.push(r.id);
+    }
+    expect(ids).toHaveLength(3);
+    await expect(client.getTask({ tenant: "", id: ids[0]! })).rejects.toThrow(/not found/i);
+    for (const id of ids.slice(1))
+      expect((await client.getTask({ tenant: "", id })).status?.state).toBe(
+        TaskState.TASK_STATE_COMPLETED,
+      );
+    const listed = await client.listTasks({
+      tenant: "",
+      contextId: "",
+      status: TaskState.TASK_STATE_UNSPECIFIED,
+      pageToken: "",
+      statusTimestampAfter: undefined,
+    });
+    expect(listed.tasks.map((t) => t.id).sort()).toEqual(ids.slice(1).sort());
   });
 });
