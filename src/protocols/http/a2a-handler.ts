@@ -1,7 +1,8 @@
 /**
  * The A2A protocol's own request handling (the official SDK, `@a2a-js/sdk`), built once on the
  * first A2A request so that `spell serve` without A2A traffic (and every other command) never
- * loads the SDK: the request handler over an in-memory task store and the spell's executor, and
+ * loads the SDK: the request handler over a bounded task store (a2a-tasks.ts) and the spell's
+ * executor, and
  * the JSON-RPC transports of A2A 1.0 (`SendMessage`, …) and 0.3 (`message/send`, `message/stream`,
  * `tasks/get`, `tasks/cancel`), chosen by the `A2A-Version` header as the SDK's Express handler
  * chooses (none means 0.3).
@@ -10,7 +11,6 @@ import { A2A_VERSION_HEADER, AgentCard } from "@a2a-js/sdk";
 import { LegacyJsonRpcTransportHandler } from "@a2a-js/sdk/compat/v0_3/server";
 import {
   DefaultRequestHandler,
-  InMemoryTaskStore,
   JsonRpcTransportHandler,
   UnauthenticatedUser,
   defaultServerCallContextBuilder,
@@ -21,6 +21,7 @@ import type { Loom } from "../../loom/loom.js";
 import type { LoadedSpell } from "../../spell/index.js";
 import { agentCard, legacyAgentCard } from "./a2a-card.js";
 import { spellExecutor } from "./a2a-executor.js";
+import { BoundedTaskStore } from "./a2a-tasks.js";
 import type { CastSlots } from "./cast-route.js";
 
 type Headers = Record<string, string | string[] | undefined>;
@@ -43,12 +44,16 @@ const header = (headers: Headers, name: string): string | undefined => {
   return Array.isArray(v) ? v[0] : v;
 };
 
-export function createA2AHandler(loaded: LoadedSpell, slots: CastSlots): A2AHandler {
+export function createA2AHandler(
+  loaded: LoadedSpell,
+  slots: CastSlots,
+  maxTasks: number,
+): A2AHandler {
   const cantrip: Cantrip<Loom> = loaded.cantrip!;
   // The URL in the handler's card is never shown: the served card names the request's host.
   const requestHandler = new DefaultRequestHandler(
     agentCard(loaded, ""),
-    new InMemoryTaskStore(),
+    new BoundedTaskStore(maxTasks),
     spellExecutor(cantrip, slots),
   );
   const current = new JsonRpcTransportHandler(requestHandler);

@@ -16,10 +16,14 @@ export function a2aRoutes(
   loaded: LoadedSpell,
   slots: CastSlots,
   secrets: Secrets,
+  /** Tasks remembered at once (`--max-sessions`); past it the oldest ended one is forgotten. */
+  maxTasks: number,
 ): void {
   let handler: Promise<A2AHandler> | undefined;
   const load = () =>
-    (handler ??= import("./a2a-handler.js").then((m) => m.createA2AHandler(loaded, slots)));
+    (handler ??= import("./a2a-handler.js").then((m) =>
+      m.createA2AHandler(loaded, slots, maxTasks),
+    ));
   const json = (reply: FastifyReply, value: unknown) =>
     reply.type("application/json; charset=utf-8").send(secrets.redact(JSON.stringify(value)));
 

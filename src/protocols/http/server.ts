@@ -77,6 +77,6 @@ export async function createHttpServer(
     ),
   );
   sessionRoutes(app, sessions, state, cantrip, secrets);
-  a2aRoutes(app, loaded, state, secrets);
+  a2aRoutes(app, loaded, state, secrets, options.maxSessions ?? DEFAULT_SESSION_LIMITS.maxSessions);
   return app;
 }
