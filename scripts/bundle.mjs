@@ -5,7 +5,7 @@
 // - dist/spell.cjs: oclif and every command;
 // - dist/run.cjs: `spell run` without oclif (src/cli/run-main.ts);
 // - dist/start.cjs + dist/start.json: what bin/run.js decides with, and the help it prints.
-// Provider SDKs, the MCP SDK and QuickJS stay outside: they load from node_modules on first use.
+// Provider SDKs, the MCP and A2A SDKs and QuickJS stay outside: they load from node_modules on first use.
 import { spawnSync } from "node:child_process";
 import { rmSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -47,6 +47,7 @@ for (const [name, entry] of Object.entries(BUNDLES)) {
       "fastify",
       "@agentclientprotocol/sdk",
       "@modelcontextprotocol/sdk",
+      "@a2a-js/sdk",
       "playwright-core",
     ],
     logLevel: "warning",

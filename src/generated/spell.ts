@@ -34,6 +34,7 @@ export type GateName =
   | "fetch"
   | "mcp"
   | "browser"
+  | "a2a"
   | "slow_gate"
   | "failing_gate"
   | "counter"
@@ -383,6 +384,40 @@ export interface TestCase {
  */
 export interface GateWithDependencies {
   [k: string]: {} | null;
+}
+/**
+ * A remote A2A agent as a gate (call_entity's counterpart for an agent elsewhere): the entity sends it an intent, it answers with its result. url must pass allow (the fetch gate's rules), and so must every URL its agent card names.
+ *
+ * This interface was referenced by `Spell`'s JSON-Schema
+ * via the `definition` "a2a_gate".
+ */
+export interface A2AGate {
+  /**
+   * The gate's name as the entity calls it.
+   */
+  name: string;
+  /**
+   * The agent's base URL; its card is at /.well-known/agent-card.json below it.
+   */
+  url: string;
+  /**
+   * Hosts the gate may reach (the fetch gate's allow list); empty or absent: none.
+   */
+  allow?: string[];
+  /**
+   * Sent with every request, e.g. authorization: 'Bearer ${env:TOKEN}'.
+   */
+  headers?: {
+    [k: string]: string;
+  };
+  /**
+   * The whole call, the remote task included. Default 300000.
+   */
+  timeout_ms?: number;
+  /**
+   * What the entity is told the agent does. Default: names the agent and its URL.
+   */
+  description?: string;
 }
 /**
  * This interface was referenced by `Spell`'s JSON-Schema

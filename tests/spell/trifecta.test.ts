@@ -64,6 +64,30 @@ describe("lethal trifecta (§4.8)", () => {
     expect(legs.map((l) => l.leg).sort()).toEqual(["private_data", "untrusted_input"]);
   });
 
+  it("an a2a gate brings in what a remote agent answers; a wildcard in its allow list is a way out too", () => {
+    const narrow = check(
+      circle(
+        "    - read\n    - a2a: { name: reviewer, url: 'https://agents.example.org', allow: [agents.example.org] }\n",
+      ),
+    );
+    expect(narrow.warning).toBeUndefined();
+    expect(narrow.legs.find((l) => l.leg === "untrusted_input")).toMatchObject({
+      gate: "a2a reviewer",
+      why: expect.stringContaining("https://agents.example.org") as unknown,
+    });
+    const wide = check(
+      circle(
+        "    - read\n    - a2a: { name: reviewer, url: 'https://a.example.org', allow: ['*.example.org'] }\n",
+      ),
+    );
+    expect(wide.legs.map((l) => l.leg).sort()).toEqual([
+      "private_data",
+      "untrusted_input",
+      "way_out",
+    ]);
+    expect(wide.warning?.message).toContain("a2a reviewer");
+  });
+
   it("a wildcard in the allow list is wide, in every spelling of the gate", () => {
     for (const gate of [
       "    - fetch: { allow: ['*.example.com'] }\n",

@@ -1,5 +1,6 @@
 import { ConfigError } from "../../core/errors.js";
 import type { Gate } from "../gate.js";
+import { a2aConfigOf, a2aGate, A2A_DEPENDENCIES } from "./a2a.js";
 import { callEntityBatchGate, callEntityGate } from "./call-entity.js";
 import {
   CALL_ENTITY_DEPENDENCIES,
@@ -92,6 +93,10 @@ export const gateRegistry: GateRegistry = {
   browser: {
     dependencies: BROWSER_DEPENDENCIES,
     create: (d) => browserGates(browserSettingsOf(d)),
+  },
+  a2a: {
+    dependencies: A2A_DEPENDENCIES,
+    create: (d, c) => a2aGate(a2aConfigOf(d), c.redactor),
   },
   call_entity: {
     dependencies: CALL_ENTITY_DEPENDENCIES,

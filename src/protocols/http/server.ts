@@ -7,6 +7,7 @@
  */
 import type { FastifyInstance } from "fastify";
 import type { LoadedSpell } from "../../spell/index.js";
+import { a2aRoutes } from "./a2a-routes.js";
 import { cast, fail, type CastSlots } from "./cast-route.js";
 import { guard } from "./guard.js";
 import { INTENT_BODY, openApiDocument } from "./openapi.js";
@@ -76,5 +77,6 @@ export async function createHttpServer(
     ),
   );
   sessionRoutes(app, sessions, state, cantrip, secrets);
+  a2aRoutes(app, loaded, state, secrets, options.maxSessions ?? DEFAULT_SESSION_LIMITS.maxSessions);
   return app;
 }

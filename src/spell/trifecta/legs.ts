@@ -135,6 +135,29 @@ export function gateExposures(name: string, config: Obj, path: Path, view: Circl
       });
   }
   if (MCP.test(name)) out.push(mcpExposure(name, config, at));
+  if (name === "a2a") out.push(...a2aExposures(config, at));
+  return out;
+}
+
+/**
+ * A remote agent (the `a2a` gate) answers with what it likes: untrusted input. The entity's
+ * intent goes to it; with a wildcard in the allow list, it can go to hosts someone else controls.
+ */
+function a2aExposures(config: Obj, at: Exposure["at"]): Exposure[] {
+  const agent = typeof config["name"] === "string" ? config["name"] : "agent";
+  const url = typeof config["url"] === "string" ? ` at ${config["url"]}` : "";
+  const gate = `a2a ${agent}`;
+  const out: Exposure[] = [
+    { leg: "untrusted_input", gate, why: `brings in what the remote agent${url} answers`, at },
+  ];
+  if (isWideAllowlist(config))
+    out.push({
+      leg: "way_out",
+      gate,
+      why: "its allow list lets it reach any host",
+      at,
+      remedy: `narrow ${gate}'s allow to the agent's host`,
+    });
   return out;
 }
 

@@ -1,0 +1,66 @@
+/**
+ * `spell serve` over A2A: the agent card at /.well-known/agent-card.json and the JSON-RPC
+ * endpoint at /a2a, behind the same guard as every route (guard.ts: the token, or loopback
+ * names and allowed origins). Every answer — a JSON-RPC envelope, each SSE event, the card — is
+ * redacted as the text it is sent as, so no `${env:…}` secret leaves in any form. The SDK is
+ * loaded on the first A2A request (a2a-handler.ts), not when the server starts.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { LoadedSpell } from "../../spell/index.js";
+import { A2A_PATH, AGENT_CARD_PATH } from "./a2a-card.js";
+import type { A2AHandler } from "./a2a-handler.js";
+import type { CastSlots, Secrets } from "./cast-route.js";
+
+export function a2aRoutes(
+  app: FastifyInstance,
+  loaded: LoadedSpell,
+  slots: CastSlots,
+  secrets: Secrets,
+  /** Tasks remembered at once (`--max-sessions`); past it the oldest ended one is forgotten. */
+  maxTasks: number,
+): void {
+  let handler: Promise<A2AHandler> | undefined;
+  const load = () =>
+    (handler ??= import("./a2a-handler.js").then((m) =>
+      m.createA2AHandler(loaded, slots, maxTasks),
+    ));
+  const json = (reply: FastifyReply, value: unknown) =>
+    reply.type("application/json; charset=utf-8").send(secrets.redact(JSON.stringify(value)));
+
+  app.get(AGENT_CARD_PATH, async (req, reply) => {
+    const card = (await load()).card(baseUrl(req), isLegacy(req));
+    void reply.header("vary", "A2A-Version").header("cache-control", "no-cache");
+    return json(reply, card);
+  });
+
+  app.post(A2A_PATH, async (req, reply) => {
+    const answer = await (await load()).handle(req.body, req.headers);
+    if (answer.kind === "json") return json(reply, answer.body);
+    // A task may run for minutes: the socket's silence bound does not apply to its stream.
+    (req.raw.socket as Partial<Pick<typeof req.raw.socket, "setTimeout">>).setTimeout?.(0);
+    reply.hijack();
+    const raw = reply.raw;
+    raw.writeHead(200, {
+      "content-type": "text/event-stream",
+      "cache-control": "no-cache",
+      connection: "keep-alive",
+    });
+    const send = (value: unknown, event = "") =>
+      raw.write(`${event}data: ${secrets.redact(JSON.stringify(value))}\n\n`);
+    try {
+      for await (const envelope of answer.events) send(envelope);
+    } catch (err) {
+      const id = (req.body as { id?: string | number } | null)?.id ?? null;
+      send((await load()).streamError(err, id, isLegacy(req)), "event: error\n");
+    }
+    raw.end();
+  });
+}
+
+/** A request of A2A 0.3: it says so, or names no version (as the SDK's Express handler reads it). */
+const isLegacy = (req: FastifyRequest): boolean => (req.headers["a2a-version"] ?? "0.3") === "0.3";
+
+/** The server's base URL as this client reached it (the guard has checked its Host). */
+function baseUrl(req: FastifyRequest): string {
+  return `${req.protocol}://${req.headers.host ?? "127.0.0.1"}`;
+}
