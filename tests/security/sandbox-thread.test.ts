@@ -5,7 +5,7 @@
  * it); the bounds here tell an event loop that answers from one held for 60 s.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
@@ -183,16 +183,18 @@ describe("`spell run` and Ctrl-C during `while (true) {}`", () => {
     const dir = mkdtempSync(join(tmpdir(), "spell-sigint-"));
     const spell = join(dir, "spin.yaml");
     const loom = join(dir, "loom.jsonl");
+    mkdirSync(join(dir, "ws"));
     writeFileSync(
       spell,
       [
         "kind: cantrip",
         "name: spin",
-        "llm: { provider: scripted, responses: [{ code: 'while (true) {}' }, { code: 'done(1)' }] }",
+        // The write tells the test that the turn's code runs; the loop after it never ends.
+        "llm: { provider: scripted, responses: [{ code: \"write({ path: 'started', content: '1' }); while (true) {}\" }, { code: 'done(1)' }] }",
         "identity: { system_prompt: spin }",
         "circle:",
         "  medium: code",
-        "  gates: [done]",
+        "  gates: [done, { write: { root: ws, writable: true } }]",
         "  wards: [{ max_turns: 3 }, { max_eval_ms: 60000 }]",
         "intent: spin",
       ].join("\n"),
@@ -204,8 +206,11 @@ describe("`spell run` and Ctrl-C during `while (true) {}`", () => {
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
     child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    // Wait until the turn's code runs: the loom has its header, the LLM answered.
-    await new Promise((r) => setTimeout(r, 1500));
+    // Wait until the turn's code runs (its first statement wrote ws/started), whatever the load.
+    while (!existsSync(join(dir, "ws", "started"))) {
+      if (child.exitCode !== null) throw new Error(`spell run ended early: ${stderr}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
     const sentAt = performance.now();
     child.kill("SIGINT");
     const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
