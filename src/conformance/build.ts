@@ -20,10 +20,11 @@ import { schemaErrors } from "../spell/validate.js";
 import { buildCantrip, cantripKind } from "../spell/kinds/cantrip.js";
 import { MockOpenAI } from "./mock-openai.js";
 import { gateSpelling } from "./spellings.js";
-import { childLLMs } from "./child-llms.js";
+import { childLLMs, priced } from "./child-llms.js";
 
 /** Keys of an LLM entry in setup; anything else is a runner error, never ignored. */
 const LLM_KEYS = new Set([
+  "price",
   "responses",
   "usage",
   "record_inputs",
@@ -155,7 +156,8 @@ async function buildCase(spell: Spell, llmKey: string, parts: CaseParts): Promis
   const locate = () => ({ file: location, line: 0, col: 0 });
   const problems = schemaErrors(spell, locate, cantripKind.validator);
   if (problems.length) throw new SpellErrors(problems);
-  const llm = await serve(llms.get(llmKey), retrySpecOf(setup["retry"]), redactor);
+  const served = await serve(llms.get(llmKey), retrySpecOf(setup["retry"]), redactor);
+  const llm = served && priced(served, setup[llmKey]);
   if (!llm && setup[llmKey] === undefined && llmKey !== "llm") {
     throw new ConfigError("unknown_llm", `setup declares no llm named ${llmKey}`);
   }

@@ -1,4 +1,7 @@
 import type { ChildLLMSource } from "../circle/spawn/index.js";
+import type { LLM } from "../core/contract.js";
+import { PricedLLM } from "../llm/priced.js";
+import type { Price } from "../llm/prices.js";
 import { ScriptedLLM } from "../llm/providers/scripted.js";
 
 /**
@@ -14,7 +17,10 @@ export function childLLMs(
     const llm = scripted.find(([k]) => k === key)?.[1];
     if (!llm || key === undefined) return undefined;
     const type = (setup[key] as { type?: unknown } | null)?.type;
-    return { llm, medium: type === "code_circle" ? "code" : "conversation" };
+    return {
+      llm: priced(llm, setup[key]),
+      medium: type === "code_circle" ? "code" : "conversation",
+    };
   };
   return {
     pick(name, depth) {
@@ -24,4 +30,10 @@ export function childLLMs(
     },
     names: () => scripted.map(([, l]) => l.name),
   };
+}
+
+/** A case's LLM at the `price:` its setup gives it (the loom's cost, max_cost_usd); else as is. */
+export function priced(llm: LLM, setup: unknown): LLM {
+  const price = (setup as { price?: Price } | null | undefined)?.price;
+  return price ? new PricedLLM(llm, "scripted", undefined, price) : llm;
 }

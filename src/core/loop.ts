@@ -9,6 +9,7 @@ import type { EventBus } from "./events.js";
 import { newId } from "./ids.js";
 import type { MediumStep } from "./medium.js";
 import {
+  abortReason,
   decideOutcome,
   loopLimits,
   truncationSummary,
@@ -18,10 +19,13 @@ import {
 } from "./outcome.js";
 import { totals, type CastResult } from "./result.js";
 import type { LoopHost } from "./loop-host.js";
-import type { TurnCost } from "./loom-writer.js";
+import type { LLMId, TurnCost } from "./loom-writer.js";
+import { addCost, llmIdOf } from "./spend.js";
+import { emitTurnEnd } from "./turn-events.js";
 import { validateResponse } from "./validate-response.js";
 
 export type { LoopHost } from "./loop-host.js";
+export { abortReason } from "./outcome.js";
 
 type Truncation = Extract<TurnOutcome, { type: "truncated" }>;
 
@@ -41,6 +45,9 @@ export class CastRun<L> {
   /** Refilled per turn: the loom reads it during the record call (LoomWriter). */
   private readonly cost: TurnCost = { usage: emptyUsage(), durationMs: 0, extra: undefined };
   private turns = 0;
+  /** USD this cast spent; undefined once a turn's price was unknown. */
+  private spent: number | undefined = 0;
+  private readonly llmId: LLMId;
   private lastUtterance = "";
   private lastTurnId: string | null = null;
   /** Gates whose `tool_call` event went out as the call began, this turn (in order). */
@@ -56,6 +63,7 @@ export class CastRun<L> {
   ) {
     const { config } = host;
     this.limits = loopLimits(config.circle.wards);
+    this.llmId = llmIdOf(config.llm);
     this.queryOptions = {
       tools: config.presentation.tools,
       toolChoice: config.toolChoice,
@@ -99,6 +107,7 @@ export class CastRun<L> {
       validateResponse(response, this.host.history); // LLM-3, LLM-4, LLM-7
       addUsage(this.usage, response.usage);
       this.host.addUsage(response.usage);
+      this.spent = addCost(this.spent, response.costUsd);
       this.begun.length = 0;
       const step = await this.host.step(
         response,
@@ -113,6 +122,8 @@ export class CastRun<L> {
       cost.usage = response.usage;
       cost.durationMs = ms(started);
       cost.extra = response.metadata;
+      cost.costUsd = response.costUsd;
+      cost.llm = this.llmId;
       const sequence = this.host.record(turnId, step, cost, outcome);
       this.afterTurn(turnId, sequence, step, response, outcome, started);
       if (outcome.type !== "continue") return this.finish(outcome);
@@ -171,7 +182,13 @@ export class CastRun<L> {
     this.host.record(
       turnId,
       { utterance: "", observation: `[truncated: ${reason}]`, gateCalls: [] },
-      { usage: emptyUsage(), durationMs: ms(started), extra: undefined },
+      {
+        usage: emptyUsage(),
+        durationMs: ms(started),
+        extra: undefined,
+        costUsd: 0,
+        llm: this.llmId,
+      },
       outcome,
     );
     this.lastTurnId = turnId;
@@ -191,29 +208,16 @@ export class CastRun<L> {
     for (const r of step.gateCalls)
       this.gates.set(r.gate_name, (this.gates.get(r.gate_name) ?? 0) + 1);
     if (!this.observed) return;
+    const durationMs = monotonicMs() - started;
     const entityId = this.host.id;
-    for (const record of step.gateCalls) {
-      // A call the medium answered without reaching a gate had no start: its tool_call is here.
-      const at = this.begun.indexOf(record.gate_name);
-      if (at >= 0) this.begun.splice(at, 1);
-      else
-        this.emit({
-          type: "tool_call",
-          entityId,
-          gate: record.gate_name,
-          arguments: record.arguments,
-        });
-      this.emit({ type: "tool_result", entityId, record });
-    }
-    this.emit({
-      type: "step_complete",
+    emitTurnEnd(this.host.bus, this.begun, {
       entityId,
-      sequence,
       turnId,
-      gates: step.gateCalls.map((r) => r.gate_name),
-      usage: response.usage,
-      durationMs: monotonicMs() - started,
-      outcome: outcome.type === "continue" ? "continue" : outcome.type,
+      sequence,
+      step,
+      response,
+      outcome,
+      durationMs,
     });
   }
 
@@ -221,7 +225,7 @@ export class CastRun<L> {
     return {
       entityId: this.host.id,
       turns: this.turns,
-      usage: totals(this.usage),
+      usage: totals(this.usage, this.spent),
       cumulativeUsage: this.host.cumulativeUsage,
       loom: this.host.config.loom,
       lastTurnId: this.lastTurnId,
@@ -279,6 +283,7 @@ export class CastRun<L> {
       startedAt: this.startedAt,
       now: monotonicMs(),
       aborted: this.controller.signal.aborted ? abortReason(this.controller.signal.reason) : null,
+      costUsd: this.spent,
     };
   }
 
@@ -291,9 +296,4 @@ export class CastRun<L> {
     const bus = this.host.bus;
     if (bus.active) bus.emit(event);
   }
-}
-
-/** The one name of an abort's cause: a ward's or caller's string, else "aborted". */
-export function abortReason(reason: unknown): string {
-  return typeof reason === "string" ? reason : "aborted";
 }
