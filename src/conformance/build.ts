@@ -20,7 +20,7 @@ import { schemaErrors } from "../spell/validate.js";
 import { buildCantrip, cantripKind } from "../spell/kinds/cantrip.js";
 import { MockOpenAI } from "./mock-openai.js";
 import { gateSpelling } from "./spellings.js";
-import { childLLMs, priced } from "./child-llms.js";
+import { childLLMs, priced, setPrice } from "./child-llms.js";
 
 /** Keys of an LLM entry in setup; anything else is a runner error, never ignored. */
 const LLM_KEYS = new Set([
@@ -82,13 +82,12 @@ function setupLLMs(setup: Record<string, unknown>, base: Spell | undefined) {
   // A spell's own test without setup.llm runs on the spell's scripted replies, if it has them.
   const own = base?.llm;
   if (!("llm" in setup) && own && typeof own === "object" && own.provider === "scripted") {
-    llms.set(
-      "llm",
-      scriptedFrom("llm", {
-        responses: own.responses ?? [],
-        ...(own.usage ? { usage: own.usage } : {}),
-      }),
-    );
+    const scripted = scriptedFrom("llm", {
+      responses: own.responses ?? [],
+      ...(own.usage ? { usage: own.usage } : {}),
+    });
+    setPrice(scripted, own);
+    llms.set("llm", scripted);
   }
   return llms;
 }
@@ -156,8 +155,9 @@ async function buildCase(spell: Spell, llmKey: string, parts: CaseParts): Promis
   const locate = () => ({ file: location, line: 0, col: 0 });
   const problems = schemaErrors(spell, locate, cantripKind.validator);
   if (problems.length) throw new SpellErrors(problems);
-  const served = await serve(llms.get(llmKey), retrySpecOf(setup["retry"]), redactor);
-  const llm = served && priced(served, setup[llmKey]);
+  const scripted = llms.get(llmKey);
+  const served = await serve(scripted, retrySpecOf(setup["retry"]), redactor);
+  const llm = served && priced(served, scripted);
   if (!llm && setup[llmKey] === undefined && llmKey !== "llm") {
     throw new ConfigError("unknown_llm", `setup declares no llm named ${llmKey}`);
   }
@@ -218,12 +218,14 @@ function scriptedFrom(key: string, value: unknown): ScriptedLLM | MockOpenAI {
         `${key}.responses[${i}] must be a reply (content, tool_calls, code, error, ...), got ${JSON.stringify(r)}`,
       );
   });
-  return new ScriptedLLM({
+  const llm = new ScriptedLLM({
     responses: responses as ScriptedResponse[],
     ...(spec["usage"] ? { usage: spec["usage"] } : {}),
     recordInputs: true,
     name: typeof spec["name"] === "string" ? spec["name"] : key,
   });
+  setPrice(llm, spec);
+  return llm;
 }
 
 /** setup → the spell a user would write: identity, circle (gates rooted in the temp filesystem). */

@@ -18,7 +18,7 @@ export function childLLMs(
     if (!llm || key === undefined) return undefined;
     const type = (setup[key] as { type?: unknown } | null)?.type;
     return {
-      llm: priced(llm, setup[key]),
+      llm: priced(llm),
       medium: type === "code_circle" ? "code" : "conversation",
     };
   };
@@ -32,8 +32,17 @@ export function childLLMs(
   };
 }
 
-/** A case's LLM at the `price:` its setup gives it (the loom's cost, max_cost_usd); else as is. */
-export function priced(llm: LLM, setup: unknown): LLM {
-  const price = (setup as { price?: Price } | null | undefined)?.price;
+/** The `price:` a case gave each of its scripted LLMs. */
+const prices = new WeakMap<object, Price>();
+
+/** Remembers the `price:` of a scripted LLM's setup (or of the spell's own llm block). */
+export function setPrice(llm: object, spec: unknown): void {
+  const price = (spec as { price?: Price } | null | undefined)?.price;
+  if (price) prices.set(llm, price);
+}
+
+/** A case's LLM at the price its setup gave it (the loom's cost, max_cost_usd); else as is. */
+export function priced(llm: LLM, scripted: object = llm): LLM {
+  const price = prices.get(scripted);
   return price ? new PricedLLM(llm, "scripted", undefined, price) : llm;
 }
