@@ -17,7 +17,10 @@ export interface LoomExportFlags {
 }
 
 /** A loom file named on the command line, and a redactor of every provider key set. */
-export function openLoomArg(file: string, io: CliIO): { path: string; redactor: Redactor } | number {
+export function openLoomArg(
+  file: string,
+  io: CliIO,
+): { path: string; redactor: Redactor } | number {
   const path = displayPath(io.cwd, file);
   if (!existsSync(path)) {
     io.stderr(`${path}: no such loom file\n`);
