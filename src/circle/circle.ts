@@ -1,3 +1,4 @@
+import { isoNow, monotonicMs } from "../core/clock.js";
 import { ConfigError, errorMessage } from "../core/errors.js";
 import {
   boolWard,
@@ -110,13 +111,20 @@ export class Circle implements CircleLike, GateHost {
   ): GateOutcome | Promise<GateOutcome> {
     const encoded = typeof args === "string" ? args : (text ?? JSON.stringify(args ?? {}));
     ctx.onStart?.(name, encoded);
+    // Loom format 3: each call's start and duration, stamped on its record as it settles.
+    const timed = stamper(isoNow(), monotonicMs());
     const budget = ctx.budget;
-    if (!budget) return this.run(name, args, encoded, ctx);
+    if (!budget) {
+      const out = this.run(name, args, encoded, ctx);
+      return out instanceof Promise ? out.then(timed) : timed(out);
+    }
     // Issue 20: what the turn records is bounded; past the budget a call is an error (CIRCLE-5).
     const refused = budget.before(name, encoded);
-    if (refused) return refused;
+    if (refused) return timed(refused);
     const out = this.run(name, args, encoded, ctx);
-    return out instanceof Promise ? out.then((o) => budget.settle(o)) : budget.settle(out);
+    return out instanceof Promise
+      ? out.then((o) => timed(budget.settle(o)))
+      : timed(budget.settle(out));
   }
 
   private run(
@@ -166,6 +174,15 @@ function holding(session: MediumSession, gates: readonly Gate[], entityId: strin
   };
   if (session.replay) held.replay = (turns, signal) => session.replay!(turns, signal);
   return held;
+}
+
+/** Stamps a call's record with when it began and how long it ran (milliseconds, to the µs). */
+function stamper(startedAt: string, t0: number): (o: GateOutcome) => GateOutcome {
+  return (o) => {
+    o.record.started_at = startedAt;
+    o.record.duration_ms = Math.round((monotonicMs() - t0) * 1000) / 1000;
+    return o;
+  };
 }
 
 function success(name: string, encoded: string, value: unknown): GateOutcome {

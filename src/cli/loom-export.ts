@@ -17,7 +17,10 @@ export interface LoomExportFlags {
 }
 
 /** A loom file named on the command line, and a redactor of every provider key set. */
-function openLoomArg(file: string, io: CliIO): { path: string; redactor: Redactor } | number {
+export function openLoomArg(
+  file: string,
+  io: CliIO,
+): { path: string; redactor: Redactor } | number {
   const path = displayPath(io.cwd, file);
   if (!existsSync(path)) {
     io.stderr(`${path}: no such loom file\n`);
@@ -73,7 +76,7 @@ export async function loomTreeCommand(file: string, io: CliIO): Promise<number> 
   if (typeof opened === "number") return opened;
   const { path, redactor } = opened;
   try {
-    const { treeLines, treeTurn } = await import("../loom/tree.js");
+    const { treeLines, treeTotal, treeTurn } = await import("../loom/tree.js");
     // Only what the tree shows of each turn is held, not the loom's text.
     const turns: TreeTurn[] = [];
     readRecords(
@@ -84,8 +87,10 @@ export async function loomTreeCommand(file: string, io: CliIO): Promise<number> 
       },
       (piece) => io.stderr(`warning: ${tornMessage(path, piece)}\n`),
     );
+    let open = true;
     for (const line of treeLines(turns, (t) => redactor.redact(t)))
-      if (!(await print(io, `${line}\n`))) break;
+      if (!(open = await print(io, `${line}\n`))) break;
+    if (open) await print(io, `${treeTotal(turns)}\n`);
   } catch (err) {
     io.stderr(`${redactor.redact(errorMessage(err))}\n`);
     return EXIT.failure;

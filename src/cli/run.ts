@@ -4,6 +4,7 @@ import type { Cantrip } from "../core/cantrip.js";
 import type { Loom } from "../loom/loom.js";
 import { errorMessage } from "../core/errors.js";
 import { ScriptedLLM } from "../llm/providers/scripted.js";
+import { unpriced } from "../llm/priced.js";
 import { spellOf, type LoadedDocument, type LoadedSpell } from "../spell/index.js";
 import { EXIT, print, type CliIO } from "./io.js";
 import { liveDisplay } from "./stream-text.js";
@@ -14,6 +15,7 @@ import type { RunFlags } from "./run-flags.js";
 
 import { exitFor, loadForCast, printWarnings } from "./load.js";
 import { ownEntry } from "../core/own.js";
+import { formatUsd } from "../core/spend.js";
 
 export type { RunFlags } from "./run-flags.js";
 export { DEFAULT_LOOM } from "./load.js";
@@ -45,8 +47,9 @@ export async function runCommand(file: string, flags: RunFlags, io: CliIO): Prom
   }
   if (result.status === "failed") return castFailed(result.error, cantrip, redact, io);
   cantrip.loom.close();
-  if (cantrip.llm instanceof ScriptedLLM && result.terminated && cantrip.llm.unused() > 0) {
-    io.stderr(`warning: the scripted llm has ${cantrip.llm.unused()} response(s) left unused\n`);
+  const llm = unpriced(cantrip.llm);
+  if (llm instanceof ScriptedLLM && result.terminated && llm.unused() > 0) {
+    io.stderr(`warning: the scripted llm has ${llm.unused()} response(s) left unused\n`);
   }
   await printResult(result, cantrip.loom.store.location, flags, redact, io);
   return result.terminated ? EXIT.ok : EXIT.truncated;
@@ -118,5 +121,6 @@ export function summaryLine(r: CastResult, location: string): string {
   const loom = location.startsWith("/") ? relative(process.cwd(), location) || location : location;
   const how = r.terminated ? `terminated (${r.reason})` : `truncated (${r.reason})`;
   const u = r.usage;
-  return `${how} after ${r.turns} turn${r.turns === 1 ? "" : "s"} · ${u.totalTokens} tokens (${u.promptTokens} in, ${u.completionTokens} out, ${u.cachedTokens} cached) · entity ${r.entityId} · loom ${loom}\n`;
+  const cost = u.costUsd === undefined ? "cost unknown" : formatUsd(u.costUsd);
+  return `${how} after ${r.turns} turn${r.turns === 1 ? "" : "s"} · ${u.totalTokens} tokens (${u.promptTokens} in, ${u.completionTokens} out, ${u.cachedTokens} cached) · ${cost} · entity ${r.entityId} · loom ${loom}\n`;
 }

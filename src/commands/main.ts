@@ -10,6 +10,9 @@ import Familiar from "./familiar.js";
 import DnaVerify from "./dna/verify.js";
 import FlowRun from "./flow.js";
 import LoomExport from "./loom/export.js";
+import LoomReward from "./loom/reward.js";
+import LoomStats from "./loom/stats.js";
+import LoomThread from "./loom/thread.js";
 import LoomTree from "./loom/tree.js";
 import Run from "./run.js";
 import Serve from "./serve.js";
@@ -33,6 +36,9 @@ export const COMMANDS = {
   validate: Validate,
   "loom:export": LoomExport,
   "loom:tree": LoomTree,
+  "loom:stats": LoomStats,
+  "loom:reward": LoomReward,
+  "loom:thread": LoomThread,
   flow: FlowRun,
   dna: Dna,
   "dna:verify": DnaVerify,

@@ -16,7 +16,7 @@ import { schemaErrors } from "../spell/validate.js";
 import { buildCantrip, cantripKind } from "../spell/kinds/cantrip.js";
 import { MockOpenAI } from "./mock-openai.js";
 import { gateSpelling } from "./spellings.js";
-import { childLLMs } from "./child-llms.js";
+import { childLLMs, priced } from "./child-llms.js";
 import { setupLLMs } from "./setup-llms.js";
 
 /** A setup LLM whose queries the expectations can read (scripted, or a mock provider's wire log). */
@@ -111,7 +111,9 @@ async function buildCase(spell: Spell, llmKey: string, parts: CaseParts): Promis
   const locate = () => ({ file: location, line: 0, col: 0 });
   const problems = schemaErrors(spell, locate, cantripKind.validator);
   if (problems.length) throw new SpellErrors(problems);
-  const llm = await serve(llms.get(llmKey), retrySpecOf(setup["retry"]), redactor);
+  const scripted = llms.get(llmKey);
+  const served = await serve(scripted, retrySpecOf(setup["retry"]), redactor);
+  const llm = served && priced(served, scripted);
   if (!llm && setup[llmKey] === undefined && llmKey !== "llm") {
     throw new ConfigError("unknown_llm", `setup declares no llm named ${llmKey}`);
   }

@@ -1,4 +1,7 @@
 import type { ChildLLMSource } from "../circle/spawn/index.js";
+import type { LLM } from "../core/contract.js";
+import { PricedLLM } from "../llm/priced.js";
+import type { Price } from "../llm/prices.js";
 import { ScriptedLLM } from "../llm/providers/scripted.js";
 
 /**
@@ -14,7 +17,10 @@ export function childLLMs(
     const llm = scripted.find(([k]) => k === key)?.[1];
     if (!llm || key === undefined) return undefined;
     const type = (setup[key] as { type?: unknown } | null)?.type;
-    return { llm, medium: type === "code_circle" ? "code" : "conversation" };
+    return {
+      llm: priced(llm),
+      medium: type === "code_circle" ? "code" : "conversation",
+    };
   };
   return {
     pick(name, depth) {
@@ -24,4 +30,19 @@ export function childLLMs(
     },
     names: () => scripted.map(([, l]) => l.name),
   };
+}
+
+/** The `price:` a case gave each of its scripted LLMs. */
+const prices = new WeakMap<object, Price>();
+
+/** Remembers the `price:` of a scripted LLM's setup (or of the spell's own llm block). */
+export function setPrice(llm: object, spec: unknown): void {
+  const price = (spec as { price?: Price } | null | undefined)?.price;
+  if (price) prices.set(llm, price);
+}
+
+/** A case's LLM at the price its setup gave it (the loom's cost, max_cost_usd); else as is. */
+export function priced(llm: LLM, scripted: object = llm): LLM {
+  const price = prices.get(scripted);
+  return price ? new PricedLLM(llm, "scripted", undefined, price) : llm;
 }

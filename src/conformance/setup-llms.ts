@@ -7,9 +7,11 @@ import { ConfigError } from "../core/errors.js";
 import { ScriptedLLM, type ScriptedResponse } from "../llm/providers/scripted.js";
 import type { Spell } from "../spell/index.js";
 import { MockOpenAI } from "./mock-openai.js";
+import { setPrice } from "./child-llms.js";
 
 /** Keys of an LLM entry in setup; anything else is a runner error, never ignored. */
 const LLM_KEYS = new Set([
+  "price",
   "responses",
   "usage",
   "record_inputs",
@@ -25,8 +27,8 @@ const LLM_KEYS = new Set([
 ]);
 const SETUP_KEYS = new Set(["circle", "identity", "filesystem", "folding", "retry"]);
 
-export /** The scripted (or mock-provider) LLMs a setup declares: every key containing "llm". */
-function setupLLMs(setup: Record<string, unknown>, base: Spell | undefined) {
+/** The scripted (or mock-provider) LLMs a setup declares: every key containing "llm". */
+export function setupLLMs(setup: Record<string, unknown>, base: Spell | undefined) {
   const llms = new Map<string, ScriptedLLM | MockOpenAI>();
   for (const [key, value] of Object.entries(setup)) {
     if (key.includes("llm")) {
@@ -38,13 +40,12 @@ function setupLLMs(setup: Record<string, unknown>, base: Spell | undefined) {
   // A spell's own test without setup.llm runs on the spell's scripted replies, if it has them.
   const own = base?.llm;
   if (!("llm" in setup) && own && typeof own === "object" && own.provider === "scripted") {
-    llms.set(
-      "llm",
-      scriptedFrom("llm", {
-        responses: own.responses ?? [],
-        ...(own.usage ? { usage: own.usage } : {}),
-      }),
-    );
+    const scripted = scriptedFrom("llm", {
+      responses: own.responses ?? [],
+      ...(own.usage ? { usage: own.usage } : {}),
+    });
+    setPrice(scripted, own);
+    llms.set("llm", scripted);
   }
   return llms;
 }
@@ -72,10 +73,12 @@ function scriptedFrom(key: string, value: unknown): ScriptedLLM | MockOpenAI {
         `${key}.responses[${i}] must be a reply (content, tool_calls, code, error, ...), got ${JSON.stringify(r)}`,
       );
   });
-  return new ScriptedLLM({
+  const llm = new ScriptedLLM({
     responses: responses as ScriptedResponse[],
     ...(spec["usage"] ? { usage: spec["usage"] } : {}),
     recordInputs: true,
     name: typeof spec["name"] === "string" ? spec["name"] : key,
   });
+  setPrice(llm, spec);
+  return llm;
 }

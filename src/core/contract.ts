@@ -69,6 +69,11 @@ export interface LLMResponse {
    * response; kept so the engine can reject it with LLM-7's error instead of dropping it.
    */
   toolResults?: { toolCallId: string; content: string }[];
+  /**
+   * What this reply cost in USD: reported by the provider (OpenRouter) or priced from the price
+   * table (src/llm/prices.ts). Absent: unknown — never a guessed 0.
+   */
+  costUsd?: number;
 }
 
 export interface QueryOptions {
@@ -84,6 +89,9 @@ export interface QueryOptions {
 export interface LLM {
   /** `provider/model`, for the loom and progress lines. */
   readonly name: string;
+  /** The provider and model as configured, when the LLM knows them (the loom records them). */
+  readonly provider?: string;
+  readonly model?: string | undefined;
   query(messages: readonly Message[], options?: QueryOptions): Promise<LLMResponse>;
 }
 

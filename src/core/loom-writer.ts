@@ -30,6 +30,16 @@ export interface TurnCost {
   usage: Usage;
   durationMs: number;
   extra: Readonly<Record<string, unknown>> | undefined;
+  /** USD; undefined when the model's price is unknown (never a guessed 0). */
+  costUsd?: number | undefined;
+  /** Who answered: the provider and model as configured (the loom's `llm`). */
+  llm?: LLMId | undefined;
+}
+
+/** The provider and model of a turn; `model` null when the spell named none. */
+export interface LLMId {
+  provider: string;
+  model: string | null;
 }
 
 /** A recorded turn as a reading loom gives it back (the loom's record, snake_case). */

@@ -18,7 +18,8 @@ import {
 } from "./outcome.js";
 import { totals, type CastResult } from "./result.js";
 import type { LoopHost } from "./loop-host.js";
-import type { TurnCost } from "./loom-writer.js";
+import type { LLMId, TurnCost } from "./loom-writer.js";
+import { addCost, llmIdOf } from "./spend.js";
 import { validateResponse } from "./validate-response.js";
 import { abortAfter, abortReason, follow } from "./cast-signal.js";
 import { emitTurnEvents } from "./turn-events.js";
@@ -43,6 +44,9 @@ export class CastRun<L> {
   /** Refilled per turn: the loom reads it during the record call (LoomWriter). */
   private readonly cost: TurnCost = { usage: emptyUsage(), durationMs: 0, extra: undefined };
   private turns = 0;
+  /** USD this cast spent; undefined once a turn's price was unknown. */
+  private spent: number | undefined = 0;
+  private readonly llmId: LLMId;
   private lastUtterance = "";
   private lastTurnId: string | null = null;
   /** Gates whose `tool_call` event went out as the call began, this turn (in order). */
@@ -58,6 +62,7 @@ export class CastRun<L> {
   ) {
     const { config } = host;
     this.limits = loopLimits(config.circle.wards);
+    this.llmId = llmIdOf(config.llm);
     this.queryOptions = {
       tools: config.presentation.tools,
       toolChoice: config.toolChoice,
@@ -101,6 +106,7 @@ export class CastRun<L> {
       validateResponse(response, this.host.history); // LLM-3, LLM-4, LLM-7
       addUsage(this.usage, response.usage);
       this.host.addUsage(response.usage);
+      this.spent = addCost(this.spent, response.costUsd);
       this.begun.length = 0;
       const step = await this.host.step(
         response,
@@ -115,6 +121,8 @@ export class CastRun<L> {
       cost.usage = response.usage;
       cost.durationMs = ms(started);
       cost.extra = response.metadata;
+      cost.costUsd = response.costUsd;
+      cost.llm = this.llmId;
       const sequence = this.host.record(turnId, step, cost, outcome);
       this.afterTurn(turnId, sequence, step, response, outcome, started);
       if (outcome.type !== "continue") return this.finish(outcome);
@@ -155,7 +163,13 @@ export class CastRun<L> {
     this.host.record(
       turnId,
       { utterance: "", observation: `[truncated: ${reason}]`, gateCalls: [] },
-      { usage: emptyUsage(), durationMs: ms(started), extra: undefined },
+      {
+        usage: emptyUsage(),
+        durationMs: ms(started),
+        extra: undefined,
+        costUsd: 0,
+        llm: this.llmId,
+      },
       outcome,
     );
     this.lastTurnId = turnId;
@@ -189,7 +203,7 @@ export class CastRun<L> {
     return {
       entityId: this.host.id,
       turns: this.turns,
-      usage: totals(this.usage),
+      usage: totals(this.usage, this.spent),
       cumulativeUsage: this.host.cumulativeUsage,
       loom: this.host.config.loom,
       lastTurnId: this.lastTurnId,
@@ -247,6 +261,7 @@ export class CastRun<L> {
       startedAt: this.startedAt,
       now: monotonicMs(),
       aborted: this.controller.signal.aborted ? abortReason(this.controller.signal.reason) : null,
+      costUsd: this.spent,
     };
   }
 

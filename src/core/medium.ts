@@ -12,6 +12,9 @@ export interface GateCallRecord {
   arguments: string;
   result: string;
   is_error: boolean;
+  /** Loom format 3: when the call began (ISO 8601) and how long it ran; absent in older looms. */
+  started_at?: string;
+  duration_ms?: number;
 }
 
 /** How the circle presents itself to the LLM (CIRCLE-11, §4.6). Fixed for a cast. */

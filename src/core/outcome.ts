@@ -13,6 +13,8 @@ export interface LoopState {
   startedAt: number;
   now: number;
   aborted: string | null;
+  /** USD spent by the cast so far; undefined once a turn's price was unknown. */
+  costUsd?: number | undefined;
 }
 
 /** The wards the loop checks after every turn, read from the circle once per cast. */
@@ -20,6 +22,7 @@ export interface LoopLimits {
   maxTurns: number | undefined;
   timeoutMs: number | undefined;
   maxTokens: number | undefined;
+  maxCostUsd: number | undefined;
 }
 
 export function loopLimits(wards: WardValues): LoopLimits {
@@ -27,6 +30,7 @@ export function loopLimits(wards: WardValues): LoopLimits {
     maxTurns: numberWard(wards, "max_turns"),
     timeoutMs: numberWard(wards, "timeout_ms"),
     maxTokens: numberWard(wards, "max_tokens"),
+    maxCostUsd: numberWard(wards, "max_cost_usd"),
   };
 }
 
@@ -45,13 +49,18 @@ const CONTINUE: TurnOutcome = Object.freeze({ type: "continue" });
 /** The first ward the loop has run into, as a truncation; null while all hold. */
 export function wardTruncation(limits: LoopLimits, s: LoopState): TurnOutcome | null {
   if (s.aborted !== null) return { type: "truncated", reason: s.aborted };
-  const { maxTurns, timeoutMs, maxTokens } = limits;
+  const { maxTurns, timeoutMs, maxTokens, maxCostUsd } = limits;
   if (maxTurns !== undefined && s.turns >= maxTurns)
     return { type: "truncated", reason: "max_turns" };
   if (timeoutMs !== undefined && s.now - s.startedAt >= timeoutMs)
     return { type: "truncated", reason: "timeout_ms" };
   if (maxTokens !== undefined && s.tokens >= maxTokens)
     return { type: "truncated", reason: "max_tokens" };
+  if (maxCostUsd !== undefined) {
+    // A ward that cannot be checked stops the cast rather than let it spend unmeasured.
+    if (s.costUsd === undefined) return { type: "truncated", reason: "cost_unknown" };
+    if (s.costUsd >= maxCostUsd) return { type: "truncated", reason: "cost" };
+  }
   return null;
 }
 

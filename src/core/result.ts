@@ -7,6 +7,8 @@ export interface UsageTotals {
   completionTokens: number;
   cachedTokens: number;
   totalTokens: number;
+  /** USD spent, summed over the turns; undefined when any turn's price was unknown. */
+  costUsd?: number;
 }
 
 interface CastCommon<L> {
@@ -54,11 +56,13 @@ export interface CastFailed<L> extends CastCommon<L> {
 
 export type CastResult<L = unknown> = CastTerminated<L> | CastTruncated<L> | CastFailed<L>;
 
-export function totals(u: Usage): UsageTotals {
-  return {
+export function totals(u: Usage, costUsd?: number): UsageTotals {
+  const out: UsageTotals = {
     promptTokens: u.promptTokens,
     completionTokens: u.completionTokens,
     cachedTokens: u.cachedTokens,
     totalTokens: u.promptTokens + u.completionTokens,
   };
+  if (costUsd !== undefined) out.costUsd = costUsd;
+  return out;
 }

@@ -23,6 +23,11 @@ export const wardKinds = {
   max_turns: { type: "number", terminates: true, description: "turns per cast before truncation" },
   timeout_ms: { type: "number", terminates: true, description: "wall-clock budget of a cast" },
   max_tokens: { type: "number", description: "total tokens per cast before truncation" },
+  max_cost_usd: {
+    type: "number",
+    description:
+      "USD per cast before truncation (reason cost); a turn of unknown price truncates (reason cost_unknown)",
+  },
   max_depth: { type: "number", description: "how deep call_entity may nest (default 1)" },
   require_done_tool: { type: "boolean", description: "only the done gate terminates" },
   max_eval_ms: {

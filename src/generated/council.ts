@@ -148,6 +148,7 @@ export interface LlmObject {
   cycle?: boolean;
   usage?: Usage;
   record_inputs?: boolean;
+  price?: LlmPrice;
 }
 export interface ScriptedResponse {
   content?: string | null;
@@ -178,6 +179,14 @@ export interface Usage {
   prompt_tokens?: number;
   completion_tokens?: number;
   cached_tokens?: number;
+}
+/**
+ * USD per million tokens, overriding the price table (src/llm/prices.ts): input, output, and cached input (default: the input price).
+ */
+export interface LlmPrice {
+  input: number;
+  output: number;
+  cached?: number;
 }
 /**
  * The triage agent's configuration of a council (Crucible brief §2.1, frozen). The executor runs it without interpretation.

@@ -155,6 +155,7 @@ export interface LlmObject {
   cycle?: boolean;
   usage?: Usage;
   record_inputs?: boolean;
+  price?: LlmPrice;
 }
 /**
  * This interface was referenced by `Spell`'s JSON-Schema
@@ -193,6 +194,17 @@ export interface Usage {
   prompt_tokens?: number;
   completion_tokens?: number;
   cached_tokens?: number;
+}
+/**
+ * USD per million tokens, overriding the price table (src/llm/prices.ts): input, output, and cached input (default: the input price).
+ *
+ * This interface was referenced by `Spell`'s JSON-Schema
+ * via the `definition` "llm_price".
+ */
+export interface LlmPrice {
+  input: number;
+  output: number;
+  cached?: number;
 }
 /**
  * Immutable: system prompt + hyperparameters (chapter 3).
@@ -276,6 +288,10 @@ export interface Ward {
   max_turns?: number;
   timeout_ms?: number;
   max_tokens?: number;
+  /**
+   * USD a cast may spend (its turns' cost) before it is truncated with reason cost; the model's price must be known.
+   */
+  max_cost_usd?: number;
   max_depth?: number;
   require_done_tool?: boolean;
   /**
@@ -457,4 +473,5 @@ export interface TestLlm {
   model?: string;
   retry_behavior?: boolean;
   stateless?: boolean;
+  price?: LlmPrice;
 }

@@ -6,6 +6,7 @@ import { ScriptedLLM } from "./providers/scripted.js";
 import { RequiredToolChoiceLLM } from "./require-tool.js";
 import { RetryingLLM, retryPolicy } from "./retry.js";
 import { ownEntry } from "../core/own.js";
+import { PricedLLM } from "./priced.js";
 
 export type { LLMSpec, ProviderContext, RetrySpec } from "./spec.js";
 
@@ -107,5 +108,7 @@ export async function createLLM(spec: LLMSpec, ctx: ProviderContext): Promise<LL
       `unknown llm provider ${JSON.stringify(spec.provider)}; known: ${Object.keys(providerRegistry).join(", ")}`,
     );
   }
-  return entry.create(spec, ctx);
+  const llm = await entry.create(spec, ctx);
+  // Outermost: the provider and model the loom records, and the price of every reply.
+  return new PricedLLM(llm, spec.provider, spec.model, spec.price);
 }

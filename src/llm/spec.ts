@@ -3,6 +3,7 @@
  * converts a spell's snake_case `llm:` block into this once (spell/llm-spec.ts).
  */
 import type { Redactor } from "../core/redact.js";
+import type { Price } from "./prices.js";
 import type { ScriptedResponse } from "./providers/scripted.js";
 
 /** How a retry waits: tests pass one that records instead of waiting. */
@@ -47,6 +48,8 @@ export interface LLMSpec {
   /** replay: the id of the thread's last turn. Default: the last turn written. */
   thread?: string;
   retry?: RetrySpec;
+  /** USD per million tokens, overriding the price table (prices.ts); for any provider. */
+  price?: Price;
   /** scripted: one reply per query, in the script format (CONFORMANCE.md). */
   responses?: ScriptedResponse[];
   /** scripted: after the last reply, start again from the first. Default false. */

@@ -6,6 +6,8 @@ export class LoomIndex {
   readonly order: Turn[] = [];
   readonly identities = new Map<string, IdentityNode>();
   readonly rewards = new Map<string, number>();
+  /** The reason given with a turn's last reward, when one was. */
+  readonly rewardReasons = new Map<string, string>();
   readonly folds: FoldNode[] = [];
   /** id → turn: built on the first lookup, kept current from then on. */
   private byId: Map<string, Turn> | null = null;
@@ -24,6 +26,9 @@ export class LoomIndex {
       }
       case "reward":
         this.rewards.set(record.turn_id, record.reward);
+        if (typeof record.reason === "string")
+          this.rewardReasons.set(record.turn_id, record.reason);
+        else this.rewardReasons.delete(record.turn_id);
         break;
       case "fold": {
         const { type: _type, ...fold } = record;

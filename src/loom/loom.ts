@@ -140,14 +140,24 @@ export class Loom implements LoomWriter {
     this.indexed?.addTurn(Object.freeze(turn));
   }
 
-  /** LOOM-3's one exception: a reward, appended as its own record, never by rewriting. */
-  annotateReward(turnId: string, reward: number): void {
+  /**
+   * LOOM-3's one exception: a reward, appended as its own record, never by rewriting; with the
+   * `reason` it was given, when one was (an eval's verdict, a person's note).
+   */
+  annotateReward(turnId: string, reward: number, reason?: string): void {
     if (!this.index.turnsById.has(turnId))
       throw new ConfigError("loom_unknown_turn", `no turn ${turnId} in the loom`);
     if (typeof reward !== "number" || !Number.isFinite(reward)) {
       throw new ConfigError("bad_reward", "reward must be a finite number");
     }
-    this.write({ type: "reward", turn_id: turnId, reward, timestamp: isoNow() });
+    const record: LoomRecord = { type: "reward", turn_id: turnId, reward, timestamp: isoNow() };
+    if (reason !== undefined) record.reason = reason;
+    this.write(record);
+  }
+
+  /** The reason given with the turn's last reward, when one was. */
+  rewardReason(turnId: string): string | undefined {
+    return this.index.rewardReasons.get(turnId);
   }
 
   /** LOOM-3: there is no deletion. */

@@ -3,13 +3,19 @@
  * left, forks and children as branches. One line a turn: sequence, what was called, how it
  * ended, and — for a council's turns — the phase, loop and seat.
  */
+import { formatUsd } from "../core/spend.js";
 import type { LoomRecord, Turn } from "./turn.js";
 
 /** What the tree shows of a turn: its place and how it ended, none of its text. */
 export type TreeTurn = Pick<
   Turn,
   "id" | "parent_id" | "sequence" | "entity_id" | "terminated" | "truncated" | "reason"
-> & { metadata: Record<string, unknown>; gate_calls: readonly { gate_name: string }[] };
+> & {
+  metadata: Record<string, unknown>;
+  gate_calls: readonly { gate_name: string }[];
+  /** Format 3: the turn's cost, when its price was known. */
+  cost_usd?: number | undefined;
+};
 
 /**
  * A turn record cut to what the tree shows, so a reader can hold every turn of a big loom
@@ -19,6 +25,7 @@ export function treeTurn(record: LoomRecord): TreeTurn | null {
   if (record.type !== "turn") return null;
   const { id, parent_id, sequence, entity_id, terminated, truncated, reason } = record;
   const council = record.metadata["council"];
+  const m = record.metadata;
   return {
     id,
     parent_id,
@@ -27,9 +34,31 @@ export function treeTurn(record: LoomRecord): TreeTurn | null {
     terminated,
     truncated,
     reason,
-    metadata: council === undefined ? {} : { council },
+    metadata: {
+      ...(council === undefined ? {} : { council }),
+      tokens: (Number(m.tokens_prompt) || 0) + (Number(m.tokens_completion) || 0),
+    },
     gate_calls: record.gate_calls.map((g) => ({ gate_name: g.gate_name })),
+    cost_usd: record.cost_usd,
   };
+}
+
+/**
+ * The line under the tree: turns, tokens and cost. A loom with any turn of unknown price has
+ * no total cost — it says so, and how many turns lack a price, rather than sum what it has.
+ */
+export function treeTotal(turns: readonly TreeTurn[]): string {
+  let tokens = 0;
+  let usd = 0;
+  let unpriced = 0;
+  for (const t of turns) {
+    tokens += Number(t.metadata["tokens"]) || 0;
+    if (typeof t.cost_usd === "number") usd += t.cost_usd;
+    else unpriced++;
+  }
+  const n = (k: number, word: string) => `${k} ${word}${k === 1 ? "" : "s"}`;
+  const cost = unpriced ? `cost unknown (${n(unpriced, "turn")} without a price)` : formatUsd(usd);
+  return `total: ${n(turns.length, "turn")} · ${tokens} tokens · ${cost}`;
 }
 
 function label(t: TreeTurn): string {
@@ -50,7 +79,8 @@ function label(t: TreeTurn): string {
     : t.truncated
       ? ` → truncated (${t.reason ?? "?"})`
       : "";
-  return `#${t.sequence} ${where}${end}  [${t.id}${t.entity_id ? ` · ${t.entity_id}` : ""}]`;
+  const cost = typeof t.cost_usd === "number" ? ` · ${formatUsd(t.cost_usd)}` : "";
+  return `#${t.sequence} ${where}${end}${cost}  [${t.id}${t.entity_id ? ` · ${t.entity_id}` : ""}]`;
 }
 
 /** The lines of the tree (see treeLines), all at once. */

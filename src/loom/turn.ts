@@ -1,10 +1,10 @@
 import { isoNow } from "../core/clock.js";
-import type { TurnContent, TurnCost, TurnHead } from "../core/loom-writer.js";
+import type { LLMId, TurnContent, TurnCost, TurnHead } from "../core/loom-writer.js";
 import type { GateCallRecord } from "../core/medium.js";
 import type { TurnOutcome } from "../core/outcome.js";
 
 /** The format version of loom records; bump it with a frozen sample under tests/fixtures/. */
-export const LOOM_FORMAT_VERSION = 2;
+export const LOOM_FORMAT_VERSION = 3;
 
 /** A turn record as the spec's §6.1 writes it (snake_case: it is a wire format). */
 export interface Turn {
@@ -26,6 +26,10 @@ export interface Turn {
   /** The turn's observation is an error (code that threw or ran out of time or memory, a
    * failed gate); written only when true, so a reader treats a missing key as false. */
   is_error?: true;
+  /** Format 3: who answered (absent in older looms and in turns appended by hand). */
+  llm?: LLMId;
+  /** Format 3: what the turn cost in USD; absent when the model's price is unknown. */
+  cost_usd?: number;
 }
 
 export interface TurnMetadata {
@@ -75,7 +79,7 @@ export type LoomRecord =
   | { type: "loom"; version: number; created: string }
   | ({ type: "identity" } & IdentityNode)
   | ({ type: "turn" } & Turn)
-  | { type: "reward"; turn_id: string; reward: number; timestamp: string }
+  | { type: "reward"; turn_id: string; reward: number; reason?: string; timestamp: string }
   /** Added in format 2 without a version bump: older readers skip a type they do not know. */
   | ({ type: "fold" } & FoldNode)
   /** Written after a torn line when a loom is reopened: marks the line above as a known cut. */
@@ -115,5 +119,7 @@ export function turnRecord(
     reason: outcome.type === "continue" ? null : outcome.reason,
   };
   if (content.isError) turn.is_error = true;
+  if (cost.llm) turn.llm = cost.llm;
+  if (cost.costUsd !== undefined) turn.cost_usd = cost.costUsd;
   return turn;
 }

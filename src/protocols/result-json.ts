@@ -18,6 +18,8 @@ export function resultJson(r: CastResult, loom: string) {
       completion_tokens: r.usage.completionTokens,
       cached_tokens: r.usage.cachedTokens,
       total_tokens: r.usage.totalTokens,
+      /** USD; null when a turn's price was unknown (never a guessed 0). */
+      cost_usd: r.usage.costUsd ?? null,
     },
     loom,
     last_turn_id: r.lastTurnId,

@@ -23,6 +23,7 @@ const LLM_KEYS: Readonly<Record<string, keyof LLMSpec>> = {
   loom: "loom",
   thread: "thread",
   retry: "retry",
+  price: "price",
   responses: "responses",
   cycle: "cycle",
   usage: "usage",

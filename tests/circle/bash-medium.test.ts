@@ -85,6 +85,8 @@ describe("bash medium (seed 002 Medium)", () => {
           arguments: '{"answer":"the answer"}',
           result: "the answer",
           is_error: false,
+          started_at: expect.any(String) as string,
+          duration_ms: expect.any(Number) as number,
         },
       ]);
       expect(turns[1]!.observation).not.toContain("after"); // LOOP-3: nothing runs after done

@@ -115,6 +115,10 @@ describe("the bin keeps the README's exit codes", () => {
     const about = loom.stdout.split("\n")[0]!;
     expect(about).toMatch(/export/);
     expect(about).toMatch(/tree/);
+    for (const command of ["stats", "reward", "thread"]) {
+      expect(about).toMatch(new RegExp(`\\(loom ${command}\\)`));
+      expect(loom.stdout).toMatch(new RegExp(`loom ${command}\\s`));
+    }
     const dna = spell("dna", "--help");
     expect(dna.stdout).toMatch(/\$ spell dna verify greeter\.dna\.json --key pub\.pem/);
   });

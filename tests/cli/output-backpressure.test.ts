@@ -105,7 +105,9 @@ describe("commands that print a lot respect back-pressure", () => {
     const o = slowSink(4 * 1024);
     expect(await loomTreeCommand(loom, o)).toBe(EXIT.ok);
     expect(o.overruns).toBe(0);
-    expect(o.out.trimEnd().split("\n")).toHaveLength(2_000);
+    const lines = o.out.trimEnd().split("\n");
+    expect(lines).toHaveLength(2_001); // every turn, then the line of totals
+    expect(lines.at(-1)).toMatch(/^total: 2000 turns · /);
   });
 
   it("spell run --json returns only once stdout has taken the result", async () => {

@@ -54,6 +54,8 @@ describe("the turn's hot path keeps its meaning", () => {
       arguments: '{"n":7}',
       result: "ok",
       is_error: false,
+      started_at: expect.any(String) as string,
+      duration_ms: expect.any(Number) as number,
     });
   });
 

@@ -6,6 +6,7 @@ import { Redactor } from "../../src/core/redact.js";
 import { createLLM, providerRegistry } from "../../src/llm/registry.js";
 import { RequiredToolChoiceLLM } from "../../src/llm/require-tool.js";
 import { RetryingLLM } from "../../src/llm/retry.js";
+import { PricedLLM, unpriced } from "../../src/llm/priced.js";
 import { loadSpellText } from "../../src/spell/index.js";
 import { failure } from "../support/providers.js";
 
@@ -70,11 +71,13 @@ describe("provider registry", () => {
     expect(llm.name).toBe("local/qwen3");
   });
 
-  it("real providers are wrapped: the LLM-5 guarantee outside, one retry policy inside", async () => {
-    const llm = await createLLM(
+  it("real providers are wrapped: the price outermost, then the LLM-5 guarantee, one retry policy inside", async () => {
+    const priced = await createLLM(
       { provider: "openai", model: "gpt-4.1", retry: { maxRetries: 5 } },
       ctx({ OPENAI_API_KEY: "k-123456" }),
     );
+    expect(priced).toBeInstanceOf(PricedLLM);
+    const llm = (priced as PricedLLM).inner;
     expect(llm).toBeInstanceOf(RequiredToolChoiceLLM);
     const retry = (llm as RequiredToolChoiceLLM).inner;
     expect(retry).toBeInstanceOf(RetryingLLM);
@@ -92,11 +95,11 @@ describe("provider registry", () => {
   });
 
   it("scripted replies are retried only when the spell asks", async () => {
-    expect(await createLLM({ provider: "scripted", responses: [] }, ctx())).not.toBeInstanceOf(
-      RetryingLLM,
-    );
     expect(
-      await createLLM({ provider: "scripted", responses: [], retry: {} }, ctx()),
+      unpriced(await createLLM({ provider: "scripted", responses: [] }, ctx())),
+    ).not.toBeInstanceOf(RetryingLLM);
+    expect(
+      unpriced(await createLLM({ provider: "scripted", responses: [], retry: {} }, ctx())),
     ).toBeInstanceOf(RetryingLLM);
   });
 

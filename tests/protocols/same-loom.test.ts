@@ -48,6 +48,10 @@ function normalised(loomFile: string) {
       delete metadata["timestamp"];
       const rest = { ...t };
       for (const k of ["id", "parent_id", "entity_id", "cantrip_id", "timestamp"]) delete rest[k];
+      // When each gate call ran and for how long (loom format 3) differ from run to run.
+      rest["gate_calls"] = (t["gate_calls"] as Record<string, unknown>[]).map(
+        ({ started_at: _s, duration_ms: _d, ...call }) => call,
+      );
       return { ...rest, metadata };
     });
 }
