@@ -16,6 +16,7 @@ import {
   type GateOutcome,
 } from "./gate.js";
 import { DELEGATION_GATES, DONE } from "./gate-names.js";
+import { ApprovalPolicy, ask, deniedMessage } from "./approvals.js";
 import type { GateHost, Medium } from "./medium.js";
 import { conversationMedium } from "./mediums/conversation.js";
 
@@ -26,6 +27,8 @@ export interface CircleConfig {
   medium?: Medium;
   gates: readonly Gate[];
   wards: readonly Ward[] | WardValues;
+  /** Which calls ask a person first (issue 25); none when absent. */
+  approvals?: ApprovalPolicy | undefined;
 }
 
 /** The environment: medium + gates + wards (chapter 4). Validated at construction. */
@@ -33,6 +36,7 @@ export class Circle implements CircleLike, GateHost {
   readonly medium: Medium;
   readonly gates: ReadonlyMap<string, Gate>;
   readonly wards: WardValues;
+  readonly approvals: ApprovalPolicy;
   readonly prepare: (() => Promise<boolean>) | undefined;
   /** Gates whose entities hold what they run on (an MCP server) while they live. */
   private readonly held: readonly Gate[];
@@ -40,6 +44,7 @@ export class Circle implements CircleLike, GateHost {
   constructor(config: CircleConfig) {
     this.medium = config.medium ?? conversationMedium;
     this.wards = composeWards(config.wards);
+    this.approvals = config.approvals ?? NO_APPROVALS;
     const gates = new Map<string, Gate>();
     for (const gate of config.gates) {
       if (gates.has(gate.name)) {
@@ -104,6 +109,9 @@ export class Circle implements CircleLike, GateHost {
   ): GateOutcome | Promise<GateOutcome> {
     const encoded = typeof args === "string" ? args : (text ?? JSON.stringify(args ?? {}));
     ctx.onStart?.(name, encoded);
+    // Issue 25: a call the circle's approve: names waits for its answer; nothing runs before.
+    const rule = this.gates.has(name) ? this.approvals.asks(name, args) : undefined;
+    if (rule !== undefined) return this.askFirst(rule, name, args, encoded, ctx);
     const budget = ctx.budget;
     if (!budget) return this.run(name, args, encoded, ctx);
     // Issue 20: what the turn records is bounded; past the budget a call is an error (CIRCLE-5).
@@ -111,6 +119,23 @@ export class Circle implements CircleLike, GateHost {
     if (refused) return refused;
     const out = this.run(name, args, encoded, ctx);
     return out instanceof Promise ? out.then((o) => budget.settle(o)) : budget.settle(out);
+  }
+
+  private async askFirst(
+    rule: string,
+    name: string,
+    args: unknown,
+    encoded: string,
+    ctx: GateContext,
+  ): Promise<GateOutcome> {
+    const budget = ctx.budget;
+    const refused = budget?.before(name, encoded);
+    if (refused) return refused;
+    const answer = await ask(this.approvals, rule, name, encoded, ctx);
+    const out = answer.allowed
+      ? await this.run(name, args, encoded, ctx)
+      : failure(name, encoded, deniedMessage(name, answer));
+    return budget ? budget.settle(out) : out;
   }
 
   private run(
@@ -147,6 +172,8 @@ export class Circle implements CircleLike, GateHost {
     );
   }
 }
+
+const NO_APPROVALS = new ApprovalPolicy([]);
 
 /** A session that holds what its gates run on until it is disposed (an MCP server, a page). */
 function holding(session: MediumSession, gates: readonly Gate[], entityId: string): MediumSession {

@@ -69,3 +69,12 @@ function view(t: ThreadTurn): LoomTurnView {
     is_error: t.is_error === true,
   };
 }
+
+/** The entity's signal and the send's, as one (either stops the cast, with its reason). */
+export function castSignal(
+  entity: AbortSignal | undefined,
+  send: AbortSignal | undefined,
+): AbortSignal | undefined {
+  if (!entity || !send) return entity ?? send;
+  return AbortSignal.any([entity, send]);
+}

@@ -9,7 +9,8 @@ import type { MediumSession, MediumStep, ReplayTurn } from "./medium.js";
 import type { TurnOutcome } from "./outcome.js";
 import { totals, type CastResult, type UsageTotals } from "./result.js";
 import { wholeHistory, type ContextView, type FoldRecord, type TurnMark } from "./view.js";
-import { ThreadReader, type LoomThreadView } from "./entity-thread.js";
+import { castSignal, ThreadReader, type LoomThreadView } from "./entity-thread.js";
+import type { Approver } from "./approval.js";
 
 /** What an entity is summoned from: a cantrip's fixed parts (the Cantrip implements it). */
 export interface EntitySource<L extends LoomWriter = LoomWriter> extends CastConfig<L> {
@@ -32,6 +33,8 @@ export interface EntityOptions {
   marks?: readonly TurnMark[];
   /** How deep this entity was spawned: 0 for one nobody spawned (COMP-6). */
   depth?: number;
+  /** Answers the circle's approval questions (issue 25); absent: every ask is denied. */
+  onApproval?: Approver | undefined;
   /** A fork (LOOM-4): the turn it continues from and how its state was rebuilt, for the loom. */
   fork?: { fromTurnId: string; strategy: string };
   /** Recorded turns whose medium state the entity rebuilds before its first cast (a fork's replay). */
@@ -245,6 +248,7 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
       signal,
       requireDone: this.cantrip.circle.requireDone,
       onGateStart,
+      approver: this.options.onApproval,
     });
   }
 
@@ -261,7 +265,10 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
     head.sequence = sequence;
     const { note } = this;
     this.note = null;
-    const noted = note ? { ...cost, extra: { ...cost.extra, ...note } } : cost;
+    // Issue 25: the turn's approval questions and answers go into its metadata.
+    const { approvals } = content as { approvals?: unknown };
+    const more = approvals ? { ...note, approvals } : note;
+    const noted = more ? { ...cost, extra: { ...cost.extra, ...more } } : cost;
     // LOOM-1: on the store before the next turn begins.
     this.cantrip.loom.recordTurn(head, content, noted, outcome);
     this.lastTurnId = turnId;
@@ -287,13 +294,4 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
   get cumulativeUsage(): UsageTotals {
     return totals(this.usage);
   }
-}
-
-/** The entity's signal and the send's, as one (either stops the cast, with its reason). */
-function castSignal(
-  entity: AbortSignal | undefined,
-  send: AbortSignal | undefined,
-): AbortSignal | undefined {
-  if (!entity || !send) return entity ?? send;
-  return AbortSignal.any([entity, send]);
 }
