@@ -11,6 +11,7 @@ import type {
   ApprovalSource,
   Approver,
 } from "../core/approval.js";
+import { NO_APPROVER } from "../core/approval.js";
 import { errorMessage } from "../core/errors.js";
 import { newId } from "../core/ids.js";
 import { monotonicMs } from "../core/clock.js";
@@ -26,9 +27,6 @@ export interface ApprovalRule {
   /** Argument name → glob: when every one matches, the call needs no ask. */
   unless?: Readonly<Record<string, string>>;
 }
-
-export const NO_APPROVER =
-  "no approver: nobody can answer here (run on a terminal, or pass --yes / --approve gate=NAME)";
 
 /** `*` any run of characters, `?` one character, the rest literal; the whole text must match. */
 export function globMatch(glob: string, text: string): boolean {
@@ -222,28 +220,4 @@ function normalize(answer: ApprovalAnswer): Decision {
 /** The observation of a denied call: names the gate and why. */
 export function deniedMessage(gate: string, record: ApprovalRecord): string {
   return `${gate} was not run: approval denied (${record.reason ?? "denied"}; approve: ${record.rule})`;
-}
-
-/**
- * A replay or a fork answers from the record: a call asked and answered before (same gate, same
- * arguments) gets the recorded answer and nobody is asked again; any other call goes to
- * `fallback`, or is denied when there is none.
- */
-export function recordedApprover(
-  records: readonly ApprovalRecord[],
-  fallback?: Approver,
-): Approver {
-  const answers = new Map<string, boolean>();
-  for (const r of records)
-    if (r.by !== "timeout" && r.by !== "cancel" && r.by !== "none")
-      answers.set(`${r.gate}\n${r.arguments}`, r.allowed);
-  return (request) => {
-    const recorded = answers.get(`${request.gate}\n${request.arguments}`);
-    if (recorded !== undefined)
-      return recorded
-        ? { allow: true, by: "record" }
-        : { allow: false, by: "record", reason: "denied when it was recorded" };
-    if (fallback) return fallback(request);
-    return { allow: false, by: "none", reason: NO_APPROVER };
-  };
 }

@@ -48,3 +48,40 @@ export interface ApprovalRecord {
   reason?: string;
   duration_ms: number;
 }
+
+export const NO_APPROVER =
+  "no approver: nobody can answer here (run on a terminal, or pass --yes / --approve gate=NAME)";
+
+/** The approval records of recorded turns (their metadata.approvals), in order. */
+export function recordedApprovals(
+  turns: readonly { metadata: Readonly<Record<string, unknown>> }[],
+): ApprovalRecord[] {
+  return turns.flatMap((t) => {
+    const list = t.metadata["approvals"];
+    return Array.isArray(list) ? (list as ApprovalRecord[]) : [];
+  });
+}
+
+/**
+ * A replay or a fork answers from the record: a call asked and answered before (same gate, same
+ * arguments) gets the recorded answer and nobody is asked again; any other call goes to
+ * `fallback`, or is denied when there is none.
+ */
+export function recordedApprover(
+  records: readonly ApprovalRecord[],
+  fallback?: Approver,
+): Approver {
+  const answers = new Map<string, boolean>();
+  for (const r of records)
+    if (r.by !== "timeout" && r.by !== "cancel" && r.by !== "none")
+      answers.set(`${r.gate}\n${r.arguments}`, r.allowed);
+  return (request) => {
+    const recorded = answers.get(`${request.gate}\n${request.arguments}`);
+    if (recorded !== undefined)
+      return recorded
+        ? { allow: true, by: "record" }
+        : { allow: false, by: "record", reason: "denied when it was recorded" };
+    if (fallback) return fallback(request);
+    return { allow: false, by: "none", reason: NO_APPROVER };
+  };
+}
