@@ -9,6 +9,9 @@ import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { EXIT } from "../../src/cli/io.js";
+import { validateCommand } from "../../src/cli/validate.js";
+import { io } from "../support/io.js";
 
 const hasScript = spawnSync("script", ["--version"]).status === 0;
 const BIN = resolve("bin/run.js");
@@ -119,5 +122,22 @@ describe("spell run without a terminal", () => {
     const bad = run(spellDir(), "--approve", "write");
     expect(bad.status).toBe(3);
     expect(bad.stderr).toMatch(/--approve takes gate=NAME/);
+  });
+});
+
+describe("spell validate lists what a spell will ask for", () => {
+  it("one line per approve: item, with the timeout", async () => {
+    const o = io();
+    const file = join(spellDir(), "spell.yaml");
+    writeFileSync(
+      file,
+      SPELL.replace(
+        "approve: [{ gate: write }]",
+        'approve: [{ gate: write }, { gate: "notes_*", unless: { path: "tmp/*" } }]\n  approval_timeout_ms: 5000',
+      ),
+    );
+    expect(await validateCommand([file], o)).toBe(EXIT.ok);
+    expect(o.out).toContain("asks before gate write (no answer in 5000 ms: denied)");
+    expect(o.out).toContain("asks before gate notes_* unless path=tmp/* (no answer in 5000 ms");
   });
 });
