@@ -35,7 +35,10 @@ export async function validateCommand(files: string[], io: CliIO): Promise<numbe
 function asksFor(doc: Record<string, unknown>): string[] {
   const circle = doc["circle"] as { approve?: unknown; approval_timeout_ms?: unknown } | undefined;
   if (!Array.isArray(circle?.approve)) return [];
-  const timeout = circle.approval_timeout_ms ?? DEFAULT_APPROVAL_TIMEOUT_MS;
+  const timeout =
+    typeof circle.approval_timeout_ms === "number"
+      ? circle.approval_timeout_ms
+      : DEFAULT_APPROVAL_TIMEOUT_MS;
   const policy = new ApprovalPolicy(circle.approve as ApprovalRule[]);
   return policy.describe().map((rule) => `${rule} (no answer in ${String(timeout)} ms: denied)`);
 }

@@ -74,7 +74,13 @@ describe("replay of an approved cast", () => {
     const forked = await fork(cantrip, at, { intent: "again", llm });
     const turns = forked.loom.turns().filter((t) => t.entity_id === forked.entityId);
     const records = turns.flatMap((t) => (t.metadata["approvals"] ?? []) as ApprovalRecord[]);
-    expect(records.map((r) => [JSON.parse(r.arguments).content, r.allowed, r.by])).toEqual([
+    expect(
+      records.map((r) => [
+        (JSON.parse(r.arguments) as { content: string }).content,
+        r.allowed,
+        r.by,
+      ]),
+    ).toEqual([
       ["hello", true, "record"],
       ["other", false, "none"],
     ]);

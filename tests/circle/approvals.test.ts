@@ -50,7 +50,7 @@ describe("approvals through the API's onApproval", () => {
     });
     expect(result.status).toBe("terminated");
     expect(readFileSync(join(dir, "out.txt"), "utf8")).toBe("hello");
-    expect(asked.map((r) => [r.gate, JSON.parse(r.arguments)])).toEqual([
+    expect(asked.map((r) => [r.gate, JSON.parse(r.arguments) as unknown])).toEqual([
       ["write", { path: "out.txt", content: "hello" }],
     ]);
     const [first] = result.loom.turns();
@@ -117,7 +117,7 @@ circle:
       await load(dir)
     ).cantrip!.cast("go", {
       onApproval: (r) => {
-        asked.push(JSON.parse(r.arguments).text);
+        asked.push((JSON.parse(r.arguments) as { text: string }).text);
         return false;
       },
     });
@@ -220,7 +220,7 @@ circle:
       await load(dir)
     ).cantrip!.cast("go", {
       onApproval: (r) => {
-        asked.push(JSON.parse(r.arguments).command);
+        asked.push((JSON.parse(r.arguments) as { command: string }).command);
         return false;
       },
     });

@@ -40,7 +40,7 @@ async function start(choose: (params: RequestPermissionRequest) => string) {
   const loaded = await loadSpellText(SPELL, join(tmpdir(), "asker.yaml"), { loomPath: "memory" });
   agent = await createAcpAgent({
     name: loaded.name,
-    cantripFor: async () => loaded.cantrip!,
+    cantripFor: () => Promise.resolve(loaded.cantrip!),
     redactor: loaded.redactor,
   });
   const asked: RequestPermissionRequest[] = [];
