@@ -6,6 +6,13 @@
 export { DefaultCantrip as Cantrip } from "./default-cantrip.js";
 export type { CastResult, CastTerminated, CastTruncated, CastFailed } from "./default-cantrip.js";
 export type { CantripInit, CastOptions } from "./core/cantrip.js";
+export type {
+  ApprovalAnswer,
+  ApprovalRecord,
+  ApprovalRequest,
+  ApprovalSource,
+  Approver,
+} from "./core/approval.js";
 export { Entity } from "./core/entity.js";
 export type { UsageTotals } from "./core/result.js";
 export { createIdentity, type Identity, type IdentityInput } from "./core/identity.js";

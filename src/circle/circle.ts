@@ -24,6 +24,7 @@ import {
   type GateOutcome,
 } from "./gate.js";
 import { DELEGATION_GATES, DONE } from "./gate-names.js";
+import { ApprovalPolicy, ask, deniedMessage } from "./approvals.js";
 import { conversationMedium } from "./mediums/conversation.js";
 
 export type { GateOutcome } from "./gate.js";
@@ -33,6 +34,8 @@ export interface CircleConfig {
   medium?: Medium;
   gates: readonly Gate[];
   wards: readonly Ward[] | WardValues;
+  /** Which calls ask a person first (issue 25); none when absent. */
+  approvals?: ApprovalPolicy | undefined;
 }
 
 /** The environment: medium + gates + wards (chapter 4). Validated at construction. */
@@ -40,6 +43,7 @@ export class Circle implements CircleLike, GateHost {
   readonly medium: Medium;
   readonly gates: ReadonlyMap<string, Gate>;
   readonly wards: WardValues;
+  readonly approvals: ApprovalPolicy;
   readonly prepare: (() => Promise<boolean>) | undefined;
   /** Gates whose entities hold what they run on (an MCP server) while they live. */
   private readonly held: readonly Gate[];
@@ -47,6 +51,7 @@ export class Circle implements CircleLike, GateHost {
   constructor(config: CircleConfig) {
     this.medium = config.medium ?? conversationMedium;
     this.wards = composeWards(config.wards);
+    this.approvals = config.approvals ?? NO_APPROVALS;
     const gates = new Map<string, Gate>();
     for (const gate of config.gates) {
       if (gates.has(gate.name)) {
@@ -113,6 +118,9 @@ export class Circle implements CircleLike, GateHost {
     ctx.onStart?.(name, encoded);
     // Loom format 3: each call's start and duration, stamped on its record as it settles.
     const timed = stamper(isoNow(), monotonicMs());
+    // Issue 25: a call the circle's approve: names waits for its answer; nothing runs before.
+    const rule = this.gates.has(name) ? this.approvals.asks(name, args) : undefined;
+    if (rule !== undefined) return this.askFirst(rule, name, args, encoded, ctx).then(timed);
     const budget = ctx.budget;
     if (!budget) {
       const out = this.run(name, args, encoded, ctx);
@@ -125,6 +133,23 @@ export class Circle implements CircleLike, GateHost {
     return out instanceof Promise
       ? out.then((o) => timed(budget.settle(o)))
       : timed(budget.settle(out));
+  }
+
+  private async askFirst(
+    rule: string,
+    name: string,
+    args: unknown,
+    encoded: string,
+    ctx: GateContext,
+  ): Promise<GateOutcome> {
+    const budget = ctx.budget;
+    const refused = budget?.before(name, encoded);
+    if (refused) return refused;
+    const answer = await ask(this.approvals, rule, name, encoded, ctx);
+    const out = answer.allowed
+      ? await this.run(name, args, encoded, ctx)
+      : failure(name, encoded, deniedMessage(name, answer));
+    return budget ? budget.settle(out) : out;
   }
 
   private run(
@@ -161,6 +186,8 @@ export class Circle implements CircleLike, GateHost {
     );
   }
 }
+
+const NO_APPROVALS = new ApprovalPolicy([]);
 
 /** A session that holds what its gates run on until it is disposed (an MCP server, a page). */
 function holding(session: MediumSession, gates: readonly Gate[], entityId: string): MediumSession {

@@ -1,6 +1,7 @@
 import type { ToolDefinition } from "../core/contract.js";
 import type { Entity } from "../core/entity.js";
 import type { GateCallRecord } from "../core/medium.js";
+import type { ApprovalRecord, Approver } from "../core/approval.js";
 import { isJsonObject } from "../core/json.js";
 
 export type { GateCallRecord } from "../core/medium.js";
@@ -26,6 +27,10 @@ export interface GateContext {
   readonly onStart?: ((gate: string, args: string) => void) | undefined;
   /** The turn's budget of recorded bytes (issue 20); every call of a medium turn has one. */
   readonly budget?: TurnBudget | undefined;
+  /** Who answers the circle's approval questions (issue 25); none: every ask is denied. */
+  readonly approver?: Approver | undefined;
+  /** The turn's approval records: every question and its answer (issue 25). */
+  readonly approvals?: ApprovalRecord[] | undefined;
 }
 
 export interface GateOutcome {

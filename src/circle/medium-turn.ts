@@ -11,6 +11,7 @@ import type { Entity } from "../core/entity.js";
 import type { EntityContext, GateHost, MediumStep, TurnScope } from "./medium.js";
 import { numberWard } from "../core/wards.js";
 import type { GateCallRecord, GateContext } from "./gate.js";
+import type { ApprovalRecord } from "../core/approval.js";
 import { DEFAULT_MAX_GATE_RECORD_KB, GateBudget } from "./gate-budget.js";
 
 /** Shown after a text-only reply when only `done` may end the loop (LOOP-6). */
@@ -26,6 +27,8 @@ const SKIPPED = "skipped: done was called earlier in this utterance (LOOP-3)";
 /** A turn as a medium's calls see it: the loop's scope and the turn's budget of recorded bytes. */
 export interface CallScope extends TurnScope {
   readonly budget: GateBudget;
+  /** The turn's approval records (issue 25). */
+  readonly approvals: ApprovalRecord[];
 }
 
 /** What a gate called during this turn is told: the turn, who calls it, and the turn's budget. */
@@ -38,6 +41,8 @@ export function gateContext(scope: CallScope, context: EntityContext<Entity>): G
     depth: context.depth,
     onStart: scope.onGateStart,
     budget: scope.budget,
+    approver: scope.approver,
+    approvals: scope.approvals,
   };
 }
 
@@ -83,7 +88,8 @@ export class MediumTurn {
     const messages: Message[] = [assistant];
     // One budget for every call of the turn (issue 20), whichever medium runs them.
     const kb = numberWard(this.circle.wards, "max_gate_record_kb") ?? DEFAULT_MAX_GATE_RECORD_KB;
-    const callScope: CallScope = { ...scope, budget: new GateBudget(kb * 1024) };
+    const approvals: ApprovalRecord[] = [];
+    const callScope: CallScope = { ...scope, budget: new GateBudget(kb * 1024), approvals };
     const runs: CallRun[] = [];
     const gateCalls: GateCallRecord[] = [];
     let done: { result: unknown } | undefined;
@@ -106,7 +112,7 @@ export class MediumTurn {
       if (this.holdsEphemeral(run)) this.ephemeral.push({ message, run });
       done = run.done;
     }
-    return {
+    const step: MediumStep = {
       utterance: this.rules.utterance(response, runs),
       observation: this.rules.observation(runs),
       gateCalls,
@@ -114,6 +120,8 @@ export class MediumTurn {
       outcome: done ? { kind: "done", result: done.result } : { kind: "continue" },
       isError: runs.some((r) => r.isError),
     };
+    if (approvals.length) step.approvals = approvals;
+    return step;
   }
 
   dispose(): void {

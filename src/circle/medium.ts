@@ -2,6 +2,7 @@ import type { Entity } from "../core/entity.js";
 import type { EntityContext, MediumSession, Presentation } from "../core/medium.js";
 import type { WardValues } from "../core/wards.js";
 import type { Gate, GateContext, GateOutcome } from "./gate.js";
+import type { ApprovalPolicy } from "./approvals.js";
 
 /**
  * The medium contract, one home for circle/: what the loop needs (core/medium.ts, which core
@@ -24,6 +25,8 @@ export type {
 export interface GateHost {
   readonly gates: ReadonlyMap<string, Gate>;
   readonly wards: WardValues;
+  /** Which calls ask a person first (issue 25); a medium asks for what is not a gate (bash commands). */
+  readonly approvals?: ApprovalPolicy;
   callGate(
     name: string,
     args: unknown,

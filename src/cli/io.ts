@@ -12,6 +12,8 @@ export interface CliIO {
    * when it never will (the reader went away). Absent: stdout never needs waiting for.
    */
   drain?: () => Promise<boolean>;
+  /** Asks the person at the terminal (an approval, issue 25); absent when there is none. */
+  question?: ((text: string, signal: AbortSignal) => Promise<string | null>) | undefined;
 }
 
 /** Exit codes of `spell`: stable, documented in the README. */

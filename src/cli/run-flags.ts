@@ -6,4 +6,8 @@ export interface RunFlags {
   quiet?: boolean | undefined;
   /** `provider/model`: replaces the spell's LLM for this run. */
   llm?: string | undefined;
+  /** Approve every approval question of this run (issue 25). */
+  yes?: boolean | undefined;
+  /** `gate=NAME[,gate=GLOB…]`: the gates approved for this run. */
+  approve?: string | undefined;
 }

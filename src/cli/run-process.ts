@@ -5,6 +5,7 @@
  */
 import { processIO } from "./io.js";
 import { runCommand, type RunFlags } from "./run.js";
+import { terminalQuestion } from "./approver.js";
 
 /** Casts FILE with the process's streams; returns the exit code. */
 export async function runInProcess(file: string, flags: RunFlags): Promise<number> {
@@ -18,7 +19,8 @@ export async function runInProcess(file: string, flags: RunFlags): Promise<numbe
     controller.abort("interrupted");
   };
   process.on("SIGINT", onSigint);
-  const code = await runCommand(file, flags, processIO(controller.signal));
+  const io = { ...processIO(controller.signal), question: terminalQuestion() };
+  const code = await runCommand(file, flags, io);
   process.off("SIGINT", onSigint);
   return code;
 }

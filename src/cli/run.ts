@@ -16,6 +16,7 @@ import type { RunFlags } from "./run-flags.js";
 import { exitFor, loadForCast, printWarnings } from "./load.js";
 import { ownEntry } from "../core/own.js";
 import { formatUsd } from "../core/spend.js";
+import { cliApprover } from "./approver.js";
 
 export type { RunFlags } from "./run-flags.js";
 export { DEFAULT_LOOM } from "./load.js";
@@ -38,7 +39,9 @@ export async function runCommand(file: string, flags: RunFlags, io: CliIO): Prom
       : liveDisplay(io.stderr, loaded.redactor, progressLines());
   let result: CastResult<Loom>;
   try {
+    const onApproval = cliApprover(flags, io.question, redact);
     result = await cantrip.cast(intent, {
+      ...(onApproval ? { onApproval } : {}),
       ...(io.signal ? { signal: io.signal } : {}),
       ...(progress ? { onEvent: progress } : {}),
     });

@@ -17,8 +17,9 @@ import { exitFor, loadForCast, printWarnings, type LoadFlags } from "./load.js";
 import { progressLines } from "./progress.js";
 import { printResult } from "./run.js";
 import { liveDisplay } from "./stream-text.js";
+import { cliApprover, type ApproverFlags } from "./approver.js";
 
-export interface SummonFlags extends LoadFlags {
+export interface SummonFlags extends LoadFlags, ApproverFlags {
   /** An entity recorded in the loom to continue; default a new one. */
   entity?: string | undefined;
   /** Continue the last entity of this spell in this loom (a new one when there is none). */
@@ -102,7 +103,17 @@ async function startSummon(
       io.stderr(
         `no earlier entity of ${loaded.file} in ${loom.store.location}: summoned a new one\n`,
       );
-    const entity = cantrip.summon(id === undefined ? {} : { entity: id });
+    // Issue 25: questions go to the session's terminal prompt (readIntents sets io.question).
+    const ask = io.terminal ? io : undefined;
+    const onApproval = cliApprover(
+      flags,
+      ask && ((text, signal) => ask.question?.(text, signal) ?? Promise.resolve(null)),
+      (t) => loaded.redactor.redact(t),
+    );
+    const entity = cantrip.summon({
+      ...(id === undefined ? {} : { entity: id }),
+      ...(onApproval ? { onApproval } : {}),
+    });
     await entity.ready();
     const earlier = id === undefined ? 0 : (loom.lastTurnOf(entity.id)?.sequence ?? 0);
     const where = `loom ${loom.store.location}`;
@@ -174,6 +185,12 @@ async function readIntents(
     }
   };
   rl.on("SIGINT", interrupt); // a terminal: readline reads Ctrl-C as a key
+  io.question = (text, signal) =>
+    new Promise((resolve) => {
+      const withdraw = () => resolve(null);
+      signal.addEventListener("abort", withdraw, { once: true });
+      rl.question(text, { signal }, (answer) => resolve(answer));
+    });
   const unsubscribe = io.onInterrupt?.(interrupt);
   try {
     rl.setPrompt("› ");

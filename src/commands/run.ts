@@ -24,6 +24,13 @@ export default class Run extends Command {
       description:
         "provider/model for this run instead of the spell's llm, e.g. openai/gpt-4.1, anthropic/claude-sonnet-4-5, local/qwen3",
     }),
+    yes: Flags.boolean({
+      description: "approve every call the spell's circle.approve asks about, for this run",
+    }),
+    approve: Flags.string({
+      description:
+        "gate=NAME[,gate=GLOB…]: approve these gates for this run; other questions go to the terminal, or are denied",
+    }),
   };
 
   async run(): Promise<void> {

@@ -1,4 +1,5 @@
 import { errorMessage } from "../core/errors.js";
+import { recordedApprovals, recordedApprover, type Approver } from "../core/approval.js";
 import { ReplayLLM, readRecordedTree, type RecordedTree } from "../llm/providers/replay.js";
 import type { Turn } from "../loom/turn.js";
 import { loadSpell } from "../spell/index.js";
@@ -13,6 +14,8 @@ export interface ReplayCheckOptions {
   /** The intent of the recorded run; default: the one its first turn recorded, else the spell's `intent:`. */
   intent?: string | undefined;
   env?: NodeJS.ProcessEnv;
+  /** Asked about a call the recording never approved (issue 25); absent: such a call is denied. */
+  onApproval?: Approver | undefined;
 }
 
 /**
@@ -52,7 +55,11 @@ export async function replayCheck(
       return fail(
         `no intent: give --intent with the recorded run's intent, or write intent: in ${spellFile}`,
       );
-    const result = await loaded.cantrip!.cast(intent);
+    // Issue 25: the recorded answers answer again; nobody is asked, a call never approved is denied.
+    const recorded = [tree.root, ...tree.descendants].flatMap((e) => recordedApprovals(e.turns));
+    const result = await loaded.cantrip!.cast(intent, {
+      onApproval: recordedApprover(recorded, options.onApproval),
+    });
     if (llm.divergence) return fail(`the replayed run diverged: ${llm.divergence}`);
     if (result.status === "failed")
       return fail(`the replayed run failed: ${errorMessage(result.error)}`);

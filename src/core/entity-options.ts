@@ -3,6 +3,7 @@
  * and the options of a summon — a fresh entity, a child (COMP-5), a fork (LOOM-4) or a resumed
  * one (its recorded context read once it is held).
  */
+import type { Approver } from "./approval.js";
 import type { Message } from "./contract.js";
 import type { CastConfig } from "./loop-host.js";
 import type { EntityLease, LoomWriter } from "./loom-writer.js";
@@ -30,6 +31,8 @@ export interface EntityOptions {
   marks?: readonly TurnMark[];
   /** How deep this entity was spawned: 0 for one nobody spawned (COMP-6). */
   depth?: number;
+  /** Answers the circle's approval questions (issue 25); absent: every ask is denied. */
+  onApproval?: Approver | undefined;
   /** A fork (LOOM-4): the turn it continues from and how its state was rebuilt, for the loom. */
   fork?: { fromTurnId: string; strategy: string };
   /** Recorded turns whose medium state the entity rebuilds before its first cast (a fork's replay). */

@@ -209,6 +209,7 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
       signal,
       requireDone: this.cantrip.circle.requireDone,
       onGateStart,
+      approver: this.options.onApproval,
     });
   }
 
@@ -225,7 +226,10 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
     head.sequence = sequence;
     const { note } = this;
     this.note = null;
-    const noted = note ? { ...cost, extra: { ...cost.extra, ...note } } : cost;
+    // Issue 25: the turn's approval questions and answers go into its metadata.
+    const { approvals } = content as { approvals?: unknown };
+    const more = approvals ? { ...note, approvals } : note;
+    const noted = more ? { ...cost, extra: { ...cost.extra, ...more } } : cost;
     // LOOM-1: on the store before the next turn begins.
     this.cantrip.loom.recordTurn(head, content, noted, outcome);
     this.lastTurnId = turnId;

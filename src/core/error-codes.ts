@@ -25,6 +25,9 @@ export interface ErrorCodeInfo {
 const SPELL_CODES = {
   api_key_missing: "the provider needs an API key and none is set in the environment or the spell",
   bad_action: "a flow names an action its handlers do not know",
+  bad_approval_rule:
+    "an approve: item names both or neither of gate/command, an empty pattern, or unless with command",
+  bad_approve_flag: "--approve is not gate=PATTERN",
   bad_base_url: "llm.base_url is not a URL",
   bad_behavior: "a gate's behavior block is incomplete (behavior.throw without a message)",
   bad_dependency:

@@ -4,6 +4,7 @@
  */
 import type { LLMResponse, Message, ToolChoice, ToolDefinition } from "./contract.js";
 import type { WardValues } from "./wards.js";
+import type { ApprovalRecord, Approver } from "./approval.js";
 
 /** The spec's canonical gate result shape (a wire format: snake_case). */
 export interface GateCallRecord {
@@ -40,6 +41,8 @@ export interface MediumStep {
   outcome: MediumOutcome;
   /** The turn's observation is an error (a failed gate, code that threw). */
   isError?: boolean;
+  /** Every approval question of the turn and its answer (issue 25); absent when none was asked. */
+  approvals?: ApprovalRecord[];
 }
 
 export interface TurnScope {
@@ -50,6 +53,8 @@ export interface TurnScope {
   readonly requireDone: boolean;
   /** Told as each gate call begins (its name and JSON arguments): the loop's `tool_call` event. */
   readonly onGateStart?: ((gate: string, args: string) => void) | undefined;
+  /** Who answers the circle's approval questions (issue 25). */
+  readonly approver?: Approver | undefined;
 }
 
 /** A recorded turn a fork replays to rebuild a medium's state (LOOM-4, LOOM-13). */

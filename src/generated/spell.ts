@@ -13,6 +13,35 @@ export type Llm = string | LlmObject;
  */
 export type MediumName = "conversation" | "code" | "bash";
 /**
+ * Issue 25: gate calls (and bash commands) that ask a person before they run. No answer, a timeout or a malformed answer denies the call.
+ *
+ * This interface was referenced by `Spell`'s JSON-Schema
+ * via the `definition` "approve".
+ */
+export type Approve = {
+  /**
+   * A gate name or a glob (`notes_*`): every call asks.
+   */
+  gate?: string;
+  /**
+   * Argument name → glob: a call whose named string arguments all match needs no ask.
+   */
+  unless?: {
+    [k: string]: string;
+  };
+  /**
+   * bash medium: a command matching this glob (`git push*`) asks.
+   */
+  command?: string;
+}[];
+/**
+ * How long an approval question waits before the call is denied. Default 120000.
+ *
+ * This interface was referenced by `Spell`'s JSON-Schema
+ * via the `definition` "approval_timeout_ms".
+ */
+export type ApprovalTimeoutMs = number;
+/**
  * What a test builds: the spell's own parts, overridden (CONFORMANCE.md, setup).
  *
  * This interface was referenced by `Spell`'s JSON-Schema
@@ -268,6 +297,8 @@ export interface Circle {
   sandbox?: "bwrap" | "passthrough";
   gates?: Gate[];
   wards?: Ward[];
+  approve?: Approve;
+  approval_timeout_ms?: ApprovalTimeoutMs;
 }
 /**
  * A gate name, `{ name: dependencies }`, or a declared gate object.

@@ -13,6 +13,7 @@
 import { Cantrip } from "../core/cantrip.js";
 import type { LLM } from "../core/contract.js";
 import { ConfigError } from "../core/errors.js";
+import { recordedApprovals, recordedApprover, type Approver } from "../core/approval.js";
 import type { EventListener } from "../core/events.js";
 import type { CastResult } from "../core/result.js";
 import type { TurnMark } from "../core/view.js";
@@ -31,6 +32,8 @@ export interface ForkOptions {
   llm?: LLM;
   onEvent?: EventListener;
   signal?: AbortSignal;
+  /** Asked about a call the forked thread never approved (issue 25); absent: denied. */
+  onApproval?: Approver;
 }
 
 /** Forks the thread at `turnId` and runs the new intent on it; the entity is released after. */
@@ -68,6 +71,8 @@ export async function fork(
     ...(replay ? { replay } : {}),
     ...(options.onEvent ? { onEvent: options.onEvent } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
+    // Issue 25: what the thread approved is answered from its record, never asked again.
+    onApproval: recordedApprover(recordedApprovals(path), options.onApproval),
   });
   try {
     return await entity.send(options.intent);

@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { Circle } from "../circle/circle.js";
+import type { Circle } from "../circle/circle.js";
 import type { Gate } from "../circle/gate.js";
 import {
   behaviorGate,
@@ -13,6 +13,7 @@ import { DELEGATION_GATES, type ChildLLMSource } from "../circle/spawn/index.js"
 import { Cantrip } from "../core/cantrip.js";
 import { ConfigError, type SpellbookError } from "../core/errors.js";
 import { circleShapeErrors } from "./circle-checks.js";
+import { circleOf } from "./approvals.js";
 import { childMediumWarnings } from "./child-medium-check.js";
 import type { IdentityInput } from "../core/identity.js";
 import type { Redactor } from "../core/redact.js";
@@ -152,7 +153,7 @@ export function compileCircle(
     numberWard(composeWards(wards), "max_depth"),
   );
   const kept = depth === 0 ? gates.filter((g) => !DELEGATION_GATES.includes(g.name)) : gates;
-  return errors.guard(["circle"], () => new Circle({ medium, gates: kept, wards }));
+  return errors.guard(["circle"], () => circleOf(spec, errors, { medium, gates: kept, wards }));
 }
 
 /** The gates call_entity offers children (COMP-1), built like the circle's own, each error at its item. */

@@ -52,7 +52,13 @@ export async function planChild(
   return {
     llm: choice?.llm ?? template?.llm ?? parentCantrip.llm,
     identity: childIdentity(proposal, template),
-    circle: new Circle({ medium, gates, wards }),
+    // Issue 25: the parent's approvals stay on the child; the child's own only add to them.
+    circle: new Circle({
+      medium,
+      gates,
+      wards,
+      approvals: parent.circle.approvals.compose(template?.circle?.approvals),
+    }),
     intent:
       mediumName === "code" || proposal.context === undefined
         ? proposal.intent

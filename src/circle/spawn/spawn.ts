@@ -53,6 +53,8 @@ export async function spawnChild(
       parentTurnId: ctx.turnId,
       signal: controller.signal,
       depth: parent.depth + 1,
+      // Issue 25: a child's questions go to whoever answers its parent's.
+      onApproval: ctx.approver,
       ...(bus.active ? { onEvent: (e: CantripEvent) => bus.emit(e) } : {}),
     })
     .finally(() => ctx.signal.removeEventListener("abort", stop));

@@ -17,6 +17,7 @@ import { PromptParamsError, parsePrompt } from "./prompt.js";
 import { AcpSessions, type AcpSession } from "./sessions.js";
 import { updateMapper, type SessionUpdate } from "./updates.js";
 import { historyUpdates } from "./load.js";
+import { AcpAsker } from "./permission.js";
 import { recordSession, sessionEntity } from "../../loom/entity-keeper.js";
 
 type Sdk = typeof SdkModule;
@@ -58,12 +59,13 @@ export async function createAcpAgent(options: AcpAgentOptions): Promise<AcpAgent
     }))
     .onRequest(sdk.methods.agent.session.new, async ({ params }) => {
       const cantrip = await options.cantripFor(params.cwd);
-      const entity = cantrip.summon();
+      const asker = new AcpAsker((t) => options.redactor.redact(t)); // issue 25
+      const entity = cantrip.summon({ onApproval: asker.approver });
       await entity.ready(); // registered beside the loom: a later process can load the session
       // The session is its entity: recorded beside a loom file as the ACP session it is.
       const file = cantrip.loom.store.file;
       if (file !== undefined) await recordSession(file, "acp", entity.id, entity.id);
-      return { sessionId: sessions.add(params.cwd, cantrip, entity).id };
+      return { sessionId: sessions.add(params.cwd, cantrip, entity, asker).id };
     })
     .onRequest(sdk.methods.agent.session.load, async ({ params, client }) => {
       const session = await loadSession(sdk, sessions, options, params);
@@ -123,6 +125,8 @@ async function prompt(
     (e) => send(redactDeep(mapper.map(e), redact)),
     options.redactor,
   );
+  // Issue 25: while this prompt runs, approval questions go to its client.
+  if (session.asker) session.asker.client = client;
   const result = await sessions.prompt(session, intent, listener);
   send(redactDeep(mapper.finish(result), redact));
   await sent; // every update of the prompt reaches the client before its answer
@@ -188,8 +192,9 @@ async function loadSession(
   if (file !== undefined && (await sessionEntity(file, "acp", params.sessionId)) === undefined)
     throw sdk.RequestError.sessionNotFound(params.sessionId);
   let entity;
+  const asker = new AcpAsker((t) => options.redactor.redact(t));
   try {
-    entity = cantrip.summon({ entity: params.sessionId });
+    entity = cantrip.summon({ entity: params.sessionId, onApproval: asker.approver });
     await entity.ready();
   } catch (err) {
     entity?.dispose();
@@ -198,5 +203,5 @@ async function loadSession(
       throw sdk.RequestError.sessionNotFound(params.sessionId);
     throw err;
   }
-  return sessions.add(params.cwd, cantrip, entity);
+  return sessions.add(params.cwd, cantrip, entity, asker);
 }

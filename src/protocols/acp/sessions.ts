@@ -3,6 +3,7 @@ import type { Entity } from "../../core/entity.js";
 import type { EventListener } from "../../core/events.js";
 import type { CastResult } from "../../core/result.js";
 import type { Loom } from "../../loom/loom.js";
+import type { AcpAsker } from "./permission.js";
 
 /** One ACP session: a summoned entity (PROD-7: its sends accumulate), and the prompt running. */
 export interface AcpSession {
@@ -14,6 +15,8 @@ export interface AcpSession {
   running: AbortController | undefined;
   /** Prompts of one session run one after the other, in the order they came. */
   queue: Promise<unknown>;
+  /** Asks the editor about approvals (issue 25) while a prompt of the session runs. */
+  asker?: AcpAsker | undefined;
 }
 
 /**
@@ -23,7 +26,7 @@ export interface AcpSession {
 export class AcpSessions {
   private readonly byId = new Map<string, AcpSession>();
 
-  add(cwd: string, cantrip: Cantrip<Loom>, entity: Entity<Loom>): AcpSession {
+  add(cwd: string, cantrip: Cantrip<Loom>, entity: Entity<Loom>, asker?: AcpAsker): AcpSession {
     const session: AcpSession = {
       id: entity.id,
       cwd,
@@ -31,7 +34,9 @@ export class AcpSessions {
       cantrip,
       running: undefined,
       queue: Promise.resolve(),
+      asker,
     };
+    if (asker) asker.sessionId = entity.id;
     this.byId.set(session.id, session);
     return session;
   }

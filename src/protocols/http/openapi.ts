@@ -67,6 +67,54 @@ const castResponses = {
   },
 };
 
+const idParam = { name: "id", in: "path", required: true, schema: { type: "string" } } as const;
+
+/** Issue 25: a session's approval questions (also `approval` events on its send's SSE stream). */
+const approvalPaths = {
+  "/sessions/{id}/approvals": {
+    get: {
+      summary: "The session's open approval questions: id, gate, arguments (redacted), rule",
+      parameters: [idParam],
+      responses: {
+        "200": { description: "{ approvals: [...] }" },
+        "404": { description: "Unknown session" },
+      },
+    },
+  },
+  "/sessions/{id}/approvals/{approval}": {
+    post: {
+      summary:
+        "Answer an approval question of this session; no answer before approval_timeout_ms denies the call",
+      parameters: [
+        idParam,
+        { name: "approval", in: "path", required: true, schema: { type: "string" } },
+      ],
+      requestBody: {
+        required: true,
+        content: {
+          "application/json": {
+            schema: {
+              type: "object",
+              required: ["allow"],
+              properties: { allow: { type: "boolean" } },
+            },
+          },
+        },
+      },
+      responses: {
+        "204": { description: "Answered" },
+        "400": {
+          description: "Not {allow: boolean}: the call is denied",
+          content: { "application/json": { schema: error } },
+        },
+        "404": {
+          description: "No such open question in this session (another session's id is refused)",
+        },
+      },
+    },
+  },
+};
+
 export function openApiDocument(title: string) {
   return {
     openapi: "3.1.0",
@@ -114,6 +162,7 @@ export function openApiDocument(title: string) {
           responses: { ...castResponses, "404": { description: "Unknown session" } },
         },
       },
+      ...approvalPaths,
       "/sessions/{id}/loom": {
         get: {
           summary: "The session's turns as loom JSONL, redacted",

@@ -13,6 +13,7 @@ import { guard } from "./guard.js";
 import { INTENT_BODY, openApiDocument } from "./openapi.js";
 import { DEFAULT_SESSION_LIMITS, Sessions, SessionsFull } from "./sessions.js";
 import { sessionRoutes } from "./session-routes.js";
+import { approvalRoutes, PendingApprovals } from "./approval-routes.js";
 import { timeoutOptions, type ServeTimeouts } from "./timeouts.js";
 
 export interface ServeOptions {
@@ -43,10 +44,15 @@ export async function createHttpServer(
     ...timeoutOptions(options.timeouts),
   });
   const cantrip = loaded.cantrip!;
-  const sessions = new Sessions(cantrip, {
-    maxSessions: options.maxSessions ?? DEFAULT_SESSION_LIMITS.maxSessions,
-    idleMs: options.sessionIdleMs ?? DEFAULT_SESSION_LIMITS.idleMs,
-  });
+  const approvals = new PendingApprovals(loaded.redactor); // issue 25
+  const sessions = new Sessions(
+    cantrip,
+    {
+      maxSessions: options.maxSessions ?? DEFAULT_SESSION_LIMITS.maxSessions,
+      idleMs: options.sessionIdleMs ?? DEFAULT_SESSION_LIMITS.idleMs,
+    },
+    (id) => approvals.approver(id),
+  );
   const state: CastSlots = { running: 0, limit: options.maxConcurrent ?? 16 };
   const secrets = loaded.redactor;
   const redact = (t: string) => loaded.redactor.redact(t);
@@ -76,7 +82,8 @@ export async function createHttpServer(
       cantrip.cast(req.body.intent, { signal, ...(onEvent ? { onEvent } : {}) }),
     ),
   );
-  sessionRoutes(app, sessions, state, cantrip, secrets);
+  sessionRoutes(app, sessions, state, cantrip, secrets, approvals);
+  approvalRoutes(app, sessions, approvals);
   a2aRoutes(app, loaded, state, secrets, options.maxSessions ?? DEFAULT_SESSION_LIMITS.maxSessions);
   return app;
 }

@@ -6,6 +6,7 @@ import { cast, fail, type CastSlots, type Secrets } from "./cast-route.js";
 import { INTENT_BODY } from "./openapi.js";
 import { sessionLoom } from "./session-loom.js";
 import type { Sessions } from "./sessions.js";
+import type { PendingApprovals } from "./approval-routes.js";
 
 export function sessionRoutes(
   app: FastifyInstance,
@@ -13,6 +14,7 @@ export function sessionRoutes(
   slots: CastSlots,
   cantrip: Cantrip<Loom>,
   secrets: Secrets,
+  approvals?: PendingApprovals,
 ): void {
   const unknown = (id: string) => `no session ${id}`;
   app.post("/sessions", async (_req, reply) => reply.code(201).send({ id: await sessions.open() }));
@@ -22,9 +24,13 @@ export function sessionRoutes(
     async (req, reply) => {
       if (!(await sessions.has(req.params.id)))
         return fail(reply, 404, "unknown_session", unknown(req.params.id));
-      return cast(req, reply, slots, secrets, (onEvent, signal) =>
-        sessions.send(req.params.id, req.body.intent, onEvent, signal),
-      );
+      return cast(req, reply, slots, secrets, (onEvent, signal) => {
+        // Issue 25: the session's approval questions go out on this send's event stream.
+        const off = onEvent && approvals?.watch(req.params.id, onEvent);
+        return sessions
+          .send(req.params.id, req.body.intent, onEvent, signal)
+          .finally(() => off?.());
+      });
     },
   );
   app.delete<{ Params: { id: string } }>("/sessions/:id", async (req, reply) => {

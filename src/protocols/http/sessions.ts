@@ -6,6 +6,7 @@ import { recordSession, sessionEntity } from "../../loom/entity-keeper.js";
 import type { Cantrip } from "../../core/cantrip.js";
 import type { CastResult } from "../../core/result.js";
 import type { EventListener } from "../../core/events.js";
+import type { Approver } from "../../core/approval.js";
 
 const PROTOCOL = "http";
 const crypto = lazyBuiltin<typeof Crypto>("node:crypto");
@@ -58,6 +59,8 @@ export class Sessions {
   constructor(
     private readonly cantrip: Cantrip<Loom>,
     private readonly limits: SessionLimits = DEFAULT_SESSION_LIMITS,
+    /** Who answers a session's approval questions (issue 25): its HTTP client. */
+    private readonly approverFor?: (sessionId: string) => Approver,
   ) {
     const every = Math.max(20, Math.min(limits.idleMs / 4, 30_000));
     this.timer = setInterval(() => this.expire(), every);
@@ -71,7 +74,7 @@ export class Sessions {
   async open(): Promise<string> {
     const id = sessionId();
     // Events reach whoever sends: each send subscribes its own listener.
-    const entity = this.add(id, () => this.cantrip.summon());
+    const entity = this.add(id, () => this.cantrip.summon(this.asking(id)));
     const file = this.cantrip.loom.store.file;
     if (file !== undefined) {
       await entity.ready(); // registered beside the loom before the session is recorded
@@ -91,7 +94,8 @@ export class Sessions {
     if (file === undefined || !/^sess_[A-Za-z0-9_-]+$/.test(id)) return false;
     const entityId = await sessionEntity(file, PROTOCOL, id);
     if (entityId === undefined) return false;
-    if (!this.byId.has(id)) this.add(id, () => this.cantrip.summon({ entity: entityId }));
+    if (!this.byId.has(id))
+      this.add(id, () => this.cantrip.summon({ entity: entityId, ...this.asking(id) }));
     return true;
   }
 
@@ -144,6 +148,10 @@ export class Sessions {
     clearInterval(this.timer);
     for (const { entity } of this.byId.values()) entity.dispose();
     this.byId.clear();
+  }
+
+  private asking(id: string): { onApproval?: Approver } {
+    return this.approverFor ? { onApproval: this.approverFor(id) } : {};
   }
 
   private add(id: string, summon: () => Entity<Loom>): Entity<Loom> {

@@ -11,6 +11,7 @@ import { numberWard } from "../../../core/wards.js";
 import type { GateContext } from "../../gate.js";
 import { DONE } from "../../gate-names.js";
 import { keepRecord, settle } from "../../gate-budget.js";
+import { ask, deniedMessage } from "../../approvals.js";
 import {
   MediumTurn,
   gateContext,
@@ -102,6 +103,19 @@ export class BashSession implements MediumSession {
     const server = await this.server;
     const run: CallRun = { records: [], text: "", isError: false, code: command };
     const ctx = gateContext(scope, this.context);
+    // Issue 25: a command an `approve: - command:` rule names waits for its answer.
+    const rule = this.circle.approvals?.asksCommand(command);
+    if (rule !== undefined) {
+      const answer = await ask(
+        this.circle.approvals!,
+        rule,
+        "bash",
+        JSON.stringify({ command }),
+        ctx,
+      );
+      if (!answer.allowed)
+        return { ...run, text: `error: ${deniedMessage("bash", answer)}`, isError: true };
+    }
     const limits = this.limits;
     const running = runCommand({
       command,
