@@ -11,11 +11,13 @@ import DnaVerify from "./dna/verify.js";
 import FlowRun from "./flow.js";
 import LoomExport from "./loom/export.js";
 import LoomTree from "./loom/tree.js";
+import LoomView from "./loom/view.js";
 import Run from "./run.js";
 import Serve from "./serve.js";
 import Summon from "./summon.js";
 import Test from "./test.js";
 import Validate from "./validate.js";
+import View from "./view.js";
 
 import { executeWith } from "./execute.js";
 
@@ -31,8 +33,10 @@ export const COMMANDS = {
   summon: Summon,
   test: Test,
   validate: Validate,
+  view: View,
   "loom:export": LoomExport,
   "loom:tree": LoomTree,
+  "loom:view": LoomView,
   flow: FlowRun,
   dna: Dna,
   "dna:verify": DnaVerify,
