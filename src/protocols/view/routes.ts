@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance, FastifyReply } from "fastify";
 import type { LoomViewIndex } from "../../loom/view-index.js";
-import { entityRows, threadRows, type ViewRow } from "../../loom/view-tree.js";
+import { entityLayout, threadRows, type TreeLayout } from "../../loom/view-tree.js";
 import { readEvalRun } from "./evals.js";
 import type { Sources } from "./sources.js";
 
@@ -60,13 +60,22 @@ export function apiRoutes(app: FastifyInstance, sources: Sources, redact: (t: st
 
 /** A loom's routes; the loom is looked at again (its appended bytes read) at each request. */
 function loomRoutes(app: FastifyInstance, sources: Sources, send: Send) {
-  const rowsCache = new Map<string, { version: number; rows: ViewRow[] }>();
+  const layouts = new Map<string, { version: number; layout: TreeLayout }>();
   const loom = (id: string): LoomViewIndex | undefined => {
     const s = sources.get(id);
     if (s?.kind !== "loom") return undefined;
     s.index.refresh();
     return s.index;
   };
+  // The root entities' trees are laid out before the first visit, as the looms were read.
+  for (const s of sources.list())
+    if (s.kind === "loom")
+      for (const e of s.index.entities.values())
+        if (e.kind === "root")
+          layouts.set(`${s.id}\n${e.id}`, {
+            version: s.index.version,
+            layout: entityLayout(s.index, e.id),
+          });
   app.get<{ Params: Params }>("/api/l/:s/stat", (req, reply) => {
     const index = loom(req.params.s);
     if (!index) return missing(reply, "loom");
@@ -87,12 +96,14 @@ function loomRoutes(app: FastifyInstance, sources: Sources, send: Send) {
     const entity = index?.entities.get(req.params.e ?? "");
     if (!index || !entity) return missing(reply, "entity");
     const key = `${req.params.s}\n${entity.id}`;
-    let cached = rowsCache.get(key);
+    let cached = layouts.get(key);
     if (cached?.version !== index.version) {
-      cached = { version: index.version, rows: entityRows(index, entity.id) };
-      rowsCache.set(key, cached);
+      cached = { version: index.version, layout: entityLayout(index, entity.id) };
+      layouts.set(key, cached);
     }
-    return send(reply, { entity, ...page(cached.rows, req.query) });
+    const { offset, limit } = range(req.query);
+    const { layout } = cached;
+    return send(reply, { entity, total: layout.length, offset, rows: layout.rows(offset, limit) });
   });
   app.get<{ Params: Params; Querystring: Query }>("/api/l/:s/e/:e/thread", (req, reply) => {
     const index = loom(req.params.s);
@@ -108,9 +119,14 @@ function loomRoutes(app: FastifyInstance, sources: Sources, send: Send) {
   });
 }
 
-function page<T>(all: T[], query: Query): { total: number; offset: number; rows: T[] } {
+function range(query: Query): { offset: number; limit: number } {
   const offset = Math.max(0, Number.parseInt(query.offset ?? "0", 10) || 0);
   const limit = Math.min(MAX_PAGE, Math.max(1, Number.parseInt(query.limit ?? "200", 10) || 200));
+  return { offset, limit };
+}
+
+function page<T>(all: T[], query: Query): { total: number; offset: number; rows: T[] } {
+  const { offset, limit } = range(query);
   return { total: all.length, offset, rows: all.slice(offset, offset + limit) };
 }
 

@@ -37,6 +37,14 @@ export async function createViewServer(options: ViewOptions): Promise<FastifyIns
   const { default: Fastify } = await import("fastify");
   const app = Fastify({ logger: false });
   const sources = new Sources(options.target);
+  // The looms are read before the first visit: a page opens on an index, not on a file.
+  for (const s of sources.list())
+    if (s.kind === "loom")
+      try {
+        s.index.refresh();
+      } catch {
+        // an unreadable file answers 404 when asked for, like a file removed since
+      }
   if (options.token) tokenFromBrowser(app, options.token);
   guard(app, { token: options.token });
   app.addHook("onSend", async (_req, reply, payload) => {
