@@ -1,6 +1,6 @@
 /**
  * What `spell view` may read: the loom named on the command line, or the looms and eval runs
- * of the folder named (and of its folders one level down). The list is made by the server from
+ * of the folder named (and of its folders two levels down). The list is made by the server from
  * the folder; a request names an entry by its number, never by a path, so no request can name
  * a file outside. A symbolic link inside the folder is skipped, and every file found must
  * resolve inside the folder (its real path), checked again each time it is opened.
