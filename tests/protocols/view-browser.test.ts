@@ -157,15 +157,19 @@ describe.skipIf(noChromium !== undefined)(
       await page.close();
     });
 
-    it("an eval run's table links each cell to its cast", async () => {
+    it("an eval run's table, cases × repeats, links each cell to its cast", async () => {
       const page = await open("");
       await page.getByText("eval run · runs/eval-1").click();
+      // Cases × repeats: one row for the case "owls", a cell for each of its two repeats.
       await page.locator("tr[data-case]").first().waitFor();
-      expect(await page.locator("tr.pass").count()).toBe(1);
-      expect(await page.locator("tr.fail").count()).toBe(1);
+      expect(await page.locator("tr[data-case]").count()).toBe(1);
+      const cell = (at: string) => page.locator(`td[data-cell="${at}"]`);
+      expect(await cell("owls/1").getAttribute("class")).toContain("pass");
+      expect(await cell("owls/2").getAttribute("class")).toContain("fail");
+      expect(await cell("owls/2").getAttribute("title")).toContain("[REDACTED]");
       await noSecrets(page);
       await shot(page, "eval-run");
-      await page.locator("tr.fail a").click();
+      await cell("owls/2").locator("a").click();
       await page.locator('[data-turn-id="f2"]').waitFor();
       await page.close();
     });
