@@ -19,7 +19,7 @@ pre{white-space:pre-wrap;word-break:break-word;background:#fff;border:1px solid 
 .call{border-left:3px solid #9db4e8;padding-left:6px;margin:6px 0}.call.err{border-left-color:#b3261e}
 .compare{display:flex;gap:12px}.compare .column{flex:1;min-width:0}
 table{border-collapse:collapse;background:#fff}td,th{border:1px solid #d9dde5;padding:3px 8px;text-align:left}
-tr.pass td:nth-child(3){color:#17703a}tr.fail td:nth-child(3){color:#b3261e}
+td.cell.pass,td.cell.pass a{color:#17703a;background:#e6f4ea}td.cell.fail,td.cell.fail a{color:#b3261e;background:#fce8e6}
 dl.summary{display:grid;grid-template-columns:max-content auto;gap:2px 12px}dd{margin:0}
 .intent-line{color:#5a6478;margin:2px 0 6px}.sources li{margin:4px 0}.hint{color:#5a6478}
 `;
