@@ -11,6 +11,7 @@ import { rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { bundleViewer } from "./bundle-viewer.mjs";
 import { plainEnv } from "./start-pages.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -76,6 +77,9 @@ await build({
   external: ["quickjs-emscripten", "@jitl/*"],
   logLevel: "warning",
 });
+
+// The viewer page's script (`spell view`, `spell loom view --out`): built for the browser.
+await bundleViewer(join(dist, "viewer.js"));
 
 // The manifest lists the commands for help without loading them; training must see it.
 for (const script of ["manifest.mjs", "start-pages.mjs"]) {

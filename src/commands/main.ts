@@ -14,11 +14,13 @@ import LoomReward from "./loom/reward.js";
 import LoomStats from "./loom/stats.js";
 import LoomThread from "./loom/thread.js";
 import LoomTree from "./loom/tree.js";
+import LoomView from "./loom/view.js";
 import Run from "./run.js";
 import Serve from "./serve.js";
 import Summon from "./summon.js";
 import Test from "./test.js";
 import Validate from "./validate.js";
+import View from "./view.js";
 
 import { executeWith } from "./execute.js";
 
@@ -34,11 +36,13 @@ export const COMMANDS = {
   summon: Summon,
   test: Test,
   validate: Validate,
+  view: View,
   "loom:export": LoomExport,
   "loom:tree": LoomTree,
   "loom:stats": LoomStats,
   "loom:reward": LoomReward,
   "loom:thread": LoomThread,
+  "loom:view": LoomView,
   flow: FlowRun,
   dna: Dna,
   "dna:verify": DnaVerify,

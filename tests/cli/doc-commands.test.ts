@@ -77,6 +77,9 @@ const values = (): Record<string, string> => ({
   "P/M": "local/model", // the loopback provider below
   "provider/model": "local/model",
   "serve 8787": "0", // any free port: another process may hold 8787
+  "view 8788": "0",
+  "LOOM|DIR": "runs",
+  "loom view FILE": "runs/loom.jsonl",
   "URL…": "http://localhost:3000",
 });
 

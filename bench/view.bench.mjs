@@ -1,0 +1,150 @@
+// spell view on a big loom (issue 24): a 100,000-turn thread (one entity, a fork every 1,000
+// turns, a gate call and some text per turn) opened in headless Chromium. Measured: the server's
+// start (it reads and indexes the file before it listens), then the page opened on the entity's
+// tree until its first row is drawn (target < 2 s), a jump to the tree's last row, and a turn
+// opened. The server is
+// dist/ (npm run bench builds it); Chromium is SPELLBOOK_CHROMIUM or /usr/bin/chromium.
+// SPELLBOOK_BENCH_VIEW_TURNS sets the size (default 100000).
+import { existsSync, mkdtempSync, openSync, rmSync, statSync, writeSync, closeSync } from "node:fs";
+import { readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { URL, fileURLToPath } from "node:url";
+import { createViewServer } from "../dist/protocols/view/server.js";
+
+const TURNS = Number(process.env.SPELLBOOK_BENCH_VIEW_TURNS ?? 100_000);
+const chromiumPath = process.env.SPELLBOOK_CHROMIUM || "/usr/bin/chromium";
+if (!existsSync(chromiumPath)) {
+  console.log(`skipped: no Chromium at ${chromiumPath} (set SPELLBOOK_CHROMIUM)`);
+  process.exit(0);
+}
+const root = fileURLToPath(new URL("..", import.meta.url));
+const appJs = readFileSync(join(root, "dist", "viewer.js"), "utf8");
+
+function writeLoom(path) {
+  const fd = openSync(path, "w");
+  const lines = [JSON.stringify({ type: "loom", version: 2, created: new Date().toISOString() })];
+  let parent = null;
+  for (let i = 1; i <= TURNS; i++) {
+    const id = `turn_${i}`;
+    const metadata = {
+      tokens_prompt: 1000 + i,
+      tokens_completion: 40,
+      tokens_cached: 0,
+      duration_ms: 12,
+      timestamp: new Date(1_790_000_000_000 + i * 1000).toISOString(),
+    };
+    if (i === 1) metadata.intent = "Walk the long thread";
+    const turn = (tid, par, entity, seq, meta) => ({
+      type: "turn",
+      id: tid,
+      parent_id: par,
+      cantrip_id: "c",
+      entity_id: entity,
+      role: "turn",
+      sequence: seq,
+      utterance: `step ${seq}: reading the next file and noting what it says`,
+      observation: `read: contents of file ${seq}`,
+      gate_calls: [
+        {
+          gate_name: "read",
+          arguments: `{"path":"f${seq}.txt"}`,
+          result: `contents of file ${seq}`,
+          is_error: false,
+        },
+      ],
+      metadata: meta,
+      reward: null,
+      terminated: seq === TURNS,
+      truncated: false,
+      reason: seq === TURNS ? "done" : null,
+    });
+    lines.push(JSON.stringify(turn(id, parent, "ent_long", i, metadata)));
+    if (i % 1000 === 0)
+      lines.push(
+        JSON.stringify(
+          turn(`fork_${i}`, id, `ent_fork_${i}`, i + 1, {
+            ...metadata,
+            intent: "fork",
+            fork: { from_turn: id, strategy: "fork" },
+          }),
+        ),
+      );
+    parent = id;
+    if (lines.length >= 5000) {
+      writeSync(fd, lines.join("\n") + "\n");
+      lines.length = 0;
+    }
+  }
+  if (lines.length) writeSync(fd, lines.join("\n") + "\n");
+  closeSync(fd);
+}
+
+const ms = (t) => `${t.toFixed(0)} ms`;
+const dir = mkdtempSync(join(tmpdir(), "view-bench-"));
+const loom = join(dir, "loom.jsonl");
+writeLoom(loom);
+console.log(
+  `loom: ${TURNS.toLocaleString("en")} turns (+${Math.floor(TURNS / 1000)} forks), ${(statSync(loom).size / 1e6).toFixed(1)} MB`,
+);
+
+const { chromium } = await import("playwright-core");
+const args = [
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--no-first-run",
+];
+if (process.getuid?.() === 0) args.unshift("--no-sandbox");
+const browser = await chromium.launch({
+  executablePath: chromiumPath,
+  args,
+  headless: true,
+  chromiumSandbox: false,
+});
+
+async function start() {
+  const app = await createViewServer({ target: loom, redact: (t) => t, appJs });
+  const address = await app.listen({ port: 0, host: "127.0.0.1" });
+  return { app, address };
+}
+
+/** goto → the first row of the entity's tree drawn. */
+async function openTree(address) {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  const t0 = performance.now();
+  await page.goto(`${address}/#/l/0/e/ent_long`);
+  await page.locator('[data-turn-id="turn_1"]').waitFor({ timeout: 120_000 });
+  return { page, took: performance.now() - t0 };
+}
+
+try {
+  // The server reads the file as it starts (spell view does so before it listens).
+  const t0 = performance.now();
+  const server = await start();
+  const startup = performance.now() - t0;
+  const warm = await openTree(server.address);
+  const page = warm.page;
+  const t1 = performance.now();
+  await page.locator(".virtual").evaluate((el) => (el.scrollTop = el.scrollHeight));
+  await page.locator(`[data-turn-id="turn_${TURNS}"]`).waitFor({ timeout: 60_000 });
+  const jump = performance.now() - t1;
+  const t2 = performance.now();
+  await page.locator(`[data-turn-id="turn_${TURNS}"]`).click();
+  await page.locator(`[data-open-turn="turn_${TURNS}"]`).waitFor({ timeout: 60_000 });
+  const open = performance.now() - t2;
+  const drawn = await page.locator("[data-turn-id]").count();
+  console.log(`server start (reads and indexes the file): ${ms(startup)}`);
+  console.log(
+    `page open on the tree, first row drawn: ${ms(warm.took)} — target < 2000 ms: ${warm.took < 2000 ? "met" : "NOT met"}`,
+  );
+  console.log(
+    `jump to the last row: ${ms(jump)} (${drawn} rows drawn of ${TURNS + Math.floor(TURNS / 1000)})`,
+  );
+  console.log(`open the last turn: ${ms(open)}`);
+  await page.close();
+  await server.app.close();
+} finally {
+  await browser.close();
+  rmSync(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,124 @@
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { basename } from "node:path";
+import { fileURLToPath } from "node:url";
+import { errorMessage } from "../core/errors.js";
+import { Redactor } from "../core/redact.js";
+import { KEY_ENV_VARS } from "../llm/providers/profiles.js";
+import { displayPath, EXIT, type CliIO } from "./io.js";
+
+export interface ViewFlags {
+  port?: number | undefined;
+  host?: string | undefined;
+  token?: string | undefined;
+  /** Open the page in the system's browser (xdg-open / open). */
+  open?: boolean | undefined;
+}
+
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|localhost|::1|\[::1\])$/;
+
+/** The page's script, built with the package (dist/viewer.js): beside the bundle, or above dist/cli/. */
+export function viewerScript(): string {
+  for (const rel of ["viewer.js", "../viewer.js"]) {
+    const path = fileURLToPath(new URL(rel, import.meta.url));
+    if (existsSync(path)) return readFileSync(path, "utf8");
+  }
+  throw new Error("dist/viewer.js is missing: build the package (npm run build)");
+}
+
+/** Every provider key set in the environment and the token: redacted with the common shapes. */
+function redactorFor(io: CliIO, token: string | undefined): Redactor {
+  const redactor = new Redactor();
+  for (const name of KEY_ENV_VARS) redactor.add(io.env[name]);
+  redactor.add(token);
+  return redactor;
+}
+
+/**
+ * `spell view [LOOM|DIR]`: the page until SIGTERM or SIGINT. Loopback without a token; any
+ * other address needs one (as `spell serve`). Answers are redacted as `spell loom export` is.
+ */
+export async function viewCommand(
+  target: string | undefined,
+  flags: ViewFlags,
+  io: CliIO,
+  stop: Promise<unknown>,
+): Promise<number> {
+  const path = displayPath(io.cwd, target ?? ".spellbook");
+  if (!existsSync(path)) {
+    io.stderr(`${path}: no such loom file or folder\n`);
+    return EXIT.invalid;
+  }
+  const host = flags.host ?? "127.0.0.1";
+  const token = flags.token ?? io.env["SPELLBOOK_TOKEN"];
+  if (!LOOPBACK.test(host) && !token) {
+    io.stderr(
+      `refusing to listen on ${host} without a token: anyone who reaches it could read the looms.\n` +
+        "Give --token (or SPELLBOOK_TOKEN), or keep the default host 127.0.0.1.\n",
+    );
+    return EXIT.invalid;
+  }
+  const redactor = redactorFor(io, token);
+  try {
+    const { createViewServer } = await import("../protocols/view/server.js");
+    const app = await createViewServer({
+      target: path,
+      token,
+      redact: (t) => redactor.redact(t),
+      appJs: viewerScript(),
+    });
+    const address = await app.listen({ port: flags.port ?? 8788, host });
+    const url = token ? `${address}/?token=${encodeURIComponent(token)}` : `${address}/`;
+    io.stderr(
+      `spell view: ${path} listening on ${token ? `${address}/?token=…` : url} (Ctrl-C to stop)\n`,
+    );
+    if (flags.open) await openBrowser(url, io);
+    await stop;
+    await app.close();
+  } catch (err) {
+    io.stderr(`${redactor.redact(errorMessage(err))}\n`);
+    return EXIT.failure;
+  }
+  return EXIT.ok;
+}
+
+/** The system's browser on the page; without a display (Linux), only said (xdg-open would start a
+ * text browser in this terminal). */
+async function openBrowser(url: string, io: CliIO): Promise<void> {
+  if (process.platform === "linux" && !io.env["DISPLAY"] && !io.env["WAYLAND_DISPLAY"]) {
+    io.stderr("spell view: no display to open a browser on; open the address above\n");
+    return;
+  }
+  const { spawn } = await import("node:child_process");
+  const command = process.platform === "darwin" ? "open" : "xdg-open";
+  const child = spawn(command, [url], { stdio: "ignore", detached: true });
+  child.on("error", () => undefined);
+  child.unref();
+}
+
+/** `spell loom view FILE --out page.html`: one self-contained page (data and script inline). */
+export async function loomViewCommand(
+  file: string,
+  flags: { out: string },
+  io: CliIO,
+  /** The page's script; default dist/viewer.js. */
+  script?: string,
+): Promise<number> {
+  const path = displayPath(io.cwd, file);
+  if (!existsSync(path)) {
+    io.stderr(`${path}: no such loom file\n`);
+    return EXIT.invalid;
+  }
+  const redactor = redactorFor(io, undefined);
+  try {
+    const { staticData } = await import("../protocols/view/static-data.js");
+    const { pageHtml } = await import("../protocols/view/page-html.js");
+    const data = staticData(path, basename(path), (t) => redactor.redact(t));
+    const out = displayPath(io.cwd, flags.out);
+    writeFileSync(out, pageHtml({ data, appJs: script ?? viewerScript() }));
+    io.stderr(`spell loom view: wrote ${out}\n`);
+  } catch (err) {
+    io.stderr(`${redactor.redact(errorMessage(err))}\n`);
+    return EXIT.failure;
+  }
+  return EXIT.ok;
+}

@@ -1,0 +1,166 @@
+/**
+ * What `spell view` knows of a loom file: one small entry per turn (where its line lies in the
+ * file, and the few fields a list or a tree row shows), the entities, folds and rewards. The
+ * file is read once, then only the bytes appended since (a running cast's loom grows on the
+ * page); a turn's full record is read back from its line when it is opened. Nothing of a turn's
+ * text is held but its first intent, so a 100,000-turn loom is indexed in little memory.
+ */
+import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
+import { decodeRecord } from "./jsonl-codec.js";
+import { LOOM_FORMAT_VERSION, type FoldNode, type LoomRecord, type Turn } from "./turn.js";
+import { addTurn, newEntity, type ViewEntity, type ViewTurn } from "./view-entity.js";
+
+export type { ViewEntity, ViewTurn } from "./view-entity.js";
+
+const CHUNK = 4 << 20;
+
+export class LoomViewIndex {
+  readonly turns = new Map<string, ViewTurn>();
+  /** Turn ids in file order. */
+  readonly order: string[] = [];
+  readonly children = new Map<string | null, string[]>();
+  readonly entities = new Map<string, ViewEntity>();
+  readonly folds: FoldNode[] = [];
+  /** Grows with every change read from the file: the page asks for it to know it must look again. */
+  version = 0;
+  /** Why the file cannot be read (a newer format), or null. */
+  problem: string | null = null;
+  private size = 0;
+  private pending = Buffer.alloc(0);
+
+  constructor(readonly path: string) {}
+
+  /** Reads what was appended since the last look; a file that shrank is read again whole. */
+  refresh(): boolean {
+    const fd = openSync(this.path, constants.O_RDONLY | constants.O_NOFOLLOW);
+    try {
+      const size = fstatSync(fd).size;
+      if (size < this.size) this.reset();
+      if (size === this.size) return false;
+      const buf = Buffer.alloc(Math.min(CHUNK, size - this.size));
+      while (this.size < size) {
+        const n = readSync(fd, buf, 0, Math.min(buf.length, size - this.size), this.size);
+        if (n <= 0) break;
+        this.take(buf.subarray(0, n), this.size - this.pending.length);
+        this.size += n;
+      }
+      this.version++;
+      return true;
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  /** The full record of a turn, read back from its line (with a reward given later). */
+  readTurn(id: string): Turn | null {
+    const t = this.turns.get(id);
+    if (!t) return null;
+    const fd = openSync(this.path, constants.O_RDONLY | constants.O_NOFOLLOW);
+    try {
+      const buf = Buffer.alloc(t.len);
+      readSync(fd, buf, 0, t.len, t.off);
+      const record = decodeRecord(JSON.parse(buf.toString("utf8")));
+      if (record?.type !== "turn") return null;
+      const { type: _type, ...turn } = record;
+      return { ...turn, reward: t.reward };
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  private reset(): void {
+    this.turns.clear();
+    this.order.length = 0;
+    this.children.clear();
+    this.entities.clear();
+    this.folds.length = 0;
+    this.size = 0;
+    this.pending = Buffer.alloc(0);
+    this.problem = null;
+  }
+
+  /** Complete lines of `chunk` (after what was pending) are read; a partial last line waits. */
+  private take(chunk: Buffer, start: number): void {
+    const buf = this.pending.length ? Buffer.concat([this.pending, chunk]) : chunk;
+    let at = 0;
+    for (let nl = buf.indexOf(10, at); nl >= 0; nl = buf.indexOf(10, at)) {
+      if (nl > at) this.line(buf, at, nl, start + at);
+      at = nl + 1;
+    }
+    this.pending = Buffer.from(buf.subarray(at));
+  }
+
+  private line(buf: Buffer, from: number, to: number, off: number): void {
+    let value: unknown;
+    try {
+      value = JSON.parse(buf.toString("utf8", from, to));
+    } catch {
+      return; // a torn piece (a killed writer): the records around it are intact
+    }
+    const record = decodeRecord(value);
+    if (record) this.record(record, off, to - from);
+  }
+
+  private record(record: LoomRecord, off: number, len: number): void {
+    if (record.type === "loom" && record.version > LOOM_FORMAT_VERSION)
+      this.problem = `loom format version ${record.version} is newer than this Spellbook reads (${LOOM_FORMAT_VERSION})`;
+    else if (record.type === "turn") this.addTurn(record, off, len);
+    else if (record.type === "fold") this.folds.push(record);
+    else if (record.type === "reward") this.reward(record.turn_id, record.reward);
+  }
+
+  private reward(turnId: string, reward: number): void {
+    const t = this.turns.get(turnId);
+    if (!t) return;
+    t.reward = reward;
+    const e = this.entities.get(t.entity);
+    if (e) e.reward = reward;
+  }
+
+  private addTurn(record: Turn, off: number, len: number): void {
+    if (this.turns.has(record.id)) return;
+    const t = viewTurn(record, off, len);
+    this.turns.set(t.id, t);
+    this.order.push(t.id);
+    const siblings = this.children.get(t.parent);
+    if (siblings) siblings.push(t.id);
+    else this.children.set(t.parent, [t.id]);
+    let e = this.entities.get(t.entity);
+    if (!e) {
+      const parent = t.parent === null ? undefined : this.turns.get(t.parent);
+      e = newEntity(record, t, parent?.entity ?? null);
+      this.entities.set(t.entity, e);
+    }
+    addTurn(e, t, record);
+  }
+}
+
+function num(value: unknown): number {
+  return typeof value === "number" && Number.isFinite(value) ? value : 0;
+}
+
+function viewTurn(r: Turn, off: number, len: number): ViewTurn {
+  const m = r.metadata ?? {};
+  const llm = m["llm"] as { provider?: unknown; model?: unknown } | undefined;
+  const fork = m["fork"] as { from_turn?: unknown } | undefined;
+  const calls = Array.isArray(r.gate_calls) ? r.gate_calls : [];
+  return {
+    id: r.id,
+    parent: r.parent_id ?? null,
+    entity: r.entity_id,
+    seq: r.sequence,
+    off,
+    len,
+    gates: calls.map((g) => String(g.gate_name)),
+    err: r.is_error === true || calls.some((g) => g.is_error),
+    tokens: num(m.tokens_prompt) + num(m.tokens_completion),
+    cost: typeof m["cost_usd"] === "number" ? m["cost_usd"] : null,
+    reward: typeof r.reward === "number" ? r.reward : null,
+    end: r.terminated ? (r.reason ?? "done") : r.truncated ? `truncated: ${r.reason ?? "?"}` : null,
+    ts: typeof m.timestamp === "string" ? m.timestamp : "",
+    ms: num(m.duration_ms),
+    llm:
+      llm && typeof llm === "object" ? [llm.provider, llm.model].filter(Boolean).join("/") : null,
+    forkOf: fork && typeof fork.from_turn === "string" ? fork.from_turn : null,
+  };
+}

@@ -1,0 +1,101 @@
+/**
+ * An eval run's table as `spell view` shows it: results.jsonl (one line per case and repeat)
+ * and summary.json, read loosely — the names of the fields are taken in the spellings an eval
+ * run may write (case / case_id / name, repeat / attempt, pass / passed / ok, …), and a line
+ * that is not an object is skipped. A row names the cast's entity when the line does, so the
+ * page links the cell to it in the run's loom.
+ */
+import { constants, closeSync, fstatSync, openSync, readFileSync } from "node:fs";
+
+export interface EvalRow {
+  case: string;
+  repeat: number | null;
+  pass: boolean | null;
+  score: number | null;
+  reason: string;
+  entity: string | null;
+  turn: string | null;
+}
+
+export interface EvalTable {
+  summary: Record<string, unknown>;
+  rows: EvalRow[];
+}
+
+const MAX_BYTES = 64 << 20;
+
+/** A file's text, not following a link at its last step (the folder was checked by the caller). */
+export function readPlain(path: string): string | null {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+  } catch {
+    return null;
+  }
+  try {
+    const st = fstatSync(fd);
+    return st.isFile() && st.size <= MAX_BYTES ? readFileSync(fd, "utf8") : null;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const pick = (o: Record<string, unknown>, names: string[]): unknown =>
+  names.map((n) => o[n]).find((v) => v !== undefined && v !== null);
+
+function text(v: unknown): string {
+  return v === undefined || v === null ? "" : typeof v === "string" ? v : JSON.stringify(v);
+}
+
+function row(o: Record<string, unknown>): EvalRow {
+  const cast = (o["cast"] ?? o["result"]) as Record<string, unknown> | undefined;
+  const nested = cast && typeof cast === "object" ? cast : {};
+  const pass = pick(o, ["pass", "passed", "ok", "success"]);
+  const status = pick(o, ["status", "outcome"]);
+  const score = pick(o, ["score"]);
+  const repeat = pick(o, ["repeat", "attempt", "run", "iteration"]);
+  const entity =
+    pick(o, ["entity_id", "entity", "entityId"]) ??
+    pick(nested, ["entity_id", "entity", "entityId"]);
+  const turn =
+    pick(o, ["turn_id", "last_turn_id", "turnId"]) ?? pick(nested, ["turn_id", "last_turn_id"]);
+  return {
+    case: text(pick(o, ["case", "case_id", "caseId", "name", "id", "description"])),
+    repeat: typeof repeat === "number" ? repeat : null,
+    pass:
+      typeof pass === "boolean"
+        ? pass
+        : status === "pass" || status === "passed"
+          ? true
+          : status === "fail" || status === "failed"
+            ? false
+            : null,
+    score: typeof score === "number" ? score : null,
+    reason: text(pick(o, ["reason", "error", "message"])),
+    entity: typeof entity === "string" ? entity : null,
+    turn: typeof turn === "string" ? turn : null,
+  };
+}
+
+export function readEvalRun(dir: string): EvalTable {
+  const rows: EvalRow[] = [];
+  for (const line of (readPlain(`${dir}/results.jsonl`) ?? "").split("\n")) {
+    if (!line.trim()) continue;
+    try {
+      const value: unknown = JSON.parse(line);
+      if (value && typeof value === "object" && !Array.isArray(value))
+        rows.push(row(value as Record<string, unknown>));
+    } catch {
+      // a line that is not JSON (a run cut off) is skipped
+    }
+  }
+  let summary: Record<string, unknown> = {};
+  try {
+    const value: unknown = JSON.parse(readPlain(`${dir}/summary.json`) ?? "{}");
+    if (value && typeof value === "object" && !Array.isArray(value))
+      summary = value as Record<string, unknown>;
+  } catch {
+    summary = {};
+  }
+  return { summary, rows };
+}

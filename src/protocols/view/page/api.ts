@@ -1,0 +1,38 @@
+/// <reference lib="dom" />
+/**
+ * How the page asks for data: the server's API, or — in a page written by `spell loom view
+ * --out` — the answers embedded in it (lists paged here, as the server would).
+ */
+const embedded = document.getElementById("spell-data");
+const answers: Record<string, unknown> | null = embedded
+  ? (JSON.parse(embedded.textContent ?? "{}") as Record<string, unknown>)
+  : null;
+
+/** True in a page that holds its own data (no server to poll). */
+export const isStatic = answers !== null;
+
+export interface Page<T> {
+  total: number;
+  offset: number;
+  rows: T[];
+}
+
+export async function get<T>(path: string): Promise<T> {
+  if (answers) return fromEmbedded(path) as T;
+  const res = await fetch(path, { headers: { accept: "application/json" } });
+  const body = (await res.json()) as T & { error?: { message: string } };
+  if (!res.ok) throw new Error(body.error?.message ?? `${res.status}`);
+  return body;
+}
+
+function fromEmbedded(path: string): unknown {
+  const [base, query = ""] = path.split("?");
+  const value = answers![base!];
+  if (value === undefined) throw new Error(`not in this page: ${base}`);
+  const params = new URLSearchParams(query);
+  const list = value as Page<unknown>;
+  if (!params.has("offset") || !Array.isArray(list.rows)) return value;
+  const offset = Number(params.get("offset"));
+  const limit = Number(params.get("limit") ?? 200);
+  return { ...list, offset, rows: list.rows.slice(offset, offset + limit) };
+}

@@ -1,0 +1,144 @@
+/**
+ * The viewer's API: the sources, a loom's entities (paged), an entity's tree rows and thread
+ * (paged), one turn whole, an eval run's table. A loom is looked at again at each request (its
+ * appended bytes read), so a running cast's turns appear as they land. Every answer goes out
+ * through `send`, which redacts every string value before it is encoded.
+ */
+import type { FastifyInstance, FastifyReply } from "fastify";
+import type { LoomViewIndex } from "../../loom/view-index.js";
+import { entityLayout, threadRows, type TreeLayout } from "../../loom/view-tree.js";
+import { readEvalRun } from "./evals.js";
+import type { Sources } from "./sources.js";
+
+type Params = { s: string; e?: string; t?: string };
+type Query = { offset?: string; limit?: string };
+
+const MAX_PAGE = 1000;
+
+export function fail(reply: FastifyReply, status: number, code: string, message: string) {
+  return reply
+    .code(status)
+    .type("application/json")
+    .send(JSON.stringify({ error: { code, message } }));
+}
+
+type Send = (reply: FastifyReply, value: unknown) => FastifyReply;
+
+const missing = (reply: FastifyReply, what: string) => fail(reply, 404, "not_found", `no ${what}`);
+
+export function apiRoutes(app: FastifyInstance, sources: Sources, redact: (t: string) => string) {
+  const replacer = (_key: string, value: unknown) =>
+    typeof value === "string" ? redact(value) : value;
+  const send: Send = (reply, value) =>
+    reply.type("application/json").send(JSON.stringify(value, replacer));
+
+  app.get("/api/sources", (_req, reply) =>
+    send(
+      reply,
+      sources.list().map((s) => ({
+        id: s.id,
+        kind: s.kind,
+        name: s.name,
+        ...(s.kind === "eval" ? { loom: s.loom } : {}),
+      })),
+    ),
+  );
+  loomRoutes(app, sources, send);
+  app.get<{ Params: Params }>("/api/evals/:s", (req, reply) => {
+    const s = sources.get(req.params.s);
+    if (s?.kind !== "eval") return missing(reply, "eval run");
+    const table = readEvalRun(s.path);
+    // The summary as pairs: its keys are the run's words, redacted like its values.
+    return send(reply, {
+      name: s.name,
+      loom: s.loom,
+      summary: Object.entries(table.summary),
+      rows: table.rows,
+    });
+  });
+}
+
+/** A loom's routes; the loom is looked at again (its appended bytes read) at each request. */
+function loomRoutes(app: FastifyInstance, sources: Sources, send: Send) {
+  const layouts = new Map<string, { version: number; layout: TreeLayout }>();
+  const loom = (id: string): LoomViewIndex | undefined => {
+    const s = sources.get(id);
+    if (s?.kind !== "loom") return undefined;
+    s.index.refresh();
+    return s.index;
+  };
+  // The root entities' trees are laid out before the first visit, as the looms were read.
+  for (const s of sources.list())
+    if (s.kind === "loom")
+      for (const e of s.index.entities.values())
+        if (e.kind === "root")
+          layouts.set(`${s.id}\n${e.id}`, {
+            version: s.index.version,
+            layout: entityLayout(s.index, e.id),
+          });
+  app.get<{ Params: Params }>("/api/l/:s/stat", (req, reply) => {
+    const index = loom(req.params.s);
+    if (!index) return missing(reply, "loom");
+    return send(reply, {
+      version: index.version,
+      turns: index.order.length,
+      entities: index.entities.size,
+      problem: index.problem,
+    });
+  });
+  app.get<{ Params: Params; Querystring: Query }>("/api/l/:s/entities", (req, reply) => {
+    const index = loom(req.params.s);
+    if (!index) return missing(reply, "loom");
+    return send(reply, page([...index.entities.values()], req.query));
+  });
+  app.get<{ Params: Params; Querystring: Query }>("/api/l/:s/e/:e/rows", (req, reply) => {
+    const index = loom(req.params.s);
+    const entity = index?.entities.get(req.params.e ?? "");
+    if (!index || !entity) return missing(reply, "entity");
+    const key = `${req.params.s}\n${entity.id}`;
+    let cached = layouts.get(key);
+    if (cached?.version !== index.version) {
+      cached = { version: index.version, layout: entityLayout(index, entity.id) };
+      layouts.set(key, cached);
+    }
+    const { offset, limit } = range(req.query);
+    const { layout } = cached;
+    return send(reply, { entity, total: layout.length, offset, rows: layout.rows(offset, limit) });
+  });
+  app.get<{ Params: Params; Querystring: Query }>("/api/l/:s/e/:e/thread", (req, reply) => {
+    const index = loom(req.params.s);
+    const entity = index?.entities.get(req.params.e ?? "");
+    if (!index || !entity) return missing(reply, "entity");
+    return send(reply, { entity, ...page(threadRows(index, entity.id), req.query) });
+  });
+  app.get<{ Params: Params }>("/api/l/:s/t/:t", (req, reply) => {
+    const index = loom(req.params.s);
+    const turn = index?.readTurn(req.params.t ?? "");
+    if (!index || !turn) return missing(reply, "turn");
+    return send(reply, turnDetail(index, turn.id, turn));
+  });
+}
+
+function range(query: Query): { offset: number; limit: number } {
+  const offset = Math.max(0, Number.parseInt(query.offset ?? "0", 10) || 0);
+  const limit = Math.min(MAX_PAGE, Math.max(1, Number.parseInt(query.limit ?? "200", 10) || 200));
+  return { offset, limit };
+}
+
+function page<T>(all: T[], query: Query): { total: number; offset: number; rows: T[] } {
+  const { offset, limit } = range(query);
+  return { total: all.length, offset, rows: all.slice(offset, offset + limit) };
+}
+
+/** A turn whole, with the folds that cover it and the entities that hang from it. */
+export function turnDetail(index: LoomViewIndex, id: string, turn: unknown) {
+  const t = index.turns.get(id)!;
+  const folds = index.folds.filter(
+    (f) => f.entity_id === t.entity && t.seq >= f.from_sequence && t.seq <= f.to_sequence,
+  );
+  const hanging = (index.children.get(id) ?? [])
+    .map((c) => index.turns.get(c))
+    .filter((c): c is NonNullable<typeof c> => c !== undefined && c.entity !== t.entity)
+    .map((c) => ({ entity: c.entity, kind: c.forkOf ? "fork" : "child" }));
+  return { turn, view: t, folds, hanging };
+}

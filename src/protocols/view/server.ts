@@ -1,0 +1,100 @@
+/**
+ * `spell view`: a page that shows looms and eval runs (fastify). Who may speak is `spell
+ * serve`'s rule (../http/guard.ts): loopback by default, Host and Origin checked; with a token,
+ * every request carries it — a browser gets it once as `/?token=…`, which sets a same-site
+ * cookie and drops it from the address. Every answer is redacted (PROD-8) by one JSON encoder;
+ * the page's script is served from memory (bundled at build time), and nothing else is a file.
+ */
+import type { FastifyInstance } from "fastify";
+import { guard, refuse } from "../http/guard.js";
+import { apiRoutes, fail } from "./routes.js";
+import { Sources } from "./sources.js";
+import { pageHtml } from "./page-html.js";
+
+export interface ViewOptions {
+  /** A loom file, or a folder of looms and eval runs. */
+  target: string;
+  /** When set, every request needs it (a header, or the cookie the page's first visit set). */
+  token?: string | undefined;
+  /** Applied to every string of every answer. */
+  redact: (text: string) => string;
+  /** The page's script (dist/viewer.js). */
+  appJs: string;
+}
+
+const TOKEN_COOKIE = "spell_view_token";
+
+/** Headers every answer carries: the page runs only its own script and reaches only this server. */
+const SECURITY_HEADERS = {
+  "content-security-policy":
+    "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "no-referrer",
+  "cache-control": "no-store",
+};
+
+export async function createViewServer(options: ViewOptions): Promise<FastifyInstance> {
+  const { default: Fastify } = await import("fastify");
+  const app = Fastify({ logger: false });
+  const sources = new Sources(options.target);
+  // The looms are read before the first visit: a page opens on an index, not on a file.
+  for (const s of sources.list())
+    if (s.kind === "loom")
+      try {
+        s.index.refresh();
+      } catch {
+        // an unreadable file answers 404 when asked for, like a file removed since
+      }
+  if (options.token) tokenFromBrowser(app, options.token);
+  guard(app, { token: options.token });
+  app.addHook("onSend", async (_req, reply, payload) => {
+    void reply.headers(SECURITY_HEADERS);
+    return payload;
+  });
+  app.setErrorHandler((err: { statusCode?: number; message: string }, _req, reply) =>
+    fail(reply, err.statusCode ?? 500, "view_failed", options.redact(err.message)),
+  );
+  app.setNotFoundHandler((_req, reply) => fail(reply, 404, "not_found", "no such page"));
+  app.get("/", (_req, reply) => reply.type("text/html; charset=utf-8").send(pageHtml()));
+  app.get("/app.js", (_req, reply) =>
+    reply.type("text/javascript; charset=utf-8").send(options.appJs),
+  );
+  apiRoutes(app, sources, options.redact);
+  return app;
+}
+
+/**
+ * A browser cannot add a header to the page's address: `/?token=T` is checked, kept in an
+ * HttpOnly same-site cookie and the browser sent back to `/`; the cookie is then read as the
+ * bearer token before the guard compares it (in constant time).
+ */
+function tokenFromBrowser(app: FastifyInstance, token: string): void {
+  app.addHook("onRequest", async (req, reply) => {
+    const query = req.query as Record<string, unknown>;
+    if (req.url.split("?")[0] === "/" && typeof query["token"] === "string") {
+      const { timingSafeEqual } = await import("node:crypto");
+      const given = Buffer.from(query["token"]);
+      const want = Buffer.from(token);
+      if (given.length !== want.length || !timingSafeEqual(given, want))
+        return refuse(reply, 401, "unauthorized", "wrong token");
+      return reply
+        .header(
+          "set-cookie",
+          `${TOKEN_COOKIE}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/`,
+        )
+        .redirect("/", 303);
+    }
+    if (req.headers.authorization) return undefined;
+    const cookie = (req.headers.cookie ?? "")
+      .split(";")
+      .map((c) => c.trim())
+      .find((c) => c.startsWith(`${TOKEN_COOKIE}=`));
+    if (cookie)
+      try {
+        req.headers.authorization = `Bearer ${decodeURIComponent(cookie.slice(TOKEN_COOKIE.length + 1))}`;
+      } catch {
+        // a cookie that is not ours: the guard refuses the request without a header
+      }
+    return undefined;
+  });
+}
