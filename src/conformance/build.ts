@@ -37,7 +37,15 @@ const LLM_KEYS = new Set([
   "retry_behavior",
   "stateless",
 ]);
-const SETUP_KEYS = new Set(["circle", "identity", "filesystem", "folding", "retry"]);
+const SETUP_KEYS = new Set([
+  "circle",
+  "identity",
+  "filesystem",
+  "folding",
+  "retry",
+  "inputs",
+  "output_schema",
+]);
 
 /** A setup LLM whose queries the expectations can read (scripted, or a mock provider's wire log). */
 export interface RecordingLLM {
@@ -251,7 +259,8 @@ function toSpell(
       );
     spell["circle"] = circle;
   }
-  if (setup["folding"] !== undefined) spell["folding"] = setup["folding"];
+  for (const key of ["folding", "inputs", "output_schema"])
+    if (setup[key] !== undefined) spell[key] = setup[key];
   if (spell["identity"] === undefined) delete spell["identity"];
   return spell;
 }
