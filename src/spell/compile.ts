@@ -10,7 +10,6 @@ import {
   type GateBehavior,
 } from "../circle/gates/index.js";
 import type { Medium } from "../circle/medium.js";
-import { createCodeMedium } from "../circle/mediums/code/index.js";
 import { DELEGATION_GATES, type ChildLLMSource } from "../circle/spawn/index.js";
 import { mediumRegistry, normalizeMediumName } from "../circle/mediums/index.js";
 import { Cantrip } from "../core/cantrip.js";
@@ -29,7 +28,8 @@ import { Loom } from "../loom/loom.js";
 import { openLoomStore } from "./loom-store.js";
 import { ErrorList } from "./collect.js";
 import type { Path } from "./source.js";
-import { bashCircleMedium } from "./compile-bash.js";
+import { bashCircleMedium, withState } from "./compile-bash.js";
+import { typedOutput } from "./output-schema.js";
 import { dependenciesPath, type ResolvedSpell, type GateSpec } from "./resolve.js";
 import { mcpTrustWarnings } from "./mcp-trust.js";
 import type { Warning } from "./rewrite.js";
@@ -181,12 +181,14 @@ export function compileCircle(
     ...childMediumWarnings(resolved.spell, resolved.gates, medium.name, ctx.locate),
     ...mcpTrustWarnings(resolved.gates, ctx.locate),
   );
-  const wards = (spec.wards ?? []) as Ward[];
+  const typed = typedOutput(resolved.spell.output_schema, gates, (spec.wards ?? []) as Ward[]);
+  const wards = typed.wards;
   // COMP-6: at max_depth 0 the delegation gates are warded off — not in the circle at all.
   const depth = errors.guard(["circle", "wards"], () =>
     numberWard(composeWards(wards), "max_depth"),
   );
-  const kept = depth === 0 ? gates.filter((g) => !DELEGATION_GATES.includes(g.name)) : gates;
+  const kept =
+    depth === 0 ? typed.gates.filter((g) => !DELEGATION_GATES.includes(g.name)) : typed.gates;
   return errors.guard(["circle"], () => new Circle({ medium, gates: kept, wards }));
 }
 
@@ -205,17 +207,6 @@ function withOfferedGates(spec: GateSpec, ctx: CompileContext, errors: ErrorList
       }),
   );
   return { ...spec, deps: { ...spec.deps, gates: gates.flatMap((g) => g ?? []) } };
-}
-
-/** The circle's medium carrying `circle.state`; only the code medium has variables to put it in. */
-function withState(medium: Medium, state: Readonly<Record<string, unknown>>): Medium {
-  if (medium.name !== "code") {
-    throw new ConfigError(
-      "state_needs_code_medium",
-      `circle.state needs the code medium (medium: code); this circle's medium is ${medium.name}`,
-    );
-  }
-  return createCodeMedium({ state });
 }
 
 function openLoom(spell: Spell, ctx: CompileContext): Loom {
