@@ -6,4 +6,8 @@ export interface RunFlags {
   quiet?: boolean | undefined;
   /** `provider/model`: replaces the spell's LLM for this run. */
   llm?: string | undefined;
+  /** `key=value` inputs (issue 26), each read as the spell's `inputs:` types it. */
+  input?: string[] | undefined;
+  /** A JSON file of inputs; `--input` values go on top. */
+  inputs?: string | undefined;
 }

@@ -51,6 +51,9 @@ export async function castIntent(spell: CallableSpell, call: SpellCall): Promise
   const values = await checkInputs(spell.inputs, given ?? {});
   const template = call.intent ?? spell.intent;
   if (!template) throw new ConfigError("missing_intent", "no intent: give one, or write intent:");
+  // A declared input given no value reads as "" (it is an input, not text to leave as written).
+  const declared = (spell.inputs["properties"] ?? {}) as Record<string, unknown>;
+  for (const name of Object.keys(declared)) if (!(name in values)) values[name] = undefined;
   return renderIntent(template, values);
 }
 
