@@ -9,7 +9,9 @@ import type { FastifyInstance } from "fastify";
 import type { LoadedSpell } from "../../spell/index.js";
 import { cast, fail, type CastSlots } from "./cast-route.js";
 import { guard } from "./guard.js";
-import { INTENT_BODY, openApiDocument } from "./openapi.js";
+import { CAST_BODY, openApiDocument } from "./openapi.js";
+import { ConfigError } from "../../core/errors.js";
+import { castIntent, type SpellCall } from "../../spell/inputs.js";
 import { DEFAULT_SESSION_LIMITS, Sessions, SessionsFull } from "./sessions.js";
 import { sessionRoutes } from "./session-routes.js";
 import { timeoutOptions, type ServeTimeouts } from "./timeouts.js";
@@ -54,7 +56,7 @@ export async function createHttpServer(
     (err: { statusCode?: number; code?: string; message: string }, _req, reply) => {
       if (err instanceof SessionsFull)
         return fail(reply.header("retry-after", "5"), 503, "too_many_sessions", err.message);
-      const status = err.statusCode ?? 500;
+      const status = err.statusCode ?? (err instanceof ConfigError ? 400 : 500);
       return fail(
         reply,
         status,
@@ -70,11 +72,12 @@ export async function createHttpServer(
     sessions: sessions.size,
   }));
   app.get("/openapi.json", () => openApiDocument(loaded.name));
-  app.post<{ Body: { intent: string } }>("/cast", { schema: { body: INTENT_BODY } }, (req, reply) =>
-    cast(req, reply, state, secrets, (onEvent, signal) =>
-      cantrip.cast(req.body.intent, { signal, ...(onEvent ? { onEvent } : {}) }),
-    ),
-  );
+  app.post<{ Body: SpellCall }>("/cast", { schema: { body: CAST_BODY } }, async (req, reply) => {
+    const intent = await castIntent(loaded.spell, req.body); // a bad input: 400, nothing cast
+    return cast(req, reply, state, secrets, (onEvent, signal) =>
+      cantrip.cast(intent, { signal, ...(onEvent ? { onEvent } : {}) }),
+    );
+  });
   sessionRoutes(app, sessions, state, cantrip, secrets);
   return app;
 }
