@@ -96,7 +96,10 @@ function plainCommand(command: ManifestCommand): boolean {
   return Object.values(command.flags).every(
     (f) =>
       Object.keys(f).every((k) => PLAIN_FLAG.has(k)) &&
-      (f["multiple"] !== true || (f.type === "option" && f["multipleNonGreedy"] === true)) &&
+      // A repeatable option is read one value per flag: the manifest does not keep oclif's
+      // `multipleNonGreedy`, so run's repeatable flags must set it (start.test.ts holds both
+      // parsers to the same answer).
+      (f["multiple"] !== true || f.type === "option") &&
       !f["allowNo"],
   );
 }

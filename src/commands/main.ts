@@ -11,6 +11,7 @@ import DnaVerify from "./dna/verify.js";
 import FlowRun from "./flow.js";
 import LoomExport from "./loom/export.js";
 import LoomTree from "./loom/tree.js";
+import Mcp from "./mcp.js";
 import Run from "./run.js";
 import Serve from "./serve.js";
 import Summon from "./summon.js";
@@ -36,6 +37,7 @@ export const COMMANDS = {
   flow: FlowRun,
   dna: Dna,
   "dna:verify": DnaVerify,
+  mcp: Mcp,
 };
 
 /** bin/run.js calls this: `spell help X`, "did you mean" for unknown commands and flags (exit 3). */

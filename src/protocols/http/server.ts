@@ -14,6 +14,7 @@ import { ConfigError } from "../../core/errors.js";
 import { castIntent, type SpellCall } from "../../spell/inputs.js";
 import { DEFAULT_SESSION_LIMITS, Sessions, SessionsFull } from "./sessions.js";
 import { sessionRoutes } from "./session-routes.js";
+import { mcpRoutes } from "./mcp-route.js";
 import { timeoutOptions, type ServeTimeouts } from "./timeouts.js";
 
 export interface ServeOptions {
@@ -79,5 +80,6 @@ export async function createHttpServer(
     );
   });
   sessionRoutes(app, sessions, state, cantrip, secrets);
+  mcpRoutes(app, loaded);
   return app;
 }
