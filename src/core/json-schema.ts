@@ -32,7 +32,7 @@ export async function compileSchema(
   const key = `${options.useDefaults ? "d" : "p"}${JSON.stringify(schema)}`;
   let validate = compiled.get(key);
   if (!validate) {
-    validate = (options.useDefaults ? defaults : plain).compile(schema as object);
+    validate = (options.useDefaults ? defaults : plain).compile(schema);
     compiled.set(key, validate);
   }
   return validate;

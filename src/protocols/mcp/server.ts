@@ -7,6 +7,7 @@
  */
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type * as McpTypes from "@modelcontextprotocol/sdk/types.js";
 import type { CantripEvent } from "../../core/events.js";
 import { errorMessage } from "../../core/errors.js";
 import { redactingListener } from "../../core/redact-stream.js";
@@ -18,7 +19,7 @@ import { spellTools, type SpellTool } from "./tools.js";
 
 type Sdk = {
   Server: typeof Server;
-  types: typeof import("@modelcontextprotocol/sdk/types.js");
+  types: typeof McpTypes;
 };
 let sdk: Promise<Sdk> | undefined;
 /** The SDK on first use: `spell --help` and every other command load none of it. */
