@@ -200,3 +200,7 @@ console.log(
 const { idleSessions, servedLooms } = await import("./serve-memory.mjs");
 await idleSessions();
 await servedLooms();
+
+// What MCP adds to one cast (issue 26): bench/serve-mcp.mjs.
+const { mcpOverhead } = await import("./serve-mcp.mjs");
+await mcpOverhead();

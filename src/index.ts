@@ -118,6 +118,8 @@ export { fork, type ForkOptions } from "./loom/fork.js";
 /** Spells and other documents. */
 export { loadSpell, loadSpellText, type LoadedSpell } from "./spell/index.js";
 export { loadDocument, type LoadedDocument } from "./spell/index.js";
+export { castSpell } from "./spell/cast-spell.js";
+export { castIntent, type SpellCall } from "./spell/inputs.js";
 
 /** Summoner flows (seed 003): routes, tapes, the receive/send cycle, DNA. */
 export * as routes from "./flows/index.js";

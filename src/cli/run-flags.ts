@@ -10,4 +10,8 @@ export interface RunFlags {
   yes?: boolean | undefined;
   /** `gate=NAME[,gate=GLOB…]`: the gates approved for this run. */
   approve?: string | undefined;
+  /** `key=value` inputs (issue 26), each read as the spell's `inputs:` types it. */
+  input?: string[] | undefined;
+  /** A JSON file of inputs; `--input` values go on top. */
+  inputs?: string | undefined;
 }

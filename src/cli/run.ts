@@ -14,6 +14,7 @@ import { resultJson } from "../protocols/result-json.js";
 import type { RunFlags } from "./run-flags.js";
 
 import { exitFor, loadForCast, printWarnings } from "./load.js";
+import { runIntent } from "./run-inputs.js";
 import { ownEntry } from "../core/own.js";
 import { formatUsd } from "../core/spend.js";
 import { cliApprover } from "./approver.js";
@@ -28,11 +29,8 @@ export async function runCommand(file: string, flags: RunFlags, io: CliIO): Prom
   const redact = (t: string): string => loaded.redactor.redact(t);
   printWarnings(loaded, io);
   const cantrip = loaded.cantrip!;
-  const intent = flags.intent ?? loaded.intent;
-  if (!intent) {
-    io.stderr(`${file}: no intent: give --intent "..." or write intent: in the spell\n`);
-    return EXIT.invalid;
-  }
+  const intent = await runIntent(loaded, flags, io);
+  if (typeof intent === "number") return intent;
   const progress =
     flags.quiet || flags.json
       ? undefined

@@ -86,6 +86,7 @@ const PLAIN_FLAG = new Set([
   "description",
   "hasDynamicHelp",
   "multiple",
+  "multipleNonGreedy",
   "allowNo",
 ]);
 
@@ -94,13 +95,19 @@ function plainCommand(command: ManifestCommand): boolean {
   if (command.strict === false || args.length !== 1 || args[0]!.required !== true) return false;
   return Object.values(command.flags).every(
     (f) =>
-      Object.keys(f).every((k) => PLAIN_FLAG.has(k)) && f["multiple"] !== true && !f["allowNo"],
+      Object.keys(f).every((k) => PLAIN_FLAG.has(k)) &&
+      // A repeatable option is read one value per flag: the manifest does not keep oclif's
+      // `multipleNonGreedy`, so run's repeatable flags must set it (start.test.ts holds both
+      // parsers to the same answer).
+      (f["multiple"] !== true || f.type === "option") &&
+      !f["allowNo"],
   );
 }
 
 /**
  * `spell run`'s arguments when they are written plainly — one FILE; `--flag value`,
- * `--flag=value` or `-c value` for a value that does not start with `-`; each flag once —
+ * `--flag=value` or `-c value` for a value that does not start with `-`; each flag once (a
+ * repeatable one as often as it likes) —
  * else undefined (oclif parses them, and says what is wrong).
  */
 export function parseRun(
@@ -111,7 +118,7 @@ export function parseRun(
   const byChar = new Map(
     Object.entries(command.flags).flatMap(([n, f]) => (f.char ? [[f.char, n] as const] : [])),
   );
-  const flags: Record<string, string | boolean> = {};
+  const flags: Record<string, string | boolean | string[]> = {};
   let file: string | undefined;
   for (let i = 0; i < argv.length; i++) {
     const token = argv[i]!;
@@ -128,7 +135,9 @@ export function parseRun(
         ? byChar.get(token[1]!)
         : undefined;
     const flag = name === undefined ? undefined : command.flags[name];
-    if (!flag || !Object.hasOwn(command.flags, name!) || name! in flags) return undefined;
+    const many = flag?.["multiple"] === true;
+    if (!flag || !Object.hasOwn(command.flags, name!) || (name! in flags && !many))
+      return undefined;
     if (flag.type === "boolean") {
       if (eq >= 0) return undefined;
       flags[name!] = true;
@@ -136,7 +145,9 @@ export function parseRun(
     }
     const value = long && eq >= 0 ? token.slice(eq + 1) : argv[++i];
     if (!value || value.startsWith("-")) return undefined;
-    flags[name!] = value;
+    // A repeatable flag (`--input a=1 --input b=2`) collects its values, as oclif does.
+    if (many) ((flags[name!] as string[] | undefined) ?? (flags[name!] = [])).push(value);
+    else flags[name!] = value;
   }
   return file === undefined ? undefined : { file, flags };
 }

@@ -15,6 +15,7 @@ import LoomStats from "./loom/stats.js";
 import LoomThread from "./loom/thread.js";
 import LoomTree from "./loom/tree.js";
 import LoomView from "./loom/view.js";
+import Mcp from "./mcp.js";
 import Run from "./run.js";
 import Serve from "./serve.js";
 import Summon from "./summon.js";
@@ -46,6 +47,7 @@ export const COMMANDS = {
   flow: FlowRun,
   dna: Dna,
   "dna:verify": DnaVerify,
+  mcp: Mcp,
 };
 
 /** bin/run.js calls this: `spell help X`, "did you mean" for unknown commands and flags (exit 3). */

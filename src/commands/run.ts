@@ -7,6 +7,7 @@ export default class Run extends Command {
   static override examples = [
     "spell run grimoire/04-cantrip.yaml",
     'spell run spell.yaml --intent "Summarize README.md" --json',
+    "spell run summarize.yaml --input path=README.md --input words=50 --json",
     "spell run spell.yaml --llm anthropic/claude-sonnet-4-5",
   ];
   static override args = {
@@ -20,6 +21,14 @@ export default class Run extends Command {
         'loom JSONL file to append to ("memory" for none); default: the spell\'s loom.path',
     }),
     quiet: Flags.boolean({ char: "q", description: "no progress on stderr" }),
+    input: Flags.string({
+      description:
+        "an input of the spell's inputs: as key=value, read as its type says (repeatable); put into the intent's {{key}}",
+      multiple: true,
+      // One value per --input: `--input a=1 spell.yaml` leaves spell.yaml the FILE.
+      multipleNonGreedy: true,
+    }),
+    inputs: Flags.string({ description: "a JSON file of inputs (--input values go on top)" }),
     llm: Flags.string({
       description:
         "provider/model for this run instead of the spell's llm, e.g. openai/gpt-4.1, anthropic/claude-sonnet-4-5, local/qwen3",

@@ -3,6 +3,7 @@ import type { Entity } from "../core/entity.js";
 import type { CastResult } from "../core/result.js";
 import type { Loom } from "../loom/loom.js";
 import { ConfigError } from "../core/errors.js";
+import { castIntent } from "../spell/inputs.js";
 import type { CantripEvent } from "../core/events.js";
 import { redactingListener } from "../core/redact-stream.js";
 import { exportJsonl } from "../loom/export.js";
@@ -52,7 +53,8 @@ export async function runActions(
       if (!ACTION_KEYS.has(key))
         throw new ConfigError("unsupported_action", `unsupported action: ${key}`);
     }
-    const cast = action["cast"] as { intent?: unknown; llm?: string } | undefined;
+    const cast = action["cast"] as
+      { intent?: unknown; llm?: string; inputs?: Record<string, unknown> } | undefined;
     const send = action["send"] as SendAction | undefined;
     if (
       action["construct_cantrip"] !== undefined ||
@@ -68,7 +70,15 @@ export async function runActions(
     }
     if (cast !== undefined) {
       const cantrip = cast.llm ? await built.cantrip(cast.llm) : outcome.cantrip!;
-      const r = await cantrip.cast(cast.intent as string, { onEvent: listener(built, outcome) });
+      // Issue 26: with `inputs`, the intent is the spell's, checked and filled as every surface does.
+      const intent =
+        cast.inputs === undefined
+          ? (cast.intent as string)
+          : await castIntent(built.spell, {
+              inputs: cast.inputs,
+              ...(typeof cast.intent === "string" ? { intent: cast.intent } : {}),
+            });
+      const r = await cantrip.cast(intent, { onEvent: listener(built, outcome) });
       if (r.status === "failed") throw r.error; // the expectations read a failure as the error
       outcome.casts.push(r);
     }

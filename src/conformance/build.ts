@@ -178,7 +178,8 @@ function toSpell(
       );
     spell["circle"] = circle;
   }
-  if (setup["folding"] !== undefined) spell["folding"] = setup["folding"];
+  for (const key of ["folding", "inputs", "output_schema"])
+    if (setup[key] !== undefined) spell[key] = setup[key];
   if (spell["identity"] === undefined) delete spell["identity"];
   return spell;
 }

@@ -25,7 +25,15 @@ const LLM_KEYS = new Set([
   "retry_behavior",
   "stateless",
 ]);
-const SETUP_KEYS = new Set(["circle", "identity", "filesystem", "folding", "retry"]);
+const SETUP_KEYS = new Set([
+  "circle",
+  "identity",
+  "filesystem",
+  "folding",
+  "retry",
+  "inputs",
+  "output_schema",
+]);
 
 /** The scripted (or mock-provider) LLMs a setup declares: every key containing "llm". */
 export function setupLLMs(setup: Record<string, unknown>, base: Spell | undefined) {

@@ -33,10 +33,14 @@ const SPELL_CODES = {
   bad_dependency:
     "a gate's dependencies are wrong (a root that cannot be used, call_entity offering what it cannot, a bad fetch/mcp/browser setting)",
   bad_entity_id: "an entity id holds characters other than letters, digits, _ and -",
+  bad_input:
+    "a spell's input is missing or does not match its inputs: schema, a malformed --input, or an unreadable --inputs file (HTTP 400, an MCP tool error)",
   bad_identity: "an identity has an unknown key or two temperatures that disagree",
   bad_key: "the DNA signing key is not a usable Ed25519 private key",
   bad_llm: "an llm: value is not provider/model or { provider, model, ... }, or has an unknown key",
   bad_priority: "a flow's priority tuple holds something other than finite numbers",
+  missing_intent: "no intent from any source (the spell, the command line, the call)",
+  not_compiled: "castSpell was given a spell loaded with validateOnly",
   bad_reward: "a reward is not a finite number",
   bad_state_name: "a circle.state name is not a JavaScript variable name",
   bad_ward_value: "a ward's value has the wrong type or sign",

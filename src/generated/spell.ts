@@ -42,6 +42,20 @@ export type Approve = {
  */
 export type ApprovalTimeoutMs = number;
 /**
+ * The spell's named inputs, a JSON Schema of an object (type: object, properties, required, defaults). Each call is checked against it before any cast; `{{name}}` in the intent is replaced by the input's value (plain text, never read again as a template).
+ *
+ * This interface was referenced by `Spell`'s JSON-Schema
+ * via the `definition` "inputs".
+ */
+export type Inputs = {[key: string]: unknown};
+/**
+ * A JSON Schema the value given to `done` must match. A value that does not is an error the entity reads (LOOP-7), and the cast goes on; a cast that ends otherwise is truncated. Implies require_done_tool.
+ *
+ * This interface was referenced by `Spell`'s JSON-Schema
+ * via the `definition` "output_schema".
+ */
+export type OutputSchema = {[key: string]: unknown};
+/**
  * What a test builds: the spell's own parts, overridden (CONFORMANCE.md, setup).
  *
  * This interface was referenced by `Spell`'s JSON-Schema
@@ -93,6 +107,8 @@ export interface Spell {
    * The default intent of `spell run` (INTENT-1).
    */
   intent?: string;
+  inputs?: Inputs;
+  output_schema?: OutputSchema;
   /**
    * Risks this spell takes on purpose; each silences its warning. lethal_trifecta: the circle, children included, joins private data, untrusted input and a way out (spec §4.8).
    */

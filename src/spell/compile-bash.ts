@@ -4,6 +4,7 @@ import {
   requireSandbox,
   type SandboxMode,
 } from "../circle/mediums/bash/index.js";
+import { createCodeMedium } from "../circle/mediums/code/index.js";
 import { ConfigError } from "../core/errors.js";
 import type { Circle as CircleSpec } from "../generated/spell.js";
 import type { Warning } from "./rewrite.js";
@@ -41,4 +42,15 @@ export function bashCircleMedium(
     });
   requireSandbox(sandbox);
   return createBashMedium({ root, writable: spec.writable === true, sandbox });
+}
+
+/** The circle's medium carrying `circle.state`; only the code medium has variables to put it in. */
+export function withState(medium: Medium, state: Readonly<Record<string, unknown>>): Medium {
+  if (medium.name !== "code") {
+    throw new ConfigError(
+      "state_needs_code_medium",
+      `circle.state needs the code medium (medium: code); this circle's medium is ${medium.name}`,
+    );
+  }
+  return createCodeMedium({ state });
 }

@@ -29,6 +29,7 @@ import { ErrorList } from "./collect.js";
 import type { Path } from "./source.js";
 import { bashCircleMedium } from "./compile-bash.js";
 import { resolveMedium, withState } from "./compile-medium.js";
+import { typedOutput } from "./output-schema.js";
 import { dependenciesPath, type ResolvedSpell, type GateSpec } from "./resolve.js";
 import { mcpTrustWarnings } from "./mcp-trust.js";
 import type { Warning } from "./rewrite.js";
@@ -147,12 +148,14 @@ export function compileCircle(
     ...childMediumWarnings(resolved.spell, resolved.gates, medium.name, ctx.locate),
     ...mcpTrustWarnings(resolved.gates, ctx.locate),
   );
-  const wards = (spec.wards ?? []) as Ward[];
+  const typed = typedOutput(resolved.spell.output_schema, gates, (spec.wards ?? []) as Ward[]);
+  const wards = typed.wards;
   // COMP-6: at max_depth 0 the delegation gates are warded off — not in the circle at all.
   const depth = errors.guard(["circle", "wards"], () =>
     numberWard(composeWards(wards), "max_depth"),
   );
-  const kept = depth === 0 ? gates.filter((g) => !DELEGATION_GATES.includes(g.name)) : gates;
+  const kept =
+    depth === 0 ? typed.gates.filter((g) => !DELEGATION_GATES.includes(g.name)) : typed.gates;
   return errors.guard(["circle"], () => circleOf(spec, errors, { medium, gates: kept, wards }));
 }
 

@@ -17,6 +17,13 @@ export function mcpTrustWarnings(
     if (gate?.name !== "mcp") return;
     const name = typeof gate.deps["name"] === "string" ? gate.deps["name"] : "(unnamed)";
     const command = typeof gate.deps["command"] === "string" ? gate.deps["command"] : "?";
+    if (typeof gate.deps["url"] === "string") {
+      out.push({
+        message: `the MCP server ${name} (${gate.deps["url"]}) is trusted: it receives whatever the entity calls its tools with, and its answers enter the context; declare only servers you trust`,
+        position: locate(["circle", "gates", i]),
+      });
+      return;
+    }
     out.push({
       message: `the MCP server ${name} (${command}) is trusted code: it runs with your rights (it can read and write your files and reach the network); declare only servers you trust`,
       position: locate(["circle", "gates", i]),

@@ -65,6 +65,8 @@ const PUBLIC = [
   "loadSpell",
   "loadSpellText",
   "loadDocument",
+  "castSpell",
+  "castIntent",
   // errors
   "SpellbookError",
   "ConfigError",

@@ -26,6 +26,7 @@ const COMMANDS = [
   "flow",
   "dna",
   "dna:verify",
+  "mcp",
 ];
 
 const dir = mkdtempSync(join(tmpdir(), "cli-test-"));

@@ -98,6 +98,8 @@ describe("spell run's arguments, parsed without oclif", () => {
     ["f.yaml", "-q", "-i", "What is 2 + 3?"],
     ["f.yaml", "--intent=a = b", "--llm", "openai/gpt-4.1"],
     ["--loom=x.jsonl", "f.yaml", "--intent", "two words"],
+    ["f.yaml", "--input", "path=a b", "--input=words=50", "--inputs", "in.json"],
+    ["--input", "path=a", "f.yaml"],
   ];
   const OTHER = [
     [],

@@ -23,6 +23,10 @@ export interface McpServerConfig {
   tools: readonly string[];
   /** Starting (spawn and initialize), listing, and each call: longer is an error. */
   timeoutMs: number;
+  /** A server over streamable HTTP instead of a process (command, args, env are then unused). */
+  url?: string;
+  /** Sent with each HTTP request (a token from `${env:…}`, redacted by the loader). */
+  headers?: Readonly<Record<string, string>>;
 }
 
 /** A tool as the server lists it. */
@@ -33,7 +37,8 @@ export interface McpTool {
 
 interface Live {
   client: Client;
-  transport: StdioClientTransport;
+  /** The server's process; null for a server over HTTP. */
+  transport: StdioClientTransport | null;
   closed: boolean;
   /** The end of what the server wrote on stderr (whole, so a secret split across writes is
    * still one piece to redact), quoted in errors. */
@@ -47,6 +52,15 @@ const loadSdk = (): Promise<Sdk> =>
     import("@modelcontextprotocol/sdk/client/index.js"),
     import("@modelcontextprotocol/sdk/client/stdio.js"),
   ]).then(([c, s]) => ({ Client: c.Client, StdioClientTransport: s.StdioClientTransport })));
+
+/** The client transport of a server over streamable HTTP: its headers, no redirect followed. */
+async function httpTransport(url: string, headers: Readonly<Record<string, string>>) {
+  const { StreamableHTTPClientTransport } =
+    await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
+  return new StreamableHTTPClientTransport(new URL(url), {
+    requestInit: { headers: { ...headers }, redirect: "error" },
+  });
+}
 
 /** Servers running in this process: killed at exit, whoever forgot to stop them. */
 const running = new Set<StdioClientTransport>();
@@ -125,12 +139,12 @@ export class McpServer {
     if (!live) return;
     live.closed = true;
     await live.client.close().catch(() => undefined);
-    running.delete(live.transport);
+    if (live.transport) running.delete(live.transport);
   }
 
   /** The pid of the running server (tests check it is gone), or null. */
   get pid(): number | null {
-    return this.live && !this.live.closed ? this.live.transport.pid : null;
+    return this.live && !this.live.closed ? (this.live.transport?.pid ?? null) : null;
   }
 
   private async list(): Promise<boolean> {
@@ -164,7 +178,18 @@ export class McpServer {
     return this.starting;
   }
 
+  private async startRemote(url: string): Promise<Live> {
+    const live = await remote(this.config, url);
+    live.client.onclose = () => {
+      live.closed = true;
+      if (this.live === live) this.live = null;
+    };
+    this.live = live;
+    return live;
+  }
+
   private async start(): Promise<Live> {
+    if (this.config.url !== undefined) return this.startRemote(this.config.url);
     const { Client, StdioClientTransport } = await loadSdk();
     const { command, args, env, cwd, name, timeoutMs } = this.config;
     const spawn = serverSpawn(command, args, cwd);
@@ -200,6 +225,23 @@ export class McpServer {
     this.live = live;
     return live;
   }
+}
+
+/** A server over streamable HTTP: connected (initialize) once, closed like a process. */
+async function remote(config: McpServerConfig, url: string): Promise<Live> {
+  const { Client } = await loadSdk();
+  const client = new Client({ name: "spellbook", version: "0.1.0" });
+  const live: Live = { client, transport: null, closed: false, stderr: "" };
+  try {
+    await client.connect(await httpTransport(url, config.headers ?? {}), {
+      timeout: config.timeoutMs,
+    });
+  } catch (err) {
+    live.closed = true;
+    await client.close().catch(() => undefined);
+    throw new Error(`MCP server ${config.name} at ${url} did not answer: ${errorMessage(err)}`);
+  }
+  return live;
 }
 
 /** Lets the last of a closed process's stderr arrive. */

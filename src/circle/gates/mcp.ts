@@ -1,5 +1,6 @@
 /**
- * `mcp: { name, command, args, env, cwd, tools, timeout_ms }` as a spell writes it → one gate per
+ * `mcp: { name, command, args, env, cwd, tools, timeout_ms }` (a server on stdio) or
+ * `mcp: { name, url, headers, tools, timeout_ms }` (streamable HTTP) as a spell writes it → one gate per
  * listed tool, `NAME_TOOL`, whose description and parameters are the server's (learnt when a
  * cast first needs them: `spell validate` starts nothing).
  */
@@ -7,11 +8,14 @@ import { isAbsolute, resolve } from "node:path";
 import { ConfigError, errorMessage } from "../../core/errors.js";
 import type { Redactor } from "../../core/redact.js";
 import type { Gate, GateContext, ParameterSchema } from "../gate.js";
+import { parseTarget } from "./fetch-allow.js";
 import { McpServer, type McpServerConfig } from "./mcp-server.js";
 
 export const MCP_DEPENDENCIES = [
   "name",
   "command",
+  "url",
+  "headers",
   "args",
   "env",
   "cwd",
@@ -37,13 +41,18 @@ const strings = (value: unknown, what: string): string[] => {
 
 /** The declaration, checked: every mistake is an error of the spell at the gate's line. */
 export function mcpConfigOf(deps: Readonly<Record<string, unknown>>, baseDir: string) {
-  const { name, command, args = [], env = {}, cwd = ".", tools, timeout_ms } = deps;
+  const { name, command, url, args = [], env = {}, cwd = ".", tools, timeout_ms } = deps;
   if (typeof name !== "string" || !NAME.test(name))
     throw bad(
       "name is required: a word naming the server, e.g. name: notes (its gates are notes_TOOL)",
     );
-  if (typeof command !== "string" || command === "")
-    throw bad("command is required: the program that runs the server, e.g. command: node");
+  if (url !== undefined && command !== undefined)
+    throw bad("give command (a server on stdio) or url (streamable HTTP), not both");
+  const remote = url === undefined ? undefined : remoteOf(url, deps["headers"]);
+  if (!remote && (typeof command !== "string" || command === ""))
+    throw bad(
+      "command is required: the program that runs the server, e.g. command: node (or url: for a server over HTTP)",
+    );
   if (env === null || typeof env !== "object" || Array.isArray(env))
     throw bad("env maps variable names to values, e.g. { TOKEN: ${env:NOTES_TOKEN} }");
   const vars = Object.entries(env as Record<string, unknown>).map(([k, v]) => {
@@ -61,7 +70,8 @@ export function mcpConfigOf(deps: Readonly<Record<string, unknown>>, baseDir: st
     throw bad("timeout_ms is a whole number above 0");
   const config: McpServerConfig = {
     name,
-    command,
+    command: typeof command === "string" ? command : "",
+    ...(remote ?? {}),
     args: strings(args, "args"),
     env: Object.fromEntries(vars),
     cwd: isAbsolute(cwd) ? cwd : resolve(baseDir, cwd),
@@ -69,6 +79,31 @@ export function mcpConfigOf(deps: Readonly<Record<string, unknown>>, baseDir: st
     timeoutMs: timeout,
   };
   return config;
+}
+
+/**
+ * `url:` and `headers:` of a server over streamable HTTP. As for fetch (parseTarget): http or
+ * https only, no credentials in the URL (put a token in a header, from `${env:…}`: the loader
+ * redacts it everywhere); the transport follows no redirect, so the server written is the only
+ * one reached.
+ */
+function remoteOf(url: unknown, headers: unknown): Pick<McpServerConfig, "url" | "headers"> {
+  let parsed: URL;
+  try {
+    parsed = parseTarget(url, undefined, "mcp");
+  } catch (err) {
+    throw bad(`${errorMessage(err).replace(/^mcp: /, "")}, e.g. url: http://127.0.0.1:8808/mcp`);
+  }
+  if (
+    headers !== undefined &&
+    (headers === null || typeof headers !== "object" || Array.isArray(headers))
+  )
+    throw bad("headers maps header names to values, e.g. { Authorization: Bearer ${env:TOKEN} }");
+  const pairs = Object.entries((headers ?? {}) as Record<string, unknown>).map(([k, v]) => {
+    if (typeof v !== "string") throw bad(`headers.${k} is a string`);
+    return [k, v] as const;
+  });
+  return { url: parsed.href, headers: Object.fromEntries(pairs) };
 }
 
 /** A tool's gate name: `notes_search`; characters a JS name cannot hold become `_`. */

@@ -6,6 +6,17 @@ const intentBody = {
   properties: { intent: { type: "string", minLength: 1 } },
 } as const;
 
+/** POST /cast: an intent, the spell's inputs (issue 26), or both (the intent then replaces the spell's template). */
+const castBody = {
+  type: "object",
+  additionalProperties: false,
+  anyOf: [{ required: ["intent"] }, { required: ["inputs"] }],
+  properties: {
+    intent: { type: "string", minLength: 1 },
+    inputs: { type: "object", description: "The spell's inputs:, checked before any cast." },
+  },
+} as const;
+
 const result = {
   type: "object",
   description: "A cast's result, as `spell run --json` prints it.",
@@ -126,7 +137,7 @@ export function openApiDocument(title: string) {
       "/cast": {
         post: {
           summary: "Cast the spell on an intent: a fresh entity, released after",
-          requestBody: { required: true, content: { "application/json": { schema: intentBody } } },
+          requestBody: { required: true, content: { "application/json": { schema: castBody } } },
           responses: castResponses,
         },
       },
@@ -175,3 +186,4 @@ export function openApiDocument(title: string) {
 }
 
 export const INTENT_BODY = intentBody;
+export const CAST_BODY = castBody;

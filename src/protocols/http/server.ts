@@ -10,10 +10,13 @@ import type { LoadedSpell } from "../../spell/index.js";
 import { a2aRoutes } from "./a2a-routes.js";
 import { cast, fail, type CastSlots } from "./cast-route.js";
 import { guard } from "./guard.js";
-import { INTENT_BODY, openApiDocument } from "./openapi.js";
+import { CAST_BODY, openApiDocument } from "./openapi.js";
+import { ConfigError } from "../../core/errors.js";
+import { castIntent, type SpellCall } from "../../spell/inputs.js";
 import { DEFAULT_SESSION_LIMITS, Sessions, SessionsFull } from "./sessions.js";
 import { sessionRoutes } from "./session-routes.js";
 import { approvalRoutes, PendingApprovals } from "./approval-routes.js";
+import { mcpRoutes } from "./mcp-route.js";
 import { timeoutOptions, type ServeTimeouts } from "./timeouts.js";
 
 export interface ServeOptions {
@@ -61,7 +64,7 @@ export async function createHttpServer(
     (err: { statusCode?: number; code?: string; message: string }, _req, reply) => {
       if (err instanceof SessionsFull)
         return fail(reply.header("retry-after", "5"), 503, "too_many_sessions", err.message);
-      const status = err.statusCode ?? 500;
+      const status = err.statusCode ?? (err instanceof ConfigError ? 400 : 500);
       return fail(
         reply,
         status,
@@ -77,13 +80,15 @@ export async function createHttpServer(
     sessions: sessions.size,
   }));
   app.get("/openapi.json", () => openApiDocument(loaded.name));
-  app.post<{ Body: { intent: string } }>("/cast", { schema: { body: INTENT_BODY } }, (req, reply) =>
-    cast(req, reply, state, secrets, (onEvent, signal) =>
-      cantrip.cast(req.body.intent, { signal, ...(onEvent ? { onEvent } : {}) }),
-    ),
-  );
+  app.post<{ Body: SpellCall }>("/cast", { schema: { body: CAST_BODY } }, async (req, reply) => {
+    const intent = await castIntent(loaded.spell, req.body); // a bad input: 400, nothing cast
+    return cast(req, reply, state, secrets, (onEvent, signal) =>
+      cantrip.cast(intent, { signal, ...(onEvent ? { onEvent } : {}) }),
+    );
+  });
   sessionRoutes(app, sessions, state, cantrip, secrets, approvals);
   approvalRoutes(app, sessions, approvals);
   a2aRoutes(app, loaded, state, secrets, options.maxSessions ?? DEFAULT_SESSION_LIMITS.maxSessions);
+  mcpRoutes(app, loaded);
   return app;
 }

@@ -1,0 +1,82 @@
+// The MCP tool-call overhead (issue 26): one `spell mcp` process and one MCP client (the SDK's,
+// over stdio: one process pair), calling a one-turn spell tool one call at a time, against the
+// same spell cast directly in this process. The difference of the p50s is what MCP — JSON-RPC,
+// the pipes, the SDK on both ends, the input check — adds to one cast.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { castSpell, loadSpell } from "../dist/index.js";
+
+const CALLS = Number(process.env.MCP_BENCH_CALLS ?? 400);
+const WARMUP = 50;
+
+const pct = (xs, p) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
+
+function spellFile(dir) {
+  const reply = "    - { tool_calls: [{ gate: done, args: { answer: { words: 7 } } }] }";
+  const text = [
+    "name: summarize",
+    "llm:",
+    "  provider: scripted",
+    "  responses:",
+    ...Array.from({ length: CALLS + WARMUP }, () => reply),
+    "identity: {}",
+    "inputs: { type: object, properties: { path: { type: string } }, required: [path] }",
+    'intent: "Summarize {{path}}."',
+    "output_schema: { type: object, properties: { words: { type: integer } }, required: [words] }",
+    "circle: { gates: [done], wards: [{ max_turns: 2 }] }",
+  ].join("\n");
+  const file = join(dir, "summarize.yaml");
+  writeFileSync(file, text);
+  return file;
+}
+
+async function timed(n, once) {
+  const lat = [];
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    await once();
+    lat.push(performance.now() - t);
+  }
+  return lat;
+}
+
+export async function mcpOverhead() {
+  const dir = mkdtempSync(join(tmpdir(), "mcp-bench-"));
+  const file = spellFile(dir);
+  const loaded = await loadSpell(file, { loomPath: "memory" });
+  const direct = () => castSpell(loaded, { inputs: { path: "a.md" } });
+  await timed(WARMUP, direct);
+  const local = await timed(CALLS, direct);
+
+  const client = new Client({ name: "bench", version: "1" });
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [resolve("bin/run.js"), "mcp", file, "--loom", "memory"],
+      stderr: "ignore",
+    }),
+  );
+  const call = async () => {
+    const r = await client.callTool({ name: "summarize", arguments: { path: "a.md" } });
+    if (r.isError || r.structuredContent?.words !== 7) throw new Error(JSON.stringify(r));
+  };
+  await timed(WARMUP, call);
+  const overMcp = await timed(CALLS, call);
+  await client.close();
+  rmSync(dir, { recursive: true, force: true });
+
+  const row = (name, xs) =>
+    console.log(
+      `${name.padEnd(30)} p50 ${pct(xs, 0.5).toFixed(2)} ms  p99 ${pct(xs, 0.99).toFixed(2)} ms`,
+    );
+  console.log(`MCP tool call vs direct cast: ${CALLS} calls one at a time, a 1-turn typed spell`);
+  row("direct cast (castSpell)", local);
+  row("MCP tools/call over stdio", overMcp);
+  console.log(
+    `MCP adds (p50)                 ${(pct(overMcp, 0.5) - pct(local, 0.5)).toFixed(2)} ms per call`,
+  );
+}
