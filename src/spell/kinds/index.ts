@@ -2,6 +2,7 @@
 import { cantripKind } from "./cantrip.js";
 import { KindRegistry } from "./kind.js";
 
+export type { EvalCase, EvalPlan } from "./eval.js";
 export type { CouncilProgram, CouncilTestCase } from "./council.js";
 export {
   KindRegistry,
@@ -20,6 +21,7 @@ export function defaultKinds(): KindRegistry {
     cantripKind,
     { name: "council", load: async () => (await import("./council.js")).councilKind },
     { name: "flow", load: async () => (await import("./flow.js")).flowKind },
+    { name: "eval", load: async () => (await import("./eval.js")).evalKind },
     { name: "flow-tests", load: async () => (await import("./flow-tests.js")).flowTestsKind },
   ]);
 }
