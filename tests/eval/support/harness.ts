@@ -15,9 +15,13 @@ export interface WireServer {
 }
 
 export function startWireServer(config: Record<string, unknown> = {}): Promise<WireServer> {
-  const child = spawn(process.execPath, [join(root, "tests/eval/support/wire-server.mjs"), JSON.stringify(config)], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
+  const child = spawn(
+    process.execPath,
+    [join(root, "tests/eval/support/wire-server.mjs"), JSON.stringify(config)],
+    {
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
   return new Promise((resolve, reject) => {
     child.once("error", reject);
     child.once("exit", (code) => reject(new Error(`wire server exited ${code}`)));
@@ -28,7 +32,8 @@ export function startWireServer(config: Record<string, unknown> = {}): Promise<W
         url,
         port,
         child,
-        stats: async () => (await (await fetch(`${url}/stats`)).json()) as { requests: number; rateLimited: number },
+        stats: async () =>
+          (await (await fetch(`${url}/stats`)).json()) as { requests: number; rateLimited: number },
         close: () =>
           new Promise<void>((done) => {
             if (child.exitCode !== null) return done();
