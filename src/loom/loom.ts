@@ -140,14 +140,23 @@ export class Loom implements LoomWriter {
     this.indexed?.addTurn(Object.freeze(turn));
   }
 
-  /** LOOM-3's one exception: a reward, appended as its own record, never by rewriting. */
-  annotateReward(turnId: string, reward: number): void {
+  /**
+   * LOOM-3's one exception: a reward, appended as its own record, never by rewriting; `reason`
+   * (optional) says why (an eval's assertions, a person's note).
+   */
+  annotateReward(turnId: string, reward: number, reason?: string): void {
     if (!this.index.turnsById.has(turnId))
       throw new ConfigError("loom_unknown_turn", `no turn ${turnId} in the loom`);
     if (typeof reward !== "number" || !Number.isFinite(reward)) {
       throw new ConfigError("bad_reward", "reward must be a finite number");
     }
-    this.write({ type: "reward", turn_id: turnId, reward, timestamp: isoNow() });
+    this.write({
+      type: "reward",
+      turn_id: turnId,
+      reward,
+      ...(reason === undefined ? {} : { reason }),
+      timestamp: isoNow(),
+    });
   }
 
   /** LOOM-3: there is no deletion. */

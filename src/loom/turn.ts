@@ -75,7 +75,7 @@ export type LoomRecord =
   | { type: "loom"; version: number; created: string }
   | ({ type: "identity" } & IdentityNode)
   | ({ type: "turn" } & Turn)
-  | { type: "reward"; turn_id: string; reward: number; timestamp: string }
+  | { type: "reward"; turn_id: string; reward: number; reason?: string; timestamp: string }
   /** Added in format 2 without a version bump: older readers skip a type they do not know. */
   | ({ type: "fold" } & FoldNode)
   /** Written after a torn line when a loom is reopened: marks the line above as a known cut. */

@@ -1,0 +1,44 @@
+/**
+ * The QuickJS sandbox for `javascript` assertions, reached through this ONE file (the engine is
+ * moving from circle/mediums/code/ to src/sandbox/: the import below is the only line to change).
+ * An expression is evaluated over the cast's data, injected as variables (`result`, `turns`,
+ * `cast`), inside the sandbox with its limits: never on the host.
+ */
+import { loadCodeEngine, sandboxLimits } from "../circle/mediums/code/index.js";
+import { Sandbox } from "../circle/mediums/code/sandbox.js";
+
+export interface ExpressionOutcome {
+  value?: unknown;
+  error?: string;
+}
+
+/** Evaluates `expression` with `vars` as its variables; its value crosses back as JSON. */
+export async function evaluateInSandbox(
+  expression: string,
+  vars: Record<string, unknown>,
+  maxMs = 2000,
+): Promise<ExpressionOutcome> {
+  const engine = await loadCodeEngine();
+  const sandbox = await Sandbox.open(engine, {
+    gates: ["__out"],
+    aliases: {},
+    warded: {},
+    state: vars,
+    limits: sandboxLimits({ max_eval_ms: maxMs, max_memory_mb: 32 }),
+  });
+  try {
+    let value: unknown;
+    const out = await sandbox.evaluate(`__out((${expression}\n))`, {
+      signal: new AbortController().signal,
+      callGate: (_name, args) => {
+        value = args[0];
+        return { ok: true, value: undefined };
+      },
+    });
+    if (out.stopped) return { error: `stopped: ${out.stopped}` };
+    if (out.error) return { error: `${out.error.name}: ${out.error.message}` };
+    return { value };
+  } finally {
+    sandbox.dispose();
+  }
+}
