@@ -84,15 +84,34 @@ repeat: 3
     const errs = await errorsOf(dir);
     const file = join(dir, "eval.yaml");
     expect(errs).toHaveLength(3); // all at once, in the file's order
-    expect(errs[0]).toMatch(new RegExp(`^${file}:5:13: .*\\{\\{a\\}\\} is not among the case's vars`));
-    expect(errs[1]).toMatch(new RegExp(`^${file}:7:14: .*result_matches: Invalid regular expression`));
+    expect(errs[0]).toMatch(
+      new RegExp(`^${file}:5:13: .*\\{\\{a\\}\\} is not among the case's vars`),
+    );
+    expect(errs[1]).toMatch(
+      new RegExp(`^${file}:7:14: .*result_matches: Invalid regular expression`),
+    );
     expect(errs[2]).toMatch(new RegExp(`^${file}:9:14: .*unknown assertion resul`));
-    writeFileSync(join(dir, "rows.jsonl"), '{"intent":"ok"}\n{"intent":"x","expect":[{"nope":1}]}\n{oops\n');
+    writeFileSync(
+      join(dir, "rows.jsonl"),
+      '{"intent":"ok"}\n{"intent":"x","expect":[{"nope":1}]}\n{oops\n',
+    );
     writeFileSync(join(dir, "eval.yaml"), `${HEAD}cases: { $file: rows.jsonl }\n`);
-    expect((await errorsOf(dir))[0]).toMatch(new RegExp(`^${join(dir, "rows.jsonl")}:3:1: .*not a JSON line`));
-    writeFileSync(join(dir, "rows.jsonl"), '{"intent":"ok"}\n{"intent":"x","expect":[{"nope":1}]}\n');
-    expect((await errorsOf(dir))[0]).toMatch(new RegExp(`^${join(dir, "rows.jsonl")}:2:1: .*unknown assertion nope`));
-    writeFileSync(join(dir, "eval.yaml"), "kind: eval\nspells: [./adder.yaml, ./eval.yaml]\ncases: [{ intent: x }]\n");
-    expect((await errorsOf(dir))[0]).toMatch(new RegExp(`^${file}:2:24: .*kind: eval document, not a spell`));
+    expect((await errorsOf(dir))[0]).toMatch(
+      new RegExp(`^${join(dir, "rows.jsonl")}:3:1: .*not a JSON line`),
+    );
+    writeFileSync(
+      join(dir, "rows.jsonl"),
+      '{"intent":"ok"}\n{"intent":"x","expect":[{"nope":1}]}\n',
+    );
+    expect((await errorsOf(dir))[0]).toMatch(
+      new RegExp(`^${join(dir, "rows.jsonl")}:2:1: .*unknown assertion nope`),
+    );
+    writeFileSync(
+      join(dir, "eval.yaml"),
+      "kind: eval\nspells: [./adder.yaml, ./eval.yaml]\ncases: [{ intent: x }]\n",
+    );
+    expect((await errorsOf(dir))[0]).toMatch(
+      new RegExp(`^${file}:2:24: .*kind: eval document, not a spell`),
+    );
   });
 });

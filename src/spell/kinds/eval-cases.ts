@@ -75,15 +75,24 @@ export function parseCsv(text: string): { cells: string[]; line: number }[] {
     const c = text[i]!;
     if (c === "\n") line++;
     if (quoted) {
-      if (c === '"' && text[i + 1] === '"') ((field += '"'), i++);
-      else if (c === '"') quoted = false;
+      if (c === '"' && text[i + 1] === '"') {
+        field += '"';
+        i++;
+      } else if (c === '"') quoted = false;
       else field += c;
     } else if (c === '"') quoted = true;
-    else if (c === ",") (row.push(field), (field = ""));
-    else if (c === "\n" || c === "\r") {
-      if (c === "\r" && text[i + 1] === "\n") (i++, line++);
+    else if (c === ",") {
+      row.push(field);
+      field = "";
+    } else if (c === "\n" || c === "\r") {
+      if (c === "\r" && text[i + 1] === "\n") {
+        i++;
+        line++;
+      }
       rows.push({ cells: [...row, field], line: start });
-      ((row = []), (field = ""), (start = line));
+      row = [];
+      field = "";
+      start = line;
     } else field += c;
   }
   if (field !== "" || row.length) rows.push({ cells: [...row, field], line: start });
