@@ -28,6 +28,7 @@ writeFileSync(
   join(dir, "spell.yaml"),
   `name: three-turns
 llm: { provider: openai, model: wire-model, base_url: "http://127.0.0.1:${port}/v1", api_key: k }
+identity: { system_prompt: Answer with the number. }
 circle:
   gates: [done, { name: echo, behavior: { result: "hi" } }]
   wards: [{ max_turns: 5 }]
