@@ -15,7 +15,8 @@ const LAYERS = [
   ["spell"],
   // The conformance runner speaks to the real ACP agent (acp_exchange): protocols sit below it.
   ["protocols"],
-  ["conformance"],
+  // The eval runner reuses the conformance runner's checks: they sit in one layer.
+  ["conformance", "eval"],
   ["cli", "commands"],
 ];
 

@@ -21,6 +21,7 @@ const targets = [
   { schema: "council.schema.json", type: "CouncilDocument", out: "council" },
   { schema: "flow.schema.json", type: "FlowDocument", out: "flow" },
   { schema: "flow-tests.schema.json", type: "FlowTestsDocument", out: "flow-tests" },
+  { schema: "eval.schema.json", type: "EvalDocument", out: "eval" },
 ];
 const readSchema = (name) => JSON.parse(readFileSync(join(root, "schemas", name), "utf8"));
 

@@ -8,6 +8,7 @@ import Council from "./council.js";
 import Dna from "./dna/index.js";
 import Familiar from "./familiar.js";
 import DnaVerify from "./dna/verify.js";
+import Eval from "./eval.js";
 import FlowRun from "./flow.js";
 import LoomExport from "./loom/export.js";
 import LoomReward from "./loom/reward.js";
@@ -31,6 +32,7 @@ export { handle } from "@oclif/core/handle";
 export const COMMANDS = {
   acp: Acp,
   council: Council,
+  eval: Eval,
   familiar: Familiar,
   run: Run,
   serve: Serve,

@@ -8,6 +8,7 @@ import { threadRole } from "./spellings.js";
 import { checkAcpResponses } from "./check-acp.js";
 import { castTurns, last, roles, threadN, threadOf, type Check } from "./check-threads.js";
 import { ownEntry } from "../core/own.js";
+import { resultChecks } from "./check-result.js";
 
 export { wireMessage } from "./check-invocation.js";
 export { checkError } from "./check-turns.js";
@@ -43,6 +44,9 @@ function invocationsOf(name: string): Check {
 
 /** Every expectation key the runner understands. An unknown key is an error, never ignored. */
 const checks: Record<string, Check> = {
+  result_matches: (w, o) => resultChecks.result_matches(w, () => last(o)),
+  result_schema: (w, o) => resultChecks.result_schema(w, () => last(o)),
+  max_turns: (w, o) => resultChecks.max_turns(w, () => last(o)),
   result: (w, o) =>
     looselyEqual(w, last(o).result)
       ? null

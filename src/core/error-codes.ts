@@ -35,6 +35,14 @@ const SPELL_CODES = {
   bad_entity_id: "an entity id holds characters other than letters, digits, _ and -",
   bad_input:
     "a spell's input is missing or does not match its inputs: schema, a malformed --input, or an unreadable --inputs file (HTTP 400, an MCP tool error)",
+  eval_assertion: "an eval's assertion has an unknown key, a bad regex or a bad JSON Schema",
+  eval_case: "an eval's case row is malformed, or two cases share a name",
+  eval_cases: "an eval's cases file is unreadable or not valid JSONL, CSV or YAML",
+  eval_compare: "spell eval --compare names a folder with no readable summary.json",
+  eval_not_recorded:
+    "a cast replayed by spell eval --replay has no recorded replies of its own (an errored case)",
+  eval_spell: "an entry of an eval's spells: is not a cantrip or does not load",
+  eval_var: "an eval's intent names a {{var}} the case does not give",
   bad_identity: "an identity has an unknown key or two temperatures that disagree",
   bad_key: "the DNA signing key is not a usable Ed25519 private key",
   bad_llm: "an llm: value is not provider/model or { provider, model, ... }, or has an unknown key",

@@ -2,6 +2,7 @@
 import { cantripKind } from "./cantrip.js";
 import { KindRegistry, type DocumentKind, type LazyKind } from "./kind.js";
 
+export type { EvalCase, EvalPlan } from "./eval.js";
 export type { CouncilProgram, CouncilTestCase } from "./council.js";
 export {
   KindRegistry,
@@ -12,7 +13,7 @@ export {
 } from "./kind.js";
 
 /** The name of a built-in document kind (`kind:` in a document; `cantrip` when absent). */
-export type KindName = "cantrip" | "council" | "flow" | "flow-tests";
+export type KindName = "cantrip" | "council" | "eval" | "flow" | "flow-tests";
 
 /**
  * The built-in document kinds, one entry per KindName (a name missing here, or here and not in
@@ -23,6 +24,7 @@ export type KindName = "cantrip" | "council" | "flow" | "flow-tests";
 const BUILT_IN: Readonly<Record<KindName, DocumentKind | LazyKind>> = {
   cantrip: cantripKind,
   council: { name: "council", load: async () => (await import("./council.js")).councilKind },
+  eval: { name: "eval", load: async () => (await import("./eval.js")).evalKind },
   flow: { name: "flow", load: async () => (await import("./flow-kind.js")).flowKind },
   "flow-tests": {
     name: "flow-tests",

@@ -1,0 +1,126 @@
+/**
+ * `spell eval FILE`: a `kind: eval` document run (src/eval/), its progress on stderr, its summary
+ * per spell × LLM on stdout, the report in --out. Exit 1 when a spell × LLM's pass rate is below
+ * `pass.rate`, or with --compare when a case regressed; else 4 when a cast errored (no verdict);
+ * 3 for an invalid document or flag.
+ */
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { SpellbookError, errorMessage } from "../core/errors.js";
+import { compare, comparisonText, readSummary } from "../eval/compare.js";
+import { runEval } from "../eval/run.js";
+import { summaryText, type GroupSummary, type Tally } from "../eval/summary.js";
+import type { EvalPlan } from "../spell/kinds/index.js";
+import { loadDocument } from "../spell/index.js";
+import { evalProgress } from "./eval-progress.js";
+import { EXIT, displayPath, print, type CliIO } from "./io.js";
+import { exitFor } from "./load.js";
+
+export interface EvalFlags {
+  repeat?: number | undefined;
+  concurrency?: number | undefined;
+  filter?: string | undefined;
+  llm?: string | undefined;
+  out?: string | undefined;
+  compare?: string | undefined;
+  record?: boolean | undefined;
+  replay?: string | undefined;
+}
+
+const stamp = () => new Date().toISOString().replace(/[:.]/g, "-");
+
+export async function evalCommand(
+  file: string,
+  flags: EvalFlags,
+  io: CliIO,
+  tty = false,
+): Promise<number> {
+  const plan = await loadPlan(file, flags, io);
+  if (typeof plan === "number") return plan;
+  const previous = flags.compare ? readPrevious(resolve(io.cwd, flags.compare), io) : undefined;
+  if (previous === null) return EXIT.invalid;
+  const out = resolve(io.cwd, flags.out ?? join(".spellbook", "evals", `${plan.name}-${stamp()}`));
+  const progress = evalProgress(tty, io.stderr);
+  let total = 0;
+  let tally: Tally | undefined;
+  let result;
+  try {
+    result = await runEval(plan, {
+      out,
+      env: io.env,
+      repeat: flags.repeat,
+      concurrency: flags.concurrency,
+      filter: flags.filter,
+      llm: flags.llm,
+      record: flags.record === true,
+      replay: flags.replay === undefined ? undefined : resolve(io.cwd, flags.replay),
+      signal: io.signal,
+      onStart: (n) => progress.start((total = n)),
+      onRow: (_row, t) => progress.update((tally = t)),
+    });
+  } catch (err) {
+    progress.stop(tally, total);
+    io.stderr(`${errorMessage(err)}\n`);
+    return err instanceof SpellbookError ? exitFor(err) : EXIT.failure;
+  }
+  progress.stop(tally, total);
+  if (result.interrupted)
+    io.stderr(`interrupted: ${result.done} of ${result.total} casts ran; the report covers them\n`);
+  if (result.rateLimited) io.stderr(`rate limited ${result.rateLimited} time(s); the run waited\n`);
+  await print(io, summaryText(result.groups) + `\nreport: ${displayPath(io.cwd, out)}\n`);
+  // A spell × LLM with no decided cast (all errored) has no pass rate to hold against pass.rate.
+  const below = result.groups.filter((g) => g.passed + g.failed > 0 && g.pass_rate < plan.passRate);
+  for (const g of below)
+    io.stderr(
+      `${g.spell} × ${g.llm}: pass rate ${g.pass_rate.toFixed(3)} is below pass.rate ${plan.passRate}\n`,
+    );
+  let regressed = false;
+  if (previous) {
+    const c = compare(previous, result.groups, plan.regression);
+    await print(io, comparisonText(c));
+    regressed = c.regressed.length > 0;
+  }
+  return verdict(result.groups, below.length > 0 || regressed, io);
+}
+
+function verdict(groups: GroupSummary[], failed: boolean, io: CliIO): number {
+  if (failed) return EXIT.failed;
+  const errored = groups.reduce((n, g) => n + g.errored, 0);
+  if (errored) {
+    io.stderr(
+      `${errored} cast(s) errored (a provider, a judge, an undecidable assertion): no verdict\n`,
+    );
+    return EXIT.failure;
+  }
+  return EXIT.ok;
+}
+
+/** The eval document's plan, or the exit code when a flag or the document is invalid. */
+async function loadPlan(file: string, flags: EvalFlags, io: CliIO): Promise<EvalPlan | number> {
+  for (const [flag, dir] of [
+    ["--compare", flags.compare],
+    ["--replay", flags.replay],
+  ] as const)
+    if (dir !== undefined && !existsSync(resolve(io.cwd, dir))) {
+      io.stderr(`${flag} ${dir}: no such folder\n`);
+      return EXIT.invalid;
+    }
+  try {
+    const doc = await loadDocument(displayPath(io.cwd, file), { env: io.env });
+    if (doc.kind === "eval") return doc.value as EvalPlan;
+    io.stderr(`${file} is a kind: ${doc.kind} document; spell eval runs kind: eval\n`);
+    return EXIT.invalid;
+  } catch (err) {
+    io.stderr(`${errorMessage(err)}\n`);
+    return exitFor(err);
+  }
+}
+
+function readPrevious(dir: string, io: CliIO) {
+  try {
+    return readSummary(dir);
+  } catch (err) {
+    io.stderr(`${errorMessage(err)}\n`);
+    return null;
+  }
+}

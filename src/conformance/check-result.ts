@@ -1,0 +1,39 @@
+/**
+ * Expectations on a cast's result shared by tests.yaml and evals (one vocabulary):
+ * `result_matches` (a regular expression over the result's text), `result_schema` (a JSON
+ * Schema the result — parsed when it is JSON text — must satisfy) and `max_turns`.
+ */
+import Ajv2020 from "ajv/dist/2020.js";
+import type { CastResult } from "../core/result.js";
+import { show } from "./match.js";
+
+type Last = () => CastResult<unknown>;
+
+const textOf = (v: unknown) => (typeof v === "string" ? v : (JSON.stringify(v) ?? ""));
+
+const ajv = new Ajv2020.default({ strict: false, allErrors: false });
+
+export const resultChecks = {
+  result_matches: (w: unknown, last: Last): string | null =>
+    new RegExp(String(w)).test(textOf(last().result))
+      ? null
+      : `result ${show(last().result)} does not match /${String(w)}/`,
+  result_schema: (w: unknown, last: Last): string | null => {
+    const raw = last().result;
+    let value = raw;
+    if (typeof raw === "string")
+      try {
+        value = JSON.parse(raw) as unknown;
+      } catch {
+        value = raw;
+      }
+    const validate = ajv.compile(w as object);
+    return validate(value)
+      ? null
+      : `result_schema: ${show(raw)}: ${ajv.errorsText(validate.errors, { dataVar: "result" })}`;
+  },
+  max_turns: (w: unknown, last: Last): string | null =>
+    last().turns <= Number(w)
+      ? null
+      : `max_turns: expected at most ${show(w)}, got ${last().turns}`,
+};

@@ -1,0 +1,87 @@
+/**
+ * One cast of an eval and its row: cast inside its scope (its recording, its replay), assessed
+ * inside its judge's scope, its score and reason put into the loom as a reward on its last turn.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { LLM, LLMResponse } from "../core/contract.js";
+import { errorMessage } from "../core/errors.js";
+import type { CastResult } from "../core/result.js";
+import { ReplayLLM } from "../llm/providers/replay.js";
+import type { Loom } from "../loom/loom.js";
+import type { EvalCase } from "../spell/kinds/index.js";
+import { assess, costOf, type Verdict } from "./assert.js";
+import { castScope, type CastScope } from "./llm.js";
+import type { ResultRow } from "./summary.js";
+import type { Target } from "./targets.js";
+
+export interface CastJob {
+  target: Target;
+  c: EvalCase;
+  k: number;
+  cast: CastScope;
+  judged: CastScope;
+  loom: Loom;
+  judgeLLM: (name: string) => Promise<LLM>;
+}
+
+export async function castOne(j: CastJob): Promise<{ row: ResultRow; judgeTokens: number }> {
+  const { target, c, k, loom } = j;
+  const started = performance.now();
+  let result: CastResult<Loom> | undefined;
+  let verdict: Verdict;
+  try {
+    result = await castScope.run(j.cast, () => target.cantrip.cast(c.intent));
+    const cast = result;
+    const latencyMs = performance.now() - started;
+    verdict = await castScope.run(j.judged, () =>
+      assess(cast, c, { latencyMs, judgeLLM: j.judgeLLM }),
+    );
+  } catch (err) {
+    verdict = { status: "error", score: 0, reason: errorMessage(err), judgeUsage: [] };
+  }
+  const latency = performance.now() - started;
+  if (result?.lastTurnId) loom.annotateReward(result.lastTurnId, verdict.score, verdict.reason);
+  const row: ResultRow = {
+    spell: target.spell,
+    llm: target.llm,
+    case: c.id,
+    repeat: k,
+    status: verdict.status,
+    score: verdict.score,
+    reason: verdict.reason,
+    cast_status: result?.status ?? "failed",
+    cast_reason: result?.reason ?? "failed",
+    turns: result?.turns ?? 0,
+    tokens: result?.usage.totalTokens ?? 0,
+    cost_usd: result ? (costOf(result) ?? null) : null,
+    latency_ms: Math.round(latency),
+    last_turn_id: result?.lastTurnId ?? null,
+    location: c.location,
+  };
+  const judgeTokens = verdict.judgeUsage.reduce(
+    (n, u) => n + u.promptTokens + u.completionTokens,
+    0,
+  );
+  return { row, judgeTokens };
+}
+
+/** A recorded run's replies by cast key (spell|llm|case|repeat, `|judge` for its judge). */
+export function readReplies(dir: string): Map<string, LLMResponse[]> {
+  const map = new Map<string, LLMResponse[]>();
+  const text = readFileSync(join(dir, "replies.jsonl"), "utf8");
+  for (const line of text.split("\n"))
+    if (line.trim()) {
+      const { key, replies } = JSON.parse(line) as { key: string; replies: LLMResponse[] };
+      map.set(key, replies);
+    }
+  return map;
+}
+
+/** The cast's own recording, served once: taken out of the map so nothing else can reuse it. */
+export function replayOf(recorded: Map<string, LLMResponse[]>, key: string): ReplayLLM | undefined {
+  const replies = recorded.get(key);
+  if (!replies) return undefined;
+  recorded.delete(key);
+  return new ReplayLLM(replies, key);
+}

@@ -1,0 +1,158 @@
+/**
+ * An eval run (docs/design/EVALS.md): every case × spell × LLM × repeat is one job of one
+ * scheduler; each cast's row streams to results.jsonl as it ends, its score and reason go into
+ * the run's loom as a reward on its last turn. Nothing is served from a cache: a fresh run never
+ * reads a recording, and a replay serves each cast only the replies recorded for that very cast
+ * (spell, LLM, case, repeat index) — a repeat with no recording of its own errors.
+ */
+import { createWriteStream, mkdirSync, writeFileSync, type WriteStream } from "node:fs";
+import { join } from "node:path";
+import type { LLMResponse } from "../core/contract.js";
+import { Redactor } from "../core/redact.js";
+import { KEY_ENV_VARS } from "../llm/providers/profiles.js";
+import { Loom } from "../loom/loom.js";
+import type { EvalCase, EvalPlan } from "../spell/kinds/index.js";
+import { openLoomStore } from "../spell/loom-store.js";
+import { castOne, readReplies, replayOf } from "./cast.js";
+import type { CastScope } from "./llm.js";
+import { Scheduler, type Job } from "./scheduler.js";
+import { junitXml, Tally, type GroupSummary, type ResultRow } from "./summary.js";
+import { judges, loadTarget, type Target, type TargetOptions } from "./targets.js";
+
+export interface EvalRunOptions {
+  out: string;
+  env: NodeJS.ProcessEnv;
+  repeat?: number | undefined;
+  concurrency?: number | undefined;
+  filter?: string | undefined;
+  llm?: string | undefined;
+  record?: boolean;
+  /** A previous run's folder whose recorded replies answer instead of the providers. */
+  replay?: string | undefined;
+  /** Aborted: no new cast starts; running ones finish and the report is still written. */
+  signal?: AbortSignal | undefined;
+  onStart?(total: number): void;
+  onRow?(row: ResultRow, tally: Tally): void;
+}
+
+export interface EvalRunResult {
+  groups: GroupSummary[];
+  total: number;
+  done: number;
+  interrupted: boolean;
+  rateLimited: number;
+}
+
+/** What the jobs of one run share. */
+interface Run {
+  o: EvalRunOptions;
+  loom: Loom;
+  redactor: Redactor;
+  scheduler: Scheduler;
+  targets: Target[];
+  cases: EvalCase[];
+  repeat: number;
+  recorded: Map<string, LLMResponse[]> | undefined;
+  results: WriteStream;
+  replies: WriteStream | undefined;
+  tally: Tally;
+  judgeLLM: ReturnType<typeof judges>;
+}
+
+async function open(plan: EvalPlan, o: EvalRunOptions): Promise<Run> {
+  mkdirSync(o.out, { recursive: true, mode: 0o700 });
+  const redactor = new Redactor();
+  for (const name of KEY_ENV_VARS) redactor.add(o.env[name]);
+  const loom = new Loom(openLoomStore(join(o.out, "loom.jsonl"), o.out, redactor, o.env));
+  const scheduler = new Scheduler(o.concurrency ?? plan.concurrency, plan.providerConcurrency);
+  const t: TargetOptions = { env: o.env, loom, redactor, scheduler, replay: !!o.replay };
+  const targets: Target[] = [];
+  for (const spell of plan.spells)
+    for (const llm of o.llm ? [o.llm] : (plan.llms ?? [undefined]))
+      targets.push(await loadTarget(spell, llm, t));
+  const { filter } = o;
+  const stream = (name: string) => createWriteStream(join(o.out, name), { mode: 0o600 });
+  return {
+    o,
+    loom,
+    redactor,
+    scheduler,
+    targets,
+    cases: plan.cases.filter((c) => !filter || c.id.includes(filter) || c.intent.includes(filter)),
+    repeat: o.repeat ?? plan.repeat,
+    recorded: o.replay ? readReplies(o.replay) : undefined,
+    results: stream("results.jsonl"),
+    replies: o.record ? stream("replies.jsonl") : undefined,
+    tally: new Tally(),
+    judgeLLM: judges(t),
+  };
+}
+
+function* jobs(r: Run): Generator<Job> {
+  const scope = (key: string): CastScope => ({
+    key,
+    replies: r.replies ? [] : undefined,
+    replay: r.recorded ? replayOf(r.recorded, key) : undefined,
+  });
+  const write = (stream: WriteStream, value: unknown) =>
+    stream.write(r.redactor.redact(JSON.stringify(value)) + "\n");
+  for (const c of r.cases)
+    for (const target of r.targets)
+      for (let k = 0; k < r.repeat; k++)
+        yield {
+          provider: target.provider,
+          run: async () => {
+            const key = `${target.spell}|${target.llm}|${c.id}|${k}`;
+            const [cast, judged] = [scope(key), scope(`${key}|judge`)];
+            const { loom, judgeLLM } = r;
+            const { row, judgeTokens } = await castOne({
+              target,
+              c,
+              k,
+              cast,
+              judged,
+              loom,
+              judgeLLM,
+            });
+            write(r.results, row);
+            for (const s of [cast, judged])
+              if (r.replies && s.replies?.length)
+                write(r.replies, { key: s.key, replies: s.replies });
+            r.tally.add(row, judgeTokens);
+            r.o.onRow?.(row, r.tally);
+          },
+        };
+}
+
+export async function runEval(plan: EvalPlan, o: EvalRunOptions): Promise<EvalRunResult> {
+  const r = await open(plan, o);
+  const total = r.cases.length * r.targets.length * r.repeat;
+  o.onStart?.(total);
+  const stop = () => r.scheduler.stop();
+  o.signal?.addEventListener("abort", stop, { once: true });
+  try {
+    await r.scheduler.runAll(jobs(r));
+  } finally {
+    o.signal?.removeEventListener("abort", stop);
+    await Promise.all([close(r.results), r.replies && close(r.replies)]);
+    r.loom.close();
+  }
+  const groups = r.tally.summaries(r.repeat);
+  const done = r.tally.done;
+  const interrupted = r.scheduler.isStopped;
+  const rateLimited = r.scheduler.rateLimited();
+  const summary = {
+    ...{ name: plan.name, total, done, interrupted, repeat: r.repeat },
+    ...{ rate_limited: rateLimited, pass: { rate: plan.passRate }, groups },
+  };
+  const file = (name: string, text: string) =>
+    writeFileSync(join(o.out, name), text, { mode: 0o600 });
+  file("summary.json", JSON.stringify(summary, null, 2) + "\n");
+  file("junit.xml", junitXml(plan.name, groups));
+  return { groups, total, done, interrupted, rateLimited };
+}
+
+const close = (stream: WriteStream) =>
+  new Promise<void>((resolve, reject) =>
+    stream.end((err?: Error | null) => (err ? reject(err) : resolve())),
+  );

@@ -1,0 +1,80 @@
+/**
+ * The spell × LLM pairs of an eval, each loaded once: the spell's own LLM (or the matrix's
+ * `provider/model`, keeping the spell's endpoint and key when the provider is the same), built
+ * without retries of its own — the run's EvalLLM waits out a 429 for every cast — and the run's
+ * loom and redactor, so every cast records into one loom with every secret redacted.
+ */
+import { basename, dirname } from "node:path";
+import type { Cantrip } from "../core/cantrip.js";
+import type { LLM } from "../core/contract.js";
+import type { Redactor } from "../core/redact.js";
+import { createLLM, parseLLMShorthand, type LLMSpec } from "../llm/registry.js";
+import type { Loom } from "../loom/loom.js";
+import { loadDocument } from "../spell/index.js";
+import { llmSpecOf } from "../spell/llm-spec.js";
+import { EvalLLM } from "./llm.js";
+import type { Scheduler } from "./scheduler.js";
+
+export interface Target {
+  spell: string;
+  llm: string;
+  provider: string;
+  cantrip: Cantrip<Loom>;
+}
+
+export interface TargetOptions {
+  env: NodeJS.ProcessEnv;
+  loom: Loom;
+  redactor: Redactor;
+  scheduler: Scheduler;
+  /** Replaying: no provider is built (offline). */
+  replay: boolean;
+}
+
+function specFor(own: LLMSpec | undefined, label: string | undefined): LLMSpec {
+  if (!label) return own ?? { provider: "scripted" };
+  const asked = parseLLMShorthand(label);
+  return own?.provider === asked.provider ? { ...own, ...asked } : asked;
+}
+
+export async function loadTarget(
+  file: string,
+  label: string | undefined,
+  o: TargetOptions,
+): Promise<Target> {
+  const checked = await loadDocument(file, { env: o.env, validateOnly: true });
+  const spec = specFor(llmSpecOf(checked.document["llm"]), label);
+  const name = label ?? `${spec.provider}/${spec.model ?? "default"}`;
+  const inner = o.replay ? undefined : await buildLLM(spec, file, o);
+  const llm = new EvalLLM(inner, o.scheduler.gate(spec.provider), name);
+  const loaded = await loadDocument(file, {
+    env: o.env,
+    llm,
+    loom: o.loom,
+    redactor: o.redactor,
+  });
+  const cantrip = loaded.value as Cantrip<Loom>;
+  return { spell: basename(file), llm: name, provider: spec.provider, cantrip };
+}
+
+const buildLLM = (spec: LLMSpec, file: string, o: TargetOptions): Promise<LLM> =>
+  createLLM(
+    { ...spec, retry: { ...spec.retry, maxRetries: 0 } },
+    { redactor: o.redactor, env: o.env, baseDir: dirname(file) },
+  );
+
+/** A judge's LLM by `provider/model`, one per name, through the same scheduler. */
+export function judges(o: TargetOptions): (name: string) => Promise<LLM> {
+  const built = new Map<string, Promise<LLM>>();
+  return (name) => {
+    let llm = built.get(name);
+    if (!llm) {
+      const spec = parseLLMShorthand(name);
+      llm = (o.replay ? Promise.resolve(undefined) : buildLLM(spec, ".", o)).then(
+        (inner) => new EvalLLM(inner, o.scheduler.gate(spec.provider), name),
+      );
+      built.set(name, llm);
+    }
+    return llm;
+  };
+}

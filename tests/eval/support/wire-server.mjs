@@ -1,0 +1,89 @@
+#!/usr/bin/env node
+// A loopback OpenAI-wire server in its own process, for `spell eval` tests and the eval bench.
+// argv[2] is JSON:
+//   correct: { "<intent text>": n } — the first n requests of a cast with that intent are
+//            answered right (the sum), the later ones wrong (the sum + 1); default: all right.
+//            Counted per intent, so the pass rates do not depend on the order casts run in.
+//   rateLimit: [request numbers] answered 429 with Retry-After: 1 (1-based, over all requests)
+//   dieAt: request number at which the process exits (a provider that dies)
+//   judge: the text a judge (system prompt "You grade…") is answered with
+//   turns: replies per cast (default 1): the first turns-1 call the `echo` gate, the last answers
+//   delayMs: wait before each answer
+// Prints "PORT <n>" on stdout when listening; "STATS <json>" on SIGTERM is not needed: counts
+// are served at GET /stats.
+import { createServer } from "node:http";
+import { setTimeout } from "node:timers";
+
+const config = JSON.parse(process.argv[2] ?? "{}");
+const seen = new Map();
+let requests = 0;
+let rateLimited = 0;
+
+const completion = (message) => ({
+  id: `chatcmpl-${requests}`,
+  object: "chat.completion",
+  model: "wire-model",
+  choices: [
+    {
+      index: 0,
+      finish_reason: message.tool_calls ? "tool_calls" : "stop",
+      message: { role: "assistant", content: null, ...message },
+    },
+  ],
+  usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+});
+
+function answer(body) {
+  const messages = body.messages ?? [];
+  const system = messages.find((m) => m.role === "system")?.content ?? "";
+  if (typeof system === "string" && system.startsWith("You grade"))
+    return completion({ content: config.judge ?? '{"pass": true, "score": 1, "reason": "fine"}' });
+  const user = messages.find((m) => m.role === "user");
+  const intent = typeof user?.content === "string" ? user.content : JSON.stringify(user?.content);
+  const tools = messages.filter((m) => m.role === "tool").length;
+  const turns = config.turns ?? 1;
+  if (tools < turns - 1)
+    return completion({
+      tool_calls: [
+        {
+          id: `call_${requests}`,
+          type: "function",
+          function: { name: "echo", arguments: '{"text":"hi"}' },
+        },
+      ],
+    });
+  const m = /(\d+)\s*\+\s*(\d+)/.exec(intent ?? "");
+  const sum = m ? Number(m[1]) + Number(m[2]) : 0;
+  const n = (seen.get(intent) ?? 0) + 1;
+  seen.set(intent, n);
+  const right = config.correct?.[intent] ?? Infinity;
+  return completion({ content: String(n <= right ? sum : sum + 1) });
+}
+
+const server = createServer((req, res) => {
+  if (req.method === "GET" && req.url === "/stats") {
+    res.writeHead(200, { "content-type": "application/json" });
+    return res.end(JSON.stringify({ requests, rateLimited }));
+  }
+  const chunks = [];
+  req.on("data", (c) => chunks.push(c));
+  req.on("end", () => {
+    requests++;
+    if (config.dieAt !== undefined && requests >= config.dieAt) process.exit(1);
+    if (config.rateLimit?.includes(requests)) {
+      rateLimited++;
+      res.writeHead(429, { "content-type": "application/json", "retry-after": "1" });
+      return res.end(JSON.stringify({ error: { message: "slow down", type: "rate_limit" } }));
+    }
+    const reply = answer(JSON.parse(Buffer.concat(chunks).toString("utf8")));
+    const send = () => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify(reply));
+    };
+    if (config.delayMs) setTimeout(send, config.delayMs);
+    else send();
+  });
+});
+server.keepAliveTimeout = 60_000;
+server.listen(0, "127.0.0.1", () => console.log(`PORT ${server.address().port}`));
+process.on("SIGTERM", () => process.exit(0));
