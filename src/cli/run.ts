@@ -11,6 +11,7 @@ import { progressLines } from "./progress.js";
 import { kindRunners } from "./kind-runners.js";
 import { resultJson } from "../protocols/result-json.js";
 import type { RunFlags } from "./run-flags.js";
+import { bothListeners, startOtel } from "./otel/tracing.js";
 
 import { exitFor, loadForCast, printWarnings } from "./load.js";
 import { ownEntry } from "../core/own.js";
@@ -34,15 +35,20 @@ export async function runCommand(file: string, flags: RunFlags, io: CliIO): Prom
     flags.quiet || flags.json
       ? undefined
       : liveDisplay(io.stderr, loaded.redactor, progressLines());
+  const otel = await startOtel(flags, { name: loaded.name, llmName: cantrip.llm.name, redact }, io);
+  if (typeof otel === "number") return otel;
+  const onEvent = bothListeners(progress, otel?.listener());
   let result: CastResult<Loom>;
   try {
     result = await cantrip.cast(intent, {
       ...(io.signal ? { signal: io.signal } : {}),
-      ...(progress ? { onEvent: progress } : {}),
+      ...(onEvent ? { onEvent } : {}),
     });
   } catch (err) {
+    await otel?.shutdown();
     return castFailed(err, cantrip, redact, io);
   }
+  await otel?.shutdown();
   if (result.status === "failed") return castFailed(result.error, cantrip, redact, io);
   cantrip.loom.close();
   if (cantrip.llm instanceof ScriptedLLM && result.terminated && cantrip.llm.unused() > 0) {

@@ -1,6 +1,7 @@
 import * as Args from "@oclif/core/args";
 import { Command } from "@oclif/core/command";
 import * as Flags from "@oclif/core/flags";
+import { otelFlags } from "./otel-flags.js";
 
 export default class Run extends Command {
   static override description = "Cast a spell on its intent (or --intent) and print the result.";
@@ -24,6 +25,7 @@ export default class Run extends Command {
       description:
         "provider/model for this run instead of the spell's llm, e.g. openai/gpt-4.1, anthropic/claude-sonnet-4-5, local/qwen3",
     }),
+    ...otelFlags,
   };
 
   async run(): Promise<void> {
