@@ -17,8 +17,9 @@ import { exitFor, loadForCast, printWarnings, type LoadFlags } from "./load.js";
 import { progressLines } from "./progress.js";
 import { printResult } from "./run.js";
 import { liveDisplay } from "./stream-text.js";
+import { startOtel, type OtelFlags } from "./otel/tracing.js";
 
-export interface SummonFlags extends LoadFlags {
+export interface SummonFlags extends LoadFlags, OtelFlags {
   /** An entity recorded in the loom to continue; default a new one. */
   entity?: string | undefined;
   /** Continue the last entity of this spell in this loom (a new one when there is none). */
@@ -66,10 +67,21 @@ export async function runSummon(
   if (typeof started === "number") return started;
   const { loaded, entity } = started;
   const loom = entity.cantrip.loom;
+  const redact = (t: string): string => loaded.redactor.redact(t);
+  const llmName = entity.cantrip.llm.name;
+  const otel = await startOtel(flags, { name: loaded.name, llmName, redact }, io);
+  if (typeof otel === "number") {
+    entity.dispose();
+    loom.close();
+    return otel;
+  }
+  const offOtel = otel ? entity.bus.on(otel.listener()) : undefined;
   hooks.onStart?.(entity, loaded, io);
   try {
     await readIntents(io, (line, signal) => sendLine(entity, line, signal, loaded, flags, io));
   } finally {
+    offOtel?.();
+    await otel?.shutdown();
     entity.dispose();
     loom.close();
   }

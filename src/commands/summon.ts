@@ -1,6 +1,7 @@
 import * as Args from "@oclif/core/args";
 import { Command } from "@oclif/core/command";
 import * as Flags from "@oclif/core/flags";
+import { otelFlags } from "./otel-flags.js";
 
 export default class Summon extends Command {
   static override description =
@@ -34,6 +35,7 @@ export default class Summon extends Command {
       description:
         "provider/model for this session instead of the spell's llm, e.g. openai/gpt-4.1",
     }),
+    ...otelFlags,
   };
 
   async run(): Promise<void> {
