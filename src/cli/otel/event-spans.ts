@@ -56,9 +56,9 @@ export function eventSpans(
   api: OtelApi,
   tracer: Tracer,
   options: EventSpanOptions,
-): { listener: EventListener; end: () => void } {
+): { listener: EventListener; end: () => void; idle: () => boolean } {
   const spans = new EventSpans(api, tracer, options);
-  return { listener: (e) => spans.on(e), end: () => spans.end() };
+  return { listener: (e) => spans.on(e), end: () => spans.end(), idle: () => spans.idle() };
 }
 
 class EventSpans {
@@ -106,6 +106,11 @@ class EventSpans {
       default:
         return;
     }
+  }
+
+  /** No entity's cast is open. */
+  idle(): boolean {
+    return this.entities.size === 0;
   }
 
   /** Ends what a cast that failed (no `final`) left open, marked as an error. */

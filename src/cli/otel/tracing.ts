@@ -84,7 +84,8 @@ export async function startOtel(
     return EXIT.invalid;
   }
   const { api, tracer, shutdown } = await otelTracer(endpoint.url, io);
-  const open: (() => void)[] = [];
+  // The listeners whose casts have not all ended: what shutdown closes (a long `serve` keeps few).
+  const open = new Set<ReturnType<typeof eventSpans>>();
   const options = {
     name: setup.name,
     model: modelOf(setup.llmName),
@@ -96,11 +97,14 @@ export async function startOtel(
     tracer,
     listener() {
       const spans = eventSpans(api, tracer, options);
-      open.push(spans.end);
-      return spans.listener;
+      open.add(spans);
+      return (e) => {
+        spans.listener(e);
+        if (e.type === "final" && spans.idle()) open.delete(spans);
+      };
     },
     async shutdown() {
-      for (const end of open) end();
+      for (const spans of open) spans.end();
       await shutdown();
     },
   };
