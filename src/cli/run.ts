@@ -11,7 +11,7 @@ import { progressLines } from "./progress.js";
 import { kindRunners } from "./kind-runners.js";
 import { resultJson } from "../protocols/result-json.js";
 import type { RunFlags } from "./run-flags.js";
-import { bothListeners, startOtel } from "./otel/tracing.js";
+import { bothListeners, otelSetup, startOtel } from "./otel/tracing.js";
 
 import { exitFor, loadForCast, printWarnings } from "./load.js";
 import { ownEntry } from "../core/own.js";
@@ -35,7 +35,7 @@ export async function runCommand(file: string, flags: RunFlags, io: CliIO): Prom
     flags.quiet || flags.json
       ? undefined
       : liveDisplay(io.stderr, loaded.redactor, progressLines());
-  const otel = await startOtel(flags, { name: loaded.name, llmName: cantrip.llm.name, redact }, io);
+  const otel = await startOtel(flags, otelSetup(loaded), io);
   if (typeof otel === "number") return otel;
   const onEvent = bothListeners(progress, otel?.listener());
   let result: CastResult<Loom>;

@@ -3,7 +3,7 @@ import { loadSpell, type LoadedSpell } from "../spell/index.js";
 import { DEFAULT_LOOM } from "./run.js";
 import { normalizeOrigin } from "../protocols/http/guard.js";
 import { displayPath, EXIT, type CliIO } from "./io.js";
-import { startOtel, type OtelFlags } from "./otel/tracing.js";
+import { otelSetup, startOtel, type OtelFlags } from "./otel/tracing.js";
 
 export interface ServeFlags extends OtelFlags {
   port?: number | undefined;
@@ -63,9 +63,7 @@ export async function serveCommand(
     return err instanceof SpellbookError && err.family === "spell" ? EXIT.invalid : EXIT.failure;
   }
   if (token) loaded.redactor.add(token);
-  const redact = (t: string): string => loaded.redactor.redact(t);
-  const llmName = loaded.cantrip!.llm.name;
-  const otel = await startOtel(flags, { name: loaded.name, llmName, redact }, io);
+  const otel = await startOtel(flags, otelSetup(loaded), io);
   if (typeof otel === "number") return otel;
   const { createHttpServer } = await import("../protocols/http/server.js");
   const app = await createHttpServer(loaded, {

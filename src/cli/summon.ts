@@ -17,7 +17,7 @@ import { exitFor, loadForCast, printWarnings, type LoadFlags } from "./load.js";
 import { progressLines } from "./progress.js";
 import { printResult } from "./run.js";
 import { liveDisplay } from "./stream-text.js";
-import { startOtel, type OtelFlags } from "./otel/tracing.js";
+import { otelSetup, startOtel, type OtelFlags } from "./otel/tracing.js";
 
 export interface SummonFlags extends LoadFlags, OtelFlags {
   /** An entity recorded in the loom to continue; default a new one. */
@@ -67,9 +67,7 @@ export async function runSummon(
   if (typeof started === "number") return started;
   const { loaded, entity } = started;
   const loom = entity.cantrip.loom;
-  const redact = (t: string): string => loaded.redactor.redact(t);
-  const llmName = entity.cantrip.llm.name;
-  const otel = await startOtel(flags, { name: loaded.name, llmName, redact }, io);
+  const otel = await startOtel(flags, otelSetup(loaded), io);
   if (typeof otel === "number") {
     entity.dispose();
     loom.close();

@@ -6,6 +6,7 @@
  */
 import type { Tracer } from "@opentelemetry/api";
 import type { EventListener } from "../../core/events.js";
+import type { LoadedSpell } from "../../spell/index.js";
 import { EXIT, type CliIO } from "../io.js";
 import type { OtelApi } from "./api.js";
 import { modelOf } from "./attributes.js";
@@ -33,6 +34,15 @@ export interface OtelSession {
   listener(): EventListener;
   /** Ends what a failed cast left open, flushes every span and stops the exporter. */
   shutdown(): Promise<void>;
+}
+
+/** What the spans need of a loaded spell: its name, its LLM and its redactor. */
+export function otelSetup(loaded: LoadedSpell): OtelSetup {
+  return {
+    name: loaded.name,
+    llmName: loaded.cantrip?.llm.name,
+    redact: (t) => loaded.redactor.redact(t),
+  };
 }
 
 /** The tracer behind an OTLP/HTTP exporter at `url` (the SDK imported now). */
