@@ -11,6 +11,7 @@ import DnaVerify from "./dna/verify.js";
 import FlowRun from "./flow.js";
 import LoomExport from "./loom/export.js";
 import LoomTree from "./loom/tree.js";
+import LoomOtel from "./loom/otel.js";
 import Run from "./run.js";
 import Serve from "./serve.js";
 import Summon from "./summon.js";
@@ -33,6 +34,7 @@ export const COMMANDS = {
   validate: Validate,
   "loom:export": LoomExport,
   "loom:tree": LoomTree,
+  "loom:otel": LoomOtel,
   flow: FlowRun,
   dna: Dna,
   "dna:verify": DnaVerify,

@@ -21,6 +21,7 @@ const COMMANDS = [
   "validate",
   "loom:export",
   "loom:tree",
+  "loom:otel",
   "flow",
   "dna",
   "dna:verify",
