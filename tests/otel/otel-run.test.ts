@@ -134,6 +134,17 @@ describe("spell run --otel", () => {
     expect(receiver.bodies.length).toBe(before);
   });
 
+  it("a collector that is not there is said once on stderr; the cast still succeeds", async () => {
+    const gone = await otlpReceiver();
+    await gone.close();
+    const o = io();
+    o.env = { OTEL_TEST_SECRET: SECRET };
+    expect(await runCommand(spell, { loom: "memory", quiet: true, otel: gone.url }, o)).toBe(
+      EXIT.ok,
+    );
+    expect(o.err.match(/warning: --otel: spans not sent/g)).toHaveLength(1);
+  });
+
   it("refuses an --otel value that is not an http URL (exit 3)", async () => {
     const o = io();
     o.env = { OTEL_TEST_SECRET: SECRET };
