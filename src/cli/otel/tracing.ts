@@ -5,6 +5,7 @@
  * without `--otel` (and `spell --help`) never loads it.
  */
 import type { Tracer } from "@opentelemetry/api";
+import { errorMessage } from "../../core/errors.js";
 import type { EventListener } from "../../core/events.js";
 import type { LoadedSpell } from "../../spell/index.js";
 import { EXIT, type CliIO } from "../io.js";
@@ -74,7 +75,8 @@ export async function otelTracer(
   return {
     api,
     tracer: provider.getTracer("spellbook"),
-    shutdown: () => provider.shutdown(),
+    // A collector that is not there fails the last flush: said, never the command's failure.
+    shutdown: () => provider.shutdown().catch((err: unknown) => tell(errorMessage(err))),
   };
 }
 
