@@ -51,6 +51,7 @@ const values = (): Record<string, string> => ({
   "dna FILE": "spells/greeter-flow.yaml",
   "loom export FILE": "runs/loom.jsonl",
   "loom tree FILE": "runs/loom.jsonl",
+  "loom otel FILE": "runs/loom.jsonl",
   "FILE…": "spell.yaml",
   "FILE|FOLDER…": "spell.yaml",
   "SPELL.yaml": "spell.yaml",
@@ -71,6 +72,8 @@ const values = (): Record<string, string> => ({
   "provider/model": "local/model",
   "serve 8787": "0", // any free port: another process may hold 8787
   "URL…": "http://localhost:3000",
+  AGENT: "greeter",
+  URL: "http://127.0.0.1:9", // --otel: a closed loopback port (the export fails, said on stderr)
 });
 
 interface Ran {
