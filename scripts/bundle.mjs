@@ -50,6 +50,7 @@ for (const [name, entry] of Object.entries(BUNDLES)) {
       "@modelcontextprotocol/sdk",
       "@a2a-js/sdk",
       "playwright-core",
+      "@opentelemetry/*",
     ],
     logLevel: "warning",
   });

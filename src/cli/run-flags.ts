@@ -1,5 +1,7 @@
+import type { OtelFlags } from "./otel/tracing.js";
+
 /** The flags of `spell run`, shared by every kind's runner. */
-export interface RunFlags {
+export interface RunFlags extends OtelFlags {
   intent?: string | undefined;
   json?: boolean | undefined;
   loom?: string | undefined;

@@ -12,6 +12,7 @@ import { progressLines } from "./progress.js";
 import { kindRunners } from "./kind-runners.js";
 import { resultJson } from "../protocols/result-json.js";
 import type { RunFlags } from "./run-flags.js";
+import { bothListeners, otelSetup, startOtel } from "./otel/tracing.js";
 
 import { exitFor, loadForCast, printWarnings } from "./load.js";
 import { runIntent } from "./run-inputs.js";
@@ -35,17 +36,22 @@ export async function runCommand(file: string, flags: RunFlags, io: CliIO): Prom
     flags.quiet || flags.json
       ? undefined
       : liveDisplay(io.stderr, loaded.redactor, progressLines());
+  const otel = await startOtel(flags, otelSetup(loaded), io);
+  if (typeof otel === "number") return otel;
+  const onEvent = bothListeners(progress, otel?.listener());
   let result: CastResult<Loom>;
   try {
     const onApproval = cliApprover(flags, io.question, redact);
     result = await cantrip.cast(intent, {
       ...(onApproval ? { onApproval } : {}),
       ...(io.signal ? { signal: io.signal } : {}),
-      ...(progress ? { onEvent: progress } : {}),
+      ...(onEvent ? { onEvent } : {}),
     });
   } catch (err) {
+    await otel?.shutdown();
     return castFailed(err, cantrip, redact, io);
   }
+  await otel?.shutdown();
   if (result.status === "failed") return castFailed(result.error, cantrip, redact, io);
   cantrip.loom.close();
   const llm = unpriced(cantrip.llm);

@@ -3,8 +3,9 @@ import { loadSpell, type LoadedSpell } from "../spell/index.js";
 import { DEFAULT_LOOM } from "./run.js";
 import { normalizeOrigin } from "../protocols/http/guard.js";
 import { displayPath, EXIT, type CliIO } from "./io.js";
+import { otelSetup, startOtel, type OtelFlags } from "./otel/tracing.js";
 
-export interface ServeFlags {
+export interface ServeFlags extends OtelFlags {
   port?: number | undefined;
   host?: string | undefined;
   token?: string | undefined;
@@ -62,6 +63,8 @@ export async function serveCommand(
     return err instanceof SpellbookError && err.family === "spell" ? EXIT.invalid : EXIT.failure;
   }
   if (token) loaded.redactor.add(token);
+  const otel = await startOtel(flags, otelSetup(loaded), io);
+  if (typeof otel === "number") return otel;
   const { createHttpServer } = await import("../protocols/http/server.js");
   const app = await createHttpServer(loaded, {
     token,
@@ -70,12 +73,14 @@ export async function serveCommand(
     maxSessions: flags.maxSessions,
     sessionIdleMs:
       flags.sessionIdleSeconds === undefined ? undefined : flags.sessionIdleSeconds * 1000,
+    ...(otel ? { observe: () => otel.listener() } : {}),
   });
   const address = await app.listen({ port: flags.port ?? 8787, host });
   io.stderr(`spell serve: ${loaded.name} listening on ${address} (Ctrl-C or SIGTERM to stop)\n`);
   await stop;
   io.stderr("spell serve: draining running casts…\n");
   await app.close(); // waits for requests in flight
+  await otel?.shutdown();
   loaded.cantrip!.loom.close();
   return EXIT.ok;
 }

@@ -18,8 +18,9 @@ import { progressLines } from "./progress.js";
 import { printResult } from "./run.js";
 import { liveDisplay } from "./stream-text.js";
 import { cliApprover, type ApproverFlags } from "./approver.js";
+import { otelSetup, startOtel, type OtelFlags } from "./otel/tracing.js";
 
-export interface SummonFlags extends LoadFlags, ApproverFlags {
+export interface SummonFlags extends LoadFlags, ApproverFlags, OtelFlags {
   /** An entity recorded in the loom to continue; default a new one. */
   entity?: string | undefined;
   /** Continue the last entity of this spell in this loom (a new one when there is none). */
@@ -67,10 +68,19 @@ export async function runSummon(
   if (typeof started === "number") return started;
   const { loaded, entity } = started;
   const loom = entity.cantrip.loom;
+  const otel = await startOtel(flags, otelSetup(loaded), io);
+  if (typeof otel === "number") {
+    entity.dispose();
+    loom.close();
+    return otel;
+  }
+  const offOtel = otel ? entity.bus.on(otel.listener()) : undefined;
   hooks.onStart?.(entity, loaded, io);
   try {
     await readIntents(io, (line, signal) => sendLine(entity, line, signal, loaded, flags, io));
   } finally {
+    offOtel?.();
+    await otel?.shutdown();
     entity.dispose();
     loom.close();
   }

@@ -17,6 +17,7 @@ import LoomThread from "./loom/thread.js";
 import LoomTree from "./loom/tree.js";
 import LoomView from "./loom/view.js";
 import Mcp from "./mcp.js";
+import LoomOtel from "./loom/otel.js";
 import Run from "./run.js";
 import Serve from "./serve.js";
 import Summon from "./summon.js";
@@ -46,6 +47,7 @@ export const COMMANDS = {
   "loom:reward": LoomReward,
   "loom:thread": LoomThread,
   "loom:view": LoomView,
+  "loom:otel": LoomOtel,
   flow: FlowRun,
   dna: Dna,
   "dna:verify": DnaVerify,

@@ -1,6 +1,7 @@
 import * as Args from "@oclif/core/args";
 import { Command } from "@oclif/core/command";
 import * as Flags from "@oclif/core/flags";
+import { otelFlags } from "./otel-flags.js";
 
 export default class Run extends Command {
   static override description = "Cast a spell on its intent (or --intent) and print the result.";
@@ -40,6 +41,7 @@ export default class Run extends Command {
       description:
         "gate=NAME[,gate=GLOB…]: approve these gates for this run; other questions go to the terminal, or are denied",
     }),
+    ...otelFlags,
   };
 
   async run(): Promise<void> {

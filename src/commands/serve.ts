@@ -1,6 +1,7 @@
 import * as Args from "@oclif/core/args";
 import { Command } from "@oclif/core/command";
 import * as Flags from "@oclif/core/flags";
+import { otelFlags } from "./otel-flags.js";
 
 export default class Serve extends Command {
   static override description =
@@ -37,6 +38,7 @@ export default class Serve extends Command {
     loom: Flags.string({
       description: 'loom JSONL file ("memory" for none); default: the spell\'s',
     }),
+    ...otelFlags,
   };
 
   async run(): Promise<void> {
@@ -58,6 +60,8 @@ export default class Serve extends Command {
         allowOrigins: flags["allow-origin"],
         maxSessions: flags["max-sessions"],
         sessionIdleSeconds: flags["session-idle"],
+        otel: flags.otel,
+        "otel-content": flags["otel-content"],
       },
       processIO(),
       stop,

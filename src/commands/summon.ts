@@ -1,6 +1,7 @@
 import * as Args from "@oclif/core/args";
 import { Command } from "@oclif/core/command";
 import * as Flags from "@oclif/core/flags";
+import { otelFlags } from "./otel-flags.js";
 
 export default class Summon extends Command {
   static override description =
@@ -41,6 +42,7 @@ export default class Summon extends Command {
       description:
         "gate=NAME[,gate=GLOB…]: approve these gates for this run; other questions go to the terminal, or are denied",
     }),
+    ...otelFlags,
   };
 
   async run(): Promise<void> {

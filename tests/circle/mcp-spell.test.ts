@@ -103,7 +103,7 @@ describe("a bad declaration", () => {
       /spell\.yaml:11:7: .*mcp: tools is required: the server's tools this circle may call/,
     );
     expect(await errorsOf("mcp: { name: notes, command: node, tools: [a], cmd: x }")).toMatch(
-      /spell\.yaml:11:\d+: .*gate mcp takes no dependency "cmd" \(it takes: name, command, args, env, cwd, tools, timeout_ms\)/,
+      /spell\.yaml:11:\d+: .*gate mcp takes no dependency "cmd" \(it takes: name, command, url, headers, args, env, cwd, tools, timeout_ms\)/,
     );
     expect(await errorsOf("mcp: { name: my-notes, command: node, tools: [a] }")).toMatch(
       /spell\.yaml:11:\d+: .*mcp: name is required: a word naming the server/,

@@ -66,7 +66,7 @@ circle:
         expect.stringMatching(
           /^spell\.yaml:12:13: tests\.0\.setup\.llm\.responses\.0: must be object$/,
         ),
-        "spell.yaml:13:7: tests.0.setup.gravity: unknown key (allowed: circle, identity, filesystem, folding, retry, any key matching /llm/)",
+        "spell.yaml:13:7: tests.0.setup.gravity: unknown key (allowed: circle, identity, filesystem, folding, retry, inputs, output_schema, any key matching /llm/)",
       ]) as unknown,
     );
   });

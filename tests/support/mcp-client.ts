@@ -29,7 +29,9 @@ llm:
     - { tool_calls: [{ gate: wait, args: {} }] }
 identity: {}
 circle:
-  gates: [done, echo, { name: wait, behavior: { delay_ms: 60000, result: waited } }]
+  # echo takes 500 ms: turn 1's progress notification leaves well before the result, never in
+  # the same chunk (the SDK's client drops a notification read in the result's chunk).
+  gates: [done, { name: echo, behavior: { delay_ms: 500, result: one } }, { name: wait, behavior: { delay_ms: 60000, result: waited } }]
   wards: [{ max_turns: 4 }]
 `;
 

@@ -25,6 +25,19 @@ export const fail = (reply: FastifyReply, status: number, code: string, message:
 export interface CastSlots {
   running: number;
   readonly limit: number;
+  /** A listener of every cast besides the client's (ServeOptions.observe). */
+  readonly observe?: (() => (e: CantripEvent) => void) | undefined;
+}
+
+/** `run` with the slots' observer listening too, when there is one. */
+function observed(run: Run, slots: CastSlots): Run {
+  const observer = slots.observe?.();
+  if (!observer) return run;
+  return (onEvent, signal) =>
+    run((e) => {
+      observer(e);
+      onEvent?.(e);
+    }, signal);
 }
 
 export async function cast(
@@ -32,7 +45,7 @@ export async function cast(
   reply: FastifyReply,
   slots: CastSlots,
   secrets: Secrets,
-  run: Run,
+  given: Run,
 ): Promise<unknown> {
   if (slots.running >= slots.limit) {
     void reply.header("retry-after", "1");
@@ -44,6 +57,7 @@ export async function cast(
     );
   }
   slots.running++;
+  const run = observed(given, slots);
   // A cast may be quiet for minutes: the socket's silence bound does not apply while it runs.
   // (A socket of fastify's `inject` has no timeouts.)
   const socket = req.raw.socket as Partial<Pick<typeof req.raw.socket, "setTimeout">>;

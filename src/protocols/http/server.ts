@@ -6,6 +6,7 @@
  * and let go when idle (`sessionIdleMs`).
  */
 import type { FastifyInstance } from "fastify";
+import type { EventListener } from "../../core/events.js";
 import type { LoadedSpell } from "../../spell/index.js";
 import { a2aRoutes } from "./a2a-routes.js";
 import { cast, fail, type CastSlots } from "./cast-route.js";
@@ -34,6 +35,8 @@ export interface ServeOptions {
   maxSessions?: number | undefined;
   /** A session unused this long is let go (a loom file brings it back when used). Default 15 min. */
   sessionIdleMs?: number | undefined;
+  /** A fresh listener for each cast and send (e.g. OpenTelemetry spans, cli/otel). */
+  observe?: (() => EventListener) | undefined;
 }
 
 export async function createHttpServer(
@@ -56,7 +59,11 @@ export async function createHttpServer(
     },
     (id) => approvals.approver(id),
   );
-  const state: CastSlots = { running: 0, limit: options.maxConcurrent ?? 16 };
+  const state: CastSlots = {
+    running: 0,
+    limit: options.maxConcurrent ?? 16,
+    observe: options.observe,
+  };
   const secrets = loaded.redactor;
   const redact = (t: string) => loaded.redactor.redact(t);
   guard(app, options);

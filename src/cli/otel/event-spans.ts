@@ -1,0 +1,183 @@
+/**
+ * The engine's events → GenAI spans, as they happen: an `invoke_agent` span per entity's cast,
+ * a `chat {model}` span per LLM call, an `execute_tool {gate}` span per gate call. A child
+ * entity's first event comes while its parent's delegation gate call is open: its agent span
+ * nests under that call's span. Events carry no content unless `content` is on, and then only
+ * what the redactor let through.
+ */
+import type { Attributes, Context, Span, Tracer } from "@opentelemetry/api";
+import type { CantripEvent, EventListener } from "../../core/events.js";
+import type { Usage } from "../../core/contract.js";
+import type { GateCallRecord } from "../../core/medium.js";
+import { addUsage, emptyUsage } from "../../core/contract.js";
+import { DELEGATION_GATES } from "../../circle/gate-names.js";
+import {
+  agentAttributes,
+  agentSpanName,
+  chatAttributes,
+  chatSpanName,
+  finishReasons,
+  GATE_ERROR,
+  gateTiming,
+  toolAttributes,
+  toolSpanName,
+  usageAttributes,
+  type ModelId,
+} from "./attributes.js";
+import type { OtelApi } from "./api.js";
+
+export interface EventSpanOptions {
+  /** The spell's name: the root agent's `gen_ai.agent.name`. */
+  name: string;
+  /** The root entity's LLM; a child without its own is reported with its parent's. */
+  model: ModelId;
+  /** Send utterances, gate arguments and results (redacted). */
+  content: boolean;
+  redact: (text: string) => string;
+}
+
+interface OpenTool {
+  gate: string;
+  span: Span;
+}
+
+interface EntitySpans {
+  name: string;
+  model: ModelId;
+  span: Span;
+  ctx: Context;
+  usage: Usage;
+  chat?: { span: Span; end?: number };
+  tools: OpenTool[];
+}
+
+/** A listener turning events into spans, and `end()` closing whatever a failed cast left open. */
+export function eventSpans(
+  api: OtelApi,
+  tracer: Tracer,
+  options: EventSpanOptions,
+): { listener: EventListener; end: () => void; idle: () => boolean } {
+  const spans = new EventSpans(api, tracer, options);
+  return { listener: (e) => spans.on(e), end: () => spans.end(), idle: () => spans.idle() };
+}
+
+class EventSpans {
+  private readonly entities = new Map<string, EntitySpans>();
+
+  constructor(
+    private readonly api: OtelApi,
+    private readonly tracer: Tracer,
+    private readonly options: EventSpanOptions,
+  ) {}
+
+  on(event: CantripEvent): void {
+    const e = this.open(event.entityId);
+    switch (event.type) {
+      case "message_start":
+        this.endChat(e, 0);
+        e.chat = { span: this.start(chatSpanName(e.model), e.ctx, chatAttributes(e.model), true) };
+        return;
+      case "message_complete":
+        if (!e.chat) return;
+        e.chat.end = Date.now();
+        if (this.options.content && event.content !== null)
+          e.chat.span.setAttribute("gen_ai.output.messages", this.options.redact(event.content));
+        return;
+      case "usage":
+        addUsage(e.usage, event.usage);
+        e.chat?.span.setAttributes(usageAttributes(event.usage));
+        return;
+      case "tool_call": {
+        const span = this.start(toolSpanName(event.gate), e.ctx, toolAttributes(event.gate));
+        if (this.options.content)
+          span.setAttribute("gen_ai.tool.call.arguments", this.options.redact(event.arguments));
+        e.tools.push({ gate: event.gate, span });
+        return;
+      }
+      case "tool_result":
+        return this.toolResult(e, event.record);
+      case "step_complete":
+        return this.endChat(e, event.gates.length);
+      case "final":
+        this.endChat(e, 0);
+        closeEntity(e, event.truncated ? event.reason : undefined);
+        this.entities.delete(event.entityId);
+        return;
+      default:
+        return;
+    }
+  }
+
+  /** No entity's cast is open. */
+  idle(): boolean {
+    return this.entities.size === 0;
+  }
+
+  /** Ends what a cast that failed (no `final`) left open, marked as an error. */
+  end(): void {
+    for (const e of this.entities.values()) {
+      this.endChat(e, 0);
+      for (const t of e.tools) t.span.end();
+      e.span.setStatus({ code: this.api.SpanStatusCode.ERROR, message: "the cast did not finish" });
+      e.span.setAttribute("error.type", "unfinished");
+      closeEntity(e, undefined);
+    }
+    this.entities.clear();
+  }
+
+  private start(name: string, ctx: Context, attributes: Attributes, client = false): Span {
+    const kind = client ? this.api.SpanKind.CLIENT : this.api.SpanKind.INTERNAL;
+    return this.tracer.startSpan(name, { kind, attributes }, ctx);
+  }
+
+  private open(entityId: string): EntitySpans {
+    const known = this.entities.get(entityId);
+    if (known) return known;
+    const parent = delegationParent(this.entities);
+    const name = parent ? `${parent.name} child` : this.options.name;
+    const model = parent?.model ?? this.options.model;
+    const { trace, ROOT_CONTEXT } = this.api;
+    const parentCtx = parent ? trace.setSpan(parent.ctx, parent.tool.span) : ROOT_CONTEXT;
+    const span = this.start(agentSpanName(name), parentCtx, agentAttributes(name, entityId, model));
+    const ctx = trace.setSpan(parentCtx, span);
+    const state: EntitySpans = { name, model, span, ctx, usage: emptyUsage(), tools: [] };
+    this.entities.set(entityId, state);
+    return state;
+  }
+
+  private toolResult(e: EntitySpans, record: GateCallRecord): void {
+    const at = e.tools.findIndex((t) => t.gate === record.gate_name);
+    if (at < 0) return;
+    const [{ span }] = e.tools.splice(at, 1) as [OpenTool];
+    if (this.options.content)
+      span.setAttribute("gen_ai.tool.call.result", this.options.redact(record.result));
+    if (record.is_error) {
+      span.setAttribute("error.type", GATE_ERROR);
+      span.setStatus({ code: this.api.SpanStatusCode.ERROR, message: GATE_ERROR });
+    }
+    span.end(gateTiming(record)?.end);
+  }
+
+  private endChat(e: EntitySpans, gates: number): void {
+    if (!e.chat) return;
+    e.chat.span.setAttribute("gen_ai.response.finish_reasons", finishReasons(gates));
+    e.chat.span.end(e.chat.end);
+    delete e.chat;
+  }
+}
+
+/** The entity whose delegation gate call opened last and is still open: a new entity's parent. */
+function delegationParent(
+  entities: Map<string, EntitySpans>,
+): (EntitySpans & { tool: OpenTool }) | undefined {
+  let found: (EntitySpans & { tool: OpenTool }) | undefined;
+  for (const e of entities.values())
+    for (const tool of e.tools) if (DELEGATION_GATES.includes(tool.gate)) found = { ...e, tool };
+  return found;
+}
+
+function closeEntity(e: EntitySpans, truncation: string | undefined): void {
+  e.span.setAttributes(usageAttributes(e.usage));
+  if (truncation !== undefined) e.span.setAttribute("spellbook.truncated", truncation);
+  e.span.end();
+}

@@ -1,0 +1,162 @@
+/**
+ * A recorded loom → the same GenAI spans `--otel` sends live (`spell loom otel`). Times come
+ * from the loom: a turn ends at its timestamp and lasted its duration_ms; a gate call's own
+ * `started_at`/`duration_ms` (newer looms) place its span, else it spans its turn. A child
+ * entity's spans hang under the delegation gate call of the turn that spawned it.
+ */
+import type { Attributes, Context, Span, Tracer } from "@opentelemetry/api";
+import { DELEGATION_GATES } from "../../circle/gate-names.js";
+import type { LoomRecord, Turn } from "../../loom/turn.js";
+import type { OtelApi } from "./api.js";
+import {
+  agentAttributes,
+  agentSpanName,
+  chatAttributes,
+  chatSpanName,
+  finishReasons,
+  GATE_ERROR,
+  gateTiming,
+  toolAttributes,
+  toolSpanName,
+  turnModel,
+  usageAttributes,
+  type ModelId,
+} from "./attributes.js";
+
+export interface LoomSpanOptions {
+  /** The root agents' `gen_ai.agent.name`. */
+  name: string;
+  content: boolean;
+  redact: (text: string) => string;
+}
+
+const UNKNOWN: ModelId = { provider: "unknown", model: "unknown" };
+
+/** Sends every entity of the loom's records as spans; returns how many entities. */
+export function loomSpans(
+  api: OtelApi,
+  tracer: Tracer,
+  records: readonly LoomRecord[],
+  options: LoomSpanOptions,
+): number {
+  const turns = records.filter((r): r is { type: "turn" } & Turn => r.type === "turn");
+  const byId = new Map(turns.map((t) => [t.id, t]));
+  const byEntity = new Map<string, Turn[]>();
+  for (const t of turns) byEntity.set(t.entity_id, [...(byEntity.get(t.entity_id) ?? []), t]);
+  // A child entity: its first turn hangs from a turn of another entity (COMP-5).
+  const spawnedBy = new Map<string, string[]>();
+  const roots: string[] = [];
+  for (const [entity, list] of byEntity) {
+    const first = list.reduce((a, b) => (b.sequence < a.sequence ? b : a));
+    const parent = first.parent_id ? byId.get(first.parent_id) : undefined;
+    if (parent && parent.entity_id !== entity)
+      spawnedBy.set(parent.id, [...(spawnedBy.get(parent.id) ?? []), entity]);
+    else roots.push(entity);
+  }
+  const replay = new Replay(api, tracer, options, byEntity, spawnedBy);
+  for (const entity of roots) replay.entity(entity, options.name, api.ROOT_CONTEXT);
+  return byEntity.size;
+}
+
+const turnEnd = (t: Turn): number => Date.parse(t.metadata.timestamp);
+const turnStart = (t: Turn): number => turnEnd(t) - (t.metadata.duration_ms || 0);
+
+class Replay {
+  constructor(
+    private readonly api: OtelApi,
+    private readonly tracer: Tracer,
+    private readonly options: LoomSpanOptions,
+    private readonly byEntity: Map<string, Turn[]>,
+    private readonly spawnedBy: Map<string, string[]>,
+  ) {}
+
+  entity(entityId: string, name: string, parent: Context): void {
+    const list = [...(this.byEntity.get(entityId) ?? [])].sort((a, b) => a.sequence - b.sequence);
+    if (list.length === 0) return;
+    const model = turnModel(list[0]!) ?? UNKNOWN;
+    const start = Math.min(...list.map(turnStart));
+    const span = this.start(
+      agentSpanName(name),
+      parent,
+      agentAttributes(name, entityId, model),
+      start,
+    );
+    const ctx = this.api.trace.setSpan(parent, span);
+    const usage = { promptTokens: 0, completionTokens: 0, cachedTokens: 0 };
+    for (const turn of list) {
+      usage.promptTokens += turn.metadata.tokens_prompt;
+      usage.completionTokens += turn.metadata.tokens_completion;
+      usage.cachedTokens += turn.metadata.tokens_cached;
+      this.turn(turn, name, ctx);
+    }
+    span.setAttributes(usageAttributes(usage));
+    const last = list[list.length - 1]!;
+    if (last.truncated) span.setAttribute("spellbook.truncated", last.reason ?? "truncated");
+    span.end(Math.max(...list.map(turnEnd)));
+  }
+
+  private turn(turn: Turn, name: string, ctx: Context): void {
+    const model = turnModel(turn) ?? UNKNOWN;
+    const timings = turn.gate_calls.map(gateTiming);
+    const firstGate = timings.find((t) => t !== undefined)?.start;
+    const chat = this.start(chatSpanName(model), ctx, chatAttributes(model), turnStart(turn), true);
+    chat.setAttributes(
+      usageAttributes({
+        promptTokens: turn.metadata.tokens_prompt,
+        completionTokens: turn.metadata.tokens_completion,
+        cachedTokens: turn.metadata.tokens_cached,
+      }),
+    );
+    const reason = turn.metadata["finish_reason"] ?? turn.metadata["stop_reason"];
+    chat.setAttribute(
+      "gen_ai.response.finish_reasons",
+      typeof reason === "string" ? [reason] : finishReasons(turn.gate_calls.length),
+    );
+    if (this.options.content && turn.utterance)
+      chat.setAttribute("gen_ai.output.messages", this.options.redact(turn.utterance));
+    chat.end(firstGate ?? turnEnd(turn));
+    const children = this.spawnedBy.get(turn.id) ?? [];
+    const delegations = turn.gate_calls.filter((c) => DELEGATION_GATES.includes(c.gate_name));
+    turn.gate_calls.forEach((call, i) => {
+      const time = timings[i] ?? { start: turnStart(turn), end: turnEnd(turn) };
+      const span = this.start(
+        toolSpanName(call.gate_name),
+        ctx,
+        toolAttributes(call.gate_name),
+        time.start,
+      );
+      if (this.options.content) {
+        span.setAttribute("gen_ai.tool.call.arguments", this.options.redact(call.arguments));
+        span.setAttribute("gen_ai.tool.call.result", this.options.redact(call.result));
+      }
+      if (call.is_error) {
+        span.setAttribute("error.type", GATE_ERROR);
+        span.setStatus({ code: this.api.SpanStatusCode.ERROR, message: GATE_ERROR });
+      }
+      // One child per call_entity call in order; a batch (or an uneven count): all under the first.
+      const at = delegations.indexOf(call);
+      const mine =
+        at < 0
+          ? []
+          : children.length === delegations.length
+            ? [children[at]!]
+            : at === 0
+              ? children
+              : [];
+      const toolCtx = this.api.trace.setSpan(ctx, span);
+      for (const child of mine) this.entity(child, `${name} child`, toolCtx);
+      span.end(time.end);
+    });
+  }
+
+  private start(
+    name: string,
+    ctx: Context,
+    attributes: Attributes,
+    time: number,
+    client = false,
+  ): Span {
+    const kind = client ? this.api.SpanKind.CLIENT : this.api.SpanKind.INTERNAL;
+    return this.tracer.startSpan(name, { kind, attributes, startTime: time }, ctx);
+  }
+}

@@ -1,0 +1,135 @@
+/**
+ * OpenTelemetry for any command that casts (`run`, `summon`, `serve`, `eval`): one call gives an
+ * event listener that sends GenAI spans over OTLP/HTTP, and `shutdown()` that flushes them
+ * before the process exits. The SDK is imported only here and only when asked, so a command
+ * without `--otel` (and `spell --help`) never loads it.
+ */
+import type { Tracer } from "@opentelemetry/api";
+import { errorMessage } from "../../core/errors.js";
+import type { EventListener } from "../../core/events.js";
+import type { LoadedSpell } from "../../spell/index.js";
+import { EXIT, type CliIO } from "../io.js";
+import type { OtelApi } from "./api.js";
+import { modelOf } from "./attributes.js";
+import { otelEndpoint } from "./endpoint.js";
+import { eventSpans } from "./event-spans.js";
+
+/** The flags every casting command takes. */
+export interface OtelFlags {
+  otel?: string | undefined;
+  "otel-content"?: boolean | undefined;
+}
+
+export interface OtelSetup {
+  /** The spell's name (the root agent's name). */
+  name: string;
+  /** The cast LLM's `provider/model`. */
+  llmName: string | undefined;
+  redact: (text: string) => string;
+}
+
+export interface OtelSession {
+  api: OtelApi;
+  tracer: Tracer;
+  /** A fresh listener per cast or session (each keeps its own entities). */
+  listener(): EventListener;
+  /** Ends what a failed cast left open, flushes every span and stops the exporter. */
+  shutdown(): Promise<void>;
+}
+
+/** What the spans need of a loaded spell: its name, its LLM and its redactor. */
+export function otelSetup(loaded: LoadedSpell): OtelSetup {
+  return {
+    name: loaded.name,
+    llmName: loaded.cantrip?.llm.name,
+    redact: (t) => loaded.redactor.redact(t),
+  };
+}
+
+/** The tracer behind an OTLP/HTTP exporter at `url` (the SDK imported now). */
+export async function otelTracer(
+  url: string,
+  io: CliIO,
+): Promise<{ api: OtelApi; tracer: Tracer; shutdown: () => Promise<void> }> {
+  const [api, sdk, exporter, resources] = await Promise.all([
+    import("@opentelemetry/api"),
+    import("@opentelemetry/sdk-trace-base"),
+    import("@opentelemetry/exporter-trace-otlp-http"),
+    import("@opentelemetry/resources"),
+  ]);
+  // An export that fails (no collector there) is said once on stderr; the cast goes on.
+  let told = false;
+  const tell = (msg: string): void => {
+    if (told) return;
+    told = true;
+    io.stderr(`warning: --otel: spans not sent to ${url}: ${msg.split("\n")[0]}\n`);
+  };
+  api.diag.setLogger(
+    { error: tell, warn: () => {}, info: () => {}, debug: () => {}, verbose: () => {} },
+    api.DiagLogLevel.ERROR,
+  );
+  const provider = new sdk.BasicTracerProvider({
+    resource: resources.resourceFromAttributes({ "service.name": "spellbook" }),
+    spanProcessors: [new sdk.BatchSpanProcessor(new exporter.OTLPTraceExporter({ url }))],
+  });
+  return {
+    api,
+    tracer: provider.getTracer("spellbook"),
+    // A collector that is not there fails the last flush: said, never the command's failure.
+    shutdown: () => provider.shutdown().catch((err: unknown) => tell(errorMessage(err))),
+  };
+}
+
+/**
+ * OpenTelemetry as the flags and environment ask: undefined when off, an exit code (3) when
+ * the endpoint is not a URL (said on stderr), else a session whose listener goes on the cast.
+ */
+export async function startOtel(
+  flags: OtelFlags,
+  setup: OtelSetup,
+  io: CliIO,
+): Promise<OtelSession | number | undefined> {
+  const endpoint = otelEndpoint(flags.otel, io.env);
+  if (!endpoint) return undefined;
+  if ("error" in endpoint) {
+    io.stderr(`${endpoint.error}\n`);
+    return EXIT.invalid;
+  }
+  const { api, tracer, shutdown } = await otelTracer(endpoint.url, io);
+  // The listeners whose casts have not all ended: what shutdown closes (a long `serve` keeps few).
+  const open = new Set<ReturnType<typeof eventSpans>>();
+  const options = {
+    name: setup.name,
+    model: modelOf(setup.llmName),
+    content: flags["otel-content"] === true,
+    redact: setup.redact,
+  };
+  return {
+    api,
+    tracer,
+    listener() {
+      const spans = eventSpans(api, tracer, options);
+      open.add(spans);
+      return (e) => {
+        spans.listener(e);
+        if (e.type === "final" && spans.idle()) open.delete(spans);
+      };
+    },
+    async shutdown() {
+      for (const spans of open) spans.end();
+      await shutdown();
+    },
+  };
+}
+
+/** One listener calling both (either may be absent). */
+export function bothListeners(
+  a: EventListener | undefined,
+  b: EventListener | undefined,
+): EventListener | undefined {
+  if (!a || !b) return a ?? b;
+  return (e) => {
+    a(e);
+    b(e);
+  };
+}

@@ -1,0 +1,63 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { EXIT } from "../../src/cli/io.js";
+import { serveCommand } from "../../src/cli/serve.js";
+import { io } from "../support/io.js";
+import { otlpReceiver, type Receiver } from "./receiver.js";
+
+const dir = mkdtempSync(join(tmpdir(), "otel-serve-"));
+const spell = join(dir, "hello.yaml");
+writeFileSync(
+  spell,
+  `name: server
+llm: { provider: scripted, responses: [{ content: hello }, { content: again }] }
+identity: {}
+circle: { gates: [done], wards: [{ max_turns: 3 }] }
+`,
+);
+
+let receiver: Receiver;
+beforeEach(async () => {
+  receiver = await otlpReceiver();
+});
+afterEach(() => receiver.close());
+
+describe("spell serve --otel", () => {
+  it("sends a trace per cast, flushed when the server stops", async () => {
+    const o = io();
+    let listening!: (address: string) => void;
+    const address = new Promise<string>((ok) => (listening = ok));
+    const stderr = o.stderr;
+    o.stderr = (t) => {
+      stderr(t);
+      const m = / listening on (\S+)/.exec(t);
+      if (m) listening(m[1]!);
+    };
+    let stop!: () => void;
+    const stopped = new Promise<void>((ok) => (stop = ok));
+    const serving = serveCommand(
+      spell,
+      { port: 0, loom: "memory", otel: receiver.url },
+      o,
+      stopped,
+    );
+    const base = await address;
+    for (const intent of ["one", "two"]) {
+      const res = await fetch(`${base}/cast`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ intent }),
+      });
+      expect(res.status).toBe(200);
+    }
+    stop();
+    expect(await serving).toBe(EXIT.ok);
+    const agents = receiver.spans().filter((s) => s.name === "invoke_agent server");
+    expect(agents).toHaveLength(2);
+    expect(new Set(agents.map((s) => s.traceId)).size).toBe(2);
+    const chats = receiver.spans().filter((s) => s.name.startsWith("chat "));
+    expect(chats.map((c) => agents.some((a) => a.spanId === c.parentSpanId))).toEqual([true, true]);
+  });
+});
