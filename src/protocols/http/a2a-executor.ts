@@ -4,7 +4,8 @@
  * `metadata.spellbook.turn` the turn's sequence); a terminated cast's answer is the task's
  * artifact, then the task completes. `tasks/cancel` aborts the cast ("cancelled": the loom
  * records it truncated) and the task ends canceled; a cast cut by a ward or failed ends failed,
- * saying why. A data part is the spell's inputs, checked by castIntent before any cast. Casts count against the server's bound on casts at once.
+ * saying why. A data part is the spell's inputs, checked by castIntent before any cast. Casts
+ * count against the server's bound on casts at once.
  */
 import { randomUUID } from "node:crypto";
 import { Role, TaskState, type Message, type Part, type TaskStatus } from "@a2a-js/sdk";
