@@ -26,7 +26,9 @@ export interface CastJob {
 }
 
 export async function castOne(j: CastJob): Promise<{ row: ResultRow; judgeTokens: number }> {
-  const { target, c, k, loom } = j;
+  const { target, k, loom } = j;
+  // The case's intent for this spell: its vars through the spell's inputs: (eval-intents.ts).
+  const c = { ...j.c, intent: j.c.intents?.[target.file] ?? j.c.intent };
   const started = performance.now();
   let result: CastResult<Loom> | undefined;
   let verdict: Verdict;

@@ -6,7 +6,7 @@
  */
 import type { LLM, Usage } from "../core/contract.js";
 import { errorMessage } from "../core/errors.js";
-import { substituteVars } from "../spell/eval-vars.js";
+import { renderIntent } from "../spell/inputs.js";
 
 export interface Judgement {
   pass?: boolean;
@@ -28,7 +28,7 @@ export async function judge(
   result: unknown,
 ): Promise<Judgement> {
   const text = typeof result === "string" ? result : JSON.stringify(result);
-  const question = substituteVars(rubric, { intent, result: text }).text;
+  const question = renderIntent(rubric, { intent, result: text });
   let content: string | null;
   let usage: Usage | undefined;
   try {

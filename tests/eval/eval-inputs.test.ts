@@ -1,15 +1,16 @@
 // An eval whose spell declares `inputs:`: each case's vars are the spell's inputs, checked by
 // castIntent (the one check and substitution every surface uses); a bad row names case and field.
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { SpellErrors } from "../../src/core/errors.js";
+import { runEval } from "../../src/eval/run.js";
 import { loadDocument } from "../../src/spell/index.js";
 import type { EvalPlan } from "../../src/spell/kinds/index.js";
 
 const TYPED = `name: typed
-llm: { provider: scripted, responses: [] }
+llm: { provider: scripted, responses: [{ tool_calls: [{ gate: done, args: { answer: ok } }] }] }
 identity: {}
 inputs:
   type: object
@@ -19,8 +20,7 @@ intent: "Summarize {{path}} in {{words}} words."
 circle: { gates: [done], wards: [{ max_turns: 2 }] }
 `;
 
-function load(cases: string) {
-  const dir = mkdtempSync(join(tmpdir(), "eval-inputs-"));
+function load(cases: string, dir = mkdtempSync(join(tmpdir(), "eval-inputs-"))) {
   writeFileSync(join(dir, "typed.yaml"), TYPED);
   writeFileSync(
     join(dir, "eval.yaml"),
@@ -68,5 +68,20 @@ describe("eval cases and a spell's inputs:", () => {
       "bad_input: cases[0] (small): input words: must be >= 10",
       "bad_input: cases[1] (nopath): input path: is required",
     ]);
+  });
+
+  it("the run casts each case's substituted intent (the loom of a real runEval)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "eval-inputs-"));
+    const plan = (await load(`  - { name: readme, vars: { path: README.md } }\n`, dir))
+      .value as EvalPlan;
+    const out = join(dir, "out");
+    const run = await runEval(plan, { out, env: {} });
+    expect(run.done).toBe(1);
+    const intents = readFileSync(join(out, "loom.jsonl"), "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => (JSON.parse(l) as { metadata?: { intent?: string } }).metadata?.intent)
+      .filter((i) => i !== undefined);
+    expect(intents).toEqual(["Summarize README.md in 100 words."]);
   });
 });
