@@ -66,6 +66,7 @@ export async function castOne(j: CastJob): Promise<CastOutcome> {
     tokens: result?.usage.totalTokens ?? 0,
     cost_usd: result ? (costOf(result) ?? null) : null,
     latency_ms: Math.round(latency),
+    entity_id: result?.entityId ?? null,
     last_turn_id: result?.lastTurnId ?? null,
     location: c.location,
   };

@@ -22,6 +22,8 @@ export interface ResultRow {
   tokens: number;
   cost_usd: number | null;
   latency_ms: number;
+  /** The cast's entity and last turn in the run's loom (spell view links a cell to them). */
+  entity_id: string | null;
   last_turn_id: string | null;
   location: string;
 }

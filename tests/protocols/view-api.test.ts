@@ -317,7 +317,7 @@ describe("spell view: a real spell eval run", { timeout: 120_000 }, () => {
         // $2/M in × 10 + $8/M out × 5: the turn's cost, and who answered.
         expect(turn).toMatchObject({
           llm: expect.stringMatching(/^scripted/),
-          cost: 10 * 2e-6 + 5 * 8e-6,
+          cost: expect.closeTo(10 * 2e-6 + 5 * 8e-6, 12),
         });
         const detail = (await json(
           own.port,
