@@ -17,7 +17,7 @@ inputs:
 intent: "Summarize {{path}} in {{words}} words."
 circle: { gates: [done], wards: [{ max_turns: 2 }] }
 `;
-const PLAIN = TYPED.replace(/inputs:[\s\S]*?words\.\"\n/, "");
+const PLAIN = TYPED.replace(/inputs:[\s\S]*?words\."\n/, "");
 
 let app: FastifyInstance | undefined;
 afterEach(async () => {

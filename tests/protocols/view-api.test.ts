@@ -308,28 +308,25 @@ describe("spell view: a real spell eval run", { timeout: 120_000 }, () => {
       expect(table.rows.filter((r) => r.pass)).toHaveLength(5);
       expect(new Map(table.summary).get("groups")).toBeDefined();
       for (const r of table.rows) {
-        expect(r.entity, `case ${r.case} links to its cast`).toEqual(expect.stringMatching(/\S/));
+        expect(r.entity, `case ${r.case} links to its cast`).toMatch(/\S/);
         const cast = await json(
           own.port,
           `/api/l/${table.loom}/e/${encodeURIComponent(r.entity!)}/rows`,
         );
         const turn = cast.rows.find((x) => x["kind"] === "turn")!;
         // $2/M in × 10 + $8/M out × 5: the turn's cost, and who answered.
-        expect(turn).toMatchObject({
-          llm: expect.stringMatching(/^scripted/),
-          cost: expect.closeTo(10 * 2e-6 + 5 * 8e-6, 12),
-        });
+        expect(String(turn["llm"])).toMatch(/^scripted/);
+        expect(turn["cost"]).toBeCloseTo(10 * 2e-6 + 5 * 8e-6, 12);
         const detail = (await json(
           own.port,
           `/api/l/${table.loom}/t/${String(turn["id"])}`,
         )) as unknown as {
           turn: { gate_calls: { gate_name: string; started_at?: string; duration_ms?: number }[] };
         };
-        expect(detail.turn.gate_calls[0]).toMatchObject({
-          gate_name: "done",
-          started_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
-          duration_ms: expect.any(Number),
-        });
+        const call = detail.turn.gate_calls[0]!;
+        expect(call.gate_name).toBe("done");
+        expect(call.started_at).toMatch(/^\d{4}-\d\d-\d\dT/);
+        expect(typeof call.duration_ms).toBe("number");
       }
     } finally {
       await own.app.close();

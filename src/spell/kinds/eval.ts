@@ -172,7 +172,7 @@ function caseOf(row: Row, errors: SpellbookError[]): Case | undefined {
     return bad(".vars: a mapping of names to values", ["vars"]);
   if (v["expect"] !== undefined && !Array.isArray(v["expect"]))
     return bad(".expect: a list of one-key assertions", ["expect"]);
-  return v as unknown as Case;
+  return v;
 }
 
 /** Keys the vocabulary does not have, regexes that do not compile, schemas ajv refuses. */
