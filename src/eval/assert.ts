@@ -24,7 +24,8 @@ export interface Verdict {
   /** Assertions that held, over all of them (1 when there are none and the cast ended). */
   score: number;
   reason: string;
-  judgeUsage: Usage[];
+  /** Each judge query's usage, with its cost when known (judge.ts). */
+  judgeUsage: (Usage & { costUsd?: number })[];
 }
 
 export interface AssessContext {
@@ -53,7 +54,7 @@ export async function assess(
   c: EvalCase,
   ctx: AssessContext,
 ): Promise<Verdict> {
-  const judgeUsage: Usage[] = [];
+  const judgeUsage: Verdict["judgeUsage"] = [];
   if (cast.status === "failed")
     return { status: "error", score: 0, reason: cast.error.message, judgeUsage };
   const { outcome, built, thread } = castView(cast);
@@ -95,7 +96,7 @@ async function own(
   c: EvalCase,
   thread: Turn[],
   ctx: AssessContext,
-  judgeUsage: Usage[],
+  judgeUsage: Verdict["judgeUsage"],
 ): Promise<string | null | undefined> {
   if (key === "max_latency_ms")
     return ctx.latencyMs <= Number(want)

@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { LLM, LLMResponse } from "../core/contract.js";
 import { errorMessage } from "../core/errors.js";
+import { addCost } from "../core/spend.js";
 import type { CastResult } from "../core/result.js";
 import { ReplayLLM } from "../llm/providers/replay.js";
 import type { Loom } from "../loom/loom.js";
@@ -25,8 +26,17 @@ export interface CastJob {
   judgeLLM: (name: string) => Promise<LLM>;
 }
 
-export async function castOne(j: CastJob): Promise<{ row: ResultRow; judgeTokens: number }> {
-  const { target, c, k, loom } = j;
+/** A cast's row, and what its judges spent (tokens; USD, undefined when a price is unknown). */
+export interface CastOutcome {
+  row: ResultRow;
+  judgeTokens: number;
+  judgeCost: number | undefined;
+}
+
+export async function castOne(j: CastJob): Promise<CastOutcome> {
+  const { target, k, loom } = j;
+  // The case's intent for this spell: its vars through the spell's inputs: (eval-intents.ts).
+  const c = { ...j.c, intent: j.c.intents?.[target.file] ?? j.c.intent };
   const started = performance.now();
   let result: CastResult<Loom> | undefined;
   let verdict: Verdict;
@@ -56,6 +66,7 @@ export async function castOne(j: CastJob): Promise<{ row: ResultRow; judgeTokens
     tokens: result?.usage.totalTokens ?? 0,
     cost_usd: result ? (costOf(result) ?? null) : null,
     latency_ms: Math.round(latency),
+    entity_id: result?.entityId ?? null,
     last_turn_id: result?.lastTurnId ?? null,
     location: c.location,
   };
@@ -63,7 +74,11 @@ export async function castOne(j: CastJob): Promise<{ row: ResultRow; judgeTokens
     (n, u) => n + u.promptTokens + u.completionTokens,
     0,
   );
-  return { row, judgeTokens };
+  const judgeCost = verdict.judgeUsage.reduce<number | undefined>(
+    (usd, u) => addCost(usd, u.costUsd),
+    0,
+  );
+  return { row, judgeTokens, judgeCost };
 }
 
 /** A recorded run's replies by cast key (spell|llm|case|repeat, `|judge` for its judge). */

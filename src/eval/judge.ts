@@ -2,11 +2,11 @@
  * `judge`: an LLM grades a cast's result against a rubric. The reply must be exactly one JSON
  * object `{"pass": boolean, "score": number 0..1 (optional), "reason": string}` — anything else
  * is a malformed judgement: the case is errored (reported apart), never guessed at. The judge's
- * usage counts in the run's tokens.
+ * usage counts in the run's tokens, and its cost in the run's cost.
  */
 import type { LLM, Usage } from "../core/contract.js";
 import { errorMessage } from "../core/errors.js";
-import { substituteVars } from "../spell/eval-vars.js";
+import { renderIntent } from "../spell/inputs.js";
 
 export interface Judgement {
   pass?: boolean;
@@ -14,7 +14,8 @@ export interface Judgement {
   reason: string;
   /** The reply could not be read, or the judge failed: an errored assertion. */
   error?: string;
-  usage?: Usage;
+  /** The judge's own usage, and its cost when its price is known (counted in the run's). */
+  usage?: Usage & { costUsd?: number };
 }
 
 const INSTRUCTIONS = `You grade the answer of an AI agent against a rubric.
@@ -28,16 +29,16 @@ export async function judge(
   result: unknown,
 ): Promise<Judgement> {
   const text = typeof result === "string" ? result : JSON.stringify(result);
-  const question = substituteVars(rubric, { intent, result: text }).text;
+  const question = renderIntent(rubric, { intent, result: text });
   let content: string | null;
-  let usage: Usage | undefined;
+  let usage: (Usage & { costUsd?: number }) | undefined;
   try {
     const reply = await llm.query([
       { role: "system", content: INSTRUCTIONS },
       { role: "user", content: `Rubric: ${question}\n\nTask: ${intent}\n\nAnswer: ${text}` },
     ]);
     content = reply.content;
-    usage = reply.usage;
+    usage = reply.costUsd === undefined ? reply.usage : { ...reply.usage, costUsd: reply.costUsd };
   } catch (err) {
     return { reason: "", error: `judge failed: ${errorMessage(err)}` };
   }

@@ -105,7 +105,7 @@ function* jobs(r: Run): Generator<Job> {
             const key = `${target.spell}|${target.llm}|${c.id}|${k}`;
             const [cast, judged] = [scope(key), scope(`${key}|judge`)];
             const { loom, judgeLLM } = r;
-            const { row, judgeTokens } = await castOne({
+            const { row, judgeTokens, judgeCost } = await castOne({
               target,
               c,
               k,
@@ -118,7 +118,7 @@ function* jobs(r: Run): Generator<Job> {
             for (const s of [cast, judged])
               if (r.replies && s.replies?.length)
                 write(r.replies, { key: s.key, replies: s.replies });
-            r.tally.add(row, judgeTokens);
+            r.tally.add(row, judgeTokens, judgeCost);
             r.o.onRow?.(row, r.tally);
           },
         };

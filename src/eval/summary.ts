@@ -3,6 +3,7 @@
  * flat in the number of casts' records): per spell × LLM and per case. Then summary.json,
  * junit.xml and the table on stdout are written from them.
  */
+import { formatUsd } from "../core/spend.js";
 import type { CaseStatus } from "./assert.js";
 import { mean, p95, passAtK, passHatK } from "./stats.js";
 
@@ -21,6 +22,8 @@ export interface ResultRow {
   tokens: number;
   cost_usd: number | null;
   latency_ms: number;
+  /** The cast's entity and last turn in the run's loom (spell view links a cell to them). */
+  entity_id: string | null;
   last_turn_id: string | null;
   location: string;
 }
@@ -74,7 +77,8 @@ export class Tally {
   tokens = 0;
   cost = 0;
 
-  add(row: ResultRow, judgeTokens: number): void {
+  /** One cast's row; its judges' tokens and cost count in its group's and the run's. */
+  add(row: ResultRow, judgeTokens: number, judgeCost: number | undefined = 0): void {
     const id = `${row.spell}\u0000${row.llm}`;
     let g = this.groups.get(id);
     if (!g) {
@@ -97,11 +101,11 @@ export class Tally {
     g.turns.push(row.turns);
     g.latency.push(row.latency_ms);
     g.tokens += row.tokens + judgeTokens;
-    if (row.cost_usd === null) g.costUnknown++;
-    else g.cost += row.cost_usd;
+    if (row.cost_usd === null || judgeCost === undefined) g.costUnknown++;
+    else g.cost += row.cost_usd + judgeCost;
     this.done++;
     this.tokens += row.tokens + judgeTokens;
-    this.cost += row.cost_usd ?? 0;
+    this.cost += (row.cost_usd ?? 0) + (judgeCost ?? 0);
     if (row.status === "error") this.errored++;
     else this.decided++;
     if (row.status === "pass") this.passed++;
@@ -186,7 +190,7 @@ export function summaryText(groups: GroupSummary[]): string {
       [
         `${g.spell} × ${g.llm}: ${g.passed}/${g.passed + g.failed} passed (${pct(g.pass_rate)})${g.errored ? `, ${g.errored} errored` : ""}`,
         `  pass@${g.k} ${pct(g.pass_at_k)}  pass^${g.k} ${pct(g.pass_hat_k)}`,
-        `  turns mean ${g.mean_turns.toFixed(2)} p95 ${g.p95_turns}  tokens ${g.tokens}  cost ${g.cost_usd === null ? "unknown" : `$${g.cost_usd.toFixed(4)}`}  latency mean ${Math.round(g.mean_latency_ms)} ms p95 ${Math.round(g.p95_latency_ms)} ms`,
+        `  turns mean ${g.mean_turns.toFixed(2)} p95 ${g.p95_turns}  tokens ${g.tokens}  cost ${g.cost_usd === null ? "unknown" : formatUsd(g.cost_usd)}  latency mean ${Math.round(g.mean_latency_ms)} ms p95 ${Math.round(g.p95_latency_ms)} ms`,
       ].join("\n"),
     )
     .join("\n");

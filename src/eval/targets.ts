@@ -16,6 +16,8 @@ import { EvalLLM } from "./llm.js";
 import type { Scheduler } from "./scheduler.js";
 
 export interface Target {
+  /** The spell's file (absolute, as the plan names it) and its name. */
+  file: string;
   spell: string;
   llm: string;
   provider: string;
@@ -54,7 +56,7 @@ export async function loadTarget(
     redactor: o.redactor,
   });
   const cantrip = loaded.value as Cantrip<Loom>;
-  return { spell: basename(file), llm: name, provider: spec.provider, cantrip };
+  return { file, spell: basename(file), llm: name, provider: spec.provider, cantrip };
 }
 
 const buildLLM = (spec: LLMSpec, file: string, o: TargetOptions): Promise<LLM> =>

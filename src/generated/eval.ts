@@ -58,7 +58,7 @@ export interface Eval {
  */
 export interface Case {
   name?: string;
-  intent: string;
+  intent?: string;
   vars?: {
     [k: string]: string | number | boolean;
   };

@@ -141,7 +141,9 @@ function num(value: unknown): number {
 
 function viewTurn(r: Turn, off: number, len: number): ViewTurn {
   const m = r.metadata ?? {};
-  const llm = m["llm"] as { provider?: unknown; model?: unknown } | undefined;
+  // Loom format 3 records who answered and the cost at the turn's top level.
+  const llm = (r.llm ?? m["llm"]) as { provider?: unknown; model?: unknown } | undefined;
+  const cost = r.cost_usd ?? m["cost_usd"];
   const fork = m["fork"] as { from_turn?: unknown } | undefined;
   const calls = Array.isArray(r.gate_calls) ? r.gate_calls : [];
   return {
@@ -154,7 +156,7 @@ function viewTurn(r: Turn, off: number, len: number): ViewTurn {
     gates: calls.map((g) => String(g.gate_name)),
     err: r.is_error === true || calls.some((g) => g.is_error),
     tokens: num(m.tokens_prompt) + num(m.tokens_completion),
-    cost: typeof m["cost_usd"] === "number" ? m["cost_usd"] : null,
+    cost: typeof cost === "number" ? cost : null,
     reward: typeof r.reward === "number" ? r.reward : null,
     end: r.terminated ? (r.reason ?? "done") : r.truncated ? `truncated: ${r.reason ?? "?"}` : null,
     ts: typeof m.timestamp === "string" ? m.timestamp : "",

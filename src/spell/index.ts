@@ -102,7 +102,7 @@ export async function loadDocumentText(
       },
       kinds,
     );
-    return { kind: child.kind, value: child.value };
+    return { kind: child.kind, value: child.value, document: child.document };
   };
   const ctx: KindContext = {
     file,

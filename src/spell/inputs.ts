@@ -70,13 +70,21 @@ export async function checkInputs(
   return values;
 }
 
+/** A `{{name}}` of a template. */
+const PLACE = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
+
+/** The names a template's `{{name}}`s use, in order, each once. */
+export function templateNames(template: string): string[] {
+  return [...new Set([...template.matchAll(PLACE)].map((m) => m[1]!))];
+}
+
 /**
  * `{{name}}` → the input's value: a string as it is, anything else as JSON; a declared input
  * with no value → "". One pass over the template: what a value brings in is never read again
  * as a template. A name that is not an input stays as written.
  */
 export function renderIntent(template: string, values: Readonly<Record<string, unknown>>): string {
-  return template.replace(/\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g, (whole, name: string) => {
+  return template.replace(PLACE, (whole, name: string) => {
     if (!Object.prototype.hasOwnProperty.call(values, name)) return whole;
     const value = values[name];
     if (value === undefined || value === null) return "";

@@ -1,8 +1,19 @@
 // `spell view`'s server on 127.0.0.1: the tree it gives (every turn reachable, the fork a branch,
 // the child under its caller, the fold marked), redaction of every answer, who may speak
 // (spell serve's rules), and that nothing outside the named loom or folder is read.
-import { appendFileSync, renameSync, symlinkSync } from "node:fs";
+import { execFile } from "node:child_process";
+import {
+  appendFileSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { request } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   ALL_TURNS,
@@ -247,6 +258,76 @@ describe("spell view: who may speak (spell serve's rules)", () => {
       expect(
         (await get(own.port, "/api/sources", { cookie: "spell_view_token=nope" })).status,
       ).toBe(401);
+    } finally {
+      await own.app.close();
+    }
+  });
+});
+
+// The shapes the real writers give: a `spell eval --out` run (results.jsonl, summary.json, its
+// loom in format 3: `llm` and `cost_usd` at a turn's top level, gate calls' started_at and
+// duration_ms), the example eval made priced and calling `done` (offline, scripted).
+describe("spell view: a real spell eval run", { timeout: 120_000 }, () => {
+  it("shows the run as its table, every cell linking to its cast; a turn's model, cost, gate call times", async () => {
+    const root = mkdtempSync(join(tmpdir(), "view-real-eval-"));
+    const spells = join(import.meta.dirname, "../../spells");
+    writeFileSync(
+      join(root, "arithmetic-eval.yaml"),
+      readFileSync(join(spells, "arithmetic-eval.yaml")),
+    );
+    const spell = readFileSync(join(spells, "arithmetic.yaml"), "utf8")
+      .replace("cycle: true", "cycle: true\n  price: { input: 2, output: 8 }")
+      .replace(
+        /\{ content: "(\d)" \}/g,
+        '{ tool_calls: [{ gate: done, args: { answer: "$1" } }], usage: { prompt_tokens: 10, completion_tokens: 5 } }',
+      );
+    writeFileSync(join(root, "arithmetic.yaml"), spell);
+    const bin = join(import.meta.dirname, "../../bin/run.js");
+    await promisify(execFile)(
+      process.execPath,
+      [bin, "eval", "arithmetic-eval.yaml", "--out", "out"],
+      {
+        cwd: root,
+        env: { PATH: process.env["PATH"] ?? "", HOME: root },
+      },
+    ).catch((err: { code?: number }) => expect(err.code).toBe(1)); // one wrong reply on purpose
+    const own = await startViewer(join(root, "out"));
+    try {
+      const sources = (await json(own.port, "/api/sources")) as unknown as {
+        id: string;
+        kind: string;
+        loom?: string;
+      }[];
+      const run = sources.find((s) => s.kind === "eval")!;
+      const table = (await json(own.port, `/api/evals/${run.id}`)) as unknown as {
+        loom: string;
+        summary: [string, unknown][];
+        rows: { case: string; pass: boolean; entity: string | null }[];
+      };
+      expect(table.rows).toHaveLength(6);
+      expect(table.rows.filter((r) => r.pass)).toHaveLength(5);
+      expect(new Map(table.summary).get("groups")).toBeDefined();
+      for (const r of table.rows) {
+        expect(r.entity, `case ${r.case} links to its cast`).toMatch(/\S/);
+        const cast = await json(
+          own.port,
+          `/api/l/${table.loom}/e/${encodeURIComponent(r.entity!)}/rows`,
+        );
+        const turn = cast.rows.find((x) => x["kind"] === "turn")!;
+        // $2/M in × 10 + $8/M out × 5: the turn's cost, and who answered.
+        expect(String(turn["llm"])).toMatch(/^scripted/);
+        expect(turn["cost"]).toBeCloseTo(10 * 2e-6 + 5 * 8e-6, 12);
+        const detail = (await json(
+          own.port,
+          `/api/l/${table.loom}/t/${String(turn["id"])}`,
+        )) as unknown as {
+          turn: { gate_calls: { gate_name: string; started_at?: string; duration_ms?: number }[] };
+        };
+        const call = detail.turn.gate_calls[0]!;
+        expect(call.gate_name).toBe("done");
+        expect(call.started_at).toMatch(/^\d{4}-\d\d-\d\dT/);
+        expect(typeof call.duration_ms).toBe("number");
+      }
     } finally {
       await own.app.close();
     }

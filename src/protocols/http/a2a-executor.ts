@@ -4,7 +4,8 @@
  * `metadata.spellbook.turn` the turn's sequence); a terminated cast's answer is the task's
  * artifact, then the task completes. `tasks/cancel` aborts the cast ("cancelled": the loom
  * records it truncated) and the task ends canceled; a cast cut by a ward or failed ends failed,
- * saying why. Casts count against the server's bound on casts at once.
+ * saying why. A data part is the spell's inputs, checked by castIntent before any cast. Casts
+ * count against the server's bound on casts at once.
  */
 import { randomUUID } from "node:crypto";
 import { Role, TaskState, type Message, type Part, type TaskStatus } from "@a2a-js/sdk";
@@ -19,6 +20,9 @@ import type { CantripEvent } from "../../core/events.js";
 import type { CastResult } from "../../core/result.js";
 import type { Loom } from "../../loom/loom.js";
 import { renderResult } from "../../circle/gate.js";
+import { ConfigError } from "../../core/errors.js";
+import { isJsonObject } from "../../core/json.js";
+import { castIntent, type CallableSpell, type SpellCall } from "../../spell/inputs.js";
 import type { CastSlots } from "./cast-route.js";
 
 const textPart = (value: string): Part => ({
@@ -28,18 +32,33 @@ const textPart = (value: string): Part => ({
   metadata: {},
 });
 
-/** The intent of a message: its text parts, then its data parts as JSON, blank-line joined. */
-export function intentOf(message: Message): string {
-  return message.parts
-    .map((p) =>
-      p.content?.$case === "text"
-        ? p.content.value
-        : p.content?.$case === "data"
-          ? JSON.stringify(p.content.value)
-          : "",
-    )
+/**
+ * The call a message makes: its text parts (blank-line joined) are the intent, its data part
+ * (one JSON object) the spell's named inputs. castIntent checks both, as on every surface.
+ */
+export function callOf(message: Message): SpellCall {
+  const text = message.parts
+    .map((p) => (p.content?.$case === "text" ? p.content.value : ""))
     .filter((t) => t.trim() !== "")
     .join("\n\n");
+  const data = message.parts.flatMap((p) =>
+    p.content?.$case === "data" ? [p.content.value as unknown] : [],
+  );
+  if (data.length > 1) throw new ConfigError("bad_input", "send the inputs as one data part");
+  const inputs = data[0];
+  if (inputs !== undefined && !isJsonObject(inputs))
+    throw new ConfigError("bad_input", "the data part must be a JSON object of the inputs");
+  return { intent: text === "" ? undefined : text, inputs };
+}
+
+/** The intent a message casts, or why it casts nothing (`code: message`). */
+async function intentOf(spell: CallableSpell, message: Message): Promise<string | ConfigError> {
+  try {
+    return await castIntent(spell, callOf(message));
+  } catch (err) {
+    if (err instanceof ConfigError) return err;
+    throw err;
+  }
 }
 
 /** What one task publishes: its statuses, each with an agent message when there is text. */
@@ -82,16 +101,27 @@ function taskEvents(request: RequestContext, bus: ExecutionEventBus) {
   };
 }
 
-export function spellExecutor(cantrip: Cantrip<Loom>, slots: CastSlots): AgentExecutor {
+export function spellExecutor(
+  cantrip: Cantrip<Loom>,
+  spell: CallableSpell,
+  slots: CastSlots,
+): AgentExecutor {
   const running = new Map<string, AbortController>();
   return {
     async execute(request: RequestContext, bus: ExecutionEventBus): Promise<void> {
       const { taskId, contextId } = request;
       const task = taskEvents(request, bus);
       task.submitted();
-      const intent = intentOf(request.userMessage);
-      if (intent === "" || slots.running >= slots.limit) {
-        if (intent === "") task.update(TaskState.TASK_STATE_REJECTED, "the message has no text");
+      const intent = await intentOf(spell, request.userMessage);
+      if (intent instanceof Error || slots.running >= slots.limit) {
+        if (intent instanceof ConfigError)
+          // No text and no intent: template: rejected, as before; a bad input fails the task.
+          task.update(
+            intent.code === "missing_intent"
+              ? TaskState.TASK_STATE_REJECTED
+              : TaskState.TASK_STATE_FAILED,
+            `${intent.code}: ${intent.message}`,
+          );
         else
           task.update(
             TaskState.TASK_STATE_FAILED,

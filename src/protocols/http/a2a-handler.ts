@@ -54,7 +54,7 @@ export function createA2AHandler(
   const requestHandler = new DefaultRequestHandler(
     agentCard(loaded, ""),
     new BoundedTaskStore(maxTasks),
-    spellExecutor(cantrip, slots),
+    spellExecutor(cantrip, loaded.spell, slots),
   );
   const current = new JsonRpcTransportHandler(requestHandler);
   const legacy = new LegacyJsonRpcTransportHandler(requestHandler);

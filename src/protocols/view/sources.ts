@@ -47,7 +47,8 @@ export class Sources {
   /** True when `path` (a file's real path) lies inside what was named. */
   inside(path: string): boolean {
     if (!this.isDir) return path === this.root;
-    return path.startsWith(this.root + sep);
+    // The folder itself is inside: an eval run named by its own folder (`spell view out/`).
+    return path === this.root || path.startsWith(this.root + sep);
   }
 
   /** Every entry, looking at the folder again (a cast may have started a new loom). */

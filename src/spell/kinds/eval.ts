@@ -16,12 +16,14 @@ import {
   type SpellbookError,
   type ErrorCode,
 } from "../../core/errors.js";
+import { isJsonObject } from "../../core/json.js";
 import type { Assertion, Case, Eval } from "../../generated/eval.js";
 import validateEval from "../../generated/eval-validate.js";
-import { substituteVars } from "../eval-vars.js";
+import type { CallableSpell } from "../inputs.js";
 import type { LoadOptions } from "../options.js";
 import type { Path } from "../source.js";
 import { readCaseRows } from "./eval-cases.js";
+import { caseIntents, type EvalSpell } from "./eval-intents.js";
 import type { DocumentKind, KindContext } from "./kind.js";
 
 export type EvalAssertion = Record<string, unknown>;
@@ -29,7 +31,10 @@ export type EvalAssertion = Record<string, unknown>;
 /** One case, its vars in its intent and the document's expectations before its own. */
 export interface EvalCase {
   id: string;
+  /** The intent cast (of the first spell when spells declare `inputs:`). */
   intent: string;
+  /** Each spell's intent by its file, when a spell declares `inputs:` (eval-intents.ts). */
+  intents?: Record<string, string>;
   expect: EvalAssertion[];
   /** file:line of the row. */
   location: string;
@@ -76,28 +81,32 @@ export const evalKind: DocumentKind<Eval, EvalPlan, EvalPlan> = {
     const ids = new Set<string>();
     const shared = (doc.expect ?? []) as EvalAssertion[];
     errors.push(...assertionErrors(shared, (p) => ctx.locate(["expect", ...p]), "expect"));
+    const spells = doc.spells.map((s) => resolvePath(ctx.baseDir, s));
+    const callable: EvalSpell[] = [];
+    for (const [i, file] of spells.entries()) {
+      const spell = await checkSpell(file, i, ctx, errors);
+      if (spell) callable.push({ file, spell });
+    }
     for (const [i, row] of rows.entries()) {
       const c = caseOf(row, errors);
       if (!c) continue;
       const id = c.name ?? `case-${i + 1}`;
       if (ids.has(id)) fail(errors, row.at(["name"]), `${row.label}.name: ${id} is used twice`);
       ids.add(id);
-      const { text, missing } = substituteVars(c.intent, c.vars ?? {});
-      for (const name of missing)
-        errors.push(
-          new ConfigError(
-            "eval_var",
-            `${row.label}.intent: {{${name}}} is not among the case's vars`,
-            row.at(["intent"]),
-          ),
-        );
+      const label = c.name ? `${row.label} (${c.name})` : row.label;
+      const intents = await caseIntents(c, label, row.at, callable, errors);
       const own = (c.expect ?? []) as EvalAssertion[];
       errors.push(...assertionErrors(own, (p) => row.at(["expect", ...p]), `${row.label}.expect`));
       const { file, line } = row.at([]);
-      cases.push({ id, intent: text, expect: [...shared, ...own], location: `${file}:${line}` });
+      if (intents)
+        cases.push({
+          id,
+          intent: intents.intent,
+          ...(intents.bySpell ? { intents: intents.bySpell } : {}),
+          expect: [...shared, ...own],
+          location: `${file}:${line}`,
+        });
     }
-    const spells = doc.spells.map((s) => resolvePath(ctx.baseDir, s));
-    for (const [i, spell] of spells.entries()) await checkSpell(spell, i, ctx, errors);
     if (errors.length) return { errors };
     return {
       errors,
@@ -156,13 +165,14 @@ function caseOf(row: Row, errors: SpellbookError[]): Case | undefined {
     return bad(": a case is a mapping with intent, vars and expect");
   for (const key of Object.keys(v))
     if (!CASE_KEYS.has(key)) return bad(`: unknown key ${key} (known: intent, name, vars, expect)`);
-  if (typeof v["intent"] !== "string") return bad(".intent: a case needs an intent (text)");
+  if (v["intent"] !== undefined && typeof v["intent"] !== "string")
+    return bad(".intent: a case's intent is text");
   const vars = v["vars"];
   if (vars !== undefined && (vars === null || typeof vars !== "object" || Array.isArray(vars)))
     return bad(".vars: a mapping of names to values", ["vars"]);
   if (v["expect"] !== undefined && !Array.isArray(v["expect"]))
     return bad(".expect: a list of one-key assertions", ["expect"]);
-  return v as unknown as Case;
+  return v;
 }
 
 /** Keys the vocabulary does not have, regexes that do not compile, schemas ajv refuses. */
@@ -196,7 +206,13 @@ function assertionErrors(
   return errors;
 }
 
-async function checkSpell(spell: string, i: number, ctx: KindContext, errors: SpellbookError[]) {
+/** The spell checked to load as a cantrip; its `inputs:` and `intent:`, or undefined. */
+async function checkSpell(
+  spell: string,
+  i: number,
+  ctx: KindContext,
+  errors: SpellbookError[],
+): Promise<CallableSpell | undefined> {
   const at = ctx.locate(["spells", i]);
   const only: LoadOptions = { validateOnly: true, env: ctx.env };
   // Only a cantrip is loaded: another kind (an eval naming itself, say) is refused unread.
@@ -209,7 +225,7 @@ async function checkSpell(spell: string, i: number, ctx: KindContext, errors: Sp
   }
   try {
     const loaded = await ctx.loadNested(spell, only);
-    if (loaded.kind !== "cantrip")
+    if (loaded.kind !== "cantrip") {
       errors.push(
         new ConfigError(
           "eval_spell",
@@ -217,6 +233,14 @@ async function checkSpell(spell: string, i: number, ctx: KindContext, errors: Sp
           at,
         ),
       );
+      return undefined;
+    }
+    const doc = loaded.document ?? {};
+    const inputs = doc["inputs"];
+    return {
+      inputs: isJsonObject(inputs) ? inputs : undefined,
+      intent: typeof doc["intent"] === "string" ? doc["intent"] : undefined,
+    };
   } catch (err) {
     if (err instanceof SpellErrors) errors.push(...err.errors);
     else

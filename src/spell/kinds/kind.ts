@@ -31,7 +31,10 @@ export interface KindContext<Options = unknown> {
    * `cast:` spell); handed in by the loader, so a kind never imports the loader back. `extra`
    * overrides the options the nested document is loaded with (a flow passes its loom and LLM on).
    */
-  loadNested(file: string, extra?: LoadOptions): Promise<{ kind: string; value: unknown }>;
+  loadNested(
+    file: string,
+    extra?: LoadOptions,
+  ): Promise<{ kind: string; value: unknown; document?: Record<string, unknown> }>;
 }
 
 /** The stages a kind supplies; parse and rewrite are shared by every kind. */

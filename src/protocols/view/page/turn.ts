@@ -31,6 +31,9 @@ interface Detail {
     reward: number | null;
     reason: string | null;
     is_error?: boolean;
+    /** Loom format 3: who answered and what the turn cost, at the record's top level. */
+    llm?: { provider?: string; model?: string | null };
+    cost_usd?: number;
   };
   folds: { id: string; from_sequence: number; to_sequence: number; summary: string }[];
   hanging: { entity: string; kind: string }[];
@@ -82,7 +85,8 @@ export function TurnPanel({
   if (!d || d.turn.id !== turn) return html`<p>Loading…</p>`;
   const t = d.turn;
   const m = t.metadata;
-  const llm = m["llm"] as { provider?: string; model?: string } | undefined;
+  const llm = t.llm ?? (m["llm"] as { provider?: string; model?: string } | undefined);
+  const cost = t.cost_usd ?? m["cost_usd"];
   const rest = Object.fromEntries(Object.entries(m).filter(([k]) => !KNOWN.has(k)));
   return html`<article class="turn" data-open-turn=${t.id}>
     <h3>Turn #${t.sequence} <small>${t.id} · ${t.entity_id}</small></h3>
@@ -91,7 +95,7 @@ export function TurnPanel({
       ${count(m["tokens_cached"])} cached · ${f.ms(Number(m["duration_ms"] ?? 0))} ·
       ${f.when(typeof m["timestamp"] === "string" ? m["timestamp"] : "")}
       ${llm ? ` · ${[llm.provider, llm.model].filter(Boolean).join("/")}` : ""}
-      ${typeof m["cost_usd"] === "number" ? ` · ${f.usd(m["cost_usd"])}` : ""}
+      ${typeof cost === "number" ? ` · ${f.usd(cost)}` : ""}
       ${t.reward === null ? "" : ` · reward ${t.reward}`} ${t.reason ? ` · ${t.reason}` : ""}
     </p>
     ${d.folds.map((fo) => html`<p class="fold"><b class="tag fold">folded</b> turns ${fo.from_sequence}–${fo.to_sequence}: ${fo.summary}</p>`)}
