@@ -5,10 +5,11 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createHttpServer, type ServeOptions } from "../../src/protocols/http/server.js";
 import { loadSpellText } from "../../src/spell/index.js";
 import { a2aClient, artifactText, isTask, sendParams } from "../support/a2a.js";
-import { withProvider, type LoopbackReply } from "../support/providers.js";
+import { doneReplyLeaking, withProvider, type LoopbackReply } from "../support/providers.js";
 
 // A2A is served behind the same guard as the rest of spell serve, and redacts as it does.
 const SECRET = "vault-pass-8c1f2e9d47";
+const doneWith = (answer: string): LoopbackReply => doneReplyLeaking(answer, SECRET);
 const done = { tool_calls: [{ gate: "done", args: { answer: "ok" } }] };
 const SCRIPTED = `name: echoer
 llm: { provider: scripted, responses: ${JSON.stringify([done, done, done])} }
@@ -119,32 +120,6 @@ describe("A2A behind spell serve's guard", () => {
     const result = await client.sendMessage(sendParams("go"));
     expect(isTask(result) && result.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
   });
-});
-
-const doneWith = (answer: string): LoopbackReply => ({
-  body: {
-    id: "c",
-    object: "chat.completion",
-    model: "m",
-    choices: [
-      {
-        index: 0,
-        finish_reason: "tool_calls",
-        message: {
-          role: "assistant",
-          content: `the answer holds ${SECRET}`,
-          tool_calls: [
-            {
-              id: "d1",
-              type: "function",
-              function: { name: "done", arguments: JSON.stringify({ answer }) },
-            },
-          ],
-        },
-      },
-    ],
-    usage: { prompt_tokens: 5, completion_tokens: 5 },
-  },
 });
 
 describe("A2A never sends a secret (PROD-8)", () => {

@@ -2,10 +2,11 @@ import type { FastifyInstance } from "fastify";
 import { afterEach, describe, expect, it } from "vitest";
 import { createHttpServer } from "../../src/protocols/http/server.js";
 import { loadSpellText } from "../../src/spell/index.js";
-import { withProvider, type LoopbackReply } from "../support/providers.js";
+import { doneReplyLeaking, withProvider, type LoopbackReply } from "../support/providers.js";
 
 // issue 21: `spell serve` with a real `${env:…}` secret, in every form a client can read.
 const SECRET = "vault-pass-8c1f2e9d47";
+const doneWith = (answer: string): LoopbackReply => doneReplyLeaking(answer, SECRET);
 
 /** A chat-completion SSE stream whose text arrives in `size`-character deltas, then stops. */
 function textStream(text: string, size: number): LoopbackReply {
@@ -22,32 +23,6 @@ function textStream(text: string, size: number): LoopbackReply {
       "data: [DONE]\n\n",
   };
 }
-
-const doneWith = (answer: string): LoopbackReply => ({
-  body: {
-    id: "c",
-    object: "chat.completion",
-    model: "m",
-    choices: [
-      {
-        index: 0,
-        finish_reason: "tool_calls",
-        message: {
-          role: "assistant",
-          content: `the answer holds ${SECRET}`,
-          tool_calls: [
-            {
-              id: "d1",
-              type: "function",
-              function: { name: "done", arguments: JSON.stringify({ answer }) },
-            },
-          ],
-        },
-      },
-    ],
-    usage: { prompt_tokens: 5, completion_tokens: 5 },
-  },
-});
 
 let app: FastifyInstance | undefined;
 afterEach(async () => {

@@ -98,3 +98,30 @@ export async function failure(
   }
   throw new Error("expected the promise to fail, but it resolved");
 }
+
+/** A chat completion that calls `done` with `answer` and, in its text, leaks `secret`. */
+export const doneReplyLeaking = (answer: string, secret: string): LoopbackReply => ({
+  body: {
+    id: "c",
+    object: "chat.completion",
+    model: "m",
+    choices: [
+      {
+        index: 0,
+        finish_reason: "tool_calls",
+        message: {
+          role: "assistant",
+          content: `the answer holds ${secret}`,
+          tool_calls: [
+            {
+              id: "d1",
+              type: "function",
+              function: { name: "done", arguments: JSON.stringify({ answer }) },
+            },
+          ],
+        },
+      },
+    ],
+    usage: { prompt_tokens: 5, completion_tokens: 5 },
+  },
+});
