@@ -81,7 +81,9 @@ describe("a busy sandbox does not hold the event loop", () => {
     expect(lag).toBeLessThan(PROMPT_MS);
     expect(result).toMatchObject({ truncated: true, reason: "timeout_ms" });
     const turn = result.loom.turns()[0]!;
-    expect(turn.gate_calls.length).toBeGreaterThan(10);
+    // More than one round trip, each answer paired with its call; how many fit in 300 ms is the
+    // machine's business (5 at a load of 24 on 2 cores, hundreds on a quiet one).
+    expect(turn.gate_calls.length).toBeGreaterThan(1);
     expect(turn.gate_calls.every((c, i) => c.result === String(i))).toBe(true);
   });
 
