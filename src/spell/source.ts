@@ -37,11 +37,13 @@ export class SpellSource {
     }
     // The library's own unique-keys check compares every pair with every other (quadratic:
     // 30 s for a 1 MiB mapping); duplicateKeys below does it in one pass.
-    this.doc = parseDocument(text, {
-      lineCounter: this.lines,
-      prettyErrors: false,
-      uniqueKeys: false,
-    });
+    this.doc = withPlainEnv(() =>
+      parseDocument(text, {
+        lineCounter: this.lines,
+        prettyErrors: false,
+        uniqueKeys: false,
+      }),
+    );
   }
 
   /** Syntax errors of the YAML itself, and duplicate keys, each at its position. */
@@ -103,6 +105,28 @@ export class SpellSource {
   at(offset: number): SourcePosition {
     const { line, col } = this.lines.linePos(offset);
     return { file: this.file, line, col };
+  }
+}
+
+/** The YAML library's debugging switches, the only variables it reads. */
+const YAML_SWITCHES = ["LOG_TOKENS", "LOG_STREAM"] as const;
+
+/**
+ * `fn` run with process.env a plain object holding only the YAML library's switches (when set).
+ * The library's parser looks at process.env.LOG_TOKENS once per token, and process.env is no
+ * plain object: every look is a call into Node's C++ side, about a quarter of the time a 1 MiB
+ * spell takes to parse (bench/loader.bench.mjs). Parsing is synchronous: no other code runs
+ * before the process's own environment is back.
+ */
+function withPlainEnv<T>(fn: () => T): T {
+  const env = process.env;
+  const plain: NodeJS.ProcessEnv = {};
+  for (const name of YAML_SWITCHES) if (env[name] !== undefined) plain[name] = env[name];
+  process.env = plain;
+  try {
+    return fn();
+  } finally {
+    process.env = env;
   }
 }
 
