@@ -48,7 +48,7 @@ async function server(text) {
     circle: new Circle({ gates: [doneGate(), echoGate()], wards: [{ max_turns: 5 }] }),
     loom: new Loom(new JsonlStore(file)),
   });
-  const loaded = { name: "bench", cantrip, redactor: new Redactor() };
+  const loaded = { name: "bench", cantrip, redactor: new Redactor(), spell: {} };
   const app = await createHttpServer(loaded, { maxSessions: 5000, maxConcurrent: 64 });
   const url = new URL(await app.listen({ port: 0, host: "127.0.0.1" }));
   const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });

@@ -14,7 +14,7 @@ import { fork } from "node:child_process";
 import http from "node:http";
 import { setTimeout } from "node:timers";
 import { URL, fileURLToPath } from "node:url";
-import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -99,6 +99,7 @@ async function load(castOnce, pace = 0) {
 }
 
 const body = JSON.stringify({ intent: "go" });
+let shownFailure = false;
 const castOver = (url) => {
   const { hostname, port } = new URL(url);
   const agent = new http.Agent({ keepAlive: true, maxSockets: CLIENTS });
@@ -111,8 +112,12 @@ const castOver = (url) => {
           const parts = [];
           res.on("data", (d) => parts.push(d));
           res.on("end", () => {
-            const json = JSON.parse(Buffer.concat(parts).toString("utf8"));
-            resolve(res.statusCode === 200 && json.status === "terminated");
+            const text = Buffer.concat(parts).toString("utf8");
+            const ok = res.statusCode === 200 && JSON.parse(text).status === "terminated";
+            // The first failure is shown: a bench that only counts errors hides why.
+            if (!ok && !shownFailure) console.error(`a cast failed: ${res.statusCode} ${text}`);
+            shownFailure ||= !ok;
+            resolve(ok);
           });
           res.on("error", reject);
         },
@@ -156,7 +161,9 @@ globalThis.gc?.();
 const dir = mkdtempSync(join(tmpdir(), "serve-bench-"));
 const loomFile = join(dir, "loom.jsonl");
 const served = makeCantrip(new Loom(new JsonlStore(loomFile)));
-const loaded = { name: "bench", cantrip: served, redactor: new Redactor() };
+// A served spell as the loader gives it: `spell` is its document (no inputs:, so a request's
+// intent is cast as sent).
+const loaded = { name: "bench", cantrip: served, redactor: new Redactor(), spell: {} };
 const app = await createHttpServer(loaded, { maxConcurrent: CLIENTS });
 const url = await app.listen({ port: 0, host: "127.0.0.1" });
 globalThis.gc?.();
@@ -168,7 +175,8 @@ globalThis.gc?.();
 const rssAfter = process.memoryUsage().rss;
 const heapAfter = process.memoryUsage().heapUsed;
 await app.close();
-const loomBytes = statSync(loomFile).size;
+// No file when no cast was recorded (every request failed: the errors row says so).
+const loomBytes = existsSync(loomFile) ? statSync(loomFile).size : 0;
 rmSync(dir, { recursive: true, force: true });
 
 const row = (name, r) =>

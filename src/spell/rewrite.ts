@@ -1,7 +1,7 @@
-import { isMap, isPair, isScalar, isSeq, visit, type Scalar } from "yaml";
+import { isMap, isPair, isScalar, isSeq, type Scalar } from "yaml";
 import { ConfigError } from "../core/errors.js";
 import type { Redactor } from "../core/redact.js";
-import type { SpellSource } from "./source.js";
+import { walk, type SpellSource } from "./source.js";
 
 export interface Warning {
   message: string;
@@ -77,9 +77,12 @@ export function interpolateEnv(
   redactor: Redactor,
   errors: ConfigError[],
 ): void {
-  visit(source.doc, {
-    Scalar(key, node) {
-      if (key === "key" || typeof node.value !== "string" || !node.value.includes("${")) return;
+  // A value holds `${` only where the text does, or where a double-quoted escape (\x24{) or
+  // line join made one: a spell with neither has nothing to interpolate nor to warn about.
+  if (!source.text.includes("${") && !source.text.includes("\\")) return;
+  walk(source.doc.contents, {
+    value(node) {
+      if (typeof node.value !== "string" || !node.value.includes("${")) return;
       const almost = almostEnv(node.value);
       if (almost) {
         errors.push(new ConfigError("env_syntax", almost.message, at(source, node, almost.index)));

@@ -1,5 +1,4 @@
 import {
-  visit,
   isMap,
   isPair,
   isScalar,
@@ -8,6 +7,9 @@ import {
   parseDocument,
   type Document,
   type Node,
+  type Pair,
+  type Scalar,
+  type YAMLMap,
 } from "yaml";
 import { ConfigError, type SourcePosition } from "../core/errors.js";
 import { explainYamlError } from "./yaml-explain.js";
@@ -37,11 +39,13 @@ export class SpellSource {
     }
     // The library's own unique-keys check compares every pair with every other (quadratic:
     // 30 s for a 1 MiB mapping); duplicateKeys below does it in one pass.
-    this.doc = parseDocument(text, {
-      lineCounter: this.lines,
-      prettyErrors: false,
-      uniqueKeys: false,
-    });
+    this.doc = withPlainEnv(() =>
+      parseDocument(text, {
+        lineCounter: this.lines,
+        prettyErrors: false,
+        uniqueKeys: false,
+      }),
+    );
   }
 
   /** Syntax errors of the YAML itself, and duplicate keys, each at its position. */
@@ -106,6 +110,28 @@ export class SpellSource {
   }
 }
 
+/** The YAML library's debugging switches, the only variables it reads. */
+const YAML_SWITCHES = ["LOG_TOKENS", "LOG_STREAM"] as const;
+
+/**
+ * `fn` run with process.env a plain object holding only the YAML library's switches (when set).
+ * The library's parser looks at process.env.LOG_TOKENS once per token, and process.env is no
+ * plain object: every look is a call into Node's C++ side, about a quarter of the time a 1 MiB
+ * spell takes to parse (bench/loader.bench.mjs). Parsing is synchronous: no other code runs
+ * before the process's own environment is back.
+ */
+function withPlainEnv<T>(fn: () => T): T {
+  const env = process.env;
+  const plain: NodeJS.ProcessEnv = {};
+  for (const name of YAML_SWITCHES) if (env[name] !== undefined) plain[name] = env[name];
+  process.env = plain;
+  try {
+    return fn();
+  } finally {
+    process.env = env;
+  }
+}
+
 /**
  * Keys written twice in one mapping, in one pass over the document: a map per mapping from
  * scalar key value to its first node. Keys are compared as the YAML library compares them
@@ -113,8 +139,8 @@ export class SpellSource {
  */
 function duplicateKeys(source: SpellSource): ConfigError[] {
   const errors: ConfigError[] = [];
-  visit(source.doc, {
-    Map(_key, map) {
+  walk(source.doc.contents, {
+    map(map) {
       const seen = new Map<unknown, Node>();
       for (const pair of map.items) {
         if (!isScalar(pair.key)) continue;
@@ -135,4 +161,33 @@ function duplicateKeys(source: SpellSource): ConfigError[] {
     },
   });
   return errors;
+}
+
+/** What `walk` calls: each mapping before its pairs; each scalar that is not a mapping's key. */
+export interface Walker {
+  map?(map: YAMLMap<unknown, unknown>): void;
+  value?(scalar: Scalar): void;
+}
+
+/**
+ * Every node under `node`, depth first in document order (aliases are not followed), as the
+ * YAML library's visit() goes — without the frozen copy of the path it makes at every node
+ * (a twentieth of loading a 1 MiB spell).
+ */
+export function walk(node: unknown, walker: Walker): void {
+  if (isScalar(node)) walker.value?.(node);
+  else if (isMap(node)) {
+    walker.map?.(node);
+    for (const pair of node.items) walkPair(pair, walker);
+  } else if (isSeq(node)) {
+    for (const item of node.items) {
+      if (isPair(item)) walkPair(item, walker);
+      else walk(item, walker);
+    }
+  }
+}
+
+function walkPair(pair: Pair<unknown, unknown>, walker: Walker): void {
+  if (!isScalar(pair.key)) walk(pair.key, walker); // a collection as a key: its values are values
+  walk(pair.value, walker);
 }

@@ -98,6 +98,20 @@ circle:
     expect(spell.redactor.redact("say howdy")).toBe("say [REDACTED]");
   });
 
+  it("interpolates a ${env:NAME} that only a double-quoted escape or line join writes", async () => {
+    const escaped = valid.replace(
+      "system_prompt: hello",
+      'system_prompt: "\\x24{env:GREETING} and $\\\n  {env:OTHER}"',
+    );
+    expect(escaped).not.toContain("${");
+    const spell = await load(escaped, { GREETING: "howdy", OTHER: "hey" });
+    expect(spell.cantrip!.identity.systemPrompt).toBe("howdy and hey");
+    const errors = await errorsOf(valid.replace("intent: say hi", 'intent: "\\u0024{ENV:X}"'));
+    expect(errors).toEqual([
+      expect.stringMatching(/^spell\.yaml:6:\d+: \$\{ENV:X\} is not interpolated/),
+    ]);
+  });
+
   it("never quotes an interpolated value in an error (PROD-8)", async () => {
     const errors = await errorsOf(
       valid.replace("provider: scripted", 'provider: "${env:MY_TOKEN}"'),
