@@ -89,7 +89,7 @@ export class MediumTurn {
     // One budget for every call of the turn (issue 20), whichever medium runs them.
     const kb = numberWard(this.circle.wards, "max_gate_record_kb") ?? DEFAULT_MAX_GATE_RECORD_KB;
     const approvals: ApprovalRecord[] = [];
-    const callScope: CallScope = { ...scope, budget: new GateBudget(kb * 1024), approvals };
+    const callScope = callScopeOf(scope, new GateBudget(kb * 1024), approvals);
     const runs: CallRun[] = [];
     const gateCalls: GateCallRecord[] = [];
     let done: { result: unknown } | undefined;
@@ -138,6 +138,26 @@ export class MediumTurn {
       message.content = this.rules.trimmed(run, message.content);
     this.ephemeral = [];
   }
+}
+
+/**
+ * The turn's scope with its budget and approvals, built field by field: spreading the loop's
+ * scope (`{ ...scope, budget }`) took V8's slow generic copy, two-thirds of a conversation
+ * turn's own time in the medium (bench/loop.bench.mjs). Every key is required here, so a field
+ * added to TurnScope fails the typecheck until it is copied too.
+ */
+function callScopeOf(scope: TurnScope, budget: GateBudget, approvals: ApprovalRecord[]): CallScope {
+  const out: { [K in keyof Required<CallScope>]: CallScope[K] } = {
+    entityId: scope.entityId,
+    turnId: scope.turnId,
+    signal: scope.signal,
+    requireDone: scope.requireDone,
+    onGateStart: scope.onGateStart,
+    approver: scope.approver,
+    budget,
+    approvals,
+  };
+  return out;
 }
 
 /** The assistant message, built once; it carries what the provider needs back (signed thinking). */

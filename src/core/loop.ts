@@ -3,23 +3,22 @@
  * It knows its entity only through `LoopHost`; the entity, the circle and the loom are interfaces.
  */
 import { monotonicMs } from "./clock.js";
-import { addUsage, emptyUsage, type LLMResponse, type QueryOptions } from "./contract.js";
-import { SpellbookError, SystemError, errorMessage } from "./errors.js";
+import { emptyUsage, type LLMResponse, type QueryOptions } from "./contract.js";
 import type { EventBus } from "./events.js";
 import { newId } from "./ids.js";
 import type { MediumStep } from "./medium.js";
 import {
   decideOutcome,
   loopLimits,
-  truncationSummary,
   wardTruncation,
   type LoopLimits,
   type TurnOutcome,
 } from "./outcome.js";
-import { totals, type CastResult } from "./result.js";
+import type { CastResult } from "./result.js";
 import type { LoopHost } from "./loop-host.js";
 import type { LLMId, TurnCost } from "./loom-writer.js";
-import { addCost, llmIdOf } from "./spend.js";
+import { llmIdOf } from "./spend.js";
+import { CastTally } from "./cast-tally.js";
 import { validateResponse } from "./validate-response.js";
 import { abortAfter, abortReason, follow } from "./cast-signal.js";
 import { emitTurnEvents } from "./turn-events.js";
@@ -32,9 +31,8 @@ const ms = (since: number): number => Math.round((monotonicMs() - since) * 1000)
 
 export class CastRun<L> {
   private readonly controller = new AbortController();
-  private readonly usage = emptyUsage();
-  private readonly gates = new Map<string, number>();
-  private readonly startedAt = monotonicMs();
+  /** Turns, tokens, spend, gates called: what the wards read and the result reports. */
+  private readonly tally = new CastTally();
   private readonly timer: NodeJS.Timeout | undefined;
   private readonly unlink: (() => void) | undefined;
   private readonly limits: LoopLimits;
@@ -43,12 +41,7 @@ export class CastRun<L> {
   private readonly streamingQueryOptions: QueryOptions;
   /** Refilled per turn: the loom reads it during the record call (LoomWriter). */
   private readonly cost: TurnCost = { usage: emptyUsage(), durationMs: 0, extra: undefined };
-  private turns = 0;
-  /** USD this cast spent; undefined once a turn's price was unknown. */
-  private spent: number | undefined = 0;
   private readonly llmId: LLMId;
-  private lastUtterance = "";
-  private lastTurnId: string | null = null;
   /** Gates whose `tool_call` event went out as the call began, this turn (in order). */
   private readonly begun: string[] = [];
   private readonly onGateStart = (gate: string, args: string): void => {
@@ -82,7 +75,7 @@ export class CastRun<L> {
     try {
       return await this.loop();
     } catch (err) {
-      return this.fail(err);
+      return this.tally.failed(this.owner(), err);
     }
   }
 
@@ -94,19 +87,19 @@ export class CastRun<L> {
   }
 
   private async loop(): Promise<CastResult<L>> {
+    const { tally } = this;
     const early = wardTruncation(this.limits, this.state());
     if (early?.type === "truncated") return this.finish(early);
     for (;;) {
       const turnId = newId("turn");
       const started = monotonicMs();
       if (this.observed)
-        this.emit({ type: "step_start", entityId: this.host.id, sequence: this.turns + 1 });
-      const response = await this.query(this.turns + 1);
+        this.emit({ type: "step_start", entityId: this.host.id, sequence: tally.turns + 1 });
+      const response = await this.query(tally.turns + 1);
       if (response === null) return this.finish(this.recordAbort(turnId, started));
       validateResponse(response, this.host.history); // LLM-3, LLM-4, LLM-7
-      addUsage(this.usage, response.usage);
+      tally.addReply(response);
       this.host.addUsage(response.usage);
-      this.spent = addCost(this.spent, response.costUsd);
       this.begun.length = 0;
       const step = await this.host.step(
         response,
@@ -115,7 +108,7 @@ export class CastRun<L> {
         this.observed ? this.onGateStart : undefined,
       );
       this.host.history.push(...step.messages);
-      this.turns++;
+      tally.turns++;
       const outcome = decideOutcome(step.outcome, this.limits, this.state());
       const cost = this.cost;
       cost.usage = response.usage;
@@ -158,7 +151,7 @@ export class CastRun<L> {
   /** A query cut off by a ward or a cancel still leaves a terminal turn (LOOM-7). */
   private recordAbort(turnId: string, started: number): Truncation {
     const reason = abortReason(this.controller.signal.reason);
-    this.turns++;
+    this.tally.turns++;
     const outcome: Truncation = { type: "truncated", reason };
     this.host.record(
       turnId,
@@ -172,7 +165,7 @@ export class CastRun<L> {
       },
       outcome,
     );
-    this.lastTurnId = turnId;
+    this.tally.lastTurnId = turnId;
     return outcome;
   }
 
@@ -184,10 +177,7 @@ export class CastRun<L> {
     outcome: TurnOutcome,
     started: number,
   ): void {
-    this.lastTurnId = turnId;
-    this.lastUtterance = step.utterance;
-    for (const r of step.gateCalls)
-      this.gates.set(r.gate_name, (this.gates.get(r.gate_name) ?? 0) + 1);
+    this.tally.addStep(turnId, step);
     if (!this.observed) return;
     emitTurnEvents(this.host.bus, this.host.id, this.begun, {
       turnId,
@@ -199,70 +189,21 @@ export class CastRun<L> {
     });
   }
 
-  private common() {
-    return {
-      entityId: this.host.id,
-      turns: this.turns,
-      usage: totals(this.usage, this.spent),
-      cumulativeUsage: this.host.cumulativeUsage,
-      loom: this.host.config.loom,
-      lastTurnId: this.lastTurnId,
-    };
+  /** The entity a result speaks of, as it is when the cast ends. */
+  private owner() {
+    const { host } = this;
+    return { entityId: host.id, cumulativeUsage: host.cumulativeUsage, loom: host.config.loom };
   }
 
   private finish(outcome: Exclude<TurnOutcome, { type: "continue" }>): CastResult<L> {
-    const entityId = this.host.id;
-    if (outcome.type === "terminated") {
-      const { result, reason } = outcome;
-      this.emit({ type: "final", entityId, result, terminated: true, truncated: false, reason });
-      return {
-        ...this.common(),
-        status: "terminated",
-        terminated: true,
-        truncated: false,
-        reason,
-        result,
-      };
-    }
-    const { reason } = outcome;
-    const result = truncationSummary(reason, this.turns, this.gates, this.lastUtterance);
-    this.emit({ type: "final", entityId, result, terminated: false, truncated: true, reason });
-    return {
-      ...this.common(),
-      status: "truncated",
-      terminated: false,
-      truncated: true,
-      reason,
-      result,
-      lastUtterance: this.lastUtterance,
-    };
-  }
-
-  private fail(err: unknown): CastResult<L> {
-    const error =
-      err instanceof SpellbookError
-        ? err
-        : new SystemError("cast_failed", errorMessage(err), { cause: err });
-    return {
-      ...this.common(),
-      status: "failed",
-      terminated: false,
-      truncated: false,
-      reason: "failed",
-      result: undefined,
-      error,
-    };
+    const r = this.tally.ended(this.owner(), outcome);
+    const { result, terminated, truncated, reason } = r;
+    this.emit({ type: "final", entityId: this.host.id, result, terminated, truncated, reason });
+    return r;
   }
 
   private state() {
-    return {
-      turns: this.turns,
-      tokens: this.usage.promptTokens + this.usage.completionTokens,
-      startedAt: this.startedAt,
-      now: monotonicMs(),
-      aborted: this.controller.signal.aborted ? abortReason(this.controller.signal.reason) : null,
-      costUsd: this.spent,
-    };
+    return this.tally.state(this.controller.signal);
   }
 
   /** Events cost nothing when nobody listens: callers skip building them. */

@@ -6,15 +6,8 @@
  */
 import type * as WorkerThreads from "node:worker_threads";
 import type { MessagePort, Worker } from "node:worker_threads";
-import {
-  CONTROL_SLOTS,
-  SLOT,
-  STOP,
-  type FromLane,
-  type LaneData,
-  type ToLane,
-  type WireReply,
-} from "./protocol.js";
+import { SLOT, STOP, type FromLane, type ToLane, type WireReply } from "./protocol.js";
+import { bootWorker, type BootData } from "./lane-boot.js";
 import { Backoff, mainWindowEnd, spinUntilPast } from "./hot-wait.js";
 import { heapBudget } from "./lane-memory.js";
 import { ThreadClock } from "./thread-cpu.js";
@@ -70,47 +63,18 @@ export class Lane {
   }
 
   /**
-   * Starts a worker and waits for its module instance; `counterOffset` is learnt by the first.
-   * The worker boots while `wasmModule` is still being compiled, if it is.
+   * Starts a worker and waits for its module instance (lane-boot.ts); `counterOffset` is learnt
+   * by the first. The worker boots while `wasmModule` is still being compiled, if it is.
    */
   static start(
     file: URL | string,
-    data: Omit<LaneData, "control" | "replies" | "up" | "wasmModule">,
+    data: BootData,
     wasmModule: object | Promise<object>,
   ): Promise<{ lane: Lane; counterOffset: number | undefined }> {
-    const control = new SharedArrayBuffer(CONTROL_SLOTS * 4);
-    const threads = workerThreads();
-    const { port1, port2 } = new threads.MessageChannel();
-    port1.unref();
-    const up = new threads.MessageChannel();
-    const workerData = { ...data, control, replies: port2, up: up.port2 };
-    const worker = new threads.Worker(file, {
-      workerData: workerData satisfies Omit<LaneData, "wasmModule">,
-      transferList: [port2, up.port2],
-      // The parent's flags are not the worker's (`--input-type` of `node -e` would stop it).
-      execArgv: [],
-      // QuickJS's stack check (max_stack_kb) must fire before the thread's own stack runs out.
-      resourceLimits: { stackSizeMb: 16 },
-    });
-    Promise.resolve(wasmModule).then(
-      (compiled) => worker.postMessage({ op: "init", wasmModule: compiled } satisfies ToLane),
-      () => void worker.terminate(),
-    );
-    return new Promise((resolve, reject) => {
-      const early = (err: Error) => reject(err);
-      worker.once("exit", () => reject(new Error("the sandbox worker exited before it was ready")));
-      worker.once("error", early);
-      worker.once("message", (m: FromLane) => {
-        worker.off("error", early);
-        if (m.op !== "ready") {
-          void worker.terminate();
-          reject(new Error(m.op === "fatal" ? m.message : `unexpected ${m.op}`));
-          return;
-        }
-        const lane = new Lane(0, worker, control, port1, up.port1, m.thread);
-        resolve({ lane, counterOffset: m.counterOffset });
-      });
-    });
+    return bootWorker(file, data, wasmModule).then((b) => ({
+      lane: new Lane(0, b.worker, b.control, b.replies, b.up, b.thread),
+      counterOffset: b.counterOffset,
+    }));
   }
 
   /** The summed max_memory_mb of the sandboxes living in the lane (lane-memory.ts). */

@@ -275,7 +275,9 @@ describe("spell run without oclif", () => {
     const builtins = r.stderr.split("\n").filter((l) => l.startsWith("BUILTIN "));
     expect(builtins.length).toBeGreaterThan(0);
     expect(
-      builtins.filter((l) => /^BUILTIN (crypto|child_process|worker_threads|perf_hooks)$/.test(l)),
+      builtins.filter((l) =>
+        /^BUILTIN (crypto|child_process|worker_threads|perf_hooks|http|https|tls)$/.test(l),
+      ),
     ).toEqual([]);
   });
 });

@@ -4,15 +4,17 @@
  * (browser-pages.ts) aborts a denied request before it leaves; the proxy also sees the hops
  * routing never does: the next request of a redirect, which the driver continues unasked.
  */
-import {
-  createServer,
-  request as httpRequest,
-  type IncomingMessage,
-  type ServerResponse,
-} from "node:http";
-import { connect, type Socket } from "node:net";
-import type { AddressInfo } from "node:net";
+import type * as Http from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type * as Net from "node:net";
+import type { AddressInfo, Socket } from "node:net";
+import { lazyBuiltin } from "../../core/builtin.js";
 import { checkAllowed, type AllowEntry } from "./fetch-allow.js";
+
+// Loaded with the first page's proxy: every spell's start loads this module (the gate registry)
+// and node:http costs a run's start-up several milliseconds (bench/loop.bench.mjs, `spell run`).
+const http = lazyBuiltin<typeof Http>("node:http");
+const net = lazyBuiltin<typeof Net>("node:net");
 
 /** Set on the proxy's refusal (percent-encoded), so the gate can tell it from a site's 403. */
 export const DENIED_HEADER = "x-spellbook-denied";
@@ -35,7 +37,7 @@ export function refusal(allow: readonly AllowEntry[], url: URL): string | null {
 
 export async function startAllowProxy(allow: readonly AllowEntry[]): Promise<AllowProxy> {
   const sockets = new Set<Socket>();
-  const server = createServer((req, res) => {
+  const server = http().createServer((req, res) => {
     let url: URL;
     try {
       url = new URL(req.url ?? "");
@@ -68,7 +70,7 @@ export async function startAllowProxy(allow: readonly AllowEntry[]): Promise<All
       client.end("HTTP/1.1 403 Forbidden\r\n\r\n");
       return;
     }
-    const upstream = connect(Number(port), host.replace(/^\[|\]$/g, ""), () => {
+    const upstream = net().connect(Number(port), host.replace(/^\[|\]$/g, ""), () => {
       client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
       upstream.pipe(client).pipe(upstream);
     });
@@ -105,7 +107,7 @@ function forward(
   const headers = { ...req.headers };
   delete headers["proxy-connection"];
   delete headers["proxy-authorization"];
-  const upstream = httpRequest(
+  const upstream = http().request(
     {
       hostname: url.hostname.replace(/^\[|\]$/g, ""),
       port: url.port || 80,

@@ -1,0 +1,114 @@
+/**
+ * A cast's tally — the second concept that lived in loop.ts: what the cast has done so far
+ * (turns, tokens, USD spent, gates called, its last utterance and turn), which the wards read
+ * after every turn (`state`) and which becomes the cast's result when it ends (`ended`,
+ * `failed`). The loop (loop.ts) drives the turns; this only counts them and says how it went.
+ */
+import { monotonicMs } from "./clock.js";
+import { addUsage, emptyUsage, type LLMResponse } from "./contract.js";
+import { SpellbookError, SystemError, errorMessage } from "./errors.js";
+import type { MediumStep } from "./medium.js";
+import { truncationSummary, type LoopState, type TurnOutcome } from "./outcome.js";
+import { totals, type CastResult, type UsageTotals } from "./result.js";
+import { addCost } from "./spend.js";
+import { abortReason } from "./cast-signal.js";
+
+/** What a cast's result says of its entity besides the tally. */
+export interface CastOwner<L> {
+  readonly entityId: string;
+  readonly cumulativeUsage: UsageTotals;
+  readonly loom: L;
+}
+
+export class CastTally {
+  readonly startedAt = monotonicMs();
+  turns = 0;
+  lastTurnId: string | null = null;
+  private readonly usage = emptyUsage();
+  /** USD this cast spent; undefined once a turn's price was unknown. */
+  private spent: number | undefined = 0;
+  private readonly gates = new Map<string, number>();
+  private lastUtterance = "";
+
+  /** A reply's tokens and price. */
+  addReply(response: LLMResponse): void {
+    addUsage(this.usage, response.usage);
+    this.spent = addCost(this.spent, response.costUsd);
+  }
+
+  /** A recorded turn of the medium: its gate calls and its utterance. */
+  addStep(turnId: string, step: MediumStep): void {
+    this.lastTurnId = turnId;
+    this.lastUtterance = step.utterance;
+    for (const r of step.gateCalls)
+      this.gates.set(r.gate_name, (this.gates.get(r.gate_name) ?? 0) + 1);
+  }
+
+  /** What the wards decide on, now. */
+  state(signal: AbortSignal): LoopState {
+    return {
+      turns: this.turns,
+      tokens: this.usage.promptTokens + this.usage.completionTokens,
+      startedAt: this.startedAt,
+      now: monotonicMs(),
+      aborted: signal.aborted ? abortReason(signal.reason) : null,
+      costUsd: this.spent,
+    };
+  }
+
+  /** The result of a cast the entity or a ward ended. */
+  ended<L>(
+    owner: CastOwner<L>,
+    outcome: Exclude<TurnOutcome, { type: "continue" }>,
+  ): CastResult<L> {
+    if (outcome.type === "terminated") {
+      const { result, reason } = outcome;
+      return {
+        ...this.common(owner),
+        status: "terminated",
+        terminated: true,
+        truncated: false,
+        reason,
+        result,
+      };
+    }
+    const { reason } = outcome;
+    return {
+      ...this.common(owner),
+      status: "truncated",
+      terminated: false,
+      truncated: true,
+      reason,
+      result: truncationSummary(reason, this.turns, this.gates, this.lastUtterance),
+      lastUtterance: this.lastUtterance,
+    };
+  }
+
+  /** A failure of the loop, as a `failed` result (never a throw). */
+  failed<L>(owner: CastOwner<L>, err: unknown): CastResult<L> {
+    const error =
+      err instanceof SpellbookError
+        ? err
+        : new SystemError("cast_failed", errorMessage(err), { cause: err });
+    return {
+      ...this.common(owner),
+      status: "failed",
+      terminated: false,
+      truncated: false,
+      reason: "failed",
+      result: undefined,
+      error,
+    };
+  }
+
+  private common<L>(owner: CastOwner<L>) {
+    return {
+      entityId: owner.entityId,
+      turns: this.turns,
+      usage: totals(this.usage, this.spent),
+      cumulativeUsage: owner.cumulativeUsage,
+      loom: owner.loom,
+      lastTurnId: this.lastTurnId,
+    };
+  }
+}
