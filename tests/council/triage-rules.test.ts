@@ -32,7 +32,10 @@ describe("the council's triage rules are the schema's", () => {
   });
 
   it("with the schema's maximum raised to 6, the same output is accepted and run for 6 loops", async () => {
-    const seats = scripted("s", Array.from({ length: 12 }, (_, i) => `P${i}`));
+    const seats = scripted(
+      "s",
+      Array.from({ length: 12 }, (_, i) => `P${i}`),
+    );
     const engine = new CouncilEngine(
       {
         triage: sixLoops,
