@@ -26,7 +26,7 @@ import { emitTurnEvents } from "./turn-events.js";
 
 export type { LoopHost } from "./loop-host.js";
 
-type Truncation = Extract<TurnOutcome, { type: "truncated" }>;
+type Truncation = Extract<TurnOutcome, { kind: "truncated" }>;
 
 const ms = (since: number): number => Math.round((monotonicMs() - since) * 1000) / 1000;
 
@@ -95,7 +95,7 @@ export class CastRun<L> {
 
   private async loop(): Promise<CastResult<L>> {
     const early = wardTruncation(this.limits, this.state());
-    if (early?.type === "truncated") return this.finish(early);
+    if (early?.kind === "truncated") return this.finish(early);
     for (;;) {
       const turnId = newId("turn");
       const started = monotonicMs();
@@ -125,7 +125,7 @@ export class CastRun<L> {
       cost.llm = this.llmId;
       const sequence = this.host.record(turnId, step, cost, outcome);
       this.afterTurn(turnId, sequence, step, response, outcome, started);
-      if (outcome.type !== "continue") return this.finish(outcome);
+      if (outcome.kind !== "continue") return this.finish(outcome);
     }
   }
 
@@ -159,7 +159,7 @@ export class CastRun<L> {
   private recordAbort(turnId: string, started: number): Truncation {
     const reason = abortReason(this.controller.signal.reason);
     this.turns++;
-    const outcome: Truncation = { type: "truncated", reason };
+    const outcome: Truncation = { kind: "truncated", reason };
     this.host.record(
       turnId,
       { utterance: "", observation: `[truncated: ${reason}]`, gateCalls: [] },
@@ -210,9 +210,9 @@ export class CastRun<L> {
     };
   }
 
-  private finish(outcome: Exclude<TurnOutcome, { type: "continue" }>): CastResult<L> {
+  private finish(outcome: Exclude<TurnOutcome, { kind: "continue" }>): CastResult<L> {
     const entityId = this.host.id;
-    if (outcome.type === "terminated") {
+    if (outcome.kind === "terminated") {
       const { result, reason } = outcome;
       this.emit({ type: "final", entityId, result, terminated: true, truncated: false, reason });
       return {
