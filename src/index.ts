@@ -1,7 +1,7 @@
 /**
  * Spellbook's public API (`spellbook`): the spec's vocabulary, usable without YAML. A
  * deliberate list — tests/api/public-api.test.ts pins every name; an internal helper stays in
- * its module. The council is `spellbook/council` (src/council/index.ts).
+ * its module. The council is `spellbook/council` (src/spell/crucible.ts).
  */
 export { DefaultCantrip as Cantrip } from "./default-cantrip.js";
 export type { CastResult, CastTerminated, CastTruncated, CastFailed } from "./default-cantrip.js";

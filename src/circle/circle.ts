@@ -199,7 +199,7 @@ function holding(session: MediumSession, gates: readonly Gate[], entityId: strin
       for (const release of releases.splice(0)) release();
     },
   };
-  if (session.replay) held.replay = (turns, signal) => session.replay!(turns, signal);
+  if (session.rebuild) held.rebuild = (turns, signal) => session.rebuild!(turns, signal);
   return held;
 }
 

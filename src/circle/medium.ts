@@ -17,7 +17,7 @@ export type {
   MediumSession,
   MediumStep,
   Presentation,
-  ReplayTurn,
+  RebuildTurn,
   TurnScope,
 } from "../core/medium.js";
 

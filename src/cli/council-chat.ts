@@ -5,7 +5,7 @@
  * retry waits go to stderr; an interrupt (Ctrl-C) ends the running query, not the session.
  */
 import { errorMessage } from "../core/errors.js";
-import { Crucible, type EngineConfig } from "../council/index.js";
+import { Crucible, type EngineConfig } from "../spell/crucible.js";
 import type { CouncilProgram } from "../spell/kinds/council.js";
 import { completedLoopsText, councilProgress } from "./council-progress.js";
 import { processingLine } from "./council-run.js";

@@ -4,7 +4,7 @@
  * snake_case wire form (schemas/executor-result.schema.json).
  */
 import { errorMessage, SpellbookError } from "../core/errors.js";
-import { Crucible, type ExecutorResult } from "../council/index.js";
+import { Crucible, type ExecutorResult } from "../spell/crucible.js";
 import type { LoadedDocument } from "../spell/index.js";
 import type { CouncilProgram } from "../spell/kinds/council.js";
 import { completedLoopsJson, completedLoopsText, councilProgress } from "./council-progress.js";

@@ -4,7 +4,7 @@
  * the ExecutorResult with `expect:`.
  */
 import { errorMessage } from "../core/errors.js";
-import type { ExecutorResult } from "../council/index.js";
+import type { ExecutorResult } from "../council/types.js";
 import { loadDocument, type LoadedDocument } from "../spell/index.js";
 import type { CouncilProgram, CouncilTestCase } from "../spell/kinds/council.js";
 import type { CaseResult } from "./case.js";

@@ -38,7 +38,7 @@ export interface SummonOptions extends CastOptions {
   history?: Message[];
   /**
    * An entity recorded in the loom to continue (ENTITY-5 across processes): its earlier turns
-   * come back into the context and, in the code medium, its variables by replay (LOOM-13).
+   * come back into the context and, in the code medium, its variables by rebuild (LOOM-13).
    */
   entity?: string;
 }
@@ -147,7 +147,7 @@ export class Cantrip<L extends LoomWriter = LoomWriter> implements EntitySource<
     return { id: entityId, resume: () => this.resumePoint(entityId) };
   }
 
-  /** Where a named entity's thread ends, its context and replay (or a fresh start: no turns yet). */
+  /** Where a named entity's thread ends, its context and rebuild (or a fresh start: no turns yet). */
   private resumePoint(entityId: string): EntityOptions {
     const loom = this.loom;
     if (!loom.resumeEntity) return {};
@@ -162,7 +162,7 @@ export class Cantrip<L extends LoomWriter = LoomWriter> implements EntitySource<
       marks: point.marks.map((m) => ({ ...m, start: m.start + head.length })),
       parentTurnId: point.lastTurnId,
       sequence: point.sequence,
-      ...(point.replay.length ? { replay: point.replay } : {}),
+      ...(point.rebuild.length ? { rebuild: point.rebuild } : {}),
     };
   }
 

@@ -59,9 +59,9 @@ export class CastTally {
   /** The result of a cast the entity or a ward ended. */
   ended<L>(
     owner: CastOwner<L>,
-    outcome: Exclude<TurnOutcome, { type: "continue" }>,
+    outcome: Exclude<TurnOutcome, { kind: "continue" }>,
   ): CastResult<L> {
-    if (outcome.type === "terminated") {
+    if (outcome.kind === "terminated") {
       const { result, reason } = outcome;
       return {
         ...this.common(owner),

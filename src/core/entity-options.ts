@@ -7,7 +7,7 @@ import type { Approver } from "./approval.js";
 import type { Message } from "./contract.js";
 import type { CastConfig } from "./loop-host.js";
 import type { EntityLease, LoomWriter } from "./loom-writer.js";
-import type { ReplayTurn } from "./medium.js";
+import type { RebuildTurn } from "./medium.js";
 import type { ContextView, TurnMark } from "./view.js";
 
 /** What an entity is summoned from: a cantrip's fixed parts (the Cantrip implements it). */
@@ -35,8 +35,8 @@ export interface EntityOptions {
   onApproval?: Approver | undefined;
   /** A fork (LOOM-4): the turn it continues from and how its state was rebuilt, for the loom. */
   fork?: { fromTurnId: string; strategy: string };
-  /** Recorded turns whose medium state the entity rebuilds before its first cast (a fork's replay). */
-  replay?: readonly ReplayTurn[];
+  /** Recorded turns whose medium state the entity rebuilds before its first cast (a fork's rebuild). */
+  rebuild?: readonly RebuildTurn[];
   /** The id of a recorded entity this one continues (a resumed summon); default a new id. */
   id?: string;
   /** The sequence of the entity's last recorded turn (a resumed summon); default 0. */
@@ -44,7 +44,7 @@ export interface EntityOptions {
   /** How the entity is held while it lives (a loom that keeps entities); taken by `ready()`. */
   keeper?: (entityId: string) => Promise<EntityLease>;
   /**
-   * A resumed entity's recorded context (history, marks, parent turn, sequence, replay), read
+   * A resumed entity's recorded context (history, marks, parent turn, sequence, rebuild), read
    * by `ready()` once the entity is held: never from a thread another summon may still extend.
    */
   resume?: () => EntityOptions;

@@ -5,7 +5,7 @@ import { newId } from "./ids.js";
 import type { CastConfig, LoopHost } from "./loop-host.js";
 import { CastRun } from "./loop.js";
 import type { EntityLease, LoomWriter, TurnContent, TurnCost, TurnHead } from "./loom-writer.js";
-import type { MediumSession, MediumStep, ReplayTurn } from "./medium.js";
+import type { MediumSession, MediumStep, RebuildTurn } from "./medium.js";
 import type { TurnOutcome } from "./outcome.js";
 import { totals, type CastResult, type UsageTotals } from "./result.js";
 import { wholeHistory, type FoldRecord, type TurnMark } from "./view.js";
@@ -32,7 +32,7 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
   private intentIndex = 0;
   /** Written into the metadata of the next turn recorded: the intent that began a cast, a fork. */
   private note: Record<string, unknown> | null = null;
-  private pendingReplay: readonly ReplayTurn[] | null;
+  private pendingRebuild: readonly RebuildTurn[] | null;
   private disposed = false;
   private readonly head: TurnHead;
   private held: Promise<EntityLease | null> | null = null;
@@ -49,7 +49,7 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
     this.id = options.id ?? newId("ent");
     this.lastTurnId = options.parentTurnId ?? null;
     this.sequence = options.sequence ?? 0;
-    this.pendingReplay = options.replay?.length ? options.replay : null;
+    this.pendingRebuild = options.rebuild?.length ? options.rebuild : null;
     this.depth = options.depth ?? 0;
     this.head = { id: "", parentId: null, cantripId: cantrip.id, entityId: this.id, sequence: 0 };
     this.history = options.history ? [...options.history] : cantrip.initialMessages();
@@ -73,7 +73,7 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
       throw new ConfigError("entity_disposed", "entity was released; summon a new one");
     await this.ready();
     if (this.cantrip.circle.prepare) await this.prepare();
-    if (this.pendingReplay) await this.replay(this.pendingReplay);
+    if (this.pendingRebuild) await this.rebuild(this.pendingRebuild);
     this.intentIndex = this.history.length;
     // The intent goes into the first turn of the cast: a fork rebuilds the context from the loom.
     const fork = this.sequence === 0 ? this.options.fork : undefined;
@@ -135,7 +135,7 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
       this.marks.splice(0, this.marks.length, ...point.marks);
     this.lastTurnId = point.parentTurnId ?? null;
     this.sequence = point.sequence ?? 0;
-    this.pendingReplay = point.replay?.length ? point.replay : null;
+    this.pendingRebuild = point.rebuild?.length ? point.rebuild : null;
   }
 
   /**
@@ -154,15 +154,15 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
   }
 
   /** LOOM-13: the medium rebuilds its state from the loom; a divergence is the send's error. */
-  private async replay(turns: readonly ReplayTurn[]): Promise<void> {
-    this.pendingReplay = null;
-    if (!this.session.replay)
+  private async rebuild(turns: readonly RebuildTurn[]): Promise<void> {
+    this.pendingRebuild = null;
+    if (!this.session.rebuild)
       throw new ConfigError(
         "replay_unsupported",
         `the ${this.cantrip.circle.mediumName} medium has no state to replay`,
       );
     try {
-      await this.session.replay(turns, this.options.signal ?? new AbortController().signal);
+      await this.session.rebuild(turns, this.options.signal ?? new AbortController().signal);
     } catch (err) {
       // A resumed entity is not a fork: say which it was.
       if (this.options.fork || !(err instanceof SpellbookError)) throw err;

@@ -9,16 +9,22 @@
  * must fix a spell, a flag or a call), 4 for the system and model families (SystemError,
  * ProviderError, ModelError), 1 for the conformance runner's own codes (`spell test` reports a
  * broken case). An error raised inside a gate call (call_entity's refusals) reaches the model as
- * the gate's error and ends no command; its exit is the one it would give if it did.
+ * the gate's error and ends no command; its exit is the one it would give if it did. The
+ * servers' own answers (`spell serve`, `spell view`: `{ error: { code, message } }`) end no
+ * command either: they have no exit, only the HTTP status they are sent with.
  */
+
+import { HTTP_CODES } from "./error-codes-http.js";
 
 /** An exit code of `spell` (cli/io.ts EXIT). */
 export type ErrorExit = 1 | 3 | 4;
 
 export interface ErrorCodeInfo {
   readonly meaning: string;
-  /** One exit, or two (the meaning says which is which). */
+  /** One exit, or two (the meaning says which is which); none for a server's own answer. */
   readonly exit: readonly ErrorExit[];
+  /** The HTTP status a server sends it with (`{ error: { code, message } }`). */
+  readonly http?: number;
 }
 
 /** The user's spell, flag or call is wrong (ConfigError): exit 3. */
@@ -124,7 +130,7 @@ const RUN_CODES = {
   batch_too_large:
     "call_entity_batch got more proposals than max_batch_size (reaches the model as the gate's error)",
   cast_failed:
-    "the cast failed with an error that is not a SpellbookError (wrapped in the failed result)",
+    "the cast failed with an error that is not a SpellbookError (wrapped in the failed result; spell serve's cast stream: its error event)",
   child_failed: "a child entity's cast failed",
   child_medium_not_allowed:
     "call_entity asked for a child medium the circle's child_medium_allowlist does not allow (reaches the model)",
@@ -227,7 +233,8 @@ export type ErrorCode =
   | keyof typeof SPELL_CODES
   | keyof typeof RUN_CODES
   | keyof typeof TEST_CODES
-  | keyof typeof MIXED_CODES;
+  | keyof typeof MIXED_CODES
+  | keyof typeof HTTP_CODES;
 
 function withExit<K extends string>(
   codes: Record<K, string>,
@@ -238,10 +245,19 @@ function withExit<K extends string>(
   return out;
 }
 
-/** code → { meaning, exit }: the one table (docs/design/ERRORS.md is generated from it). */
+function withHttp<K extends string>(
+  codes: Record<K, { http: number; meaning: string }>,
+): Record<K, ErrorCodeInfo> {
+  const out = {} as Record<K, ErrorCodeInfo>;
+  for (const code of Object.keys(codes) as K[]) out[code] = { ...codes[code], exit: [] };
+  return out;
+}
+
+/** code → { meaning, exit, http }: the one table (docs/design/ERRORS.md is generated from it). */
 export const ERROR_CODES: Readonly<Record<ErrorCode, ErrorCodeInfo>> = {
   ...withExit(SPELL_CODES, 3),
   ...withExit(RUN_CODES, 4),
   ...withExit(TEST_CODES, 1),
   ...MIXED_CODES,
+  ...withHttp(HTTP_CODES),
 };

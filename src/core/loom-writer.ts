@@ -3,7 +3,7 @@
  * and builds the records; core never imports the loom.
  */
 import type { Message, Usage } from "./contract.js";
-import type { GateCallRecord, ReplayTurn } from "./medium.js";
+import type { GateCallRecord, RebuildTurn } from "./medium.js";
 import type { TurnOutcome } from "./outcome.js";
 import type { FoldRecord, TurnMark } from "./view.js";
 
@@ -75,14 +75,14 @@ export interface LoomWriter extends EntityKeeper {
 
 /**
  * An entity as a loom gives it back to be continued (ENTITY-5 across processes): its working
- * context after the cantrip's head, the turns whose medium state a replay rebuilds (the code
+ * context after the cantrip's head, the turns whose medium state a rebuild restores (the code
  * medium's), and where its thread ends.
  */
 export interface ResumePoint {
   messages: Message[];
   /** Where each restored turn begins in `messages` (a folding view folds them too). */
   marks: TurnMark[];
-  replay: ReplayTurn[];
+  rebuild: RebuildTurn[];
   /** The entity's last recorded turn: the next turn hangs from it. */
   lastTurnId: string;
   /** The last turn's sequence: the next turn continues the count. */

@@ -25,7 +25,7 @@ import { emitTurnEvents } from "./turn-events.js";
 
 export type { LoopHost } from "./loop-host.js";
 
-type Truncation = Extract<TurnOutcome, { type: "truncated" }>;
+type Truncation = Extract<TurnOutcome, { kind: "truncated" }>;
 
 const ms = (since: number): number => Math.round((monotonicMs() - since) * 1000) / 1000;
 
@@ -89,7 +89,7 @@ export class CastRun<L> {
   private async loop(): Promise<CastResult<L>> {
     const { tally } = this;
     const early = wardTruncation(this.limits, this.state());
-    if (early?.type === "truncated") return this.finish(early);
+    if (early?.kind === "truncated") return this.finish(early);
     for (;;) {
       const turnId = newId("turn");
       const started = monotonicMs();
@@ -118,7 +118,7 @@ export class CastRun<L> {
       cost.llm = this.llmId;
       const sequence = this.host.record(turnId, step, cost, outcome);
       this.afterTurn(turnId, sequence, step, response, outcome, started);
-      if (outcome.type !== "continue") return this.finish(outcome);
+      if (outcome.kind !== "continue") return this.finish(outcome);
     }
   }
 
@@ -152,7 +152,7 @@ export class CastRun<L> {
   private recordAbort(turnId: string, started: number): Truncation {
     const reason = abortReason(this.controller.signal.reason);
     this.tally.turns++;
-    const outcome: Truncation = { type: "truncated", reason };
+    const outcome: Truncation = { kind: "truncated", reason };
     this.host.record(
       turnId,
       { utterance: "", observation: `[truncated: ${reason}]`, gateCalls: [] },
@@ -195,7 +195,7 @@ export class CastRun<L> {
     return { entityId: host.id, cumulativeUsage: host.cumulativeUsage, loom: host.config.loom };
   }
 
-  private finish(outcome: Exclude<TurnOutcome, { type: "continue" }>): CastResult<L> {
+  private finish(outcome: Exclude<TurnOutcome, { kind: "continue" }>): CastResult<L> {
     const r = this.tally.ended(this.owner(), outcome);
     const { result, terminated, truncated, reason } = r;
     this.emit({ type: "final", entityId: this.host.id, result, terminated, truncated, reason });

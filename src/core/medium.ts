@@ -57,15 +57,15 @@ export interface TurnScope {
   readonly approver?: Approver | undefined;
 }
 
-/** A recorded turn a fork replays to rebuild a medium's state (LOOM-4, LOOM-13). */
-export interface ReplayTurn {
+/** A recorded turn a medium runs again to rebuild its state (a fork, a resume; LOOM-4, LOOM-13). */
+export interface RebuildTurn {
   id: string;
   sequence: number;
   /** What the entity wrote (the code medium: its code). */
   utterance: string;
   /** The gate calls as recorded: their results are handed back, the gates never run. */
   gateCalls: readonly GateCallRecord[];
-  /** The observation recorded: a replay that renders another one has diverged. */
+  /** The observation recorded: a rebuild that renders another one has diverged. */
   observation: string;
 }
 
@@ -76,7 +76,7 @@ export interface MediumSession {
    * Rebuilds the state recorded turns left behind, without running a gate (LOOM-13); throws an
    * error naming the first turn that replays differently. Absent: the medium has no state.
    */
-  replay?(turns: readonly ReplayTurn[], signal: AbortSignal): Promise<void>;
+  rebuild?(turns: readonly RebuildTurn[], signal: AbortSignal): Promise<void>;
   dispose(): void;
 }
 

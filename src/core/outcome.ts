@@ -3,9 +3,9 @@ import { numberWard, type WardValues } from "./wards.js";
 
 /** Every turn ends in exactly one named outcome; `done` is an outcome, not an exception. */
 export type TurnOutcome =
-  | { type: "continue" }
-  | { type: "terminated"; result: unknown; reason: "done" | "text" }
-  | { type: "truncated"; reason: string };
+  | { kind: "continue" }
+  | { kind: "terminated"; result: unknown; reason: "done" | "text" }
+  | { kind: "truncated"; reason: string };
 
 export interface LoopState {
   turns: number;
@@ -39,27 +39,27 @@ export function loopLimits(wards: WardValues): LoopLimits {
  * wards, enforced here by the runtime and not by the entity (CIRCLE-6, LOOP-4).
  */
 export function decideOutcome(step: MediumOutcome, limits: LoopLimits, s: LoopState): TurnOutcome {
-  if (step.kind === "done") return { type: "terminated", result: step.result, reason: "done" };
-  if (step.kind === "text") return { type: "terminated", result: step.content, reason: "text" };
+  if (step.kind === "done") return { kind: "terminated", result: step.result, reason: "done" };
+  if (step.kind === "text") return { kind: "terminated", result: step.content, reason: "text" };
   return wardTruncation(limits, s) ?? CONTINUE;
 }
 
-const CONTINUE: TurnOutcome = Object.freeze({ type: "continue" });
+const CONTINUE: TurnOutcome = Object.freeze({ kind: "continue" });
 
 /** The first ward the loop has run into, as a truncation; null while all hold. */
 export function wardTruncation(limits: LoopLimits, s: LoopState): TurnOutcome | null {
-  if (s.aborted !== null) return { type: "truncated", reason: s.aborted };
+  if (s.aborted !== null) return { kind: "truncated", reason: s.aborted };
   const { maxTurns, timeoutMs, maxTokens, maxCostUsd } = limits;
   if (maxTurns !== undefined && s.turns >= maxTurns)
-    return { type: "truncated", reason: "max_turns" };
+    return { kind: "truncated", reason: "max_turns" };
   if (timeoutMs !== undefined && s.now - s.startedAt >= timeoutMs)
-    return { type: "truncated", reason: "timeout_ms" };
+    return { kind: "truncated", reason: "timeout_ms" };
   if (maxTokens !== undefined && s.tokens >= maxTokens)
-    return { type: "truncated", reason: "max_tokens" };
+    return { kind: "truncated", reason: "max_tokens" };
   if (maxCostUsd !== undefined) {
     // A ward that cannot be checked stops the cast rather than let it spend unmeasured.
-    if (s.costUsd === undefined) return { type: "truncated", reason: "cost_unknown" };
-    if (s.costUsd >= maxCostUsd) return { type: "truncated", reason: "cost" };
+    if (s.costUsd === undefined) return { kind: "truncated", reason: "cost_unknown" };
+    if (s.costUsd >= maxCostUsd) return { kind: "truncated", reason: "cost" };
   }
   return null;
 }

@@ -46,6 +46,6 @@ export function emitTurnEvents(
     gates: step.gateCalls.map((r) => r.gate_name),
     usage: turn.response.usage,
     durationMs: turn.durationMs,
-    outcome: turn.outcome.type === "continue" ? "continue" : turn.outcome.type,
+    outcome: turn.outcome.kind === "continue" ? "continue" : turn.outcome.kind,
   });
 }

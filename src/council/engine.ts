@@ -1,5 +1,5 @@
 /**
- * Crucible, the public engine (brief §3): `run(query)` → triage → executor → ExecutorResult.
+ * The council engine (brief §3): `run(query)` → triage → executor → ExecutorResult.
  * Every call goes through our LLM layer; by default the engine builds OpenRouter models itself
  * (`createLLM`: retries, the `models` fallback array, normalized errors), or it is handed LLMs.
  */
@@ -15,7 +15,7 @@ import { HeuristicDelta, LlmJudgeDelta, type DeltaStrategy } from "./delta.js";
 import { completedLoopsOf, type CompletedLoop, type CouncilEventListener } from "./events.js";
 import { execute } from "./executor.js";
 import { runTriage } from "./triage-agent.js";
-import { toTriageOutput, triageProblems } from "./triage-check.js";
+import { toTriageOutput, type TriageCheck } from "./triage-output.js";
 import type { ExecutorResult, TriageOutput } from "./types.js";
 import { ownEntry } from "../core/own.js";
 
@@ -64,17 +64,25 @@ export interface EngineConfig {
   onEvent?: CouncilEventListener;
 }
 
-export class Crucible {
+/**
+ * The council runtime. It has no triage rules of its own: `checkTriage` is given by the loader
+ * (the schema's compiled validator, src/spell/triage-rules.ts); the public `Crucible`
+ * (src/spell/crucible.ts) is this engine with it given.
+ */
+export class CouncilEngine {
   private readonly config: EngineConfig;
   private readonly fixedTriage: TriageOutput | undefined;
   private readonly cantripId = newId("council");
   private readonly hinted = new Map<string, Promise<LLM>>();
   private readonly built = new Map<string, Promise<LLM>>();
 
-  constructor(config: EngineConfig = {}) {
+  constructor(
+    config: EngineConfig,
+    private readonly checkTriage: TriageCheck,
+  ) {
     this.config = { ...config };
     if (config.triage) {
-      const problems = triageProblems(config.triage);
+      const problems = checkTriage(config.triage);
       if (problems.length)
         throw new ConfigError(
           "triage_invalid",
@@ -92,7 +100,7 @@ export class Crucible {
   /**
    * Processes a query through the council. `context` is metadata for triage only; `signal`
    * ends the query (its calls) early. A failed run's error carries the completed loops
-   * (`Crucible.completedLoops(err)`).
+   * (`CouncilEngine.completedLoops(err)`).
    */
   async run(
     query: string,
@@ -103,7 +111,8 @@ export class Crucible {
     this.recordIdentity();
     const calls = new CouncilCalls(loom, this.cantripId, this.config.onEvent, options.signal);
     const triage =
-      this.fixedTriage ?? (await runTriage(await this.triageLLM(), calls, query, context));
+      this.fixedTriage ??
+      (await runTriage(await this.triageLLM(), calls, this.checkTriage, query, context));
     const seatLLMs = await Promise.all(
       triage.council.map((s) =>
         s.modelHint === null ? Promise.resolve(undefined) : this.modelFor(s.modelHint),

@@ -8,7 +8,7 @@ import type { LLM } from "../core/contract.js";
 import type { CouncilCalls } from "./calls.js";
 import { TRIAGE_SYSTEM_PROMPT } from "./prompts/triage-prompt.js";
 import { blocks } from "./seats.js";
-import { toTriageOutput, triageProblems } from "./triage-check.js";
+import { toTriageOutput, type TriageCheck } from "./triage-output.js";
 import type { TriageOutput } from "./types.js";
 
 /** The triage agent's user message: the raw query, and the caller's context when given. */
@@ -25,6 +25,7 @@ export function triageUserMessage(
 export async function runTriage(
   llm: LLM,
   calls: CouncilCalls,
+  check: TriageCheck,
   query: string,
   context?: Readonly<Record<string, unknown>>,
 ): Promise<TriageOutput> {
@@ -36,11 +37,11 @@ export async function runTriage(
     ],
     site: { phase: "triage" },
   });
-  return parseTriageReply(reply);
+  return parseTriageReply(reply, check);
 }
 
-/** A triage reply → TriageOutput, or a ModelError saying every problem (no retry). */
-export function parseTriageReply(reply: string): TriageOutput {
+/** A triage reply → TriageOutput, or a ModelError saying every problem `check` finds (no retry). */
+export function parseTriageReply(reply: string, check: TriageCheck): TriageOutput {
   let value: unknown;
   try {
     value = JSON.parse(reply);
@@ -50,7 +51,7 @@ export function parseTriageReply(reply: string): TriageOutput {
       `the triage agent's reply is not a JSON object (${(err as Error).message}); it is not retried: ${excerpt(reply)}`,
     );
   }
-  const problems = triageProblems(value);
+  const problems = check(value);
   if (problems.length) {
     throw new ModelError(
       "triage_invalid",

@@ -1,34 +1,13 @@
 /**
  * The council's runtime vocabulary (Crucible brief §2.1), in camelCase. The snake_case wire
  * forms are schemas/triage-output.schema.json, loop-record and executor-result; the triage
- * agent converts the model's JSON once (triage-check.ts), the CLI converts results back.
+ * agent converts the model's JSON once (triage-output.ts), the CLI converts results back.
  */
 
 export type ComplexityDomain = "simple" | "complicated" | "complex" | "chaotic";
 export type LoopGrammar = "parallel" | "sequential" | "debate";
 export type RedTeamFlavor = "logical" | "feasibility" | "ethical" | "steelman";
 export type CouncilRole = "synthesizer" | "domain_expert" | "pragmatist" | "creative" | "red_team";
-
-export const COMPLEXITY_DOMAINS: readonly ComplexityDomain[] = [
-  "simple",
-  "complicated",
-  "complex",
-  "chaotic",
-];
-export const LOOP_GRAMMARS: readonly LoopGrammar[] = ["parallel", "sequential", "debate"];
-export const RED_TEAM_FLAVOR_NAMES: readonly RedTeamFlavor[] = [
-  "logical",
-  "feasibility",
-  "ethical",
-  "steelman",
-];
-export const COUNCIL_ROLES: readonly CouncilRole[] = [
-  "synthesizer",
-  "domain_expert",
-  "pragmatist",
-  "creative",
-  "red_team",
-];
 
 export interface CouncilSeat {
   readonly role: CouncilRole;

@@ -18,11 +18,14 @@ import type { EventListener } from "../core/events.js";
 import type { CastResult } from "../core/result.js";
 import type { TurnMark } from "../core/view.js";
 import type { Loom } from "./loom.js";
-import { forkPath, rebuildMessages, replayTurn } from "./thread-context.js";
+import { forkPath, rebuildMessages, rebuildTurn } from "./thread-context.js";
 
 export { forkPath, rebuildMessages } from "./thread-context.js";
 
-/** How a fork's state was rebuilt, as the loom records it: messages only, or code replayed too. */
+/**
+ * How a fork's state was rebuilt, as the loom records it: messages only, or the code medium's
+ * state rebuilt too. The recorded value stays "replay": looms already written hold it.
+ */
 export const FORK_STRATEGY = "messages";
 export const REPLAY_STRATEGY = "replay";
 
@@ -61,14 +64,14 @@ export async function fork(
   const head = source.initialMessages();
   const marks: TurnMark[] = [];
   const history = [...head, ...rebuildMessages(path, codeTool, marks, head.length)];
-  // The code medium's sandbox comes back by replay: recorded code, gates hydrated (LOOM-13).
-  const replay = codeTool === null ? undefined : path.map(replayTurn);
+  // The code medium's sandbox comes back by a rebuild: recorded code, gates hydrated (LOOM-13).
+  const rebuild = codeTool === null ? undefined : path.map(rebuildTurn);
   const entity = source.summon({
     parentTurnId: turnId,
     history,
     marks,
-    fork: { fromTurnId: turnId, strategy: replay ? REPLAY_STRATEGY : FORK_STRATEGY },
-    ...(replay ? { replay } : {}),
+    fork: { fromTurnId: turnId, strategy: rebuild ? REPLAY_STRATEGY : FORK_STRATEGY },
+    ...(rebuild ? { rebuild } : {}),
     ...(options.onEvent ? { onEvent: options.onEvent } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
     // Issue 25: what the thread approved is answered from its record, never asked again.

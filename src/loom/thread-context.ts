@@ -2,11 +2,11 @@
  * The working context a recorded thread left behind, rebuilt from the loom: for a fork
  * (fork.ts, LOOM-4) and for an entity summoned again in another process (ENTITY-5, `resume`).
  * Each turn becomes its assistant message and observations again, each cast's intent comes
- * from the metadata of its first turn; the code medium's turns are handed over for replay.
+ * from the metadata of its first turn; the code medium's turns are handed over for a rebuild.
  */
 import type { Message, ToolCall } from "../core/contract.js";
 import type { ResumePoint } from "../core/loom-writer.js";
-import type { ReplayTurn } from "../core/medium.js";
+import type { RebuildTurn } from "../core/medium.js";
 import type { TurnMark } from "../core/view.js";
 import type { Turn } from "./turn.js";
 
@@ -86,7 +86,7 @@ export function rebuildMessages(
   return messages;
 }
 
-export const replayTurn = (t: Turn): ReplayTurn => ({
+export const rebuildTurn = (t: Turn): RebuildTurn => ({
   id: t.id,
   sequence: t.sequence,
   utterance: t.utterance,
@@ -110,7 +110,7 @@ export function resumePoint(
   return {
     messages: rebuildMessages(path, codeTool, marks),
     marks,
-    replay: codeTool === null ? [] : path.map(replayTurn),
+    rebuild: codeTool === null ? [] : path.map(rebuildTurn),
     lastTurnId: last.id,
     sequence: last.sequence,
   };

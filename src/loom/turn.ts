@@ -114,9 +114,9 @@ export function turnRecord(
     gate_calls: content.gateCalls,
     metadata,
     reward: null,
-    terminated: outcome.type === "terminated",
-    truncated: outcome.type === "truncated",
-    reason: outcome.type === "continue" ? null : outcome.reason,
+    terminated: outcome.kind === "terminated",
+    truncated: outcome.kind === "truncated",
+    reason: outcome.kind === "continue" ? null : outcome.reason,
   };
   if (content.isError) turn.is_error = true;
   if (cost.llm) turn.llm = cost.llm;

@@ -1,6 +1,6 @@
 /**
  * The package's public API as a user meets it: only the package's entry points (package.json
- * "exports": `spellbook` → src/index.ts, `spellbook/council` → src/council/index.ts), a real
+ * "exports": `spellbook` → src/index.ts, `spellbook/council` → src/spell/crucible.ts), a real
  * provider built in code against a loopback server (no network), and the identity's settings
  * reaching the request.
  */
@@ -8,7 +8,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import * as api from "../../src/index.js";
-import * as council from "../../src/council/index.js";
+import * as council from "../../src/spell/crucible.js";
 import { startLoopbackProvider, type LoopbackServer } from "../support/providers.js";
 
 /** Every name the package exports at run time. A new one is a decision: add it here. */
@@ -89,7 +89,7 @@ describe("the package's entry points", () => {
     };
     expect(pkg.exports).toEqual({
       ".": { types: "./dist/index.d.ts", default: "./dist/index.js" },
-      "./council": { types: "./dist/council/index.d.ts", default: "./dist/council/index.js" },
+      "./council": { types: "./dist/spell/crucible.d.ts", default: "./dist/spell/crucible.js" },
     });
   });
 

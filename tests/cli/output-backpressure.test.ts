@@ -46,7 +46,7 @@ function writeLoom(name: string, turns: number): string {
     head.parentId = i ? `turn_${i - 1}` : null;
     head.sequence = i + 1;
     const content = { utterance: `u${i} ${pad}`, observation: `o${i}`, gateCalls: [] };
-    loom.recordTurn(head, content, cost, { type: "continue" });
+    loom.recordTurn(head, content, cost, { kind: "continue" });
   }
   loom.close();
   return path;

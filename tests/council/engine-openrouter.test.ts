@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { runCommand } from "../../src/cli/run.js";
 import { io } from "../support/io.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Crucible, type ExecutorResult } from "../../src/council/index.js";
+import { Crucible, type ExecutorResult } from "../../src/spell/crucible.js";
 import {
   startLoopbackProvider,
   type LoopbackReply,

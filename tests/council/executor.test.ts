@@ -2,10 +2,10 @@
 import { describe, expect, it } from "vitest";
 import { CouncilCalls } from "../../src/council/calls.js";
 import { execute, type ExecutorOptions } from "../../src/council/executor.js";
-import { Crucible } from "../../src/council/index.js";
+import { Crucible } from "../../src/spell/crucible.js";
 import { ScriptedLLM } from "../../src/llm/providers/scripted.js";
 import { LoopRecord, type LoopRecordFactory } from "../../src/council/loop-record.js";
-import { toTriageOutput } from "../../src/council/triage-check.js";
+import { toTriageOutput } from "../../src/council/triage-output.js";
 import type { LLM, LLMResponse } from "../../src/core/contract.js";
 import { asked, scripted, triageJson } from "./helpers.js";
 

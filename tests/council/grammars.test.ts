@@ -1,6 +1,6 @@
 /** Each grammar's message assembly, message by message, against the brief's §2.4. */
 import { describe, expect, it } from "vitest";
-import { Crucible } from "../../src/council/index.js";
+import { Crucible } from "../../src/spell/crucible.js";
 import {
   RED_TEAM_BASE_FRAME,
   RED_TEAM_FLAVORS,

@@ -3,9 +3,9 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
-import * as council from "../../src/council/index.js";
+import * as council from "../../src/spell/crucible.js";
 
-const ENTRY = new URL("../../src/council/index.ts", import.meta.url);
+const ENTRY = new URL("../../src/spell/crucible.ts", import.meta.url);
 
 /** Every name the entry file exports, values and types. */
 function exportedNames(): string[] {
@@ -18,7 +18,7 @@ function exportedNames(): string[] {
       ts.canHaveModifiers(node) &&
       ts.getModifiers(node)?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword)
     )
-      names.push(node.getText(file));
+      names.push(ts.isClassDeclaration(node) && node.name ? node.name.text : node.getText(file));
   });
   return names.sort();
 }
@@ -40,13 +40,13 @@ describe("spellbook/council", () => {
       exports: Record<string, unknown>;
     };
     expect(pkg.exports["./council"]).toEqual({
-      types: "./dist/council/index.d.ts",
-      default: "./dist/council/index.js",
+      types: "./dist/spell/crucible.d.ts",
+      default: "./dist/spell/crucible.js",
     });
   });
 
   // The built package (npm run build, as the CLI tests need too), imported by its name.
-  it.skipIf(!existsSync(new URL("../../dist/council/index.js", import.meta.url)))(
+  it.skipIf(!existsSync(new URL("../../dist/spell/crucible.js", import.meta.url)))(
     "import('spellbook/council') from the built package gives only Crucible",
     () => {
       const out = execFileSync(

@@ -1,10 +1,10 @@
 /** §11 criteria 2 and 10: the triage agent's call, its JSON validated, every constraint said clearly. */
 import { describe, expect, it } from "vitest";
-import { Crucible } from "../../src/council/index.js";
+import { Crucible } from "../../src/spell/crucible.js";
 import { TRIAGE_SYSTEM_PROMPT } from "../../src/council/prompts/triage-prompt.js";
-import { triageProblems } from "../../src/council/triage-check.js";
 import { ModelError } from "../../src/core/errors.js";
 import validateTriage from "../../src/generated/triage-output-validate.js";
+import { triageCheck } from "../../src/spell/triage-rules.js";
 import { asked, scripted, triageJson } from "./helpers.js";
 
 function withTriageReply(reply: string) {
@@ -91,7 +91,7 @@ describe("triage agent", () => {
   });
 });
 
-describe("the hand-written checks and the schema agree", () => {
+describe("the council's check finds a problem exactly when the schema does", () => {
   const seat = (role: string, extra: Record<string, unknown> = {}) => ({
     role,
     system_prompt: "p",
@@ -167,6 +167,6 @@ describe("the hand-written checks and the schema agree", () => {
     ["flag not boolean", triageJson({ allow_early_exit: "yes" })],
   ];
   it.each(cases)("%s", (_name, value) => {
-    expect(triageProblems(value).length === 0).toBe(validateTriage(value));
+    expect(triageCheck(value).length === 0).toBe(validateTriage(value));
   });
 });

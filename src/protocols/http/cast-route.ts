@@ -5,6 +5,7 @@
  * streaming redactor (core/redact-stream.ts), so a secret split across deltas never goes out.
  */
 import type { FastifyReply, FastifyRequest } from "fastify";
+import type { ErrorCode } from "../../core/error-codes.js";
 import type { CantripEvent } from "../../core/events.js";
 import type { Redactor } from "../../core/redact.js";
 import { redactingListener } from "../../core/redact-stream.js";
@@ -19,7 +20,7 @@ export type Run = (
 
 export type Secrets = Pick<Redactor, "redact" | "longest" | "longestEscaped">;
 
-export const fail = (reply: FastifyReply, status: number, code: string, message: string) =>
+export const fail = (reply: FastifyReply, status: number, code: ErrorCode, message: string) =>
   reply.code(status).send({ error: { code, message } });
 
 export interface CastSlots {

@@ -8,6 +8,7 @@
  * no socket (and sends no body that is read).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { ErrorCode } from "../../core/error-codes.js";
 import { fail } from "./cast-route.js";
 
 export interface GuardOptions {
@@ -17,7 +18,7 @@ export interface GuardOptions {
 }
 
 /** A refusal that ends the connection after it is sent. */
-export const refuse = (reply: FastifyReply, status: number, code: string, message: string) =>
+export const refuse = (reply: FastifyReply, status: number, code: ErrorCode, message: string) =>
   fail(reply.header("connection", "close"), status, code, message);
 
 /** `http://localhost:3000/` → `http://localhost:3000`; throws on what is not an origin. */

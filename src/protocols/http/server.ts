@@ -12,6 +12,7 @@ import { a2aRoutes } from "./a2a-routes.js";
 import { cast, fail, type CastSlots } from "./cast-route.js";
 import { guard } from "./guard.js";
 import { CAST_BODY, openApiDocument } from "./openapi.js";
+import type { ErrorCode } from "../../core/error-codes.js";
 import { ConfigError } from "../../core/errors.js";
 import { castIntent, type SpellCall } from "../../spell/inputs.js";
 import { DEFAULT_SESSION_LIMITS, Sessions, SessionsFull } from "./sessions.js";
@@ -72,12 +73,10 @@ export async function createHttpServer(
       if (err instanceof SessionsFull)
         return fail(reply.header("retry-after", "5"), 503, "too_many_sessions", err.message);
       const status = err.statusCode ?? (err instanceof ConfigError ? 400 : 500);
-      return fail(
-        reply,
-        status,
-        status === 413 ? "body_too_large" : (err.code ?? "bad_request"),
-        redact(err.message),
-      );
+      // A thrown error's own code goes out as it is: a SpellbookError's (in the table), or
+      // Fastify's own (FST_…, not in it).
+      const code = (status === 413 ? "body_too_large" : (err.code ?? "bad_request")) as ErrorCode;
+      return fail(reply, status, code, redact(err.message));
     },
   );
   app.addHook("onClose", () => sessions.close());

@@ -5,6 +5,7 @@
  * through `send`, which redacts every string value before it is encoded.
  */
 import type { FastifyInstance, FastifyReply } from "fastify";
+import type { ErrorCode } from "../../core/error-codes.js";
 import type { LoomViewIndex } from "../../loom/view-index.js";
 import { entityLayout, threadRows, type TreeLayout } from "../../loom/view-tree.js";
 import { readEvalRun } from "./evals.js";
@@ -15,7 +16,7 @@ type Query = { offset?: string; limit?: string };
 
 const MAX_PAGE = 1000;
 
-export function fail(reply: FastifyReply, status: number, code: string, message: string) {
+export function fail(reply: FastifyReply, status: number, code: ErrorCode, message: string) {
   return reply
     .code(status)
     .type("application/json")

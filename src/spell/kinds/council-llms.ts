@@ -15,7 +15,7 @@ import {
   type ProviderContext,
 } from "../../llm/registry.js";
 import { ownEntry } from "../../core/own.js";
-import type { EngineConfig } from "../../council/index.js";
+import type { EngineConfig } from "../../council/engine.js";
 import { DEFAULT_MODEL, fallbackList, TRIAGE_MODEL } from "../../council/defaults.js";
 import type { Path } from "../source.js";
 import type { KindContext } from "./kind.js";

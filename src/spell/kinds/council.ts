@@ -2,7 +2,8 @@
  * The `council` kind (seed 004, Crucible): a deliberation council declared in YAML. The
  * snake_case document becomes an EngineConfig once, here; the engine is src/council's.
  */
-import { Crucible, type EngineConfig } from "../../council/index.js";
+import type { EngineConfig } from "../../council/engine.js";
+import { Crucible } from "../crucible.js";
 import { ConfigError, type SpellbookError } from "../../core/errors.js";
 import type { CouncilDocument, TestCase } from "../../generated/council.js";
 import { Loom } from "../../loom/loom.js";

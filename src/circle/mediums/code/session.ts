@@ -5,7 +5,7 @@ import type {
   GateHost,
   MediumSession,
   MediumStep,
-  ReplayTurn,
+  RebuildTurn,
   TurnScope,
 } from "../../medium.js";
 import { numberWard } from "../../../core/wards.js";
@@ -22,7 +22,7 @@ import {
 import { namedArguments } from "./arguments.js";
 import { JS_TOOL } from "./capability.js";
 import { renderObservation } from "./observation.js";
-import { replayTurns } from "./replay.js";
+import { rebuildTurns } from "./rebuild.js";
 import {
   loadCodeEngine,
   sandboxLimits,
@@ -78,9 +78,9 @@ export class CodeSession implements MediumSession {
   }
 
   /** A fork's sandbox: the recorded code runs again, gates answered from the loom (LOOM-13). */
-  async replay(turns: readonly ReplayTurn[], signal: AbortSignal): Promise<void> {
+  async rebuild(turns: readonly RebuildTurn[], signal: AbortSignal): Promise<void> {
     const sandbox = this.sandbox ?? (await this.open());
-    await replayTurns(sandbox, turns, signal, this.setup().aliases);
+    await rebuildTurns(sandbox, turns, signal, this.setup().aliases);
   }
 
   dispose(): void {

@@ -1,12 +1,12 @@
 /**
- * Replay of recorded code turns into a fresh sandbox (LOOM-4, LOOM-13): each turn's code runs
- * again, and every gate it calls is answered from the loom's record of that call — the gate
+ * Rebuild: recorded code turns run again in a fresh sandbox (LOOM-4, LOOM-13). Each turn's
+ * code runs again, and every gate it calls is answered from the loom's record of that call — the gate
  * itself never runs, so a counter does not move and a side effect does not happen twice.
- * A turn whose replay calls other gates, or renders another observation, has diverged: the
- * replay stops with an error naming the turn, never silently.
+ * A turn whose rebuild calls other gates, or renders another observation, has diverged: the
+ * rebuild stops with an error naming the turn, never silently.
  */
 import { ConfigError } from "../../../core/errors.js";
-import type { GateCallRecord, ReplayTurn } from "../../medium.js";
+import type { GateCallRecord, RebuildTurn } from "../../medium.js";
 import { laterRefusal } from "../../gate-budget.js";
 import { DONE } from "../../gate-names.js";
 import { renderObservation } from "./observation.js";
@@ -16,7 +16,7 @@ import type { GateReply, Sandbox } from "../../../sandbox/index.js";
  * A recorded result back as the value the code saw. The record keeps strings as they are and
  * anything else as JSON, so JSON is parsed and other text stays text; a gate that returned a
  * string that reads as JSON ("42") comes back parsed — and if that changes what the turn
- * rendered, the replay reports the divergence.
+ * rendered, the rebuild reports the divergence.
  */
 function hydrate(record: GateCallRecord): unknown {
   try {
@@ -26,15 +26,15 @@ function hydrate(record: GateCallRecord): unknown {
   }
 }
 
-const diverged = (turn: ReplayTurn, why: string) =>
+const diverged = (turn: RebuildTurn, why: string) =>
   new ConfigError(
     "fork_replay_diverged",
     `cannot fork: turn ${turn.sequence} (${turn.id}) replays differently: ${why}`,
   );
 
-export async function replayTurns(
+export async function rebuildTurns(
   sandbox: Sandbox,
-  turns: readonly ReplayTurn[],
+  turns: readonly RebuildTurn[],
   signal: AbortSignal,
   aliases: Readonly<Record<string, string>>,
 ): Promise<void> {
