@@ -98,9 +98,14 @@ function runUntilHeld(dir: string, signal: NodeJS.Signals, extra: string[] = [])
   hold = true;
   let child: ChildProcess | undefined;
   const reached = new Promise<void>((r) => (onHeld = r));
-  const run = runCli(["run", "counter.yaml", "--loom", "loom.jsonl", ...extra], env(), dir, (c) => {
-    child = c;
-  });
+  const run = runCli(
+    ["run", "counter.yaml", "--loom", "loom.jsonl", "-q", ...extra],
+    env(),
+    dir,
+    (c) => {
+      child = c;
+    },
+  );
   return reached.then(() => {
     hold = false;
     child!.kill(signal);
