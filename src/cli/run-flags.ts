@@ -16,4 +16,12 @@ export interface RunFlags extends OtelFlags {
   input?: string[] | undefined;
   /** A JSON file of inputs; `--input` values go on top. */
   inputs?: string | undefined;
+  /** An entity whose interrupted cast to continue (`last`: the spell's last in the loom). */
+  resume?: string | undefined;
+  /** K independent casts through the eval scheduler (run-repeat.ts). */
+  repeat?: number | undefined;
+  /** With --repeat: casts at once. */
+  concurrency?: number | undefined;
+  /** With --repeat: the report folder. */
+  out?: string | undefined;
 }

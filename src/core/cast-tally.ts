@@ -7,6 +7,7 @@
 import { monotonicMs } from "./clock.js";
 import { addUsage, emptyUsage, type LLMResponse } from "./contract.js";
 import { SpellbookError, SystemError, errorMessage } from "./errors.js";
+import type { RecordedCast } from "./loom-writer.js";
 import type { MediumStep } from "./medium.js";
 import { truncationSummary, type LoopState, type TurnOutcome } from "./outcome.js";
 import { totals, type CastResult, type UsageTotals } from "./result.js";
@@ -29,6 +30,15 @@ export class CastTally {
   private spent: number | undefined = 0;
   private readonly gates = new Map<string, number>();
   private lastUtterance = "";
+
+  /** A continued cast (`cast({ resumeEntity })`): its recorded turns count for the wards. */
+  continueFrom(prior: RecordedCast): void {
+    this.turns = prior.turns;
+    addUsage(this.usage, prior.usage);
+    this.spent = prior.costUsd;
+    for (const [gate, n] of Object.entries(prior.gates)) this.gates.set(gate, n);
+    this.lastUtterance = prior.lastUtterance;
+  }
 
   /** A reply's tokens and price. */
   addReply(response: LLMResponse): void {

@@ -16,7 +16,7 @@ import {
 } from "./outcome.js";
 import type { CastResult } from "./result.js";
 import type { LoopHost } from "./loop-host.js";
-import type { LLMId, TurnCost } from "./loom-writer.js";
+import type { LLMId, RecordedCast, TurnCost } from "./loom-writer.js";
 import { llmIdOf } from "./spend.js";
 import { CastTally } from "./cast-tally.js";
 import { validateResponse } from "./validate-response.js";
@@ -52,8 +52,11 @@ export class CastRun<L> {
   constructor(
     private readonly host: LoopHost<L>,
     outer: AbortSignal | undefined,
+    /** A continued cast (`cast({ resumeEntity })`): its recorded turns count for the wards. */
+    prior?: RecordedCast,
   ) {
     const { config } = host;
+    if (prior) this.tally.continueFrom(prior);
     this.limits = loopLimits(config.circle.wards);
     this.llmId = llmIdOf(config.llm);
     this.queryOptions = {

@@ -19,6 +19,7 @@ import type { CastResult } from "../core/result.js";
 import type { TurnMark } from "../core/view.js";
 import type { Loom } from "./loom.js";
 import { forkPath, rebuildMessages, rebuildTurn } from "./thread-context.js";
+import { cutOff } from "./recorded-cast.js";
 
 export { forkPath, rebuildMessages } from "./thread-context.js";
 
@@ -65,7 +66,7 @@ export async function fork(
   const marks: TurnMark[] = [];
   const history = [...head, ...rebuildMessages(path, codeTool, marks, head.length)];
   // The code medium's sandbox comes back by a rebuild: recorded code, gates hydrated (LOOM-13).
-  const rebuild = codeTool === null ? undefined : path.map(rebuildTurn);
+  const rebuild = codeTool === null ? undefined : path.filter((t) => !cutOff(t)).map(rebuildTurn);
   const entity = source.summon({
     parentTurnId: turnId,
     history,
