@@ -40,6 +40,7 @@ export function gateContext(scope: CallScope, context: EntityContext<Entity>): G
     entity: context.entity,
     depth: context.depth,
     onStart: scope.onGateStart,
+    onUnrecorded: scope.onGateUnrecorded,
     budget: scope.budget,
     approver: scope.approver,
     approvals: scope.approvals,

@@ -5,7 +5,7 @@ import { newId } from "./ids.js";
 import type { CastConfig, LoopHost } from "./loop-host.js";
 import { CastRun } from "./loop.js";
 import type { EntityLease, LoomWriter, TurnContent, TurnCost, TurnHead } from "./loom-writer.js";
-import type { MediumSession, MediumStep, ReplayTurn } from "./medium.js";
+import type { GateCallRecord, MediumSession, MediumStep, ReplayTurn } from "./medium.js";
 import type { TurnOutcome } from "./outcome.js";
 import { totals, type CastResult, type UsageTotals } from "./result.js";
 import { wholeHistory, type FoldRecord, type TurnMark } from "./view.js";
@@ -201,6 +201,7 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
     turnId: string,
     signal: AbortSignal,
     onGateStart?: (gate: string, args: string) => void,
+    onGateUnrecorded?: (record: GateCallRecord) => void,
   ): Promise<MediumStep> {
     this.turnStart = this.history.length;
     return this.session.execute(response, {
@@ -209,6 +210,7 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
       signal,
       requireDone: this.cantrip.circle.requireDone,
       onGateStart,
+      onGateUnrecorded,
       approver: this.options.onApproval,
     });
   }

@@ -7,7 +7,7 @@ import { addUsage, emptyUsage, type LLMResponse, type QueryOptions } from "./con
 import { SpellbookError, SystemError, errorMessage } from "./errors.js";
 import type { EventBus } from "./events.js";
 import { newId } from "./ids.js";
-import type { MediumStep } from "./medium.js";
+import type { GateCallRecord, MediumStep } from "./medium.js";
 import {
   decideOutcome,
   loopLimits,
@@ -51,6 +51,11 @@ export class CastRun<L> {
   private lastTurnId: string | null = null;
   /** Gates whose `tool_call` event went out as the call began, this turn (in order). */
   private readonly begun: string[] = [];
+  /** Calls of this turn answered without a record (past its gate budget), in order. */
+  private readonly unrecorded: GateCallRecord[] = [];
+  private readonly onGateUnrecorded = (record: GateCallRecord): void => {
+    this.unrecorded.push(record);
+  };
   private readonly onGateStart = (gate: string, args: string): void => {
     this.begun.push(gate);
     this.emit({ type: "tool_call", entityId: this.host.id, gate, arguments: args });
@@ -108,11 +113,13 @@ export class CastRun<L> {
       this.host.addUsage(response.usage);
       this.spent = addCost(this.spent, response.costUsd);
       this.begun.length = 0;
+      this.unrecorded.length = 0;
       const step = await this.host.step(
         response,
         turnId,
         this.controller.signal,
         this.observed ? this.onGateStart : undefined,
+        this.observed ? this.onGateUnrecorded : undefined,
       );
       this.host.history.push(...step.messages);
       this.turns++;
@@ -189,7 +196,7 @@ export class CastRun<L> {
     for (const r of step.gateCalls)
       this.gates.set(r.gate_name, (this.gates.get(r.gate_name) ?? 0) + 1);
     if (!this.observed) return;
-    emitTurnEvents(this.host.bus, this.host.id, this.begun, {
+    emitTurnEvents(this.host.bus, this.host.id, this.begun, this.unrecorded, {
       turnId,
       sequence,
       step,
