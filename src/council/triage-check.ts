@@ -1,7 +1,7 @@
 /**
  * The TriageOutput checks, written by hand so the runtime needs no generated validator. They
- * mirror schemas/triage-output.schema.json (tests/council/triage-check.test.ts runs both on the
- * same cases and keeps them in step) and say each broken rule in the brief's words (§4.2).
+ * mirror schemas/triage-output.schema.json (tests/council/triage.test.ts, "the hand-written checks and the
+ * schema agree", runs both on the same cases and keeps them in step) and say each broken rule in the brief's words (§4.2).
  */
 import {
   COMPLEXITY_DOMAINS,
