@@ -42,7 +42,8 @@ describe("A.1 Query: one round-trip, no loop, no circle, no entity", () => {
 
   it("spell run prints the answer and creates nothing: no loom, no .spellbook/", async () => {
     const dir = copy();
-    const o = { ...io(), cwd: dir };
+    const o = io();
+    o.cwd = dir;
     const code = await runCommand(join(dir, "01-query.yaml"), {}, o);
     expect(o.err).toBe("");
     expect(code).toBe(EXIT.ok);
@@ -52,7 +53,8 @@ describe("A.1 Query: one round-trip, no loop, no circle, no entity", () => {
 
   it("spell run --json gives the content and the usage; --intent replaces the last user message", async () => {
     const dir = copy();
-    const o = { ...io(), cwd: dir };
+    const o = io();
+    o.cwd = dir;
     const file = join(dir, "01-query.yaml");
     expect(await runCommand(file, { json: true, intent: "And 3 + 3?" }, o)).toBe(EXIT.ok);
     expect(JSON.parse(o.out)).toEqual({
@@ -63,7 +65,8 @@ describe("A.1 Query: one round-trip, no loop, no circle, no entity", () => {
 
   it("spell run --loom is refused: a query records nothing", async () => {
     const dir = copy();
-    const o = { ...io(), cwd: dir };
+    const o = io();
+    o.cwd = dir;
     const file = join(dir, "01-query.yaml");
     expect(await runCommand(file, { loom: join(dir, "l.jsonl") }, o)).toBe(EXIT.invalid);
     expect(o.err).toMatch(/a query records nothing/);
