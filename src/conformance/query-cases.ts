@@ -34,7 +34,7 @@ async function mismatches(
   test: QueryTestCase,
   own: ScriptedResponse[] | undefined,
 ): Promise<string[]> {
-  const responses = (test.responses ?? own) as ScriptedResponse[] | undefined;
+  const responses = test.responses ?? own;
   if (!responses) return ["no scripted replies: write responses: in the test or a scripted llm:"];
   const llm = new ScriptedLLM({ responses, recordInputs: true });
   const want = test.expect;

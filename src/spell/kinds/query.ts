@@ -82,7 +82,7 @@ export const queryKind: DocumentKind<Query, Resolved, QueryProgram | undefined> 
       }
     }
     const fixed = llm;
-    const messages = doc.messages.map((m) => ({ ...m }) as Message);
+    const messages = doc.messages.map((m) => ({ ...m }));
     return {
       errors: [],
       value: {
