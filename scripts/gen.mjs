@@ -22,6 +22,7 @@ const targets = [
   { schema: "flow.schema.json", type: "FlowDocument", out: "flow" },
   { schema: "flow-tests.schema.json", type: "FlowTestsDocument", out: "flow-tests" },
   { schema: "eval.schema.json", type: "EvalDocument", out: "eval" },
+  { schema: "query.schema.json", type: "QueryDocument", out: "query" },
 ];
 const readSchema = (name) => JSON.parse(readFileSync(join(root, "schemas", name), "utf8"));
 

@@ -116,8 +116,14 @@ export class Circle implements CircleLike, GateHost {
   ): GateOutcome | Promise<GateOutcome> {
     const encoded = typeof args === "string" ? args : (text ?? JSON.stringify(args ?? {}));
     ctx.onStart?.(name, encoded);
-    // Loom format 3: each call's start and duration, stamped on its record as it settles.
-    const timed = stamper(isoNow(), monotonicMs());
+    // Loom format 3: each call's start and duration, stamped on its record as it settles; a
+    // call answered without a record is still told, so its tool_call event has a tool_result.
+    const stamp = stamper(isoNow(), monotonicMs());
+    const timed = (o: GateOutcome): GateOutcome => {
+      stamp(o);
+      if (o.unrecorded) ctx.onUnrecorded?.(o.record);
+      return o;
+    };
     // Issue 25: a call the circle's approve: names waits for its answer; nothing runs before.
     const rule = this.gates.has(name) ? this.approvals.asks(name, args) : undefined;
     if (rule !== undefined) return this.askFirst(rule, name, args, encoded, ctx).then(timed);

@@ -25,6 +25,8 @@ export interface GateContext {
   readonly depth: number;
   /** Told as the call begins (the loop's `tool_call` event, while someone listens). */
   readonly onStart?: ((gate: string, args: string) => void) | undefined;
+  /** Told of a call answered without a record (`GateOutcome.unrecorded`): its `tool_result` event. */
+  readonly onUnrecorded?: ((record: GateCallRecord) => void) | undefined;
   /** The turn's budget of recorded bytes (issue 20); every call of a medium turn has one. */
   readonly budget?: TurnBudget | undefined;
   /** Who answers the circle's approval questions (issue 25); none: every ask is denied. */

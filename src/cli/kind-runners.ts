@@ -17,4 +17,5 @@ export const kindRunners: Readonly<Partial<Record<KindName, KindRunner>>> = {
     const { runFlowLines } = await import("./flow-run.js");
     return runFlowLines(loaded, process.stdin, {}, io);
   },
+  query: async (loaded, flags, io) => (await import("./query-run.js")).runQuery(loaded, flags, io),
 };

@@ -6,7 +6,8 @@ export default class Eval extends Command {
   static override description =
     "Run an eval (kind: eval): its spells over its cases, repeated and scored; a summary per spell × LLM (pass rate, pass@k, pass^k, turns, tokens, cost, latency) and a report folder (results.jsonl, loom, summary.json, junit.xml). Exit 1 below pass.rate or on a regression.";
   static override examples = [
-    "spell eval spells/arithmetic-eval.yaml --replay spells/arithmetic-eval.recorded",
+    "spell eval spells/arithmetic-eval.yaml --record --out runs/arithmetic",
+    "spell eval spells/arithmetic-eval.yaml --replay runs/arithmetic",
     "spell eval evals.yaml --repeat 5 --concurrency 8 --out .spellbook/evals/today",
     "spell eval evals.yaml --compare .spellbook/evals/yesterday",
   ];

@@ -1,5 +1,5 @@
 /**
- * Runs flow test cases (FLOWS.md "flow-tests.yaml"): a fresh flow per case, its messages one
+ * Runs flow test cases (FLOWS.md "Conformance: flow tests"): a fresh flow per case, its messages one
  * cycle each through the real FlowRunner, then the expectations compared with the normalized
  * trace (§8). A field written in an expected trace entry is compared exactly; a field left out
  * is not compared — the case says what it compares.

@@ -14,4 +14,5 @@ export const kindTestRunners: Readonly<Partial<Record<KindName, KindTestRunner>>
     (await import("./council-cases.js")).runCouncilTests(loaded, file),
   flow: runFlowDocumentTests,
   "flow-tests": runFlowSuite,
+  query: async (loaded, file) => (await import("./query-cases.js")).runQueryTests(loaded, file),
 };

@@ -12,7 +12,7 @@ import type {
   TurnCost,
   TurnHead,
 } from "./loom-writer.js";
-import type { MediumSession, MediumStep, RebuildTurn } from "./medium.js";
+import type { GateCallRecord, MediumSession, MediumStep, RebuildTurn } from "./medium.js";
 import type { TurnOutcome } from "./outcome.js";
 import { totals, type CastResult, type UsageTotals } from "./result.js";
 import { wholeHistory, type FoldRecord, type TurnMark } from "./view.js";
@@ -235,6 +235,7 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
     turnId: string,
     signal: AbortSignal,
     onGateStart?: (gate: string, args: string) => void,
+    onGateUnrecorded?: (record: GateCallRecord) => void,
   ): Promise<MediumStep> {
     this.turnStart = this.history.length;
     return this.session.execute(response, {
@@ -243,6 +244,7 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
       signal,
       requireDone: this.cantrip.circle.requireDone,
       onGateStart,
+      onGateUnrecorded,
       approver: this.options.onApproval,
     });
   }

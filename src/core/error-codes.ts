@@ -85,7 +85,7 @@ const SPELL_CODES = {
   missing_circle: "a cantrip is built without a circle",
   missing_done_gate: "a circle has no done gate (or require_done without one)",
   missing_identity: "a cantrip is built without an identity",
-  missing_llm: "a cantrip is built without an llm",
+  missing_llm: "a cantrip or a query is built without an llm",
   missing_truncation_ward: "a cantrip has no truncation ward (max_turns or timeout_ms)",
   model_missing: "the provider needs a model name and none is given",
   not_a_cantrip: "a cantrip was asked for and the document is of another kind",

@@ -2,7 +2,7 @@
 import type { LLM, LLMResponse, Message, ToolChoice, Usage } from "./contract.js";
 import type { EventBus } from "./events.js";
 import type { TurnContent, TurnCost } from "./loom-writer.js";
-import type { CircleLike, MediumStep, Presentation } from "./medium.js";
+import type { CircleLike, GateCallRecord, MediumStep, Presentation } from "./medium.js";
 import type { TurnOutcome } from "./outcome.js";
 import type { UsageTotals } from "./result.js";
 
@@ -26,12 +26,16 @@ export interface LoopHost<L> {
   readonly cumulativeUsage: UsageTotals;
   /** What the LLM is sent: the history as the view step shapes it (folding plugs in here). */
   view(): readonly Message[] | Promise<readonly Message[]>;
-  /** The medium's side of a turn; `onGateStart` is told as each gate call begins. */
+  /**
+   * The medium's side of a turn; `onGateStart` is told as each gate call begins,
+   * `onGateUnrecorded` of each call answered without a record (past the turn's gate budget).
+   */
   step(
     response: LLMResponse,
     turnId: string,
     signal: AbortSignal,
     onGateStart?: (gate: string, args: string) => void,
+    onGateUnrecorded?: (record: GateCallRecord) => void,
   ): Promise<MediumStep>;
   /** Records a turn in the loom; returns its sequence number. */
   record(turnId: string, content: TurnContent, cost: TurnCost, outcome: TurnOutcome): number;

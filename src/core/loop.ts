@@ -6,7 +6,7 @@ import { monotonicMs } from "./clock.js";
 import { emptyUsage, type LLMResponse, type QueryOptions } from "./contract.js";
 import type { EventBus } from "./events.js";
 import { newId } from "./ids.js";
-import type { MediumStep } from "./medium.js";
+import type { GateCallRecord, MediumStep } from "./medium.js";
 import {
   decideOutcome,
   loopLimits,
@@ -44,6 +44,11 @@ export class CastRun<L> {
   private readonly llmId: LLMId;
   /** Gates whose `tool_call` event went out as the call began, this turn (in order). */
   private readonly begun: string[] = [];
+  /** Calls of this turn answered without a record (past its gate budget), in order. */
+  private readonly unrecorded: GateCallRecord[] = [];
+  private readonly onGateUnrecorded = (record: GateCallRecord): void => {
+    this.unrecorded.push(record);
+  };
   private readonly onGateStart = (gate: string, args: string): void => {
     this.begun.push(gate);
     this.emit({ type: "tool_call", entityId: this.host.id, gate, arguments: args });
@@ -104,11 +109,13 @@ export class CastRun<L> {
       tally.addReply(response);
       this.host.addUsage(response.usage);
       this.begun.length = 0;
+      this.unrecorded.length = 0;
       const step = await this.host.step(
         response,
         turnId,
         this.controller.signal,
         this.observed ? this.onGateStart : undefined,
+        this.observed ? this.onGateUnrecorded : undefined,
       );
       this.host.history.push(...step.messages);
       tally.turns++;
@@ -182,7 +189,7 @@ export class CastRun<L> {
   ): void {
     this.tally.addStep(turnId, step);
     if (!this.observed) return;
-    emitTurnEvents(this.host.bus, this.host.id, this.begun, {
+    emitTurnEvents(this.host.bus, this.host.id, this.begun, this.unrecorded, {
       turnId,
       sequence,
       step,

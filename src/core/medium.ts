@@ -53,6 +53,11 @@ export interface TurnScope {
   readonly requireDone: boolean;
   /** Told as each gate call begins (its name and JSON arguments): the loop's `tool_call` event. */
   readonly onGateStart?: ((gate: string, args: string) => void) | undefined;
+  /**
+   * Told of a call answered without a record (refused past the turn's gate budget, after its
+   * first refusal): the loop's `tool_result` event for it, since the turn's records lack it.
+   */
+  readonly onGateUnrecorded?: ((record: GateCallRecord) => void) | undefined;
   /** Who answers the circle's approval questions (issue 25). */
   readonly approver?: Approver | undefined;
 }

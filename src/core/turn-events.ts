@@ -5,7 +5,7 @@
  */
 import type { LLMResponse } from "./contract.js";
 import type { EventBus } from "./events.js";
-import type { MediumStep } from "./medium.js";
+import type { GateCallRecord, MediumStep } from "./medium.js";
 import type { TurnOutcome } from "./outcome.js";
 
 export interface FinishedTurn {
@@ -17,15 +17,22 @@ export interface FinishedTurn {
   durationMs: number;
 }
 
-/** `begun`: the gates whose tool_call went out as the call began, this turn (consumed here). */
+/**
+ * `begun`: the gates whose tool_call went out as the call began, this turn (consumed here).
+ * `unrecorded`: the calls answered without a record (past the turn's gate budget, gate-budget.ts):
+ * each comes after every recorded call of the turn (the first refusal is recorded, every later
+ * call is not), so their results follow the records' in the order the calls were made, and every
+ * tool_call has its tool_result (is_error, the refusal as its content).
+ */
 export function emitTurnEvents(
   bus: EventBus,
   entityId: string,
   begun: string[],
+  unrecorded: readonly GateCallRecord[],
   turn: FinishedTurn,
 ): void {
   const { step } = turn;
-  for (const record of step.gateCalls) {
+  for (const record of [...step.gateCalls, ...unrecorded]) {
     // A call the medium answered without reaching a gate had no start: its tool_call is here.
     const at = begun.indexOf(record.gate_name);
     if (at >= 0) begun.splice(at, 1);

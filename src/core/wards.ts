@@ -17,7 +17,7 @@ export interface WardKind {
 /**
  * Every ward, built here in one place: the loop's, the code medium's (WARD-2, MEDIUM-4: numbers,
  * so a child's sandbox can only be tighter) and composition's. The loader checks at compile time
- * that these names are exactly the schema's (spell/ward-names.ts).
+ * that these names are exactly the schema's (spell/schema-types.ts, WARD_NAMES_MATCH_SCHEMA).
  */
 export const wardKinds = {
   max_turns: { type: "number", terminates: true, description: "turns per cast before truncation" },

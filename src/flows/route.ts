@@ -70,7 +70,7 @@ export function activated(route: Route, action: Action, state?: Node | null): re
 }
 
 /**
- * Sender route compatibility (§6.4, our reading — FLOWS.md "Compatibility"): every node the
+ * Sender route compatibility (§6.4, our reading — FLOWS.md "Decisions where the seed leaves room", step 5): every node the
  * sender route names meets some node of the receiver's route — some plain state passes both
  * (`overlaps`: for plain nodes, one accepts the other; `/oneof(A,B)` meets itself and `/oneof(B)`).
  * So every route is compatible with itself. A route that names no node (`--[]-->`) is compatible

@@ -2,7 +2,7 @@
  * The circle's rules that the schema cannot say, checked on the document as written — valid or
  * not — so that a schema error never hides them (every error at once): a `done` gate
  * (CIRCLE-1, and with require_done_tool), a truncation ward (CIRCLE-2), and the dependencies of
- * each registry gate. The same messages as the runtime's own checks (Circle, createGate).
+ * each registry gate. The same messages as the runtime's own checks (Circle, createGates).
  */
 import { DELEGATION_GATES } from "../circle/gate-names.js";
 import { gateRegistry, offerDelegationMessage, type GateRegistry } from "../circle/gates/index.js";

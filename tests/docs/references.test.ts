@@ -94,6 +94,84 @@ describe("the docs name files that exist", () => {
   });
 });
 
+/** The source files (generated ones aside) with their comments: line comments and blocks. */
+const sources = files
+  .filter((f) => /^src\/.*\.(ts|mjs)$/.test(f) && !f.startsWith("src/generated/"))
+  .map((f) => {
+    const text = readFileSync(f, "utf8");
+    const comments = (text.match(/\/\*[\s\S]*?\*\/|\/\/.*$/gm) ?? []).map((c) =>
+      c.replace(/\n\s*\*\s?/g, " "),
+    );
+    const code = text.replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, "");
+    return { file: f, comments, code };
+  });
+
+/** A note's headings and bold run-in titles, lower case: what `NOTE.md "Section"` may cite. */
+const headings = (note: string): string[] | undefined => {
+  const at = [join("docs/design", note), note, join("docs", note)].find((p) => existsSync(p));
+  if (!at) return undefined;
+  const text = readFileSync(at, "utf8");
+  return [...text.matchAll(/^#+\s+(.*)$|^\*\*([^*]+)\*\*/gm)].map((m) =>
+    (m[1] ?? m[2]!).toLowerCase(),
+  );
+};
+
+/**
+ * Words in comments written like identifiers (a capital inside) that are not ours: names of
+ * products, formats and other libraries' classes or methods.
+ */
+const NOT_CODE = new Set([
+  ...["TypeScript", "CommonJS", "camelCase", "PostgreSQL", "DeepSeek", "WebRTC", "OpenAPI"],
+  ...["GiB", "uXXXX"],
+  // Placeholders: a version in a user agent.
+  "vX",
+  // The A2A SDK's in-memory task store and the A2A method name.
+  ...["InMemoryTaskStore", "SendMessage"],
+]);
+
+describe("the source's comments cite what exists", () => {
+  it("every source, test or note path in a comment of src/ is a file of the checkout", () => {
+    const bad: string[] = [];
+    for (const { file, comments } of sources)
+      for (const comment of comments)
+        for (const path of comment.match(PATH) ?? []) {
+          // A path under a layer of src/ may be written from src/ or from the file's own layer.
+          const b = isOurs(path) ? missing(file, path) : undefined;
+          if (b && missing(file, join(relative("src", dirname(file)).split("/")[0]!, path)))
+            bad.push(b);
+        }
+    expect(bad).toEqual([]);
+  });
+
+  it('every section a comment of src/ or a doc cites as NOTE.md "Section" is a heading of that note', () => {
+    const bad: string[] = [];
+    const texts = [
+      ...sources.flatMap(({ file, comments }) => comments.map((text) => ({ file, text }))),
+      ...documents.map((doc) => ({
+        file: doc,
+        text: readFileSync(doc, "utf8").replace(/\n/g, " "),
+      })),
+    ];
+    for (const { file, text } of texts)
+      for (const m of text.matchAll(/\b([A-Z][A-Z0-9-]*\.md)(?:'s)?,? (?:section )?"([^"]+)"/g)) {
+        const titles = headings(m[1]!);
+        const title = m[2]!.toLowerCase().replace(/\s+/g, " ");
+        if (!titles?.some((t) => t.includes(title))) bad.push(`${file}: ${m[1]} "${m[2]}"`);
+      }
+    expect(bad).toEqual([]);
+  });
+
+  it("every name a comment writes like an identifier (camelCase, PascalCase) is one of the code's", () => {
+    const code = new Set(sources.flatMap((s) => s.code.match(/[A-Za-z_$][\w$]*/g) ?? []));
+    const bad: string[] = [];
+    for (const { file, comments } of sources)
+      for (const comment of comments)
+        for (const [word] of comment.matchAll(/\b[A-Za-z]*[a-z][A-Z]\w*\b/g))
+          if (!code.has(word) && !NOT_CODE.has(word)) bad.push(`${file}: ${word}`);
+    expect([...new Set(bad)]).toEqual([]);
+  });
+});
+
 describe("the docs promise only what the loader and the API do", () => {
   it("extends: is refused by the loader, and SPELL-FORMAT.md says so instead of promising it", async () => {
     const dir = mkdtempSync(join(tmpdir(), "extends-"));

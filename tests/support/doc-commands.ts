@@ -71,7 +71,7 @@ export function parseCommand(line: string): Omit<DocCommand, "where"> | undefine
 }
 
 /** A line without its `# comment` (a `#` after a space, outside quotes). */
-function stripComment(line: string): string {
+export function stripComment(line: string): string {
   let quote: string | undefined;
   for (let i = 0; i < line.length; i++) {
     const c = line[i]!;

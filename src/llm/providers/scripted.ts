@@ -13,7 +13,7 @@ import {
 } from "../../core/contract.js";
 import { replayRecord } from "./replay-record.js";
 
-/** One scripted reply, in the spell/tests.yaml vocabulary (snake_case, as written in YAML). */
+/** One scripted reply, in the vocabulary of tests.yaml and a spell's `tests:` (snake_case, as written in YAML). */
 export interface ScriptedResponse {
   content?: string | null;
   tool_calls?: { gate: string; args?: unknown; id?: string }[] | null;

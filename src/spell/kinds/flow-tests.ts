@@ -1,5 +1,5 @@
 /**
- * The `flow-tests` kind: a conformance suite of flows (FLOWS.md "flow-tests.yaml"). Each case
+ * The `flow-tests` kind: a conformance suite of flows (FLOWS.md "Conformance: flow tests"). Each case
  * names a flow — a file, or one written inline and checked here with positions in the suite —
  * plus messages and the expected trace. Every case builds its flow afresh when it runs, so
  * scripted cantrips and sandboxes never carry over from one case to the next.

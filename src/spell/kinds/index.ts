@@ -4,6 +4,7 @@ import { KindRegistry, type DocumentKind, type LazyKind } from "./kind.js";
 
 export type { EvalCase, EvalPlan } from "./eval.js";
 export type { CouncilProgram, CouncilTestCase } from "./council.js";
+export type { QueryAnswer, QueryProgram, QueryTestCase } from "./query.js";
 export {
   KindRegistry,
   type DocumentKind,
@@ -13,7 +14,7 @@ export {
 } from "./kind.js";
 
 /** The name of a built-in document kind (`kind:` in a document; `cantrip` when absent). */
-export type KindName = "cantrip" | "council" | "eval" | "flow" | "flow-tests";
+export type KindName = "cantrip" | "council" | "eval" | "flow" | "flow-tests" | "query";
 
 /**
  * The built-in document kinds, one entry per KindName (a name missing here, or here and not in
@@ -30,6 +31,7 @@ const BUILT_IN: Readonly<Record<KindName, DocumentKind | LazyKind>> = {
     name: "flow-tests",
     load: async () => (await import("./flow-tests.js")).flowTestsKind,
   },
+  query: { name: "query", load: async () => (await import("./query.js")).queryKind },
 };
 
 /** A fresh registry of every built-in kind; a caller may register more on its own copy. */
