@@ -9,6 +9,7 @@ import type { Attributes, Context, Span, Tracer } from "@opentelemetry/api";
 import type { CantripEvent, EventListener } from "../../core/events.js";
 import type { Usage } from "../../core/contract.js";
 import type { GateCallRecord } from "../../core/medium.js";
+import type { LLMId } from "../../core/loom-writer.js";
 import { addUsage, emptyUsage } from "../../core/contract.js";
 import { DELEGATION_GATES } from "../../circle/gate-names.js";
 import {
@@ -29,7 +30,7 @@ import type { OtelApi } from "./api.js";
 export interface EventSpanOptions {
   /** The spell's name: the root agent's `gen_ai.agent.name`. */
   name: string;
-  /** The root entity's LLM; a child without its own is reported with its parent's. */
+  /** The root entity's LLM until its first query names the LLM it asked (every entity's own). */
   model: ModelId;
   /** Send utterances, gate arguments and results (redacted). */
   content: boolean;
@@ -47,7 +48,9 @@ interface EntitySpans {
   span: Span;
   ctx: Context;
   usage: Usage;
-  chat?: { span: Span; end?: number };
+  chat?: { span: Span; end?: number; reason?: string };
+  /** The model is the one the entity's own LLM said it is (message_start), not a guess. */
+  known?: boolean;
   tools: OpenTool[];
 }
 
@@ -75,11 +78,13 @@ class EventSpans {
     switch (event.type) {
       case "message_start":
         this.endChat(e, 0);
+        if (event.llm) this.asked(e, event.llm);
         e.chat = { span: this.start(chatSpanName(e.model), e.ctx, chatAttributes(e.model), true) };
         return;
       case "message_complete":
         if (!e.chat) return;
         e.chat.end = Date.now();
+        if (event.finishReason !== undefined) e.chat.reason = event.finishReason;
         if (this.options.content && event.content !== null)
           e.chat.span.setAttribute("gen_ai.output.messages", this.options.redact(event.content));
         return;
@@ -158,9 +163,22 @@ class EventSpans {
     span.end(gateTiming(record)?.end);
   }
 
+  /** The LLM the entity asked, as the loop names it: its agent span is corrected once. */
+  private asked(e: EntitySpans, llm: LLMId): void {
+    e.model = { provider: llm.provider, model: llm.model ?? e.model.model };
+    if (e.known) return;
+    e.known = true;
+    e.span.setAttributes({
+      "gen_ai.provider.name": e.model.provider,
+      "gen_ai.request.model": e.model.model,
+    });
+  }
+
   private endChat(e: EntitySpans, gates: number): void {
     if (!e.chat) return;
-    e.chat.span.setAttribute("gen_ai.response.finish_reasons", finishReasons(gates));
+    // The provider's own word when it gave one; else what the turn did.
+    const reasons = e.chat.reason === undefined ? finishReasons(gates) : [e.chat.reason];
+    e.chat.span.setAttribute("gen_ai.response.finish_reasons", reasons);
     e.chat.span.end(e.chat.end);
     delete e.chat;
   }
