@@ -35,6 +35,15 @@ export interface EventSpanOptions {
   /** Send utterances, gate arguments and results (redacted). */
   content: boolean;
   redact: (text: string) => string;
+  /** Set on the root entity's span when it opens (an eval cast's case and repeat). */
+  rootAttributes?: Attributes | undefined;
+  /** The root entity's span's parent (an eval run's span); default none: a trace of its own. */
+  parent?: Context | undefined;
+  /**
+   * The root entity's span at its `final`, handed over open instead of ended (its usage set):
+   * `spell eval` adds the cast's verdict and its judge's calls, then ends it at `end`.
+   */
+  keepRoot?: ((span: Span, ctx: Context, end: number) => void) | undefined;
 }
 
 interface OpenTool {
@@ -66,6 +75,8 @@ export function eventSpans(
 
 class EventSpans {
   private readonly entities = new Map<string, EntitySpans>();
+  /** The entity whose cast this is (the first one seen). */
+  private root: string | undefined;
 
   constructor(
     private readonly api: OtelApi,
@@ -103,11 +114,14 @@ class EventSpans {
         return this.toolResult(e, event.record);
       case "step_complete":
         return this.endChat(e, event.gates.length);
-      case "final":
+      case "final": {
         this.endChat(e, 0);
-        closeEntity(e, event.truncated ? event.reason : undefined);
+        const keep = event.entityId === this.root ? this.options.keepRoot : undefined;
+        closeEntity(e, event.truncated ? event.reason : undefined, !keep);
+        keep?.(e.span, e.ctx, Date.now());
         this.entities.delete(event.entityId);
         return;
+      }
       default:
         return;
     }
@@ -142,8 +156,12 @@ class EventSpans {
     const name = parent ? `${parent.name} child` : this.options.name;
     const model = parent?.model ?? this.options.model;
     const { trace, ROOT_CONTEXT } = this.api;
-    const parentCtx = parent ? trace.setSpan(parent.ctx, parent.tool.span) : ROOT_CONTEXT;
-    const span = this.start(agentSpanName(name), parentCtx, agentAttributes(name, entityId, model));
+    this.root ??= entityId;
+    const top = this.options.parent ?? ROOT_CONTEXT;
+    const parentCtx = parent ? trace.setSpan(parent.ctx, parent.tool.span) : top;
+    const attributes = agentAttributes(name, entityId, model);
+    const root = this.root === entityId ? this.options.rootAttributes : undefined;
+    const span = this.start(agentSpanName(name), parentCtx, { ...attributes, ...root });
     const ctx = trace.setSpan(parentCtx, span);
     const state: EntitySpans = { name, model, span, ctx, usage: emptyUsage(), tools: [] };
     this.entities.set(entityId, state);
@@ -194,8 +212,8 @@ function delegationParent(
   return found;
 }
 
-function closeEntity(e: EntitySpans, truncation: string | undefined): void {
+function closeEntity(e: EntitySpans, truncation: string | undefined, end = true): void {
   e.span.setAttributes(usageAttributes(e.usage));
   if (truncation !== undefined) e.span.setAttribute("spellbook.truncated", truncation);
-  e.span.end();
+  if (end) e.span.end();
 }
