@@ -15,8 +15,8 @@ import { loadDocument } from "../spell/index.js";
 import { evalProgress } from "./eval-progress.js";
 import { EXIT, displayPath, print, type CliIO } from "./io.js";
 import { exitFor } from "./load.js";
-import { evalSpans } from "./otel/eval-spans.js";
-import { startOtel, type OtelFlags } from "./otel/tracing.js";
+import { startEvalOtel } from "./otel/eval-spans.js";
+import type { OtelFlags } from "./otel/tracing.js";
 
 export interface EvalFlags extends OtelFlags {
   repeat?: number | undefined;
@@ -43,14 +43,8 @@ export async function evalCommand(
   if (previous === null) return EXIT.invalid;
   const out = resolve(io.cwd, flags.out ?? join(".spellbook", "evals", `${plan.name}-${stamp()}`));
   // --otel: the run's workflow span, each cast's spans under it (otel/eval-spans.ts).
-  const otel = await startOtel(
-    flags,
-    { name: plan.name, llmName: undefined, redact: (t) => t },
-    io,
-  );
+  const otel = await startEvalOtel(flags, plan.name, io);
   if (typeof otel === "number") return otel;
-  const traced =
-    otel && evalSpans(otel.api, otel.tracer, plan.name, flags["otel-content"] === true);
   const progress = evalProgress(tty, io.stderr);
   let total = 0;
   let tally: Tally | undefined;
@@ -68,17 +62,15 @@ export async function evalCommand(
       signal: io.signal,
       onStart: (n) => progress.start((total = n)),
       onRow: (_row, t) => progress.update((tally = t)),
-      watch: traced?.watch,
+      watch: otel?.watch,
     });
   } catch (err) {
-    traced?.end(undefined);
-    await otel?.shutdown();
+    await otel?.finish(undefined);
     progress.stop(tally, total);
     io.stderr(`${errorMessage(err)}\n`);
     return err instanceof SpellbookError ? exitFor(err) : EXIT.failure;
   }
-  traced?.end(result);
-  await otel?.shutdown();
+  await otel?.finish(result);
   progress.stop(tally, total);
   if (result.interrupted)
     io.stderr(`interrupted: ${result.done} of ${result.total} casts ran; the report covers them\n`);

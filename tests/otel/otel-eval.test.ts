@@ -86,7 +86,9 @@ describe("spell eval --otel", { timeout: 120_000 }, () => {
     }
     expect(
       casts
-        .map((c) => `${attr(c, "spellbook.eval.case")}${attr(c, "spellbook.eval.repeat")}`)
+        .map(
+          (c) => String(attr(c, "spellbook.eval.case")) + String(attr(c, "spellbook.eval.repeat")),
+        )
         .sort(),
     ).toEqual(["A0", "A1", "B0", "B1"]);
 

@@ -12,14 +12,38 @@ import type { LLM, LLMResponse } from "../../core/contract.js";
 import { SpellbookError } from "../../core/errors.js";
 import type { CastInfo, CastObserver, CastWatcher } from "../../eval/observe.js";
 import type { EvalRunResult } from "../../eval/run.js";
+import type { CliIO } from "../io.js";
 import type { OtelApi } from "./api.js";
 import { chatAttributes, chatSpanName, modelOf, usageAttributes } from "./attributes.js";
 import { eventSpans } from "./event-spans.js";
+import { startOtel, type OtelFlags } from "./tracing.js";
 
 export interface EvalSpans {
   watch: CastWatcher;
   /** Ends the run's span with its counts (none when the run failed before its report). */
   end(result: EvalRunResult | undefined): void;
+}
+
+/** `spell eval`'s OpenTelemetry as its flags and the environment ask (see startOtel). */
+export async function startEvalOtel(
+  flags: OtelFlags,
+  name: string,
+  io: CliIO,
+): Promise<
+  | { watch: CastWatcher; finish(result: EvalRunResult | undefined): Promise<void> }
+  | number
+  | undefined
+> {
+  const session = await startOtel(flags, { name, llmName: undefined, redact: (t) => t }, io);
+  if (session === undefined || typeof session === "number") return session;
+  const spans = evalSpans(session.api, session.tracer, name, flags["otel-content"] === true);
+  return {
+    watch: spans.watch,
+    finish: async (result) => {
+      spans.end(result);
+      await session.shutdown();
+    },
+  };
 }
 
 export function evalSpans(api: OtelApi, tracer: Tracer, name: string, content: boolean): EvalSpans {
