@@ -1,8 +1,10 @@
 /**
- * `spell eval`'s progress on stderr (cli-progress): done/total, pass rate so far, tokens, cost,
- * ETA. On a terminal it is a bar redrawn in place; otherwise a single line when the run ends.
+ * `spell eval`'s progress on stderr (cli-progress): done/total, pass rate so far, tokens, cost
+ * (formatMoney, as the summary writes it), ETA. On a terminal it is a bar redrawn in place;
+ * otherwise a single line when the run ends.
  */
 import { SingleBar } from "cli-progress";
+import { formatMoney } from "../eval/money.js";
 import type { Tally } from "../eval/summary.js";
 
 export interface EvalProgress {
@@ -14,7 +16,7 @@ export interface EvalProgress {
 const payload = (t: Tally) => ({
   rate: t.decided ? `${((100 * t.passed) / t.decided).toFixed(0)}%` : "-",
   tokens: t.tokens,
-  cost: t.cost.toFixed(4),
+  cost: formatMoney(t.cost),
   errored: t.errored,
 });
 
@@ -26,18 +28,19 @@ export function evalProgress(tty: boolean, write: (text: string) => void): EvalP
       stop: (t, total) => {
         const p = t ? payload(t) : undefined;
         write(
-          `eval: ${t?.done ?? 0}/${total} casts, pass ${p?.rate ?? "-"}, ${p?.errored ?? 0} errored, ${p?.tokens ?? 0} tokens, $${p?.cost ?? "0.0000"}\n`,
+          `eval: ${t?.done ?? 0}/${total} casts, pass ${p?.rate ?? "-"}, ${p?.errored ?? 0} errored, ${p?.tokens ?? 0} tokens, ${p?.cost ?? formatMoney(0)}\n`,
         );
       },
     };
   const bar = new SingleBar({
     format:
-      "eval [{bar}] {value}/{total} | pass {rate} | errored {errored} | {tokens} tokens | ${cost} | ETA {eta_formatted}",
+      "eval [{bar}] {value}/{total} | pass {rate} | errored {errored} | {tokens} tokens | {cost} | ETA {eta_formatted}",
     stream: process.stderr,
     hideCursor: true,
   });
   return {
-    start: (total) => bar.start(total, 0, { rate: "-", tokens: 0, cost: "0.0000", errored: 0 }),
+    start: (total) =>
+      bar.start(total, 0, { rate: "-", tokens: 0, cost: formatMoney(0), errored: 0 }),
     update: (t) => bar.update(t.done, payload(t)),
     stop: () => bar.stop(),
   };

@@ -15,8 +15,10 @@ import { loadDocument } from "../spell/index.js";
 import { evalProgress } from "./eval-progress.js";
 import { EXIT, displayPath, print, type CliIO } from "./io.js";
 import { exitFor } from "./load.js";
+import { startEvalOtel } from "./otel/eval-spans.js";
+import type { OtelFlags } from "./otel/tracing.js";
 
-export interface EvalFlags {
+export interface EvalFlags extends OtelFlags {
   repeat?: number | undefined;
   concurrency?: number | undefined;
   filter?: string | undefined;
@@ -57,6 +59,9 @@ export async function runPlan(
   const previous = flags.compare ? readPrevious(resolve(io.cwd, flags.compare), io) : undefined;
   if (previous === null) return EXIT.invalid;
   const out = resolve(io.cwd, flags.out ?? join(".spellbook", "evals", `${plan.name}-${stamp()}`));
+  // --otel: the run's workflow span, each cast's spans under it (otel/eval-spans.ts).
+  const otel = await startEvalOtel(flags, plan.name, io);
+  if (typeof otel === "number") return otel;
   const progress = evalProgress(tty, io.stderr);
   let total = 0;
   let tally: Tally | undefined;
@@ -74,12 +79,15 @@ export async function runPlan(
       signal: io.signal,
       onStart: (n) => progress.start((total = n)),
       onRow: (_row, t) => progress.update((tally = t)),
+      watch: otel?.watch,
     });
   } catch (err) {
+    await otel?.finish(undefined);
     progress.stop(tally, total);
     io.stderr(`${errorMessage(err)}\n`);
     return err instanceof SpellbookError ? exitFor(err) : EXIT.failure;
   }
+  await otel?.finish(result);
   progress.stop(tally, total);
   if (result.interrupted)
     io.stderr(`interrupted: ${result.done} of ${result.total} casts ran; the report covers them\n`);

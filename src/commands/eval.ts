@@ -1,6 +1,7 @@
 import * as Args from "@oclif/core/args";
 import { Command } from "@oclif/core/command";
 import * as Flags from "@oclif/core/flags";
+import { otelFlags } from "./otel-flags.js";
 
 export default class Eval extends Command {
   static override description =
@@ -15,6 +16,7 @@ export default class Eval extends Command {
     file: Args.string({ description: "eval document (YAML, kind: eval)", required: true }),
   };
   static override flags = {
+    ...otelFlags,
     repeat: Flags.integer({
       min: 1,
       description: "independent casts per case (default: the document's repeat, else 1)",

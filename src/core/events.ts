@@ -1,5 +1,6 @@
 import type { GateCallRecord } from "./medium.js";
 import type { Usage } from "./contract.js";
+import type { LLMId } from "./loom-writer.js";
 
 /**
  * What the loop reports as it runs (§7.5). Events observe; they never steer the loop:
@@ -7,10 +8,23 @@ import type { Usage } from "./contract.js";
  */
 export type CantripEvent =
   | { type: "step_start"; entityId: string; sequence: number }
-  | { type: "message_start"; entityId: string; sequence: number }
+  | {
+      type: "message_start";
+      entityId: string;
+      sequence: number;
+      /** The LLM asked (a child's own, when it has one): what OpenTelemetry's chat span names. */
+      llm?: LLMId;
+    }
   | { type: "text"; entityId: string; text: string }
   | { type: "thinking"; entityId: string; text: string }
-  | { type: "message_complete"; entityId: string; sequence: number; content: string | null }
+  | {
+      type: "message_complete";
+      entityId: string;
+      sequence: number;
+      content: string | null;
+      /** Why the reply ended, as the provider said it (`finish_reason`, `stop_reason`), if it did. */
+      finishReason?: string;
+    }
   | { type: "usage"; entityId: string; usage: Usage }
   | { type: "tool_call"; entityId: string; gate: string; arguments: string }
   | { type: "tool_result"; entityId: string; record: GateCallRecord }

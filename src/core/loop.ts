@@ -136,7 +136,8 @@ export class CastRun<L> {
     const { config, id } = this.host;
     const signal = this.controller.signal;
     if (signal.aborted) return null;
-    if (this.observed) this.emit({ type: "message_start", entityId: id, sequence });
+    if (this.observed)
+      this.emit({ type: "message_start", entityId: id, sequence, llm: this.llmId });
     try {
       const view = this.host.view();
       // Only a folding view is asynchronous: the default one costs no extra tick.
@@ -148,7 +149,14 @@ export class CastRun<L> {
       // An LLM that ignored the signal: its late answer does not outrun the ward.
       if (signal.aborted) return null;
       if (this.observed) {
-        this.emit({ type: "message_complete", entityId: id, sequence, content: response.content });
+        const finishReason = providerFinishReason(response);
+        this.emit({
+          type: "message_complete",
+          entityId: id,
+          sequence,
+          content: response.content,
+          ...(finishReason === undefined ? {} : { finishReason }),
+        });
         this.emit({ type: "usage", entityId: id, usage: response.usage });
       }
       return response;
@@ -225,4 +233,10 @@ export class CastRun<L> {
     const bus = this.host.bus;
     if (bus.active) bus.emit(event);
   }
+}
+
+/** The finish reason the provider reported (OpenAI-wire `finish_reason`, Anthropic `stop_reason`). */
+function providerFinishReason(response: LLMResponse): string | undefined {
+  const reason = response.metadata?.["finish_reason"] ?? response.metadata?.["stop_reason"];
+  return typeof reason === "string" ? reason : undefined;
 }

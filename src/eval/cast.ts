@@ -13,6 +13,7 @@ import type { Loom } from "../loom/loom.js";
 import type { EvalCase } from "../spell/kinds/index.js";
 import { assess, costOf, type Verdict } from "./assert.js";
 import { castScope, type CastScope } from "./llm.js";
+import type { CastObserver } from "./observe.js";
 import type { ResultRow } from "./summary.js";
 import type { Target } from "./targets.js";
 
@@ -24,6 +25,8 @@ export interface CastJob {
   judged: CastScope;
   loom: Loom;
   judgeLLM: (name: string) => Promise<LLM>;
+  /** Who watches this cast (`spell eval --otel`), if anyone. */
+  observer?: CastObserver | undefined;
 }
 
 /** A cast's row, and what its judges spent (tokens; USD, undefined when a price is unknown). */
@@ -41,11 +44,14 @@ export async function castOne(j: CastJob): Promise<CastOutcome> {
   let result: CastResult<Loom> | undefined;
   let verdict: Verdict;
   try {
-    result = await castScope.run(j.cast, () => target.cantrip.cast(c.intent));
+    const onEvent = j.observer?.onEvent;
+    result = await castScope.run(j.cast, () =>
+      target.cantrip.cast(c.intent, onEvent ? { onEvent } : {}),
+    );
     const cast = result;
     const latencyMs = performance.now() - started;
     verdict = await castScope.run(j.judged, () =>
-      assess(cast, c, { latencyMs, judgeLLM: j.judgeLLM }),
+      assess(cast, c, { latencyMs, judgeLLM: watchedJudge(j) }),
     );
   } catch (err) {
     verdict = { status: "error", score: 0, reason: errorMessage(err), judgeUsage: [] };
@@ -78,8 +84,12 @@ export async function castOne(j: CastJob): Promise<CastOutcome> {
     (usd, u) => addCost(usd, u.costUsd),
     0,
   );
+  j.observer?.end(row);
   return { row, judgeTokens, judgeCost };
 }
+
+const watchedJudge = ({ judgeLLM, observer }: CastJob): CastJob["judgeLLM"] =>
+  observer ? async (name) => observer.judge(await judgeLLM(name)) : judgeLLM;
 
 /** A recorded run's replies by cast key (spell|llm|case|repeat, `|judge` for its judge). */
 export function readReplies(dir: string): Map<string, LLMResponse[]> {

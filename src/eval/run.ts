@@ -14,6 +14,7 @@ import { Loom } from "../loom/loom.js";
 import type { EvalCase, EvalPlan } from "../spell/kinds/index.js";
 import { openLoomStore } from "../spell/loom-store.js";
 import { castOne, readReplies, replayOf } from "./cast.js";
+import type { CastWatcher } from "./observe.js";
 import type { CastScope } from "./llm.js";
 import { Scheduler, type Job } from "./scheduler.js";
 import { junitXml, Tally, type GroupSummary, type ResultRow } from "./summary.js";
@@ -33,6 +34,8 @@ export interface EvalRunOptions {
   signal?: AbortSignal | undefined;
   onStart?(total: number): void;
   onRow?(row: ResultRow, tally: Tally): void;
+  /** Watches each cast (`spell eval --otel`): its events, its judge, its row. */
+  watch?: CastWatcher | undefined;
 }
 
 export interface EvalRunResult {
@@ -105,6 +108,10 @@ function* jobs(r: Run): Generator<Job> {
             const key = `${target.spell}|${target.llm}|${c.id}|${k}`;
             const [cast, judged] = [scope(key), scope(`${key}|judge`)];
             const { loom, judgeLLM } = r;
+            const observer = r.o.watch?.({
+              ...{ spell: target.spell, name: target.cantrip.name, llm: target.llm },
+              ...{ case: c.id, repeat: k, redact: (t: string) => r.redactor.redact(t) },
+            });
             const { row, judgeTokens, judgeCost } = await castOne({
               target,
               c,
@@ -113,6 +120,7 @@ function* jobs(r: Run): Generator<Job> {
               judged,
               loom,
               judgeLLM,
+              observer,
             });
             write(r.results, row);
             for (const s of [cast, judged])

@@ -3,9 +3,9 @@
  * flat in the number of casts' records): per spell × LLM and per case. Then summary.json,
  * junit.xml and the table on stdout are written from them.
  */
-import { formatUsd } from "../core/spend.js";
 import type { CaseStatus } from "./assert.js";
 import { mean, p95, passAtK, passHatK } from "./stats.js";
+import { formatMoney } from "./money.js";
 
 /** One row of results.jsonl: one cast. */
 export interface ResultRow {
@@ -190,7 +190,7 @@ export function summaryText(groups: GroupSummary[]): string {
       [
         `${g.spell} × ${g.llm}: ${g.passed}/${g.passed + g.failed} passed (${pct(g.pass_rate)})${g.errored ? `, ${g.errored} errored` : ""}`,
         `  pass@${g.k} ${pct(g.pass_at_k)}  pass^${g.k} ${pct(g.pass_hat_k)}`,
-        `  turns mean ${g.mean_turns.toFixed(2)} p95 ${g.p95_turns}  tokens ${g.tokens}  cost ${g.cost_usd === null ? "unknown" : formatUsd(g.cost_usd)}  latency mean ${Math.round(g.mean_latency_ms)} ms p95 ${Math.round(g.p95_latency_ms)} ms`,
+        `  turns mean ${g.mean_turns.toFixed(2)} p95 ${g.p95_turns}  tokens ${g.tokens}  cost ${g.cost_usd === null ? "unknown" : formatMoney(g.cost_usd)}  latency mean ${Math.round(g.mean_latency_ms)} ms p95 ${Math.round(g.p95_latency_ms)} ms`,
       ].join("\n"),
     )
     .join("\n");

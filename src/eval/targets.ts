@@ -12,6 +12,7 @@ import { createLLM, parseLLMShorthand, type LLMSpec } from "../llm/registry.js";
 import type { Loom } from "../loom/loom.js";
 import { loadDocument } from "../spell/index.js";
 import { llmSpecOf } from "../spell/llm-spec.js";
+import { childLLMBuilder } from "./child-llms.js";
 import { EvalLLM } from "./llm.js";
 import type { Scheduler } from "./scheduler.js";
 
@@ -52,6 +53,7 @@ export async function loadTarget(
   const loaded = await loadDocument(file, {
     env: o.env,
     llm,
+    buildLLM: childLLMBuilder(o.scheduler, o.replay),
     loom: o.loom,
     redactor: o.redactor,
   });

@@ -100,6 +100,9 @@ export function parseLLMShorthand(text: string): LLMSpec {
   return { provider: text.slice(0, slash), model: text.slice(slash + 1) };
 }
 
+/** How an LLM is built from its spec: createLLM, or a caller's own around it (`spell eval`'s). */
+export type BuildLLM = (spec: LLMSpec, ctx: ProviderContext) => Promise<LLM>;
+
 export async function createLLM(spec: LLMSpec, ctx: ProviderContext): Promise<LLM> {
   const entry = ownEntry(providerRegistry, spec.provider);
   if (!entry) {

@@ -20,7 +20,7 @@ import type { Redactor } from "../core/redact.js";
 import { composeWards, numberWard, type Ward } from "../core/wards.js";
 import type { Identity as IdentitySpec, Spell } from "../generated/spell.js";
 import type { LLM } from "../core/contract.js";
-import { createLLM, providerRegistry, type LLMSpec } from "../llm/registry.js";
+import { createLLM, providerRegistry, type BuildLLM, type LLMSpec } from "../llm/registry.js";
 import { llmSpecOf } from "./llm-spec.js";
 import { compileFolding } from "./folding.js";
 import { Loom } from "../loom/loom.js";
@@ -48,6 +48,8 @@ export interface CompileContext {
   llm?: LLM | undefined;
   /** Build this `llm:` block instead of the spell's (`spell run --llm`); the spell's `retry` is kept. */
   llmSpec?: LLMSpec | undefined;
+  /** Builds the LLMs the spell and its call_entity gates build; default createLLM. */
+  buildLLM?: BuildLLM | undefined;
   /** Where provider warnings go; default process.emitWarning. */
   warn?: ((message: string) => void) | undefined;
   /** Check the spell completely but build no LLM client (spell validate); needs `llm` as a stand-in. */
@@ -82,6 +84,7 @@ function compileGate(spec: GateSpec, ctx: CompileContext): Gate[] {
     env: ctx.env,
     redactor: ctx.redactor,
     childLLMs: ctx.childLLMs,
+    buildLLM: ctx.buildLLM,
     registry,
   };
   const { name, deps, declared } = spec;
@@ -218,7 +221,7 @@ export async function compileSpell(
     ctx.llm ??
     (spec
       ? await errors.guardAsync(["llm"], () =>
-          createLLM(spec, {
+          (ctx.buildLLM ?? createLLM)(spec, {
             redactor: ctx.redactor,
             env: ctx.env,
             baseDir: ctx.baseDir,

@@ -1,6 +1,6 @@
 import type { LLM } from "../core/contract.js";
 import type { Redactor } from "../core/redact.js";
-import type { LLMSpec } from "../llm/registry.js";
+import type { BuildLLM, LLMSpec } from "../llm/registry.js";
 import type { Loom } from "../loom/loom.js";
 
 /** How a document is loaded; every field is optional. */
@@ -14,6 +14,11 @@ export interface LoadOptions {
    * and `llms`, child spells'): `spell test --replay` plays a whole recorded tree with one.
    */
   everyLLM?: LLM;
+  /**
+   * Builds every LLM the document builds — its own, call_entity's `llm`/`llms`, its child
+   * spells' — instead of createLLM: `spell eval` puts children's queries through its scheduler.
+   */
+  buildLLM?: BuildLLM | undefined;
   /** Replaces the spell's `llm:` block; built like the spell's own, keeping its `retry` (`spell run --llm`). */
   llmSpec?: LLMSpec | undefined;
   /** Where provider warnings go (settings a provider cannot honour); default process.emitWarning. */

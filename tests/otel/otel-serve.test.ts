@@ -60,4 +60,52 @@ describe("spell serve --otel", () => {
     const chats = receiver.spans().filter((s) => s.name.startsWith("chat "));
     expect(chats.map((c) => agents.some((a) => a.spanId === c.parentSpanId))).toEqual([true, true]);
   });
+
+  it("sends the same spans for an A2A task (message/send) as for POST /cast", async () => {
+    const o = io();
+    let listening!: (address: string) => void;
+    const address = new Promise<string>((ok) => (listening = ok));
+    const stderr = o.stderr;
+    o.stderr = (t) => {
+      stderr(t);
+      const m = / listening on (\S+)/.exec(t);
+      if (m) listening(m[1]!);
+    };
+    let stop!: () => void;
+    const stopped = new Promise<void>((ok) => (stop = ok));
+    const serving = serveCommand(
+      spell,
+      { port: 0, loom: "memory", otel: receiver.url },
+      o,
+      stopped,
+    );
+    const base = await address;
+    const res = await fetch(`${base}/a2a`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "message/send",
+        params: {
+          message: {
+            kind: "message",
+            messageId: "m1",
+            role: "user",
+            parts: [{ kind: "text", text: "one" }],
+          },
+        },
+      }),
+    });
+    expect(res.status).toBe(200);
+    expect(JSON.stringify(await res.json())).toContain("completed");
+    stop();
+    expect(await serving).toBe(EXIT.ok);
+    const agents = receiver.spans().filter((s) => s.name === "invoke_agent server");
+    expect(agents).toHaveLength(1);
+    expect(agents[0]!.parentSpanId ?? "").toBe("");
+    const chats = receiver.spans().filter((s) => s.name.startsWith("chat "));
+    expect(chats).toHaveLength(1);
+    expect(chats[0]!.parentSpanId).toBe(agents[0]!.spanId);
+  });
 });

@@ -1,7 +1,7 @@
 import { ConfigError } from "../../core/errors.js";
 import { Redactor } from "../../core/redact.js";
 import type { LLM } from "../../core/contract.js";
-import { createLLM, parseLLMShorthand, type LLMSpec } from "../../llm/registry.js";
+import { createLLM, parseLLMShorthand, type BuildLLM, type LLMSpec } from "../../llm/registry.js";
 import type { Gate } from "../gate.js";
 import { DELEGATION_GATES } from "../gate-names.js";
 import {
@@ -24,6 +24,8 @@ export interface CallEntityFactoryContext {
   redactor?: Redactor | undefined;
   /** LLMs the caller of the loader offers to children (the conformance runner's child_llm, ...). */
   childLLMs?: ChildLLMSource | undefined;
+  /** How the `llm`/`llms` clients are built; default createLLM (`spell eval` wraps it). */
+  buildLLM?: BuildLLM | undefined;
 }
 
 /**
@@ -116,7 +118,7 @@ function dependencySource(
   const build = (key: string, spec: LLMSpec): Promise<LLM> => {
     let llm = built.get(key);
     if (!llm) {
-      llm = createLLM(spec, {
+      llm = (ctx.buildLLM ?? createLLM)(spec, {
         redactor: ctx.redactor ?? new Redactor(),
         env: ctx.env ?? process.env,
         baseDir: ctx.baseDir,

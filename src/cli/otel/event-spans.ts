@@ -9,6 +9,7 @@ import type { Attributes, Context, Span, Tracer } from "@opentelemetry/api";
 import type { CantripEvent, EventListener } from "../../core/events.js";
 import type { Usage } from "../../core/contract.js";
 import type { GateCallRecord } from "../../core/medium.js";
+import type { LLMId } from "../../core/loom-writer.js";
 import { addUsage, emptyUsage } from "../../core/contract.js";
 import { DELEGATION_GATES } from "../../circle/gate-names.js";
 import {
@@ -29,11 +30,20 @@ import type { OtelApi } from "./api.js";
 export interface EventSpanOptions {
   /** The spell's name: the root agent's `gen_ai.agent.name`. */
   name: string;
-  /** The root entity's LLM; a child without its own is reported with its parent's. */
+  /** The root entity's LLM until its first query names the LLM it asked (every entity's own). */
   model: ModelId;
   /** Send utterances, gate arguments and results (redacted). */
   content: boolean;
   redact: (text: string) => string;
+  /** Set on the root entity's span when it opens (an eval cast's case and repeat). */
+  rootAttributes?: Attributes | undefined;
+  /** The root entity's span's parent (an eval run's span); default none: a trace of its own. */
+  parent?: Context | undefined;
+  /**
+   * The root entity's span at its `final`, handed over open instead of ended (its usage set):
+   * `spell eval` adds the cast's verdict and its judge's calls, then ends it at `end`.
+   */
+  keepRoot?: ((span: Span, ctx: Context, end: number) => void) | undefined;
 }
 
 interface OpenTool {
@@ -47,7 +57,9 @@ interface EntitySpans {
   span: Span;
   ctx: Context;
   usage: Usage;
-  chat?: { span: Span; end?: number };
+  chat?: { span: Span; end?: number; reason?: string };
+  /** The model is the one the entity's own LLM said it is (message_start), not a guess. */
+  known?: boolean;
   tools: OpenTool[];
 }
 
@@ -63,6 +75,8 @@ export function eventSpans(
 
 class EventSpans {
   private readonly entities = new Map<string, EntitySpans>();
+  /** The entity whose cast this is (the first one seen). */
+  private root: string | undefined;
 
   constructor(
     private readonly api: OtelApi,
@@ -75,11 +89,13 @@ class EventSpans {
     switch (event.type) {
       case "message_start":
         this.endChat(e, 0);
+        if (event.llm) this.asked(e, event.llm);
         e.chat = { span: this.start(chatSpanName(e.model), e.ctx, chatAttributes(e.model), true) };
         return;
       case "message_complete":
         if (!e.chat) return;
         e.chat.end = Date.now();
+        if (event.finishReason !== undefined) e.chat.reason = event.finishReason;
         if (this.options.content && event.content !== null)
           e.chat.span.setAttribute("gen_ai.output.messages", this.options.redact(event.content));
         return;
@@ -98,11 +114,14 @@ class EventSpans {
         return this.toolResult(e, event.record);
       case "step_complete":
         return this.endChat(e, event.gates.length);
-      case "final":
+      case "final": {
         this.endChat(e, 0);
-        closeEntity(e, event.truncated ? event.reason : undefined);
+        const keep = event.entityId === this.root ? this.options.keepRoot : undefined;
+        closeEntity(e, event.truncated ? event.reason : undefined, !keep);
+        keep?.(e.span, e.ctx, Date.now());
         this.entities.delete(event.entityId);
         return;
+      }
       default:
         return;
     }
@@ -137,8 +156,12 @@ class EventSpans {
     const name = parent ? `${parent.name} child` : this.options.name;
     const model = parent?.model ?? this.options.model;
     const { trace, ROOT_CONTEXT } = this.api;
-    const parentCtx = parent ? trace.setSpan(parent.ctx, parent.tool.span) : ROOT_CONTEXT;
-    const span = this.start(agentSpanName(name), parentCtx, agentAttributes(name, entityId, model));
+    this.root ??= entityId;
+    const top = this.options.parent ?? ROOT_CONTEXT;
+    const parentCtx = parent ? trace.setSpan(parent.ctx, parent.tool.span) : top;
+    const attributes = agentAttributes(name, entityId, model);
+    const root = this.root === entityId ? this.options.rootAttributes : undefined;
+    const span = this.start(agentSpanName(name), parentCtx, { ...attributes, ...root });
     const ctx = trace.setSpan(parentCtx, span);
     const state: EntitySpans = { name, model, span, ctx, usage: emptyUsage(), tools: [] };
     this.entities.set(entityId, state);
@@ -158,9 +181,22 @@ class EventSpans {
     span.end(gateTiming(record)?.end);
   }
 
+  /** The LLM the entity asked, as the loop names it: its agent span is corrected once. */
+  private asked(e: EntitySpans, llm: LLMId): void {
+    e.model = { provider: llm.provider, model: llm.model ?? e.model.model };
+    if (e.known) return;
+    e.known = true;
+    e.span.setAttributes({
+      "gen_ai.provider.name": e.model.provider,
+      "gen_ai.request.model": e.model.model,
+    });
+  }
+
   private endChat(e: EntitySpans, gates: number): void {
     if (!e.chat) return;
-    e.chat.span.setAttribute("gen_ai.response.finish_reasons", finishReasons(gates));
+    // The provider's own word when it gave one; else what the turn did.
+    const reasons = e.chat.reason === undefined ? finishReasons(gates) : [e.chat.reason];
+    e.chat.span.setAttribute("gen_ai.response.finish_reasons", reasons);
     e.chat.span.end(e.chat.end);
     delete e.chat;
   }
@@ -176,8 +212,8 @@ function delegationParent(
   return found;
 }
 
-function closeEntity(e: EntitySpans, truncation: string | undefined): void {
+function closeEntity(e: EntitySpans, truncation: string | undefined, end = true): void {
   e.span.setAttributes(usageAttributes(e.usage));
   if (truncation !== undefined) e.span.setAttribute("spellbook.truncated", truncation);
-  e.span.end();
+  if (end) e.span.end();
 }

@@ -5,7 +5,8 @@
  * artifact, then the task completes. `tasks/cancel` aborts the cast ("cancelled": the loom
  * records it truncated) and the task ends canceled; a cast cut by a ward or failed ends failed,
  * saying why. A data part is the spell's inputs, checked by castIntent before any cast. Casts
- * count against the server's bound on casts at once.
+ * count against the server's bound on casts at once, and the server's observer (`--otel`) sees
+ * each as it sees a POST /cast.
  */
 import { randomUUID } from "node:crypto";
 import { Role, TaskState, type Message, type Part, type TaskStatus } from "@a2a-js/sdk";
@@ -136,8 +137,11 @@ export function spellExecutor(
         task.update(TaskState.TASK_STATE_WORKING);
         const result = await cantrip.cast(intent, {
           signal: controller.signal,
-          onEvent: turnUpdates((turn, text) =>
-            task.update(TaskState.TASK_STATE_WORKING, text, { spellbook: turn }),
+          onEvent: alsoObserved(
+            turnUpdates((turn, text) =>
+              task.update(TaskState.TASK_STATE_WORKING, text, { spellbook: turn }),
+            ),
+            slots.observe?.(),
           ),
         });
         finish(result, taskId, contextId, bus, task.status);
@@ -152,6 +156,18 @@ export function spellExecutor(
       running.get(taskId)?.abort("cancelled");
       return Promise.resolve();
     },
+  };
+}
+
+/** The task's listener, and the server's observer (`--otel` spans) when there is one. */
+function alsoObserved(
+  own: (e: CantripEvent) => void,
+  observer: ((e: CantripEvent) => void) | undefined,
+): (e: CantripEvent) => void {
+  if (!observer) return own;
+  return (e) => {
+    observer(e);
+    own(e);
   };
 }
 

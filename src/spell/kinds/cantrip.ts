@@ -25,7 +25,7 @@ export const cantripKind: DocumentKind<Spell, ResolvedSpell, Cantrip<Loom> | und
       baseDir: ctx.baseDir,
       rootDir: (ctx.options as LoadOptions).rootDir,
       errors,
-      loadChild: (file) => childTemplate(file, ctx, everyLLMOf(ctx)),
+      loadChild: (file) => childTemplate(file, ctx, nestedOptions(ctx)),
     });
     return errors.list.length ? { errors: errors.list } : { resolved, errors: [] };
   },
@@ -41,6 +41,7 @@ export const cantripKind: DocumentKind<Spell, ResolvedSpell, Cantrip<Loom> | und
       llm: options.everyLLM ?? options.llm ?? (options.validateOnly ? validationLLM : undefined),
       ...(options.everyLLM ? { childLLMs: everySource(options.everyLLM) } : {}),
       llmSpec: options.llmSpec,
+      buildLLM: options.buildLLM,
       warn: options.onWarning,
       validateOnly: options.validateOnly,
       loomPath: options.validateOnly ? "memory" : options.loomPath,
@@ -77,11 +78,11 @@ export async function buildCantrip(
 async function childTemplate(
   file: string,
   ctx: Pick<KindContext, "loadNested">,
-  everyLLM?: LLM,
+  passed: LoadOptions = {},
 ): Promise<ChildTemplate> {
   let loaded: { kind: string; value: unknown };
   try {
-    loaded = await ctx.loadNested(file, everyLLM ? { everyLLM } : {});
+    loaded = await ctx.loadNested(file, passed);
   } catch (err) {
     const detail =
       err instanceof SpellErrors
@@ -107,7 +108,11 @@ async function childTemplate(
   };
 }
 
-const everyLLMOf = (ctx: KindContext): LLM | undefined => (ctx.options as LoadOptions).everyLLM;
+/** What a child spell's load takes from its parent's: the one LLM of a replay, the LLM builder. */
+function nestedOptions(ctx: KindContext): LoadOptions {
+  const { everyLLM, buildLLM } = ctx.options as LoadOptions;
+  return { ...(everyLLM ? { everyLLM } : {}), ...(buildLLM ? { buildLLM } : {}) };
+}
 
 /** Children get the one LLM whatever they ask for (by name or by depth). */
 const everySource = (llm: LLM): ChildLLMSource => ({

@@ -9,6 +9,9 @@
 //   judge: the text a judge (system prompt "You grade…") is answered with
 //   turns: replies per cast (default 1): the first turns-1 call the `echo` gate, the last answers
 //   delayMs: wait before each answer
+//   delegate: true — a request that offers the call_entity gate and carries no tool result yet
+//            calls call_entity with its own intent (a parent); the child's requests, which do
+//            not offer it, are answered as above, and so is the parent's next one
 // Prints "PORT <n>" on stdout when listening; "STATS <json>" on SIGTERM is not needed: counts
 // are served at GET /stats.
 import { createServer } from "node:http";
@@ -41,6 +44,17 @@ function answer(body) {
   const user = messages.find((m) => m.role === "user");
   const intent = typeof user?.content === "string" ? user.content : JSON.stringify(user?.content);
   const tools = messages.filter((m) => m.role === "tool").length;
+  const offersDelegation = (body.tools ?? []).some((t) => t.function?.name === "call_entity");
+  if (config.delegate && offersDelegation && tools === 0)
+    return completion({
+      tool_calls: [
+        {
+          id: `call_${requests}`,
+          type: "function",
+          function: { name: "call_entity", arguments: JSON.stringify({ intent }) },
+        },
+      ],
+    });
   const turns = config.turns ?? 1;
   if (tools < turns - 1)
     return completion({
@@ -60,6 +74,22 @@ function answer(body) {
   return completion({ content: String(n <= right ? sum : sum + 1) });
 }
 
+/** A reply as an SSE stream (a cast someone observes asks for one): the message, then its end. */
+function streamed(res, reply) {
+  const [{ message, finish_reason }] = reply.choices;
+  const head = { id: reply.id, object: "chat.completion.chunk", model: reply.model };
+  const chunk = (choices, extra = {}) =>
+    `data: ${JSON.stringify({ ...head, choices, ...extra })}\n\n`;
+  const calls = (message.tool_calls ?? []).map((c, index) => ({ index, ...c }));
+  const delta = { role: "assistant", ...(message.content ? { content: message.content } : {}) };
+  res.writeHead(200, { "content-type": "text/event-stream" });
+  res.write(
+    chunk([{ index: 0, delta: { ...delta, ...(calls.length ? { tool_calls: calls } : {}) } }]),
+  );
+  res.write(chunk([{ index: 0, delta: {}, finish_reason }], { usage: reply.usage }));
+  res.end("data: [DONE]\n\n");
+}
+
 const server = createServer((req, res) => {
   if (req.method === "GET" && req.url === "/stats") {
     res.writeHead(200, { "content-type": "application/json" });
@@ -75,8 +105,10 @@ const server = createServer((req, res) => {
       res.writeHead(429, { "content-type": "application/json", "retry-after": "1" });
       return res.end(JSON.stringify({ error: { message: "slow down", type: "rate_limit" } }));
     }
-    const reply = answer(JSON.parse(Buffer.concat(chunks).toString("utf8")));
+    const body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+    const reply = answer(body);
     const send = () => {
+      if (body.stream) return streamed(res, reply);
       res.writeHead(200, { "content-type": "application/json" });
       res.end(JSON.stringify(reply));
     };
