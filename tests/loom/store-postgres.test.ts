@@ -117,6 +117,52 @@ describe.skipIf(skip)("PostgreSQL loom store (real server)", () => {
     }
   });
 
+  it("retries an append whose connection is dropped (pg_terminate_backend): nothing torn or doubled", async () => {
+    const url = await server().createDatabase();
+    const store = postgresLoomStore(url);
+    const n = 120;
+    const killer = new pg.Client({ connectionString: url });
+    await killer.connect();
+    let kills = 0;
+    const terminate = async () => {
+      const rows = await killer.query<{ ok: boolean }>(
+        `SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity
+         WHERE datname = current_database() AND pid <> pg_backend_pid()`,
+      );
+      kills += rows.rows.filter((r) => r.ok).length;
+    };
+    const expected = (entity: string, i: number) => ({
+      ...turn(`${entity}-${i}`, i > 1 ? `${entity}-${i - 1}` : null, entity, i),
+      utterance: `${"x".repeat(2000)} ${entity} ${i}`,
+    });
+    try {
+      await store.append({ type: "turn", ...expected("w0", 1) }); // migrated, pool open
+      // Three writers append at once; after every 15th append, the store's connections are cut.
+      const writer = async (entity: string, from: number) => {
+        for (let i = from; i <= n; i++) {
+          await store.append({ type: "turn", ...expected(entity, i) });
+          if (i % 15 === 0) await terminate();
+        }
+      };
+      await Promise.all([writer("w0", 2), writer("w1", 1), writer("w2", 1)]);
+      expect(kills).toBeGreaterThan(0);
+      const rows = await killer.query<{ id: string; record: unknown }>(
+        "SELECT id, record FROM loom_turns ORDER BY entity_id, sequence",
+      );
+      expect(rows.rows).toHaveLength(3 * n);
+      for (const entity of ["w0", "w1", "w2"])
+        for (let i = 1; i <= n; i++) {
+          const row = rows.rows.find((r) => r.id === `${entity}-${i}`);
+          expect(row?.record).toEqual(expected(entity, i));
+        }
+      const thread = await store.readThread(`w2-${n}`);
+      expect(thread).toHaveLength(n);
+    } finally {
+      await killer.end();
+      await store.close();
+    }
+  });
+
   it("never names the password of its URL (location, errors)", async () => {
     const port = server().port;
     const store = postgresLoomStore(`postgres://postgres:hunter2secret@127.0.0.1:${port}/nosuchdb`);
