@@ -80,7 +80,7 @@ describe.skipIf(skip)("a Loom writing to PostgreSQL", () => {
         },
       });
       expect(result.status).toBe("failed");
-      expect(result.error).toMatchObject({ code: "loom_fenced" });
+      expect(result.status === "failed" && result.error).toMatchObject({ code: "loom_fenced" });
       expect(queries).toBe(2); // no LLM call after the refused write
       const stored = await other.readEntity(entityId);
       expect(stored.map((t) => [t.sequence, t.id === "taken"])).toEqual([
