@@ -14,15 +14,18 @@ const LATEST_REWARD = `LEFT JOIN LATERAL (
   SELECT reward FROM loom_rewards r WHERE r.turn_id = t.id ORDER BY r.seq DESC LIMIT 1
 ) w ON true`;
 
-/** The path root → $1 in ONE recursive query; `cycle` marks a turn met twice (corruption). */
-const THREAD = `WITH RECURSIVE up (id, parent_id, depth, path, cycle) AS (
-    SELECT id, parent_id, 0, ARRAY[id], false FROM loom_turns WHERE id = $1
+/**
+ * The path root → $1 in ONE recursive query. A parent cycle (a hand-edited loom) would loop:
+ * the depth is bounded, and a turn met twice is reported as corruption.
+ */
+const THREAD = `WITH RECURSIVE up (id, parent_id, depth) AS (
+    SELECT id, parent_id, 0 FROM loom_turns WHERE id = $1
   UNION ALL
-    SELECT t.id, t.parent_id, up.depth + 1, up.path || t.id, t.id = ANY(up.path)
+    SELECT t.id, t.parent_id, up.depth + 1
     FROM up JOIN loom_turns t ON t.id = up.parent_id
-    WHERE NOT up.cycle
+    WHERE up.depth < 1000000
   )
-  SELECT t.record, w.reward, up.cycle FROM up JOIN loom_turns t ON t.id = up.id ${LATEST_REWARD}
+  SELECT t.record, w.reward FROM up JOIN loom_turns t ON t.id = up.id ${LATEST_REWARD}
   ORDER BY up.depth DESC`;
 
 const ENTITIES = `SELECT entity_id, (array_agg(cantrip_id ORDER BY seq))[1] AS cantrip_id,
@@ -89,12 +92,15 @@ export class PostgresLoomStore implements LoomStore {
   }
 
   async readThread(turnId: string): Promise<Turn[]> {
-    const rows = await this.db.run((c) => c.query<TurnRow & { cycle: boolean }>(THREAD, [turnId]));
+    const rows = await this.db.run((c) => c.query<TurnRow>(THREAD, [turnId]));
     if (rows.rows.length === 0)
       throw new ConfigError("loom_unknown_turn", `no turn ${turnId} in the loom`);
-    const cycle = rows.rows.find((r) => r.cycle);
-    if (cycle)
-      throw new ConfigError("loom_corrupt", `loom has a parent cycle at turn ${cycle.record.id}`);
+    const seen = new Set<string>();
+    for (const { record } of rows.rows) {
+      if (seen.has(record.id))
+        throw new ConfigError("loom_corrupt", `loom has a parent cycle at turn ${record.id}`);
+      seen.add(record.id);
+    }
     return rows.rows.map(rewarded);
   }
 
