@@ -7,6 +7,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
+import { setTimeout } from "node:timers";
 import { join } from "node:path";
 import { jsonlLoomStore } from "../dist/loom/loom-store.js";
 import { postgresLoomStore } from "../dist/loom/storage-postgres.js";
