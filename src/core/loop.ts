@@ -127,6 +127,7 @@ export class CastRun<L> {
       cost.costUsd = response.costUsd;
       cost.llm = this.llmId;
       const sequence = this.host.record(turnId, step, cost, outcome);
+      await this.host.stored(); // an async store (PostgreSQL) keeps the turn before the next query
       this.afterTurn(turnId, sequence, step, response, outcome, started);
       if (outcome.kind !== "continue") return this.finish(outcome);
     }

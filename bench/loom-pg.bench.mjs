@@ -1,0 +1,140 @@
+// The PostgreSQL loom store (issue 27) against the JSONL store, through the same LoomStore seam:
+// append cost (one awaited append at a time, as the loop does per turn) and the cost of reading
+// a thread at depth D (one recursive query vs a file read into an index). Starts its own
+// PostgreSQL (initdb into a temp dir, loopback, fsync off as in the tests); skips without it.
+// Or point it at a server: SPELLBOOK_BENCH_PG_URL=postgres://… (a database it may fill).
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { setTimeout } from "node:timers";
+import { join } from "node:path";
+import { jsonlLoomStore } from "../dist/loom/loom-store.js";
+import { postgresLoomStore } from "../dist/loom/storage-postgres.js";
+
+const N = 2000;
+const DEPTH = 1000;
+
+function bin() {
+  const root = "/usr/lib/postgresql";
+  if (!existsSync(root)) return null;
+  const v = readdirSync(root).filter((d) => existsSync(join(root, d, "bin", "initdb")));
+  return v.length ? join(root, v.sort((a, b) => b - a)[0], "bin") : null;
+}
+
+async function startPostgres(dir) {
+  const pgBin = bin();
+  if (!pgBin) return null;
+  const root = process.getuid() === 0;
+  const as = (cmd, args) =>
+    root
+      ? ["setpriv", ["--reuid=postgres", "--regid=postgres", "--init-groups", cmd, ...args]]
+      : [cmd, args];
+  if (root) spawnSync("chown", ["postgres:postgres", dir]);
+  const data = join(dir, "data");
+  const [c, a] = as(join(pgBin, "initdb"), [
+    "-D",
+    data,
+    "-U",
+    "postgres",
+    "--auth=trust",
+    "--no-sync",
+  ]);
+  if (spawnSync(c, a).status !== 0) return null;
+  const port = await new Promise((resolve) => {
+    const s = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+  const [pc, pa] = as(join(pgBin, "postgres"), [
+    "-D",
+    data,
+    "-p",
+    String(port),
+    "-h",
+    "127.0.0.1",
+    "-k",
+    dir,
+    "-c",
+    "fsync=off",
+    "-c",
+    "synchronous_commit=off",
+  ]);
+  const child = spawn(pc, pa, { stdio: ["ignore", "ignore", "pipe"] });
+  await new Promise((resolve, reject) => {
+    let log = "";
+    child.stderr.on("data", (d) => {
+      log += d;
+      if (log.includes("ready to accept connections")) resolve();
+    });
+    child.once("exit", () => reject(new Error(log)));
+  });
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    stop: () => child.kill("SIGQUIT"),
+  };
+}
+
+const turn = (i, entity = "bench") => ({
+  type: "turn",
+  id: `${entity}-${i}`,
+  parent_id: i > 1 ? `${entity}-${i - 1}` : null,
+  cantrip_id: "c1",
+  entity_id: entity,
+  role: "turn",
+  sequence: i,
+  utterance: `utterance ${i} `.repeat(20),
+  observation: `observation ${i} `.repeat(20),
+  gate_calls: [],
+  metadata: {
+    tokens_prompt: 10,
+    tokens_completion: 5,
+    tokens_cached: 0,
+    duration_ms: 1,
+    timestamp: new Date().toISOString(),
+  },
+  reward: null,
+  terminated: false,
+  truncated: false,
+  reason: null,
+});
+
+async function measure(name, open) {
+  const store = open();
+  await store.append(turn(1, "warm")); // a connection and the schema, outside the timing
+  let t = performance.now();
+  for (let i = 1; i <= N; i++) await store.append(turn(i));
+  const append = (performance.now() - t) / N;
+  for (let i = 1; i <= DEPTH; i++) await store.append(turn(i, "deep"));
+  await store.close();
+  const reader = open();
+  await reader.readEntity("none"); // connected (pg) — the file is read on the first real read
+  t = performance.now();
+  await reader.readThread(`deep-${DEPTH}`);
+  const first = performance.now() - t;
+  t = performance.now();
+  await reader.readThread(`deep-${DEPTH}`);
+  const again = performance.now() - t;
+  await reader.close();
+  console.log(
+    `${name.padEnd(11)} append ${(append * 1000).toFixed(0).padStart(6)} µs/turn · thread at depth ${DEPTH}: ${first.toFixed(1)} ms first read, ${again.toFixed(1)} ms again`,
+  );
+}
+
+const dir = mkdtempSync(join(tmpdir(), "bench-loom-pg-"));
+let server = null;
+try {
+  const url = process.env.SPELLBOOK_BENCH_PG_URL ?? (server = await startPostgres(dir))?.url;
+  if (!url) console.log("skipped: PostgreSQL not installed (apt-get install postgresql)");
+  else {
+    await measure("JSONL", () => jsonlLoomStore(join(dir, "loom.jsonl")));
+    await measure("PostgreSQL", () => postgresLoomStore(url));
+    console.log(
+      `(${N} appends, one awaited at a time; the machine may be loaded: compare rows of one run)`,
+    );
+  }
+} finally {
+  server?.stop();
+  setTimeout(() => rmSync(dir, { recursive: true, force: true }), 500).unref();
+}
