@@ -25,6 +25,8 @@ export interface EvalFlags {
   compare?: string | undefined;
   record?: boolean | undefined;
   replay?: string | undefined;
+  queue?: string | undefined;
+  loom?: string | undefined;
 }
 
 const stamp = () => new Date().toISOString().replace(/[:.]/g, "-");
@@ -45,7 +47,11 @@ export async function evalCommand(
   let tally: Tally | undefined;
   let result;
   try {
+    const remote = flags.queue
+      ? await (await import("../queue/remote.js")).openRemote(flags.queue, { loom: flags.loom })
+      : undefined;
     result = await runEval(plan, {
+      remote,
       out,
       env: io.env,
       repeat: flags.repeat,

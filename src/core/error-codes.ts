@@ -97,6 +97,7 @@ const SPELL_CODES = {
   sandbox_unavailable: "the bash medium cannot run its OS sandbox (bubblewrap) here",
   schema: "the document breaks its kind's JSON Schema",
   script_exhausted: "the scripted llm has no response left for a query",
+  queue_url: "--queue is not a redis://host:port URL",
   spell_invalid: "several errors of one load, reported together (SpellErrors)",
   spell_not_found: "the spell file does not exist",
   spell_not_mapping: "the spell is not a YAML mapping",
@@ -154,6 +155,8 @@ const RUN_CODES = {
   provider_permission: "the provider denied permission (403)",
   provider_server_error: "the provider had a server error (5xx)",
   provider_stream_incomplete: "a stream ended before the provider said it was complete",
+  queue_job_failed:
+    "a queued cast's job failed on its worker (no row came back: the spell could not load there)",
   quickjs_loaded: "the code engine was configured after it had loaded",
   quickjs_unavailable: "the QuickJS WebAssembly module cannot be loaded",
   rate_limited: "the provider rate-limited the request (429)",

@@ -14,12 +14,14 @@ import type { EvalCase } from "../spell/kinds/index.js";
 import { assess, costOf, type Verdict } from "./assert.js";
 import { castScope, type CastScope } from "./llm.js";
 import type { ResultRow } from "./summary.js";
-import type { Target } from "./targets.js";
+import type { Target, TargetInfo } from "./targets.js";
 
 export interface CastJob {
   target: Target;
   c: EvalCase;
   k: number;
+  /** The entity the cast records as (a queued cast's, assigned before it was queued). */
+  entityId?: string | undefined;
   cast: CastScope;
   judged: CastScope;
   loom: Loom;
@@ -52,7 +54,33 @@ export async function castOne(j: CastJob): Promise<CastOutcome> {
   }
   const latency = performance.now() - started;
   if (result?.lastTurnId) loom.annotateReward(result.lastTurnId, verdict.score, verdict.reason);
-  const row: ResultRow = {
+  const row = rowOf(target, c, k, result, verdict, latency);
+  const judgeTokens = verdict.judgeUsage.reduce(
+    (n, u) => n + u.promptTokens + u.completionTokens,
+    0,
+  );
+  const judgeCost = verdict.judgeUsage.reduce<number | undefined>(
+    (usd, u) => addCost(usd, u.costUsd),
+    0,
+  );
+  return { row, judgeTokens, judgeCost };
+}
+
+/** The row of a cast that never ran where it was sent (a queued job that failed on its worker). */
+export function erroredOutcome(target: TargetInfo, c: EvalCase, k: number, reason: string) {
+  const verdict: Verdict = { status: "error", score: 0, reason, judgeUsage: [] };
+  return { row: rowOf(target, c, k, undefined, verdict, 0), judgeTokens: 0, judgeCost: 0 };
+}
+
+function rowOf(
+  target: TargetInfo,
+  c: EvalCase,
+  k: number,
+  result: CastResult<Loom> | undefined,
+  verdict: Verdict,
+  latency: number,
+): ResultRow {
+  return {
     spell: target.spell,
     llm: target.llm,
     case: c.id,
@@ -70,15 +98,6 @@ export async function castOne(j: CastJob): Promise<CastOutcome> {
     last_turn_id: result?.lastTurnId ?? null,
     location: c.location,
   };
-  const judgeTokens = verdict.judgeUsage.reduce(
-    (n, u) => n + u.promptTokens + u.completionTokens,
-    0,
-  );
-  const judgeCost = verdict.judgeUsage.reduce<number | undefined>(
-    (usd, u) => addCost(usd, u.costUsd),
-    0,
-  );
-  return { row, judgeTokens, judgeCost };
 }
 
 /** A recorded run's replies by cast key (spell|llm|case|repeat, `|judge` for its judge). */
