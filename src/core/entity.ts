@@ -236,6 +236,11 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
     return sequence;
   }
 
+  /** The loom's answer for the turns recorded so far (LoopHost; an async store's). */
+  stored(): Promise<void> | undefined {
+    return this.cantrip.loom.stored?.();
+  }
+
   /**
    * LOOM-11: this entity's thread after its first `known` turns, read from the loom now. A
    * fork's inherited turns are its own, and a resumed entity's earlier ones; a child's thread

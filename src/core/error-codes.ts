@@ -139,8 +139,14 @@ const RUN_CODES = {
   empty_response: "LLM-3: the model returned neither content nor tool calls",
   gate_unavailable:
     "call_entity named a gate a child may not have (reaches the model as the gate's error)",
+  loom_db:
+    "the PostgreSQL loom cannot be reached or refused a statement (after retrying a dropped connection)",
+  loom_fenced:
+    "a turn's (entity, sequence) is taken by another turn in the store: a late writer (a worker presumed dead) is refused, never merged",
   loom_in_use: "another summon (this or another process) holds the entity",
   loom_io: "the loom file cannot be opened",
+  loom_schema:
+    "the PostgreSQL loom's schema version is newer than this Spellbook knows (nothing written)",
   loom_state_unreadable: "an entity's state file is damaged or cannot be read",
   loom_state_version: "an entity's state file is newer than this Spellbook reads",
   loom_version: "the loom file's format version is newer than this Spellbook reads",

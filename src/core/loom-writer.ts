@@ -67,6 +67,12 @@ export interface LoomWriter extends EntityKeeper {
    * during the call, not kept: the loop refills the same objects for the next turn.
    */
   recordTurn(head: TurnHead, content: TurnContent, cost: TurnCost, outcome: TurnOutcome): void;
+  /**
+   * An asynchronous store's answer for what was recorded so far: the loop awaits it once per
+   * turn, so a refused or failed write ends the cast before the next query. Undefined when
+   * the records are already kept (a synchronous store).
+   */
+  stored?(): Promise<void> | undefined;
   /** A fold of the view sent to the LLM (§6.8): which turns, and the summary that replaced them. */
   recordFold?(cantripId: string, fold: FoldRecord): void;
   /** A recorded turn, for a loom that can read back what it recorded. */

@@ -35,5 +35,7 @@ export interface LoopHost<L> {
   ): Promise<MediumStep>;
   /** Records a turn in the loom; returns its sequence number. */
   record(turnId: string, content: TurnContent, cost: TurnCost, outcome: TurnOutcome): number;
+  /** Resolves once the loom keeps what was recorded (an async store); undefined when it does. */
+  stored(): Promise<void> | undefined;
   addUsage(u: Usage): void;
 }

@@ -124,6 +124,7 @@ export class CastRun<L> {
       cost.costUsd = response.costUsd;
       cost.llm = this.llmId;
       const sequence = this.host.record(turnId, step, cost, outcome);
+      await this.host.stored(); // an async store (PostgreSQL) keeps the turn before the next query
       this.afterTurn(turnId, sequence, step, response, outcome, started);
       if (outcome.type !== "continue") return this.finish(outcome);
     }

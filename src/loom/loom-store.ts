@@ -102,7 +102,7 @@ export class RecordLoomStore implements LoomStore {
   }
 
   close(): Promise<void> {
-    return settle(() => this.records.close());
+    return settle(() => this.records.close()).then(() => undefined);
   }
 
   private store(record: StoredRecord): boolean {

@@ -51,7 +51,7 @@ export class Loom implements LoomWriter {
     readonly store: RecordStore = new MemoryStore(),
     options: LoomOptions = {},
   ) {
-    this.indexed = store.readsBack ? null : new LoomIndex();
+    this.indexed = store.readsBack ? null : indexOf(store.load());
     this.entityWaitMs = options.entityWaitMs ?? 2000;
   }
 
@@ -230,8 +230,16 @@ export class Loom implements LoomWriter {
     return this;
   }
 
+  /**
+   * For an asynchronous store (PostgreSQL): resolves once every record so far is stored, and
+   * rejects with the store's refusal or failure; undefined for a synchronous store.
+   */
+  stored(): Promise<void> | undefined {
+    return this.store.stored?.();
+  }
+
   close(): void {
-    this.store.close();
+    void this.store.close();
   }
 
   /** The in-memory index, read from the store on first use. */
@@ -253,4 +261,11 @@ export class Loom implements LoomWriter {
     const reward = this.indexed?.rewards.get(turn.id);
     return reward === undefined ? turn : Object.freeze({ ...turn, reward });
   }
+}
+
+/** A store that does not read back hands the loom its records once, at the start (a seed). */
+function indexOf(records: readonly LoomRecord[]): LoomIndex {
+  const index = new LoomIndex();
+  for (const record of records) index.add(record);
+  return index;
 }

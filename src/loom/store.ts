@@ -14,9 +14,12 @@ export interface RecordStore {
    * nothing in memory until it is read. False when the loom must keep the records itself.
    */
   readonly readsBack: boolean;
-  /** Every record in the store, in order (for a store that reads back). */
+  /** Every record in the store, in order (for a store that reads back; else a seed, once). */
   load(): LoomRecord[];
-  close(): void;
+  /** Closes the store; an asynchronous one resolves once what was queued is stored. */
+  close(): void | Promise<void>;
+  /** An asynchronous store: resolves once every record so far is stored (QueuedRecordStore). */
+  stored?(): Promise<void> | undefined;
   /** A description for messages ("memory", a file path). */
   readonly location: string;
   /** The file the store appends to, when it is one: summoned entities are kept beside it. */

@@ -82,8 +82,14 @@ export function loomStoreContract(name: string, open: () => Promise<StoreUnderTe
 
     it("reads a thread root → turn, one per branch", async () => {
       const { store } = await start();
-      for (const t of [turn("t1", null), turn("t2", "t1"), turn("t3", "t2"), turn("t2b", "t1")])
-        await store.append({ type: "turn", ...t });
+      // A turn is unique by (entity, sequence) in a store that fences: the branch is its own entity.
+      const turns = [
+        turn("t1", null),
+        turn("t2", "t1", "e1", 2),
+        turn("t3", "t2", "e1", 3),
+        turn("t2b", "t1", "fork", 2),
+      ];
+      for (const t of turns) await store.append({ type: "turn", ...t });
       expect(ids(await store.readThread("t3"))).toEqual(["t1", "t2", "t3"]);
       expect(ids(await store.readThread("t2b"))).toEqual(["t1", "t2b"]);
       expect(ids(await store.readThread("t1"))).toEqual(["t1"]);
@@ -144,7 +150,7 @@ export function loomStoreContract(name: string, open: () => Promise<StoreUnderTe
     it("keeps rewards as records: the latest for a turn wins, and reads show it", async () => {
       const { store } = await start();
       await store.append({ type: "turn", ...turn("t1", null) });
-      await store.append({ type: "turn", ...turn("t2", "t1") });
+      await store.append({ type: "turn", ...turn("t2", "t1", "e1", 2) });
       const at = "2026-01-01T00:00:01.000Z";
       await store.append({ type: "reward", turn_id: "t2", reward: 0.5, timestamp: at });
       await store.append({ type: "reward", turn_id: "t2", reward: 1, timestamp: at });
@@ -157,7 +163,7 @@ export function loomStoreContract(name: string, open: () => Promise<StoreUnderTe
     it("keeps folds per entity, in order, with the turns untouched (LOOM-5)", async () => {
       const { store } = await start();
       for (let i = 1; i <= 3; i++)
-        await store.append({ type: "turn", ...turn(`t${i}`, i > 1 ? `t${i - 1}` : null) });
+        await store.append({ type: "turn", ...turn(`t${i}`, i > 1 ? `t${i - 1}` : null, "e1", i) });
       await store.append({ type: "fold", ...fold("e1", 2) });
       await store.append({ type: "fold", ...fold("other", 1) });
       await store.append({ type: "fold", ...fold("e1", 3) });
@@ -179,7 +185,7 @@ export function loomStoreContract(name: string, open: () => Promise<StoreUnderTe
       if (!reopen) return ctx.skip("this store keeps nothing beyond its own life (memory)");
       await store.append({ type: "identity", ...identity });
       await store.append({ type: "turn", ...turn("t1", null) });
-      await store.append({ type: "turn", ...turn("t2", "t1") });
+      await store.append({ type: "turn", ...turn("t2", "t1", "e1", 2) });
       await store.append({
         type: "reward",
         turn_id: "t1",
@@ -193,7 +199,7 @@ export function loomStoreContract(name: string, open: () => Promise<StoreUnderTe
       expect(await again.rewards()).toEqual(new Map([["t1", 2]]));
       expect(await again.folds("e1")).toHaveLength(1);
       expect(await again.identity("c1")).toEqual(identity);
-      expect(await again.append({ type: "turn", ...turn("t2", "t1") })).toBe(false);
+      expect(await again.append({ type: "turn", ...turn("t2", "t1", "e1", 2) })).toBe(false);
       expect(ids(await again.readEntity("e1"))).toEqual(["t1", "t2"]);
     });
   });

@@ -1,0 +1,99 @@
+/**
+ * `spell loom import FILE --to postgres://…`, and `spell loom export/tree/stats` on a postgres
+ * URL as on a file: a real JSONL loom (a real cast) → PostgreSQL → JSONL gives the same records.
+ */
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { loomExportCommand, loomTreeCommand } from "../../src/cli/loom-export.js";
+import { loomImportCommand } from "../../src/cli/loom-import.js";
+import { loomStatsCommand } from "../../src/cli/loom-tools.js";
+import {
+  Cantrip,
+  Circle,
+  doneGate,
+  echoGate,
+  JsonlStore,
+  Loom,
+  ScriptedLLM,
+} from "../../src/index.js";
+import { io } from "../support/io.js";
+import { POSTGRES_MISSING, postgresBin, usePostgres } from "../support/postgres.js";
+
+const server = usePostgres();
+const skip = !postgresBin;
+if (skip) console.warn(`loom-cli-postgres.test.ts: ${POSTGRES_MISSING}`);
+const dir = mkdtempSync(join(tmpdir(), "loom-cli-pg-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const echo = (text: string) => ({ tool_calls: [{ gate: "echo", args: { text } }] });
+
+/** A loom file written by real casts: two entities, a reward. */
+async function recordedLoom(): Promise<string> {
+  const path = join(dir, "source.jsonl");
+  const loom = new Loom(new JsonlStore(path));
+  for (const word of ["alpha", "beta"]) {
+    const cantrip = new Cantrip({
+      llm: new ScriptedLLM({ responses: [echo(word), { content: `${word} done` }] }),
+      identity: { systemPrompt: "import test" },
+      circle: new Circle({ gates: [doneGate(), echoGate()], wards: [{ max_turns: 4 }] }),
+      loom,
+    });
+    await cantrip.cast(`say ${word}`);
+  }
+  loom.annotateReward(loom.turns()[1]!.id, 1, "right");
+  loom.close();
+  return path;
+}
+
+const lines = (text: string) =>
+  text
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as unknown);
+
+describe.skipIf(skip)("spell loom on a PostgreSQL URL", () => {
+  it("imports a JSONL loom and exports the same records back (a round trip)", async () => {
+    const file = await recordedLoom();
+    const url = await server().createDatabase();
+    const fromFile = io();
+    expect(await loomExportCommand(file, { redact: false }, fromFile)).toBe(0);
+    const records = lines(fromFile.out).length;
+    const imported = io();
+    expect(await loomImportCommand(file, { to: url }, imported)).toBe(0);
+    expect(imported.out).toContain(`imported ${records} records (${records} new)`);
+    // Importing again stores nothing twice (appends are idempotent by id).
+    const again = io();
+    expect(await loomImportCommand(file, { to: url }, again)).toBe(0);
+    expect(again.out).toContain(`imported ${records} records (0 new)`);
+
+    const fromDb = io();
+    expect(await loomExportCommand(url, { redact: false }, fromDb)).toBe(0);
+    expect(lines(fromDb.out)).toEqual(lines(fromFile.out));
+    expect(lines(fromDb.out)).toHaveLength(lines(readFileSync(file, "utf8")).length - 1); // header
+
+    const treeFile = io();
+    const treeDb = io();
+    await loomTreeCommand(file, treeFile);
+    expect(await loomTreeCommand(url, treeDb)).toBe(0);
+    expect(treeDb.out).toBe(treeFile.out);
+
+    const statsFile = io();
+    const statsDb = io();
+    await loomStatsCommand(file, { json: true }, statsFile);
+    expect(await loomStatsCommand(url, { json: true }, statsDb)).toBe(0);
+    expect(JSON.parse(statsDb.out)).toEqual(JSON.parse(statsFile.out));
+  });
+
+  it("never prints the URL's password", async () => {
+    const file = await recordedLoom();
+    const url = await server().createDatabase();
+    const withPassword = url.replace("postgres@", "postgres:s3cretpw@");
+    const out = io();
+    await loomImportCommand(file, { to: withPassword }, out);
+    await loomTreeCommand(withPassword.replace(/\/\w+$/, "/nosuchdb"), out);
+    expect(out.out + out.err).not.toContain("s3cretpw");
+    expect(out.err).toContain("nosuchdb");
+  });
+});

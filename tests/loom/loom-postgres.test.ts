@@ -1,0 +1,95 @@
+/**
+ * The engine's write path to PostgreSQL (src/loom/store-queued.ts): a cast's turns are on the
+ * store before the cast is done, and a refused write (a late writer, `loom_fenced`) stops the
+ * cast before its next LLM call. A real server on loopback (tests/support/postgres.ts).
+ */
+import { describe, expect, it } from "vitest";
+import {
+  Cantrip,
+  Circle,
+  doneGate,
+  echoGate,
+  Loom,
+  ScriptedLLM,
+  type LLM,
+} from "../../src/index.js";
+import { postgresLoomStore } from "../../src/loom/storage-postgres.js";
+import { QueuedRecordStore } from "../../src/loom/store-queued.js";
+import { POSTGRES_MISSING, postgresBin, usePostgres } from "../support/postgres.js";
+import { turn } from "./store-contract.js";
+
+const server = usePostgres();
+const skip = !postgresBin;
+if (skip) console.warn(`loom-postgres.test.ts: ${POSTGRES_MISSING}`);
+
+const echo = (text: string) => ({ tool_calls: [{ gate: "echo", args: { text } }] });
+
+function cantripOn(loom: Loom, llm: LLM) {
+  return new Cantrip({
+    llm,
+    identity: { systemPrompt: "pg test" },
+    circle: new Circle({ gates: [doneGate(), echoGate()], wards: [{ max_turns: 6 }] }),
+    loom,
+  });
+}
+
+describe.skipIf(skip)("a Loom writing to PostgreSQL", () => {
+  it("has every turn of a cast on the store when the cast is done", async () => {
+    const url = await server().createDatabase();
+    const loom = new Loom(new QueuedRecordStore(postgresLoomStore(url)));
+    const llm = new ScriptedLLM({ responses: [echo("one"), echo("two"), { content: "end" }] });
+    const result = await cantripOn(loom, llm).cast("go");
+    expect(result.status).toBe("terminated");
+    // Read by another store (another machine) before this loom is closed.
+    const reader = postgresLoomStore(url);
+    try {
+      const [entity] = await reader.listEntities();
+      expect(entity?.turns).toBe(3);
+      const thread = await reader.readThread(entity!.lastTurnId);
+      expect(thread.map((t) => t.sequence)).toEqual([1, 2, 3]);
+      expect(thread.map((t) => t.id)).toEqual(loom.turns().map((t) => t.id));
+      expect(await reader.identity(thread[0]!.cantrip_id)).toBeDefined();
+    } finally {
+      await reader.close();
+      await (loom.store as QueuedRecordStore).close();
+    }
+  });
+
+  it("stops the cast with loom_fenced before the next LLM call when another writer took the turn", async () => {
+    const url = await server().createDatabase();
+    const other = postgresLoomStore(url);
+    const loom = new Loom(new QueuedRecordStore(postgresLoomStore(url)));
+    let entityId = "";
+    const scripted = new ScriptedLLM({
+      responses: [echo("one"), echo("two"), echo("three"), { content: "end" }],
+    });
+    let queries = 0;
+    const llm: LLM = {
+      name: scripted.name,
+      async query(messages, options) {
+        // Before the second turn is recorded, another worker records its own second turn.
+        if (++queries === 2)
+          await other.append({ type: "turn", ...turn("taken", null, entityId, 2) });
+        return scripted.query(messages, options);
+      },
+    };
+    try {
+      const result = await cantripOn(loom, llm).cast("go", {
+        onEvent: (e) => {
+          if (e.type === "step_start") entityId = e.entityId;
+        },
+      });
+      expect(result.status).toBe("failed");
+      expect(result.status === "failed" && result.error).toMatchObject({ code: "loom_fenced" });
+      expect(queries).toBe(2); // no LLM call after the refused write
+      const stored = await other.readEntity(entityId);
+      expect(stored.map((t) => [t.sequence, t.id === "taken"])).toEqual([
+        [1, false],
+        [2, true],
+      ]);
+    } finally {
+      await other.close();
+      await (loom.store as QueuedRecordStore).close();
+    }
+  });
+});
