@@ -14,6 +14,7 @@ export type {
   Approver,
 } from "./core/approval.js";
 export { Entity } from "./core/entity.js";
+export { newEntityId } from "./core/ids.js";
 export type { UsageTotals } from "./core/result.js";
 export { createIdentity, type Identity, type IdentityInput } from "./core/identity.js";
 export { composeWards, type Ward, type WardValue, type WardValues } from "./core/wards.js";

@@ -16,4 +16,6 @@ export interface RunFlags extends OtelFlags {
   input?: string[] | undefined;
   /** A JSON file of inputs; `--input` values go on top. */
   inputs?: string | undefined;
+  /** An entity whose interrupted cast to continue (`last`: the spell's last in the loom). */
+  resume?: string | undefined;
 }

@@ -19,6 +19,7 @@ import { runIntent } from "./run-inputs.js";
 import { ownEntry } from "../core/own.js";
 import { formatUsd } from "../core/spend.js";
 import { cliApprover } from "./approver.js";
+import { resumeCommand, runTarget, type RunTarget } from "./run-resume.js";
 
 export type { RunFlags } from "./run-flags.js";
 export { DEFAULT_LOOM } from "./load.js";
@@ -30,8 +31,17 @@ export async function runCommand(file: string, flags: RunFlags, io: CliIO): Prom
   const redact = (t: string): string => loaded.redactor.redact(t);
   printWarnings(loaded, io);
   const cantrip = loaded.cantrip!;
-  const intent = await runIntent(loaded, flags, io);
+  let target: RunTarget | undefined;
+  try {
+    target = runTarget(file, flags.resume, cantrip.loom);
+  } catch (err) {
+    io.stderr(redact(`${errorMessage(err)}\n`));
+    cantrip.loom.close();
+    return exitFor(err);
+  }
+  const intent = target?.intent ?? (await runIntent(loaded, flags, io));
   if (typeof intent === "number") return intent;
+  const resume = (r?: CastResult) => resumeCommand(file, flags.loom, target, r);
   const progress =
     flags.quiet || flags.json
       ? undefined
@@ -46,19 +56,23 @@ export async function runCommand(file: string, flags: RunFlags, io: CliIO): Prom
       ...(onApproval ? { onApproval } : {}),
       ...(io.signal ? { signal: io.signal } : {}),
       ...(onEvent ? { onEvent } : {}),
+      ...(target ? { resumeEntity: target.entityId } : {}),
     });
   } catch (err) {
     await otel?.shutdown();
-    return castFailed(err, cantrip, redact, io);
+    return castFailed(err, cantrip, redact, io, resume());
   }
   await otel?.shutdown();
-  if (result.status === "failed") return castFailed(result.error, cantrip, redact, io);
+  if (result.status === "failed")
+    return castFailed(result.error, cantrip, redact, io, resume(result));
   cantrip.loom.close();
   const llm = unpriced(cantrip.llm);
   if (llm instanceof ScriptedLLM && result.terminated && llm.unused() > 0) {
     io.stderr(`warning: the scripted llm has ${llm.unused()} response(s) left unused\n`);
   }
-  await printResult(result, cantrip.loom.store.location, flags, redact, io);
+  const again = resume(result);
+  await printResult(result, cantrip.loom.store.location, flags, redact, io, again);
+  if (again) io.stderr(`resume with: ${again}\n`);
   return result.terminated ? EXIT.ok : EXIT.truncated;
 }
 
@@ -84,6 +98,7 @@ function castFailed(
   cantrip: Cantrip<Loom>,
   redact: (t: string) => string,
   io: CliIO,
+  again?: string,
 ): number {
   io.stderr(redact(`spell run failed: ${errorMessage(err)}\n`));
   io.stderr(
@@ -91,6 +106,7 @@ function castFailed(
       `the loom keeps every turn recorded before the failure (${cantrip.loom.store.location})\n`,
     ),
   );
+  if (again) io.stderr(`resume with: ${again}\n`);
   cantrip.loom.close();
   return exitFor(err);
 }
@@ -105,9 +121,11 @@ export async function printResult(
   flags: Pick<RunFlags, "json" | "quiet">,
   redact: (t: string) => string,
   io: CliIO,
+  resume?: string,
 ): Promise<void> {
   if (flags.json) {
-    await print(io, redact(JSON.stringify(resultJson(result, location))) + "\n");
+    const json = { ...resultJson(result, location), ...(resume ? { resume } : {}) };
+    await print(io, redact(JSON.stringify(json)) + "\n");
   } else {
     const text =
       typeof result.result === "string" ? result.result : JSON.stringify(result.result, null, 2);

@@ -10,6 +10,7 @@ export default class Run extends Command {
     'spell run spell.yaml --intent "Summarize README.md" --json',
     "spell run summarize.yaml --input path=README.md --input words=50 --json",
     "spell run spell.yaml --llm anthropic/claude-sonnet-4-5",
+    "spell run spell.yaml --resume ent_0a1b2c3d4e5f000001",
   ];
   static override args = {
     file: Args.string({ description: "spell file (YAML)", required: true }),
@@ -40,6 +41,10 @@ export default class Run extends Command {
     approve: Flags.string({
       description:
         "gate=NAME[,gate=GLOB…]: approve these gates for this run; other questions go to the terminal, or are denied",
+    }),
+    resume: Flags.string({
+      description:
+        'continue the cast of this entity (interrupted by Ctrl-C, a crash or a kill) from its last recorded turn, with its recorded intent; "last": the spell\'s last entity in the loom',
     }),
     ...otelFlags,
   };

@@ -29,8 +29,23 @@ export interface CantripInit<L extends LoomWriter = LoomWriter> {
   redact?: (text: string) => string;
 }
 
-export interface CastOptions extends Omit<EntityOptions, "history" | "id" | "sequence" | "keeper"> {
+export interface CastOptions extends Omit<
+  EntityOptions,
+  "history" | "id" | "sequence" | "keeper" | "recorded"
+> {
   onEvent?: EventListener;
+  /**
+   * Continue the cast of this entity from its last recorded turn in the cantrip's loom (a cast
+   * interrupted by Ctrl-C, a crash, a killed worker). Its turns go back into the context, the
+   * code medium's variables come back by replay (as `summon({ entity })`), the next turn takes
+   * the next sequence, nothing recorded is recorded again and `intent` is not appended again;
+   * the wards count the cast's recorded turns, tokens and cost. An entity with no turn yet
+   * starts fresh under this id with `intent` (so a job can always pass a pre-assigned id:
+   * `newEntityId()`); a cast that already ended (`done`, a text reply, a ward) gives back its
+   * recorded result with no LLM call. The entity is held while the cast runs: a second cast of
+   * the same entity waits, then fails with `loom_in_use`. Needs a loom that keeps entities.
+   */
+  resumeEntity?: string;
 }
 
 export interface SummonOptions extends CastOptions {
@@ -111,10 +126,12 @@ export class Cantrip<L extends LoomWriter = LoomWriter> implements EntitySource<
 
   /** One-shot: summon, run the intent, release the entity (casting is summoning with cleanup). */
   async cast(intent: string, options: CastOptions = {}): Promise<CastResult<L>> {
-    // A cast's entity is not kept: nothing to register or hold.
-    const entity = this.open(options, false);
+    // A cast's entity is not kept (nothing to register or hold) unless it is named to continue.
+    const { resumeEntity, ...rest } = options;
+    const named = resumeEntity === undefined ? {} : { entity: resumeEntity };
+    const entity = this.open({ ...rest, ...named }, false, resumeEntity !== undefined);
     try {
-      return await entity.send(intent);
+      return await entity.send(intent, { resume: resumeEntity !== undefined });
     } finally {
       entity.dispose();
     }
@@ -125,7 +142,8 @@ export class Cantrip<L extends LoomWriter = LoomWriter> implements EntitySource<
     return this.open(options, true);
   }
 
-  private open(options: SummonOptions, keep: boolean): Entity<L> {
+  /** `mayBeNew`: a named entity the loom does not know yet starts fresh under that id. */
+  private open(options: SummonOptions, keep: boolean, mayBeNew = false): Entity<L> {
     const { entity: resume, ...rest } = options;
     const bus = new EventBus();
     if (options.onEvent) bus.on(options.onEvent);
@@ -135,7 +153,8 @@ export class Cantrip<L extends LoomWriter = LoomWriter> implements EntitySource<
       this.presentation.tools.map((t) => t.name),
       this.circle.mediumName,
     );
-    const keeper = keep || resume !== undefined ? this.keeper(resume !== undefined) : undefined;
+    const named = resume !== undefined && !mayBeNew;
+    const keeper = keep || resume !== undefined ? this.keeper(named) : undefined;
     const point = resume === undefined ? {} : this.resumeLater(resume);
     return new Entity(this, bus, { ...rest, ...point, ...(keeper ? { keeper } : {}) });
   }
@@ -162,6 +181,7 @@ export class Cantrip<L extends LoomWriter = LoomWriter> implements EntitySource<
       marks: point.marks.map((m) => ({ ...m, start: m.start + head.length })),
       parentTurnId: point.lastTurnId,
       sequence: point.sequence,
+      recorded: point.cast,
       ...(point.replay.length ? { replay: point.replay } : {}),
     };
   }

@@ -6,7 +6,7 @@
 import type { Approver } from "./approval.js";
 import type { Message } from "./contract.js";
 import type { CastConfig } from "./loop-host.js";
-import type { EntityLease, LoomWriter } from "./loom-writer.js";
+import type { EntityLease, LoomWriter, RecordedCast } from "./loom-writer.js";
 import type { ReplayTurn } from "./medium.js";
 import type { ContextView, TurnMark } from "./view.js";
 
@@ -48,4 +48,6 @@ export interface EntityOptions {
    * by `ready()` once the entity is held: never from a thread another summon may still extend.
    */
   resume?: () => EntityOptions;
+  /** A resumed entity's last cast as recorded: `send(intent, { resume: true })` continues it. */
+  recorded?: RecordedCast;
 }

@@ -4,7 +4,14 @@ import type { EventBus } from "./events.js";
 import { newId } from "./ids.js";
 import type { CastConfig, LoopHost } from "./loop-host.js";
 import { CastRun } from "./loop.js";
-import type { EntityLease, LoomWriter, TurnContent, TurnCost, TurnHead } from "./loom-writer.js";
+import type {
+  EntityLease,
+  LoomWriter,
+  RecordedCast,
+  TurnContent,
+  TurnCost,
+  TurnHead,
+} from "./loom-writer.js";
 import type { MediumSession, MediumStep, ReplayTurn } from "./medium.js";
 import type { TurnOutcome } from "./outcome.js";
 import { totals, type CastResult, type UsageTotals } from "./result.js";
@@ -12,6 +19,7 @@ import { wholeHistory, type FoldRecord, type TurnMark } from "./view.js";
 import { ThreadReader, type LoomThreadView } from "./entity-thread.js";
 import type { EntityOptions, EntitySource } from "./entity-options.js";
 import { castSignal } from "./cast-signal.js";
+import { recordedResult } from "./cast-resume.js";
 
 /**
  * The running instance of a cantrip (§1.4). Summoned, it persists across `send`s and its
@@ -40,6 +48,8 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
   /** The summary of the view's latest fold (LOOM-11 shows it). */
   private foldedSummary: string | null = null;
   private threadReader: ThreadReader | undefined;
+  /** The last recorded cast of a resumed entity, once held (what `send({ resume })` continues). */
+  private recorded: RecordedCast | undefined;
 
   constructor(
     readonly cantrip: EntitySource<L>,
@@ -64,8 +74,13 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
   /**
    * Runs one intent to its end: terminated by the entity, truncated by a ward, or failed.
    * `signal` stops this cast only (an interactive session's Ctrl-C); the entity stays.
+   * `resume`: a resumed entity's last recorded cast continues instead, when it has not ended
+   * (its ending comes back when it has); with no recorded turn, `intent` starts a cast.
    */
-  async send(intent: string, options: { signal?: AbortSignal } = {}): Promise<CastResult<L>> {
+  async send(
+    intent: string,
+    options: { signal?: AbortSignal; resume?: boolean } = {},
+  ): Promise<CastResult<L>> {
     if (typeof intent !== "string" || intent.trim() === "") {
       throw new ConfigError("intent_required", "intent is required"); // INTENT-1
     }
@@ -74,20 +89,23 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
     await this.ready();
     if (this.cantrip.circle.prepare) await this.prepare();
     if (this.pendingReplay) await this.replay(this.pendingReplay);
-    this.intentIndex = this.history.length;
-    // The intent goes into the first turn of the cast: a fork rebuilds the context from the loom.
-    const fork = this.sequence === 0 ? this.options.fork : undefined;
-    this.note = fork
-      ? { intent, fork: { from_turn: fork.fromTurnId, strategy: fork.strategy } }
-      : { intent };
-    this.history.push({ role: "user", content: intent }); // INTENT-2
-    const cast = new CastRun(this, castSignal(this.options.signal, options.signal));
+    // `resume`: the entity's recorded cast goes on from its last turn, its intent already there.
+    const going = options.resume ? this.recorded : undefined;
+    if (going?.end) return recordedResult({ ...going, end: going.end }, this.ended());
+    if (going)
+      this.intentIndex = this.history.findLastIndex(
+        (m) => m.role === "user" && m.content === going.intent,
+      );
+    else this.begin(intent);
+    const signal = castSignal(this.options.signal, options.signal);
+    const cast = new CastRun(this, signal, going);
     const before = this.sequence;
     try {
       const result = await cast.run();
       // A cast that failed before recording any turn leaves no dangling intent behind, so a
       // summoned entity's next send does not follow one user message with another.
       if (
+        !going &&
         result.status === "failed" &&
         this.sequence === before &&
         this.history.at(-1)?.role === "user"
@@ -98,6 +116,21 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
       cast.release();
       await this.lease?.update(this.lastTurnId);
     }
+  }
+
+  /** A new cast: its intent goes into its first turn (a fork rebuilds the context from the loom). */
+  private begin(intent: string): void {
+    this.intentIndex = this.history.length;
+    const fork = this.sequence === 0 ? this.options.fork : undefined;
+    this.note = fork
+      ? { intent, fork: { from_turn: fork.fromTurnId, strategy: fork.strategy } }
+      : { intent };
+    this.history.push({ role: "user", content: intent }); // INTENT-2
+  }
+
+  private ended() {
+    const { id: entityId, lastTurnId, cumulativeUsage } = this;
+    return { entityId, loom: this.cantrip.loom, lastTurnId, cumulativeUsage };
   }
 
   /**
@@ -136,6 +169,7 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
     this.lastTurnId = point.parentTurnId ?? null;
     this.sequence = point.sequence ?? 0;
     this.pendingReplay = point.replay?.length ? point.replay : null;
+    this.recorded = point.recorded;
   }
 
   /**

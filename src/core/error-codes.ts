@@ -89,6 +89,7 @@ const SPELL_CODES = {
   replay_loom_unreadable: "the replay provider's recorded loom cannot be read",
   replay_thread_missing: "the recorded loom has no thread to replay",
   replay_unsupported: "the medium keeps no state to rebuild by re-running turns",
+  resume_other_spell: "spell run --resume names an entity cast from another spell file",
   resume_unsupported: "the loom does not keep entities to resume",
   retry_status_not_allowed: "llm.retry names a status that may not be retried (only 429 and 5xx)",
   root_missing: "circle.root is not a folder",

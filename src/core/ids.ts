@@ -14,3 +14,9 @@ let counter = 0;
 export function newId(prefix: string): string {
   return `${prefix}_${PROCESS}${(++counter).toString(36).padStart(6, "0")}`;
 }
+
+/**
+ * A fresh entity id, to name a cast before it starts (`cast(intent, { resumeEntity })`): a queue
+ * job or a CLI run can then continue the same cast after a crash, under the same id.
+ */
+export const newEntityId = (): string => newId("ent");

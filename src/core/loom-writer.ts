@@ -93,6 +93,27 @@ export interface ResumePoint {
   lastTurnId: string;
   /** The last turn's sequence: the next turn continues the count. */
   sequence: number;
+  /** The entity's last cast as recorded: what `cast(intent, { resumeEntity })` continues. */
+  cast: RecordedCast;
+}
+
+/**
+ * The last cast of an entity, read back from its turns (the one whose first turn carries the
+ * intent): how far it got and, when it ended, how. A cast cut off by an interruption (Ctrl-C, a
+ * stopped worker: truncation reasons "interrupted", "aborted", "parent_terminated") has not
+ * ended; one that failed or whose process died has no ending turn at all.
+ */
+export interface RecordedCast {
+  intent: string | null;
+  turns: number;
+  usage: Usage;
+  /** USD; undefined when a turn's price was unknown. */
+  costUsd: number | undefined;
+  /** Gate calls of the cast by gate name (a truncation's summary names them). */
+  gates: Record<string, number>;
+  lastUtterance: string;
+  /** How the cast ended (`done`/`text` with its recorded result, or a ward); null: not ended. */
+  end: { terminated: boolean; reason: string; result: unknown } | null;
 }
 
 /** What a summoned entity tells a loom that keeps entities (EntityKeeper), and its hold on it. */

@@ -18,7 +18,7 @@ import {
 } from "./outcome.js";
 import { totals, type CastResult } from "./result.js";
 import type { LoopHost } from "./loop-host.js";
-import type { LLMId, TurnCost } from "./loom-writer.js";
+import type { LLMId, RecordedCast, TurnCost } from "./loom-writer.js";
 import { addCost, llmIdOf } from "./spend.js";
 import { validateResponse } from "./validate-response.js";
 import { abortAfter, abortReason, follow } from "./cast-signal.js";
@@ -59,8 +59,11 @@ export class CastRun<L> {
   constructor(
     private readonly host: LoopHost<L>,
     outer: AbortSignal | undefined,
+    /** A continued cast (`cast({ resumeEntity })`): its recorded turns count for the wards. */
+    prior?: RecordedCast,
   ) {
     const { config } = host;
+    if (prior) this.continueFrom(prior);
     this.limits = loopLimits(config.circle.wards);
     this.llmId = llmIdOf(config.llm);
     this.queryOptions = {
@@ -75,6 +78,14 @@ export class CastRun<L> {
     };
     this.timer = abortAfter(this.controller, this.limits.timeoutMs);
     this.unlink = outer ? follow(this.controller, outer) : undefined;
+  }
+
+  private continueFrom(prior: RecordedCast): void {
+    this.turns = prior.turns;
+    addUsage(this.usage, prior.usage);
+    this.spent = prior.costUsd;
+    for (const [gate, n] of Object.entries(prior.gates)) this.gates.set(gate, n);
+    this.lastUtterance = prior.lastUtterance;
   }
 
   /** Runs to the end; a failure of the loop comes back as a `failed` result, not a throw. */

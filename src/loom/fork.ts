@@ -19,6 +19,7 @@ import type { CastResult } from "../core/result.js";
 import type { TurnMark } from "../core/view.js";
 import type { Loom } from "./loom.js";
 import { forkPath, rebuildMessages, replayTurn } from "./thread-context.js";
+import { cutOff } from "./recorded-cast.js";
 
 export { forkPath, rebuildMessages } from "./thread-context.js";
 
@@ -62,7 +63,7 @@ export async function fork(
   const marks: TurnMark[] = [];
   const history = [...head, ...rebuildMessages(path, codeTool, marks, head.length)];
   // The code medium's sandbox comes back by replay: recorded code, gates hydrated (LOOM-13).
-  const replay = codeTool === null ? undefined : path.map(replayTurn);
+  const replay = codeTool === null ? undefined : path.filter((t) => !cutOff(t)).map(replayTurn);
   const entity = source.summon({
     parentTurnId: turnId,
     history,

@@ -9,6 +9,7 @@ import type { ResumePoint } from "../core/loom-writer.js";
 import type { ReplayTurn } from "../core/medium.js";
 import type { TurnMark } from "../core/view.js";
 import type { Turn } from "./turn.js";
+import { cutOff, recordedCast } from "./recorded-cast.js";
 
 /** What these functions read of a loom. */
 export interface ThreadSource {
@@ -53,6 +54,7 @@ export function rebuildMessages(
   for (const turn of turns) {
     const intent = turn.metadata["intent"];
     if (typeof intent === "string") messages.push({ role: "user", content: intent });
+    if (cutOff(turn)) continue; // interrupted before the LLM answered: nothing was said
     marks?.push({ id: turn.id, sequence: turn.sequence, start: offset + messages.length });
     if (codeTool !== null) {
       const id = `call_${turn.id}`;
@@ -110,8 +112,9 @@ export function resumePoint(
   return {
     messages: rebuildMessages(path, codeTool, marks),
     marks,
-    replay: codeTool === null ? [] : path.map(replayTurn),
+    replay: codeTool === null ? [] : path.filter((t) => !cutOff(t)).map(replayTurn),
     lastTurnId: last.id,
     sequence: last.sequence,
+    cast: recordedCast(path, entityId),
   };
 }
