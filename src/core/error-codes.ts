@@ -162,8 +162,6 @@ const RUN_CODES = {
   provider_permission: "the provider denied permission (403)",
   provider_server_error: "the provider had a server error (5xx)",
   provider_stream_incomplete: "a stream ended before the provider said it was complete",
-  queue_job_failed:
-    "a queued cast's job failed on its worker (no row came back: the spell could not load there)",
   quickjs_loaded: "the code engine was configured after it had loaded",
   quickjs_unavailable: "the QuickJS WebAssembly module cannot be loaded",
   rate_limited: "the provider rate-limited the request (429)",
