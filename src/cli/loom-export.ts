@@ -5,6 +5,8 @@ import { KEY_ENV_VARS } from "../llm/providers/profiles.js";
 import { exportLoomFile } from "../loom/export-file.js";
 import { readRecords } from "../loom/storage-jsonl.js";
 import type { TreeTurn } from "../loom/tree.js";
+import type { LoomRecord } from "../loom/turn.js";
+import { isPostgresUrl } from "../loom/postgres-connection.js";
 import { tornMessage } from "../loom/jsonl-read.js";
 import { loadSpell } from "../spell/index.js";
 import { EXIT, displayPath, print, type CliIO } from "./io.js";
@@ -16,11 +18,20 @@ export interface LoomExportFlags {
   spell?: string | undefined;
 }
 
-/** A loom file named on the command line, and a redactor of every provider key set. */
+/**
+ * A loom named on the command line (a file, or a postgres:// URL), and a redactor of every
+ * provider key set (and of the URL's password).
+ */
 export function openLoomArg(
   file: string,
   io: CliIO,
 ): { path: string; redactor: Redactor } | number {
+  if (isPostgresUrl(file)) {
+    const redactor = new Redactor();
+    for (const name of KEY_ENV_VARS) redactor.add(io.env[name]);
+    redactor.add(urlPassword(file));
+    return { path: file, redactor };
+  }
   const path = displayPath(io.cwd, file);
   if (!existsSync(path)) {
     io.stderr(`${path}: no such loom file\n`);
@@ -53,7 +64,8 @@ export async function loomExportCommand(
       ).redactor;
     // Streamed: a record at a time, read only when stdout has taken the last (back-pressure),
     // so a loom of any size exports in bounded memory, into a file or a slow pipe alike.
-    await exportLoomFile(path, (text) => print(io, text), {
+    const exporter = isPostgresUrl(path) ? exportPostgresLoom : exportLoomFile;
+    await exporter(path, (text) => print(io, text), {
       redact: flags.redact
         ? (t) => redactor.redact(spellRedactor ? spellRedactor.redact(t) : t)
         : undefined,
@@ -79,13 +91,13 @@ export async function loomTreeCommand(file: string, io: CliIO): Promise<number> 
     const { treeLines, treeTotal, treeTurn } = await import("../loom/tree.js");
     // Only what the tree shows of each turn is held, not the loom's text.
     const turns: TreeTurn[] = [];
-    readRecords(
+    await eachLoomRecord(
       path,
       (record) => {
         const turn = treeTurn(record);
         if (turn) turns.push(turn);
       },
-      (piece) => io.stderr(`warning: ${tornMessage(path, piece)}\n`),
+      io,
     );
     let open = true;
     for (const line of treeLines(turns, (t) => redactor.redact(t)))
@@ -96,4 +108,36 @@ export async function loomTreeCommand(file: string, io: CliIO): Promise<number> 
     return EXIT.failure;
   }
   return EXIT.ok;
+}
+
+/** Each record of a loom file (torn pieces reported on stderr) or of a PostgreSQL loom. */
+export async function eachLoomRecord(
+  path: string,
+  onRecord: (record: LoomRecord) => void,
+  io: CliIO,
+): Promise<void> {
+  if (!isPostgresUrl(path)) {
+    readRecords(path, onRecord, (piece) => io.stderr(`warning: ${tornMessage(path, piece)}\n`));
+    return;
+  }
+  const { readPostgresRecords } = await import("../loom/postgres-records.js");
+  for (const record of await readPostgresRecords(path)) onRecord(record);
+}
+
+/** The password of a postgres URL, when it has one. */
+function urlPassword(url: string): string | undefined {
+  try {
+    return decodeURIComponent(new URL(url).password) || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function exportPostgresLoom(
+  url: string,
+  write: (text: string) => boolean | Promise<boolean>,
+  options: { redact?: ((text: string) => string) | undefined },
+): Promise<void> {
+  const records = await import("../loom/postgres-records.js");
+  await records.exportPostgresLoom(url, write, options);
 }

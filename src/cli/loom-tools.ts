@@ -5,13 +5,12 @@
 import { errorMessage } from "../core/errors.js";
 import { formatUsd } from "../core/spend.js";
 import { Loom } from "../loom/loom.js";
-import { tornMessage } from "../loom/jsonl-read.js";
 import { LoomStats, type IntentStats } from "../loom/stats.js";
-import { JsonlStore, readRecords } from "../loom/storage-jsonl.js";
+import { JsonlStore } from "../loom/storage-jsonl.js";
 import { formatTrajectory, trajectory, type ThreadFormat } from "../loom/thread-export.js";
 import { EXIT, print, type CliIO } from "./io.js";
 import { exitFor } from "./load.js";
-import { openLoomArg } from "./loom-export.js";
+import { eachLoomRecord, openLoomArg } from "./loom-export.js";
 
 export interface LoomStatsFlags {
   json: boolean;
@@ -34,11 +33,7 @@ export async function loomStatsCommand(
   const threshold = flags.threshold ?? 1;
   try {
     const stats = new LoomStats();
-    readRecords(
-      path,
-      (record) => stats.add(record),
-      (piece) => io.stderr(`warning: ${tornMessage(path, piece)}\n`),
-    );
+    await eachLoomRecord(path, (record) => stats.add(record), io);
     const rows = stats.result({ ks, threshold });
     const text = flags.json
       ? `${JSON.stringify({ threshold, k: ks, intents: rows.map(statsJson) })}\n`

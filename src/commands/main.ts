@@ -11,6 +11,7 @@ import DnaVerify from "./dna/verify.js";
 import Eval from "./eval.js";
 import FlowRun from "./flow.js";
 import LoomExport from "./loom/export.js";
+import LoomImport from "./loom/import.js";
 import LoomReward from "./loom/reward.js";
 import LoomStats from "./loom/stats.js";
 import LoomThread from "./loom/thread.js";
@@ -49,6 +50,7 @@ export const COMMANDS = {
   "loom:thread": LoomThread,
   "loom:view": LoomView,
   "loom:otel": LoomOtel,
+  "loom:import": LoomImport,
   flow: FlowRun,
   dna: Dna,
   "dna:verify": DnaVerify,

@@ -42,6 +42,13 @@ export type Approve = {
  */
 export type ApprovalTimeoutMs = number;
 /**
+ * A PostgreSQL loom (postgres://USER:PASSWORD@HOST:PORT/DB; docs/design/LOOM-STORES.md): every machine casting the spell writes one loom. Use ${env:…} for the password; it is never logged.
+ *
+ * This interface was referenced by `Spell`'s JSON-Schema
+ * via the `definition` "loom_url".
+ */
+export type LoomUrl = string;
+/**
  * The spell's named inputs, a JSON Schema of an object (type: object, properties, required, defaults). Each call is checked against it before any cast; `{{name}}` in the intent is replaced by the input's value (plain text, never read again as a template).
  *
  * This interface was referenced by `Spell`'s JSON-Schema
@@ -395,6 +402,7 @@ export interface Loom {
    * JSONL file, relative to the spell. Default: memory only.
    */
   path?: string;
+  url?: LoomUrl;
 }
 /**
  * Folding (§6.8, PROD-4): older turns are replaced in the view sent to the LLM by one summary marked [Folded: turns a-b]; the loom keeps every turn.

@@ -1,6 +1,5 @@
 import { ConfigError, SystemError } from "../core/errors.js";
 import { redactDeep } from "../core/redact-stream.js";
-import { newId } from "../core/ids.js";
 import type { EntitySummary, LoomStore, StoredRecord } from "./loom-store.js";
 import { PostgresConnection } from "./postgres-connection.js";
 import type { FoldNode, IdentityNode, Turn } from "./turn.js";
@@ -80,10 +79,11 @@ export class PostgresLoomStore implements LoomStore {
           [record.id, record.entity_id, json],
         );
       case "reward":
-        // A reward has no id of its own: one made here keeps a retried append from doubling it.
+        // A reward has no id of its own: its text's digest is one, so a retried append (or a
+        // loom imported twice) does not double it.
         return this.insert(
-          "INSERT INTO loom_rewards (id, turn_id, reward, record) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING",
-          [newId("reward"), record.turn_id, record.reward, json],
+          "INSERT INTO loom_rewards (id, turn_id, reward, record) VALUES (md5($1), $2, $3, $1::json) ON CONFLICT (id) DO NOTHING",
+          [json, record.turn_id, record.reward],
         );
     }
   }

@@ -24,7 +24,8 @@ import { createLLM, providerRegistry, type LLMSpec } from "../llm/registry.js";
 import { llmSpecOf } from "./llm-spec.js";
 import { compileFolding } from "./folding.js";
 import { Loom } from "../loom/loom.js";
-import { openLoomStore } from "./loom-store.js";
+import { openLoomStore, openPostgresStore } from "./loom-store.js";
+import { isPostgresUrl } from "../loom/postgres-connection.js";
 import { ErrorList } from "./collect.js";
 import type { Path } from "./source.js";
 import { bashCircleMedium } from "./compile-bash.js";
@@ -181,8 +182,9 @@ function openLoom(spell: Spell, ctx: CompileContext): Loom {
   // A path given on the command line is relative to the working directory; the spell's own
   // loom.path is relative to the spell (never the current directory).
   const fromSpell = ctx.loomPath === undefined && spell.loom?.path !== undefined;
-  const path = ctx.loomPath ?? spell.loom?.path ?? ctx.defaultLoomPath;
+  const path = ctx.loomPath ?? spell.loom?.url ?? spell.loom?.path ?? ctx.defaultLoomPath;
   if (!path || path === "memory") return new Loom();
+  if (isPostgresUrl(path)) return new Loom(openPostgresStore(path, ctx.redactor, ctx.env));
   // Refused before the first query, not at the first turn: the file is not a loom we may write.
   const base = fromSpell ? ctx.baseDir : process.cwd();
   const store = openLoomStore(path, base, ctx.redactor, ctx.env);

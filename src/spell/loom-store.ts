@@ -3,6 +3,8 @@ import { ConfigError } from "../core/errors.js";
 import type { Redactor } from "../core/redact.js";
 import { KEY_ENV_VARS } from "../llm/providers/profiles.js";
 import { JsonlStore } from "../loom/storage-jsonl.js";
+import { PostgresLoomStore } from "../loom/storage-postgres.js";
+import { QueuedRecordStore } from "../loom/store-queued.js";
 
 /**
  * A spell's loom file, opened for appending. Every record is redacted before it is written
@@ -23,4 +25,25 @@ export function openLoomStore(
   });
   if (store.refusal) throw new ConfigError("loom_refused", store.refusal);
   return store;
+}
+
+/**
+ * A spell's PostgreSQL loom (`--loom postgres://…`, `loom: { url }`), written through a queue
+ * the loop awaits once per turn (store-queued.ts); redacted at rest as a file is. Nothing
+ * connects before the first record; `pg` is loaded then.
+ */
+export function openPostgresStore(
+  url: string,
+  redactor: Redactor,
+  env: NodeJS.ProcessEnv,
+): QueuedRecordStore {
+  for (const name of KEY_ENV_VARS) redactor.add(env[name]);
+  try {
+    redactor.add(decodeURIComponent(new URL(url).password) || undefined);
+  } catch {
+    // not a URL the store can parse either: its own error will say so (redacted)
+  }
+  return new QueuedRecordStore(
+    new PostgresLoomStore(url, { redact: (text) => redactor.redact(text) }),
+  );
 }

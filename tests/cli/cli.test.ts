@@ -28,6 +28,7 @@ const COMMANDS = [
   "loom:thread",
   "loom:view",
   "loom:otel",
+  "loom:import",
   "flow",
   "dna",
   "dna:verify",

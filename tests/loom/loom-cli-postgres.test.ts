@@ -61,7 +61,7 @@ describe.skipIf(skip)("spell loom on a PostgreSQL URL", () => {
     expect(await loomExportCommand(file, { redact: false }, fromFile)).toBe(0);
     const records = lines(fromFile.out).length;
     const imported = io();
-    expect(await loomImportCommand(file, { to: url }, imported)).toBe(0);
+    expect(await loomImportCommand(file, { to: url }, imported), imported.err).toBe(0);
     expect(imported.out).toContain(`imported ${records} records (${records} new)`);
     // Importing again stores nothing twice (appends are idempotent by id).
     const again = io();

@@ -3,7 +3,11 @@
  * store before the cast is done, and a refused write (a late writer, `loom_fenced`) stops the
  * cast before its next LLM call. A real server on loopback (tests/support/postgres.ts).
  */
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { loadSpell } from "../../src/spell/index.js";
 import {
   Cantrip,
   Circle,
@@ -90,6 +94,33 @@ describe.skipIf(skip)("a Loom writing to PostgreSQL", () => {
     } finally {
       await other.close();
       await (loom.store as QueuedRecordStore).close();
+    }
+  });
+
+  it("casts a spell with loom: { url: postgres://… } (and --loom URL) into the database", async () => {
+    const url = await server().createDatabase();
+    const withPassword = url.replace("postgres@", "postgres:pw-not-logged@");
+    const spell = join(mkdtempSync(join(tmpdir(), "pg-spell-")), "s.yaml");
+    writeFileSync(
+      spell,
+      `llm: { provider: scripted, responses: [{ content: "first" }, { content: "second" }] }
+identity: { system_prompt: pg }
+circle: { gates: [done], wards: [{ max_turns: 2 }] }
+loom: { url: "${withPassword}" }
+`,
+    );
+    const fromSpell = await loadSpell(spell);
+    expect(fromSpell.cantrip!.loom.store.location).not.toContain("pw-not-logged");
+    expect((await fromSpell.cantrip!.cast("go")).status).toBe("terminated");
+    await (fromSpell.cantrip!.loom.store as QueuedRecordStore).close();
+    const fromFlag = await loadSpell(spell, { loomPath: url });
+    expect((await fromFlag.cantrip!.cast("again")).status).toBe("terminated");
+    await (fromFlag.cantrip!.loom.store as QueuedRecordStore).close();
+    const reader = postgresLoomStore(url);
+    try {
+      expect((await reader.listEntities()).map((e) => e.turns)).toEqual([1, 1]);
+    } finally {
+      await reader.close();
     }
   });
 });
