@@ -8,7 +8,7 @@ import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { SpellbookError, errorMessage } from "../core/errors.js";
 import { compare, comparisonText, readSummary } from "../eval/compare.js";
-import { runEval } from "../eval/run.js";
+import { runEval, type EvalRunOptions, type EvalRunResult } from "../eval/run.js";
 import { summaryText, type GroupSummary, type Tally } from "../eval/summary.js";
 import type { EvalPlan } from "../spell/kinds/index.js";
 import { loadDocument } from "../spell/index.js";
@@ -31,6 +31,12 @@ export interface EvalFlags {
 
 const stamp = () => new Date().toISOString().replace(/[:.]/g, "-");
 
+/**
+ * Who runs an eval plan's casts: `runEval` in this process by default; the queue puts them on
+ * workers instead. The progress, summary and exit code around it are the same either way.
+ */
+export type EvalDispatch = (plan: EvalPlan, o: EvalRunOptions) => Promise<EvalRunResult>;
+
 export async function evalCommand(
   file: string,
   flags: EvalFlags,
@@ -39,6 +45,17 @@ export async function evalCommand(
 ): Promise<number> {
   const plan = await loadPlan(file, flags, io);
   if (typeof plan === "number") return plan;
+  return runPlan(plan, flags, io, tty);
+}
+
+/** Runs a plan (an eval document's, or `spell run --repeat`'s) with eval's progress and summary. */
+export async function runPlan(
+  plan: EvalPlan,
+  flags: EvalFlags,
+  io: CliIO,
+  tty = false,
+  dispatch: EvalDispatch = runEval,
+): Promise<number> {
   const previous = flags.compare ? readPrevious(resolve(io.cwd, flags.compare), io) : undefined;
   if (previous === null) return EXIT.invalid;
   const out = resolve(io.cwd, flags.out ?? join(".spellbook", "evals", `${plan.name}-${stamp()}`));
@@ -50,7 +67,7 @@ export async function evalCommand(
     const remote = flags.queue
       ? await (await import("../queue/remote.js")).openRemote(flags.queue, { loom: flags.loom })
       : undefined;
-    result = await runEval(plan, {
+    result = await dispatch(plan, {
       remote,
       out,
       env: io.env,

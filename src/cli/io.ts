@@ -14,6 +14,8 @@ export interface CliIO {
   drain?: () => Promise<boolean>;
   /** Asks the person at the terminal (an approval, issue 25); absent when there is none. */
   question?: ((text: string, signal: AbortSignal) => Promise<string | null>) | undefined;
+  /** stderr is a terminal (a progress bar may redraw itself there). */
+  tty?: boolean;
 }
 
 /** Exit codes of `spell`: stable, documented in the README. */
@@ -36,6 +38,7 @@ export const processIO = (signal?: AbortSignal): CliIO => ({
   cwd: process.cwd(),
   ...(signal ? { signal } : {}),
   drain: () => drained(process.stdout),
+  tty: process.stderr.isTTY === true,
 });
 
 /**

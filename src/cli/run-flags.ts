@@ -18,4 +18,10 @@ export interface RunFlags extends OtelFlags {
   inputs?: string | undefined;
   /** An entity whose interrupted cast to continue (`last`: the spell's last in the loom). */
   resume?: string | undefined;
+  /** K independent casts through the eval scheduler (run-repeat.ts). */
+  repeat?: number | undefined;
+  /** With --repeat: casts at once. */
+  concurrency?: number | undefined;
+  /** With --repeat: the report folder. */
+  out?: string | undefined;
 }

@@ -20,6 +20,7 @@ import { ownEntry } from "../core/own.js";
 import { formatUsd } from "../core/spend.js";
 import { cliApprover } from "./approver.js";
 import { resumeCommand, runTarget, type RunTarget } from "./run-resume.js";
+import { repeatRun } from "./run-repeat.js";
 
 export type { RunFlags } from "./run-flags.js";
 export { DEFAULT_LOOM } from "./load.js";
@@ -31,9 +32,13 @@ export async function runCommand(file: string, flags: RunFlags, io: CliIO): Prom
   const redact = (t: string): string => loaded.redactor.redact(t);
   printWarnings(loaded, io);
   const cantrip = loaded.cantrip!;
+  if (flags.repeat !== undefined && flags.resume !== undefined) {
+    io.stderr("--repeat and --resume do not go together: --resume continues one cast\n");
+    return EXIT.invalid;
+  }
   let target: RunTarget | undefined;
   try {
-    target = runTarget(file, flags.resume, cantrip.loom);
+    target = flags.repeat === undefined ? runTarget(file, flags.resume, cantrip.loom) : undefined;
   } catch (err) {
     io.stderr(redact(`${errorMessage(err)}\n`));
     cantrip.loom.close();
@@ -41,6 +46,10 @@ export async function runCommand(file: string, flags: RunFlags, io: CliIO): Prom
   }
   const intent = target?.intent ?? (await runIntent(loaded, flags, io));
   if (typeof intent === "number") return intent;
+  if (flags.repeat !== undefined) {
+    cantrip.loom.close(); // the repeated casts go to the report folder's loom
+    return repeatRun(file, intent, { ...flags, repeat: flags.repeat }, io, io.tty === true);
+  }
   const resume = (r?: CastResult) => resumeCommand(file, flags.loom, target, r);
   const progress =
     flags.quiet || flags.json

@@ -11,6 +11,7 @@ export default class Run extends Command {
     "spell run summarize.yaml --input path=README.md --input words=50 --json",
     "spell run spell.yaml --llm anthropic/claude-sonnet-4-5",
     "spell run spell.yaml --resume ent_0a1b2c3d4e5f000001",
+    "spell run spell.yaml --repeat 20 --concurrency 4",
   ];
   static override args = {
     file: Args.string({ description: "spell file (YAML)", required: true }),
@@ -45,6 +46,15 @@ export default class Run extends Command {
     resume: Flags.string({
       description:
         'continue the cast of this entity (interrupted by Ctrl-C, a crash or a kill) from its last recorded turn, with its recorded intent; "last": the spell\'s last entity in the loom',
+    }),
+    repeat: Flags.integer({
+      min: 1,
+      description:
+        "cast the intent K times, independently, through spell eval's scheduler: its progress, summary (casts ended by done pass; pass@k, pass^k) and report folder",
+    }),
+    concurrency: Flags.integer({ min: 1, description: "with --repeat: casts at once (default 4)" }),
+    out: Flags.string({
+      description: "with --repeat: the report folder (default .spellbook/evals/NAME-TIME)",
     }),
     ...otelFlags,
   };

@@ -76,6 +76,8 @@ const values = (): Record<string, string> => ({
   "FILE|FOLDER…": "spell.yaml",
   "SPELL.yaml": "spell.yaml",
   TEXT: "What is 2 + 3?",
+  K: "2",
+  C: "2",
   ID: entity,
   TURN: turn,
   "PATH|memory": "runs/loom.jsonl",
