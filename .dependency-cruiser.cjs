@@ -17,6 +17,8 @@ const LAYERS = [
   ["protocols"],
   // The eval runner reuses the conformance runner's checks: they sit in one layer.
   ["conformance", "eval"],
+  // Casts on a BullMQ queue (spell worker, eval --queue): runs eval's casts on other machines.
+  ["queue"],
   ["cli", "commands"],
 ];
 

@@ -51,6 +51,8 @@ for (const [name, entry] of Object.entries(BUNDLES)) {
       "@a2a-js/sdk",
       "playwright-core",
       "@opentelemetry/*",
+      "bullmq",
+      "ioredis",
     ],
     logLevel: "warning",
   });

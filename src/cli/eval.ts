@@ -27,6 +27,8 @@ export interface EvalFlags extends OtelFlags {
   compare?: string | undefined;
   record?: boolean | undefined;
   replay?: string | undefined;
+  queue?: string | undefined;
+  loom?: string | undefined;
 }
 
 const stamp = () => new Date().toISOString().replace(/[:.]/g, "-");
@@ -67,7 +69,11 @@ export async function runPlan(
   let tally: Tally | undefined;
   let result;
   try {
+    const remote = flags.queue
+      ? await (await import("../queue/remote.js")).openRemote(flags.queue, { loom: flags.loom })
+      : undefined;
     result = await dispatch(plan, {
+      remote,
       out,
       env: io.env,
       repeat: flags.repeat,

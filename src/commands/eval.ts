@@ -39,6 +39,15 @@ export default class Eval extends Command {
     record: Flags.boolean({
       description: "store every model reply in the report (replies.jsonl) for --replay",
     }),
+    queue: Flags.string({
+      description:
+        "put the casts on this Redis (redis://HOST:PORT) for `spell worker`s to run; same progress, summary and report",
+    }),
+    loom: Flags.string({
+      description:
+        "with --queue: the loom every worker records these casts to (a URL all of them reach); default: each worker's --loom",
+      dependsOn: ["queue"],
+    }),
     replay: Flags.string({
       description:
         "a recorded run's report folder: answer every cast from its own recorded replies, offline",

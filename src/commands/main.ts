@@ -25,6 +25,7 @@ import Summon from "./summon.js";
 import Test from "./test.js";
 import Validate from "./validate.js";
 import View from "./view.js";
+import Worker from "./worker.js";
 
 import { executeWith } from "./execute.js";
 
@@ -54,6 +55,7 @@ export const COMMANDS = {
   dna: Dna,
   "dna:verify": DnaVerify,
   mcp: Mcp,
+  worker: Worker,
 };
 
 /** bin/run.js calls this: `spell help X`, "did you mean" for unknown commands and flags (exit 3). */

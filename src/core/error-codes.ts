@@ -104,6 +104,7 @@ const SPELL_CODES = {
   sandbox_unavailable: "the bash medium cannot run its OS sandbox (bubblewrap) here",
   schema: "the document breaks its kind's JSON Schema",
   script_exhausted: "the scripted llm has no response left for a query",
+  queue_url: "--queue is not a redis://host:port URL",
   spell_invalid: "several errors of one load, reported together (SpellErrors)",
   spell_not_found: "the spell file does not exist",
   spell_not_mapping: "the spell is not a YAML mapping",

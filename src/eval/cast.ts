@@ -15,12 +15,14 @@ import { assess, costOf, type Verdict } from "./assert.js";
 import { castScope, type CastScope } from "./llm.js";
 import type { CastObserver } from "./observe.js";
 import type { ResultRow } from "./summary.js";
-import type { Target } from "./targets.js";
+import type { Target, TargetInfo } from "./targets.js";
 
 export interface CastJob {
   target: Target;
   c: EvalCase;
   k: number;
+  /** The entity the cast records as (a queued cast's, assigned before it was queued). */
+  entityId?: string | undefined;
   cast: CastScope;
   judged: CastScope;
   loom: Loom;
@@ -58,7 +60,34 @@ export async function castOne(j: CastJob): Promise<CastOutcome> {
   }
   const latency = performance.now() - started;
   if (result?.lastTurnId) loom.annotateReward(result.lastTurnId, verdict.score, verdict.reason);
-  const row: ResultRow = {
+  const row = rowOf(target, c, k, result, verdict, latency);
+  const judgeTokens = verdict.judgeUsage.reduce(
+    (n, u) => n + u.promptTokens + u.completionTokens,
+    0,
+  );
+  const judgeCost = verdict.judgeUsage.reduce<number | undefined>(
+    (usd, u) => addCost(usd, u.costUsd),
+    0,
+  );
+  j.observer?.end(row);
+  return { row, judgeTokens, judgeCost };
+}
+
+/** The row of a cast that never ran where it was sent (a queued job that failed on its worker). */
+export function erroredOutcome(target: TargetInfo, c: EvalCase, k: number, reason: string) {
+  const verdict: Verdict = { status: "error", score: 0, reason, judgeUsage: [] };
+  return { row: rowOf(target, c, k, undefined, verdict, 0), judgeTokens: 0, judgeCost: 0 };
+}
+
+function rowOf(
+  target: TargetInfo,
+  c: EvalCase,
+  k: number,
+  result: CastResult<Loom> | undefined,
+  verdict: Verdict,
+  latency: number,
+): ResultRow {
+  return {
     spell: target.spell,
     llm: target.llm,
     case: c.id,
@@ -76,16 +105,6 @@ export async function castOne(j: CastJob): Promise<CastOutcome> {
     last_turn_id: result?.lastTurnId ?? null,
     location: c.location,
   };
-  const judgeTokens = verdict.judgeUsage.reduce(
-    (n, u) => n + u.promptTokens + u.completionTokens,
-    0,
-  );
-  const judgeCost = verdict.judgeUsage.reduce<number | undefined>(
-    (usd, u) => addCost(usd, u.costUsd),
-    0,
-  );
-  j.observer?.end(row);
-  return { row, judgeTokens, judgeCost };
 }
 
 const watchedJudge = ({ judgeLLM, observer }: CastJob): CastJob["judgeLLM"] =>

@@ -13,12 +13,20 @@ import { KEY_ENV_VARS } from "../llm/providers/profiles.js";
 import { Loom } from "../loom/loom.js";
 import type { EvalCase, EvalPlan } from "../spell/kinds/index.js";
 import { openLoomStore } from "../spell/loom-store.js";
-import { castOne, readReplies, replayOf } from "./cast.js";
+import { errorMessage } from "../core/errors.js";
+import { castOne, erroredOutcome, readReplies, replayOf, type CastOutcome } from "./cast.js";
 import type { CastWatcher } from "./observe.js";
 import type { CastScope } from "./llm.js";
 import { Scheduler, type Job } from "./scheduler.js";
 import { junitXml, Tally, type GroupSummary, type ResultRow } from "./summary.js";
-import { judges, loadTarget, type Target, type TargetOptions } from "./targets.js";
+import {
+  describeTarget,
+  judges,
+  loadTarget,
+  type Target,
+  type TargetInfo,
+  type TargetOptions,
+} from "./targets.js";
 
 export interface EvalRunOptions {
   out: string;
@@ -36,6 +44,22 @@ export interface EvalRunOptions {
   onRow?(row: ResultRow, tally: Tally): void;
   /** Watches each cast (`spell eval --otel`): its events, its judge, its row. */
   watch?: CastWatcher | undefined;
+  /** Casts sent elsewhere (`--queue`: queue/remote.ts) instead of run here; closed at the end. */
+  remote?: RemoteCasts | undefined;
+}
+
+/** One cast as a queue carries it: the spell file, the matrix's LLM label, the case, its repeat. */
+export interface RemoteCast {
+  spell: string;
+  llm: string | undefined;
+  case: EvalCase;
+  repeat: number;
+}
+
+/** Where a queued run's casts go; each resolves to the row a local cast gives. */
+export interface RemoteCasts {
+  cast(spec: RemoteCast): Promise<CastOutcome>;
+  close(): Promise<void>;
 }
 
 export interface EvalRunResult {
@@ -52,7 +76,7 @@ interface Run {
   loom: Loom;
   redactor: Redactor;
   scheduler: Scheduler;
-  targets: Target[];
+  targets: (Target | TargetInfo)[];
   cases: EvalCase[];
   repeat: number;
   recorded: Map<string, LLMResponse[]> | undefined;
@@ -67,12 +91,16 @@ async function open(plan: EvalPlan, o: EvalRunOptions): Promise<Run> {
   const redactor = new Redactor();
   for (const name of KEY_ENV_VARS) redactor.add(o.env[name]);
   const loom = new Loom(openLoomStore(join(o.out, "loom.jsonl"), o.out, redactor, o.env));
-  const scheduler = new Scheduler(o.concurrency ?? plan.concurrency, plan.providerConcurrency);
+  // Queued, every cast is sent at once: the workers' own concurrency limits how many run.
+  const concurrency = o.remote ? Infinity : (o.concurrency ?? plan.concurrency);
+  const scheduler = new Scheduler(concurrency, o.remote ? {} : plan.providerConcurrency);
   const t: TargetOptions = { env: o.env, loom, redactor, scheduler, replay: !!o.replay };
-  const targets: Target[] = [];
+  const targets: (Target | TargetInfo)[] = [];
   for (const spell of plan.spells)
     for (const llm of o.llm ? [o.llm] : (plan.llms ?? [undefined]))
-      targets.push(await loadTarget(spell, llm, t));
+      targets.push(
+        await (o.remote ? describeTarget(spell, llm, o.env) : loadTarget(spell, llm, t)),
+      );
   const { filter } = o;
   const stream = (name: string) => createWriteStream(join(o.out, name), { mode: 0o600 });
   return {
@@ -108,20 +136,17 @@ function* jobs(r: Run): Generator<Job> {
             const key = `${target.spell}|${target.llm}|${c.id}|${k}`;
             const [cast, judged] = [scope(key), scope(`${key}|judge`)];
             const { loom, judgeLLM } = r;
-            const observer = r.o.watch?.({
-              ...{ spell: target.spell, name: target.cantrip.name, llm: target.llm },
-              ...{ case: c.id, repeat: k, redact: (t: string) => r.redactor.redact(t) },
-            });
-            const { row, judgeTokens, judgeCost } = await castOne({
-              target,
-              c,
-              k,
-              cast,
-              judged,
-              loom,
-              judgeLLM,
-              observer,
-            });
+            const observer =
+              "cantrip" in target
+                ? r.o.watch?.({
+                    ...{ spell: target.spell, name: target.cantrip.name, llm: target.llm },
+                    ...{ case: c.id, repeat: k, redact: (t: string) => r.redactor.redact(t) },
+                  })
+                : undefined;
+            const { row, judgeTokens, judgeCost } =
+              "cantrip" in target
+                ? await castOne({ target, c, k, cast, judged, loom, judgeLLM, observer })
+                : await remoteCast(r.o.remote!, target, c, k);
             write(r.results, row);
             for (const s of [cast, judged])
               if (r.replies && s.replies?.length)
@@ -142,6 +167,7 @@ export async function runEval(plan: EvalPlan, o: EvalRunOptions): Promise<EvalRu
     await r.scheduler.runAll(jobs(r));
   } finally {
     o.signal?.removeEventListener("abort", stop);
+    await o.remote?.close();
     await Promise.all([close(r.results), r.replies && close(r.replies)]);
     r.loom.close();
   }
@@ -158,6 +184,19 @@ export async function runEval(plan: EvalPlan, o: EvalRunOptions): Promise<EvalRu
   file("summary.json", JSON.stringify(summary, null, 2) + "\n");
   file("junit.xml", junitXml(plan.name, groups));
   return { groups, total, done, interrupted, rateLimited };
+}
+
+async function remoteCast(
+  remote: RemoteCasts,
+  target: TargetInfo,
+  c: EvalCase,
+  k: number,
+): Promise<CastOutcome> {
+  try {
+    return await remote.cast({ spell: target.file, llm: target.label, case: c, repeat: k });
+  } catch (err) {
+    return erroredOutcome(target, c, k, `queued cast failed: ${errorMessage(err)}`);
+  }
 }
 
 const close = (stream: WriteStream) =>

@@ -26,6 +26,16 @@ export class Limiter {
   }
 }
 
+/**
+ * A pause kept where other processes see it (queue/pauses.ts: a Redis key per provider), so a
+ * 429 met by one `spell worker` holds every worker's queries to that provider.
+ */
+export interface SharedPauses {
+  pause(provider: string, ms: number): void;
+  /** When the provider's shared pause ends (epoch ms; 0 or past: none). */
+  until(provider: string): Promise<number>;
+}
+
 /** Where one provider's queries wait while a 429 holds them back. */
 export class ProviderGate {
   private until = 0;
@@ -33,16 +43,23 @@ export class ProviderGate {
   rateLimited = 0;
   waitedMs = 0;
 
-  constructor(readonly name: string) {}
+  constructor(
+    readonly name: string,
+    private readonly shared?: SharedPauses,
+  ) {}
 
   /** Holds every query for `ms` from now (the longest pause asked wins). */
   pause(ms: number): void {
     this.rateLimited++;
     this.until = Math.max(this.until, Date.now() + ms);
+    this.shared?.pause(this.name, ms);
   }
 
   async ready(signal?: AbortSignal): Promise<void> {
-    for (let wait = this.until - Date.now(); wait > 0; wait = this.until - Date.now()) {
+    for (;;) {
+      if (this.shared) this.until = Math.max(this.until, await this.shared.until(this.name));
+      const wait = this.until - Date.now();
+      if (wait <= 0) return;
       this.waitedMs += wait;
       await sleep(wait, signal);
     }
@@ -73,6 +90,8 @@ export class Scheduler {
   private readonly perProvider = new Map<string, Limiter>();
   private readonly gates = new Map<string, ProviderGate>();
   private stopped = false;
+  /** Set by a queue worker: pauses shared with the other workers. */
+  shared: SharedPauses | undefined;
 
   constructor(
     readonly concurrency: number,
@@ -83,7 +102,7 @@ export class Scheduler {
 
   gate(provider: string): ProviderGate {
     let g = this.gates.get(provider);
-    if (!g) this.gates.set(provider, (g = new ProviderGate(provider)));
+    if (!g) this.gates.set(provider, (g = new ProviderGate(provider, this.shared)));
     return g;
   }
 

@@ -16,12 +16,18 @@ import { childLLMBuilder } from "./child-llms.js";
 import { EvalLLM } from "./llm.js";
 import type { Scheduler } from "./scheduler.js";
 
-export interface Target {
+/** A spell × LLM pair as a report names it; a queued run needs no more (its workers load it). */
+export interface TargetInfo {
   /** The spell's file (absolute, as the plan names it) and its name. */
   file: string;
   spell: string;
   llm: string;
   provider: string;
+  /** The matrix's `provider/model` as asked (undefined: the spell's own LLM). */
+  label: string | undefined;
+}
+
+export interface Target extends TargetInfo {
   cantrip: Cantrip<Loom>;
 }
 
@@ -40,14 +46,28 @@ function specFor(own: LLMSpec | undefined, label: string | undefined): LLMSpec {
   return own?.provider === asked.provider ? { ...own, ...asked } : asked;
 }
 
+async function specOf(file: string, label: string | undefined, env: NodeJS.ProcessEnv) {
+  const checked = await loadDocument(file, { env, validateOnly: true });
+  const spec = specFor(llmSpecOf(checked.document["llm"]), label);
+  return { spec, name: label ?? `${spec.provider}/${spec.model ?? "default"}` };
+}
+
+/** What a report says of a spell × LLM, without building its LLM or cantrip. */
+export async function describeTarget(
+  file: string,
+  label: string | undefined,
+  env: NodeJS.ProcessEnv,
+): Promise<TargetInfo> {
+  const { spec, name } = await specOf(file, label, env);
+  return { file, spell: basename(file), llm: name, provider: spec.provider, label };
+}
+
 export async function loadTarget(
   file: string,
   label: string | undefined,
   o: TargetOptions,
 ): Promise<Target> {
-  const checked = await loadDocument(file, { env: o.env, validateOnly: true });
-  const spec = specFor(llmSpecOf(checked.document["llm"]), label);
-  const name = label ?? `${spec.provider}/${spec.model ?? "default"}`;
+  const { spec, name } = await specOf(file, label, o.env);
   const inner = o.replay ? undefined : await buildLLM(spec, file, o);
   const llm = new EvalLLM(inner, o.scheduler.gate(spec.provider), name);
   const loaded = await loadDocument(file, {
@@ -58,7 +78,7 @@ export async function loadTarget(
     redactor: o.redactor,
   });
   const cantrip = loaded.value as Cantrip<Loom>;
-  return { file, spell: basename(file), llm: name, provider: spec.provider, cantrip };
+  return { file, spell: basename(file), llm: name, provider: spec.provider, label, cantrip };
 }
 
 const buildLLM = (spec: LLMSpec, file: string, o: TargetOptions): Promise<LLM> =>

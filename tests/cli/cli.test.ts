@@ -33,6 +33,7 @@ const COMMANDS = [
   "dna",
   "dna:verify",
   "mcp",
+  "worker",
 ];
 
 const dir = mkdtempSync(join(tmpdir(), "cli-test-"));
@@ -255,7 +256,8 @@ describe("the bin", () => {
       loaded: r.stderr.split("\n").filter((l) => l.startsWith("LOADED ")),
     };
   };
-  const heavy = /openai|@anthropic-ai|quickjs|sandbox-worker|agentclientprotocol|fastify/;
+  const heavy =
+    /openai|@anthropic-ai|quickjs|sandbox-worker|agentclientprotocol|fastify|bullmq|ioredis/;
 
   it("spell --help is printed from the start-up pages: no bundle loads", () => {
     const env = Object.fromEntries(

@@ -37,6 +37,14 @@ const EXCLUDED: Record<string, string> = {
   "spell run spell.yaml --llm openai/gpt-4.1": "needs a real OpenAI key and the network",
   "spell eval FILE [--repeat K] [--concurrency C] [--filter TEXT] [--llm P/M] [--out DIR] [--compare DIR] [--record] [--replay DIR] [--otel URL [--otel-content]]":
     "every part at once replays a recording made with that --llm; the parts are run by tests/eval/ and the offline example line in EVALS.md",
+  "spell eval FILE --queue redis://HOST:PORT [--loom URL]":
+    "needs a running Redis and workers; tests/queue/queue-eval.test.ts runs it",
+  "spell worker --queue redis://HOST:PORT [--concurrency C] [--loom URL] [--lock-ms N] [--stalled-check-ms N]":
+    "runs until stopped and needs a running Redis; tests/queue/ start real workers",
+  "spell worker --queue redis://127.0.0.1:6379 --concurrency 4 --loom postgres://spell@127.0.0.1/looms":
+    "needs a running Redis and PostgreSQL and runs until stopped; tests/queue/ start real workers",
+  "spell eval spells/arithmetic-eval.yaml --queue redis://127.0.0.1:6379":
+    "needs a running Redis and workers; tests/queue/queue-eval.test.ts runs the same over a real Redis",
 };
 
 const work = mkdtempSync(join(tmpdir(), "doc-commands-"));

@@ -13,7 +13,7 @@
 //            calls call_entity with its own intent (a parent); the child's requests, which do
 //            not offer it, are answered as above, and so is the parent's next one
 // Prints "PORT <n>" on stdout when listening; "STATS <json>" on SIGTERM is not needed: counts
-// are served at GET /stats.
+// are served at GET /stats, and each request's arrival time (and whether it got a 429) at GET /log.
 import { createServer } from "node:http";
 import { setTimeout } from "node:timers";
 
@@ -21,6 +21,8 @@ const config = JSON.parse(process.argv[2] ?? "{}");
 const seen = new Map();
 let requests = 0;
 let rateLimited = 0;
+// When each request arrived (epoch ms) and whether it was answered 429: GET /log.
+const log = [];
 
 const completion = (message) => ({
   id: `chatcmpl-${requests}`,
@@ -95,12 +97,18 @@ const server = createServer((req, res) => {
     res.writeHead(200, { "content-type": "application/json" });
     return res.end(JSON.stringify({ requests, rateLimited }));
   }
+  if (req.method === "GET" && req.url === "/log") {
+    res.writeHead(200, { "content-type": "application/json" });
+    return res.end(JSON.stringify(log));
+  }
   const chunks = [];
   req.on("data", (c) => chunks.push(c));
   req.on("end", () => {
     requests++;
     if (config.dieAt !== undefined && requests >= config.dieAt) process.exit(1);
-    if (config.rateLimit?.includes(requests)) {
+    const limited = config.rateLimit?.includes(requests) === true;
+    log.push({ at: Date.now(), limited });
+    if (limited) {
       rateLimited++;
       res.writeHead(429, { "content-type": "application/json", "retry-after": "1" });
       return res.end(JSON.stringify({ error: { message: "slow down", type: "rate_limit" } }));

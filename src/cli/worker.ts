@@ -1,0 +1,46 @@
+/**
+ * `spell worker --queue redis://HOST:PORT`: takes casts from the queue until `stop` resolves,
+ * then lets its running casts finish (docs/design/SCALE.md). Its log (stderr) has a line when it
+ * is ready and one per cast it finished.
+ */
+import { resolve } from "node:path";
+import { SpellbookError, errorMessage } from "../core/errors.js";
+import { startWorker } from "../queue/worker.js";
+import { EXIT, type CliIO } from "./io.js";
+import { exitFor } from "./load.js";
+
+export interface WorkerFlags {
+  queue: string;
+  concurrency?: number | undefined;
+  loom?: string | undefined;
+  lockMs?: number | undefined;
+  stalledCheckMs?: number | undefined;
+}
+
+export async function workerCommand(
+  flags: WorkerFlags,
+  io: CliIO,
+  stop: Promise<void>,
+): Promise<number> {
+  const loom =
+    flags.loom && !/^[a-z]+:\/\//.test(flags.loom) ? resolve(io.cwd, flags.loom) : flags.loom;
+  let running;
+  try {
+    running = await startWorker({
+      queue: flags.queue,
+      concurrency: flags.concurrency ?? 4,
+      loom,
+      env: io.env,
+      lockDuration: flags.lockMs,
+      stalledInterval: flags.stalledCheckMs,
+      log: (line) => io.stderr(`${line}\n`),
+    });
+  } catch (err) {
+    io.stderr(`${errorMessage(err)}\n`);
+    return err instanceof SpellbookError ? exitFor(err) : EXIT.failure;
+  }
+  await stop;
+  io.stderr("spell worker: stopping; running casts finish\n");
+  await running.close();
+  return EXIT.ok;
+}

@@ -1,0 +1,53 @@
+import { Command } from "@oclif/core/command";
+import * as Flags from "@oclif/core/flags";
+
+export default class Worker extends Command {
+  static override description =
+    "Take casts from a queue on Redis (BullMQ) and run them: the casts `spell eval --queue` puts there. Runs until SIGTERM or Ctrl-C, then lets its running casts finish.";
+  static override examples = [
+    "spell worker --queue redis://127.0.0.1:6379",
+    "spell worker --queue redis://10.0.0.5:6379 --concurrency 8 --loom postgres://spell@10.0.0.6/looms",
+  ];
+  static override flags = {
+    queue: Flags.string({
+      description: "the Redis the queue lives on: redis://HOST:PORT",
+      required: true,
+    }),
+    concurrency: Flags.integer({ min: 1, description: "casts at once; default 4" }),
+    loom: Flags.string({
+      description:
+        "where casts whose job names no loom record their turns (a loom file or URL); default: none kept",
+    }),
+    "lock-ms": Flags.integer({
+      min: 1000,
+      description:
+        "how long a cast stays this worker's without a lock renewal before another worker may take it over (BullMQ lockDuration); default 30000",
+    }),
+    "stalled-check-ms": Flags.integer({
+      min: 500,
+      description:
+        "how often this worker looks for casts whose worker stopped renewing (BullMQ stalledInterval); default 30000",
+    }),
+  };
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(Worker);
+    const { workerCommand } = await import("../cli/worker.js");
+    const { processIO } = await import("../cli/io.js");
+    const stop = new Promise<void>((resolve) => {
+      process.once("SIGTERM", () => resolve());
+      process.once("SIGINT", () => resolve());
+    });
+    process.exitCode = await workerCommand(
+      {
+        queue: flags.queue,
+        concurrency: flags.concurrency,
+        loom: flags.loom,
+        lockMs: flags["lock-ms"],
+        stalledCheckMs: flags["stalled-check-ms"],
+      },
+      processIO(),
+      stop,
+    );
+  }
+}

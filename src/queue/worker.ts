@@ -1,0 +1,109 @@
+/**
+ * `spell worker`: a BullMQ Worker on the casts queue. Each job is one cast of an eval (job.ts);
+ * the worker loads each spell × LLM × loom once and casts it as a local eval does (eval/cast.ts
+ * castOne: the same scopes, the same assessment, the reward on its last turn), many at once
+ * (`concurrency`): nothing in the engine is process-global, each cast has its own entity.
+ * The job's return value is the cast's row; the enqueuer (remote.ts) tallies it.
+ *
+ * Locks: BullMQ renews a job's lock every lockDuration/2 from this process's event loop; a worker
+ * that stops renewing (killed, frozen) loses its jobs to another worker after `lockDuration`,
+ * found by the stalled-jobs check every `stalledInterval` (docs/design/SCALE.md "Hand-over").
+ */
+import type { Job, Worker } from "bullmq";
+import { Redactor } from "../core/redact.js";
+import { castOne } from "../eval/cast.js";
+import { Scheduler } from "../eval/scheduler.js";
+import { judges, loadTarget, type Target, type TargetOptions } from "../eval/targets.js";
+import { KEY_ENV_VARS } from "../llm/providers/profiles.js";
+import { connectionOf, loadBullMQ } from "./connection.js";
+import { QUEUE_NAME, type QueuedCast, type QueuedOutcome } from "./job.js";
+import { openWorkerLoom, type WorkerLoom } from "./loom.js";
+import { sharedPauses } from "./pauses.js";
+
+export interface WorkerOptions {
+  queue: string;
+  concurrency: number;
+  /** The loom for jobs that name none (a file or URL); undefined: an in-memory loom. */
+  loom: string | undefined;
+  env: NodeJS.ProcessEnv;
+  /** Lock timing (ms): BullMQ's defaults (30 s, 30 s) unless set. */
+  lockDuration?: number | undefined;
+  stalledInterval?: number | undefined;
+  log(line: string): void;
+}
+
+export interface RunningWorker {
+  worker: Worker;
+  /** Stops taking jobs, lets the running casts end, closes the looms. */
+  close(): Promise<void>;
+}
+
+export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
+  const { Worker } = await loadBullMQ();
+  const connection = connectionOf(o.queue);
+  const redactor = new Redactor();
+  for (const name of KEY_ENV_VARS) redactor.add(o.env[name]);
+  const scheduler = new Scheduler(o.concurrency);
+  const pauses = await sharedPauses(o.queue, scheduler);
+  const looms = new Map<string, Promise<WorkerLoom>>();
+  const targets = new Map<string, Promise<{ target: Target; t: TargetOptions }>>();
+
+  const loomFor = (where: string | undefined) => {
+    const key = where ?? "";
+    let l = looms.get(key);
+    if (!l) looms.set(key, (l = openWorkerLoom(where, redactor, o.env)));
+    return l;
+  };
+  const targetFor = (c: QueuedCast, where: string | undefined) => {
+    const key = `${c.spell}|${c.llm ?? ""}|${where ?? ""}`;
+    let t = targets.get(key);
+    if (!t) {
+      t = loomFor(where).then(async ({ loom }) => {
+        const t: TargetOptions = { env: o.env, loom, redactor, scheduler, replay: false };
+        return { target: await loadTarget(c.spell, c.llm, t), t };
+      });
+      targets.set(key, t);
+      t.catch(() => targets.delete(key)); // a spell that failed to load is tried again
+    }
+    return t;
+  };
+
+  const processor = async (job: Job<QueuedCast>): Promise<QueuedOutcome> => {
+    const c = job.data;
+    const where = c.loom ?? o.loom;
+    const { target, t } = await targetFor(c, where);
+    const { loom } = await loomFor(where);
+    const scope = (key: string) => ({ key, replies: undefined, replay: undefined });
+    const key = `${target.spell}|${target.llm}|${c.case.id}|${c.repeat}`;
+    const outcome = await castOne({
+      target,
+      c: c.case,
+      k: c.repeat,
+      entityId: c.entityId,
+      cast: scope(key),
+      judged: scope(`${key}|judge`),
+      loom,
+      judgeLLM: judges(t),
+    });
+    o.log(`cast done ${job.id} (${c.case.id} #${c.repeat}: ${outcome.row.status})`);
+    return outcome;
+  };
+
+  const worker = new Worker<QueuedCast, QueuedOutcome>(QUEUE_NAME, processor, {
+    connection,
+    concurrency: o.concurrency,
+    ...(o.lockDuration ? { lockDuration: o.lockDuration } : {}),
+    ...(o.stalledInterval ? { stalledInterval: o.stalledInterval } : {}),
+  });
+  worker.on("error", (err) => o.log(`queue error: ${err.message}`));
+  await worker.waitUntilReady();
+  o.log(`spell worker: waiting for casts on ${o.queue} (concurrency ${o.concurrency})`);
+  return {
+    worker,
+    close: async () => {
+      await worker.close();
+      await pauses.close();
+      for (const l of looms.values()) (await l.catch(() => undefined))?.close();
+    },
+  };
+}

@@ -1,0 +1,62 @@
+// A 429 with Retry-After met by one `spell worker` slows every worker: after the 429, no worker
+// queries that provider until the Retry-After (1 s) has passed. Two real workers, a real Redis,
+// the loopback wire server answering its 3rd request 429.
+import { existsSync } from "node:fs";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  envFor,
+  evalFolder,
+  runCli,
+  startWireServer,
+  THREE_CASES,
+} from "../eval/support/harness.js";
+import { REDIS_MISSING, RedisServer } from "../support/redis.js";
+import { startWorker } from "./support/workers.js";
+
+if (REDIS_MISSING) console.log(`skipping: ${REDIS_MISSING}`);
+const built = existsSync("dist/spell.cjs");
+if (!built) console.log("skipping: the CLI is not built (npm run build)");
+
+const cleanup: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  await Promise.all(cleanup.splice(0).map((f) => f()));
+});
+
+describe.skipIf(REDIS_MISSING !== undefined || !built)(
+  "queue rate limits",
+  { timeout: 180_000 },
+  () => {
+    it("a 429 with Retry-After met by one worker holds every worker's queries", async () => {
+      const redis = await RedisServer.start();
+      cleanup.push(() => redis.close());
+      const server = await startWireServer({ rateLimit: [3], delayMs: 20 });
+      cleanup.push(() => server.close());
+      const dir = evalFolder(THREE_CASES.replace("repeat: 4", "repeat: 10"));
+      const workers = [1, 2].map(() =>
+        startWorker(["--queue", redis.url, "--concurrency", "2"], envFor(server), dir),
+      );
+      cleanup.push(() => Promise.all(workers.map((w) => w.stop())).then(() => undefined));
+      await Promise.all(workers.map((w) => w.waitFor("waiting for casts")));
+      const nowhere = { EVAL_BASE: "http://127.0.0.1:9/v1", EVAL_KEY: "sk-unused-000000" };
+      const r = await runCli(
+        ["eval", "eval.yaml", "--out", "out", "--queue", redis.url],
+        nowhere,
+        dir,
+      );
+      expect(r.code, r.stderr).toBe(0);
+      // Both workers ran casts (else one worker alone would prove nothing about sharing).
+      for (const w of workers) expect(w.log()).toMatch(/cast done/);
+      const log = (await (await fetch(`${server.url}/log`)).json()) as {
+        at: number;
+        limited: boolean;
+      }[];
+      const hit = log.findIndex((l) => l.limited);
+      expect(hit).toBe(2);
+      // A query already on its way when the 429 came may still arrive; after that (400 ms on),
+      // no worker queries until the Retry-After (1 s) has passed.
+      const at = log[hit]!.at;
+      const held = log.filter((l) => l.at - at >= 400 && l.at - at < 950);
+      expect(held, JSON.stringify(log.map((l) => l.at - at))).toEqual([]);
+    });
+  },
+);
