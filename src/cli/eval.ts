@@ -69,11 +69,8 @@ export async function runPlan(
   let tally: Tally | undefined;
   let result;
   try {
-    const remote = flags.queue
-      ? await (await import("../queue/remote.js")).openRemote(flags.queue, { loom: flags.loom })
-      : undefined;
     result = await dispatch(plan, {
-      remote,
+      remote: await remoteOf(flags),
       out,
       env: io.env,
       repeat: flags.repeat,
@@ -112,6 +109,13 @@ export async function runPlan(
     regressed = c.regressed.length > 0;
   }
   return verdict(result.groups, below.length > 0 || regressed, io);
+}
+
+/** `--queue`: the casts go to workers (queue/remote.ts, loaded only then). */
+async function remoteOf(flags: EvalFlags) {
+  if (!flags.queue) return undefined;
+  const { openRemote } = await import("../queue/remote.js");
+  return openRemote(flags.queue, { loom: flags.loom });
 }
 
 function verdict(groups: GroupSummary[], failed: boolean, io: CliIO): number {

@@ -2,9 +2,10 @@
  * BullMQ, imported on first use (`spell --help` and every other command never load it), and the
  * connection options of a `redis://[user:password@]host:port[/db]` URL.
  */
+import type * as BullMQModule from "bullmq";
 import { ConfigError } from "../core/errors.js";
 
-export type BullMQ = typeof import("bullmq");
+export type BullMQ = typeof BullMQModule;
 
 export const loadBullMQ = (): Promise<BullMQ> => import("bullmq");
 

@@ -31,7 +31,7 @@ export async function openRemote(url: string, o: RemoteOptions): Promise<RemoteC
         removeOnComplete: true,
         removeOnFail: 1000,
       });
-      return (await job.waitUntilFinished(events)) as QueuedOutcome;
+      return job.waitUntilFinished(events);
     },
     async close() {
       await Promise.all([events.close(), queue.close()]);

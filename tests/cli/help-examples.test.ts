@@ -28,6 +28,12 @@ const NOT_RUN: Record<string, string> = {
     "the Familiar's LLM is anthropic/claude-sonnet-4-5: a real key and the network",
   "spell run spell.yaml --llm anthropic/claude-sonnet-4-5":
     "needs a real Anthropic key and the network",
+  "spell loom import .spellbook/loom.jsonl --to postgres://localhost/spellbook":
+    "needs a PostgreSQL server on localhost (tests/loom/loom-cli-postgres.test.ts imports into a real one it starts)",
+  "spell worker --queue redis://127.0.0.1:6379":
+    "serves until stopped and needs a Redis server on 6379 (tests/queue/ start real workers on a Redis of their own)",
+  "spell worker --queue redis://10.0.0.5:6379 --concurrency 8 --loom postgres://spell@10.0.0.6/looms":
+    "names other machines' Redis and PostgreSQL (tests/queue/ start real workers on loopback servers)",
 };
 
 /** Words replaced before a line runs; each with its reason. */
@@ -41,6 +47,12 @@ const REPLACED: [RegExp, () => string, string][] = [
   ],
   [/turn_…/, () => ids.turn, "a turn of the scratch loom"],
   [/ent_3f2a9c000001/, () => ids.entity, "an entity of the scratch loom"],
+  [/ent_0a1b2c3d4e5f000001/, () => ids.entity, "an entity of the scratch loom"],
+  [
+    /spell run spell\.yaml --repeat/,
+    () => "spell run answer.yaml --repeat",
+    "a spell whose script answers any number of casts (spell.yaml's answers one)",
+  ],
   [/ >> /, () => " > ", "the scratch file is new: appending is writing"],
 ];
 

@@ -80,7 +80,7 @@ export class RedisServer {
       const onExit = (code: number | null) =>
         reject(new Error(`redis-server exited ${code} before it was ready:\n${log}`));
       child.once("exit", onExit);
-      child.stdout!.on("data", (d: Buffer) => {
+      child.stdout.on("data", (d: Buffer) => {
         log += d.toString();
         if (log.includes("Ready to accept connections")) {
           child.off("exit", onExit);
