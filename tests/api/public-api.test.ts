@@ -51,6 +51,7 @@ const PUBLIC = [
   "writeGate",
   "fetchGate",
   "mcpGates",
+  "newEntityId", // pre-assigns a cast's entity, to continue it later with cast(intent, { resumeEntity })
   "browserGates",
   "behaviorGate",
   "callEntityGate",

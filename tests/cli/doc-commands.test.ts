@@ -43,6 +43,8 @@ const EXCLUDED: Record<string, string> = {
     "runs until stopped and needs a running Redis; tests/queue/ start real workers",
   "spell worker --queue redis://127.0.0.1:6379 --concurrency 4 --loom postgres://spell@127.0.0.1/looms":
     "needs a running Redis and PostgreSQL and runs until stopped; tests/queue/ start real workers",
+  "spell loom import FILE.jsonl --to postgres://USER@HOST/DB":
+    "needs a running PostgreSQL; tests/loom/loom-cli-postgres.test.ts imports into a real one it starts",
   "spell eval spells/arithmetic-eval.yaml --queue redis://127.0.0.1:6379":
     "needs a running Redis and workers; tests/queue/queue-eval.test.ts runs the same over a real Redis",
 };
@@ -81,6 +83,7 @@ const values = (): Record<string, string> => ({
   ID: entity,
   TURN: turn,
   "PATH|memory": "runs/loom.jsonl",
+  "PATH|memory|postgres://…": "runs/loom.jsonl", // the file form (PostgreSQL: tests/loom/)
   PATH: "runs/loom.jsonl",
   LOOM: "runs/replay.jsonl",
   "text|json": "json",

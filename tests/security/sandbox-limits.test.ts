@@ -168,11 +168,13 @@ describe("max_eval_ms holds for code that catches its own errors", () => {
 });
 
 describe("a run that cannot be interrupted is ended with its worker", () => {
-  // One BigInt power is one native operation (~0.5 s here) with no interrupt point inside.
+  // Printing a 170,000-digit BigInt is one native operation (~1 s here) with no interrupt point
+  // inside. (3n ** 1000000n was one too, until a quiet machine reached QuickJS's BigInt size
+  // limit before the budget: a RangeError instead of the timeout.)
   it("the observation says the sandbox was replaced; the next turn has a fresh one, state injected again", async () => {
     const { cantrip } = codeCantrip(
-      ["var kept = 1", "var big = 3n ** 1000000n; 1", "done([typeof kept, seed])"],
-      // 150 ms cuts the power (~0.5 s of compute on a quiet machine) and leaves the fresh
+      ["var kept = 1", "var big = (7n ** 200000n).toString(); 1", "done([typeof kept, seed])"],
+      // 150 ms cuts the printing (~1 s of compute on a quiet machine) and leaves the fresh
       // sandbox's `done` room on a loaded one (at 20 ms, a load of 24 cut that turn too).
       { wards: [{ max_turns: 4 }, { max_eval_ms: 150 }], state: { seed: 7 } },
     );
