@@ -3,7 +3,8 @@
  * the worker loads each spell × LLM × loom once and casts it as a local eval does (eval/cast.ts
  * castOne: the same scopes, the same assessment, the reward on its last turn), many at once
  * (`concurrency`): nothing in the engine is process-global, each cast has its own entity.
- * The job's return value is the cast's row; the enqueuer (remote.ts) tallies it.
+ * The job's return value is the cast's row; the enqueuer (remote.ts) tallies it. A job's cast is
+ * its pre-assigned entity's, continued from the last turn recorded (loom.ts `prepare`).
  *
  * Locks: BullMQ renews a job's lock every lockDuration/2 from this process's event loop; a worker
  * that stops renewing (killed, frozen) loses its jobs to another worker after `lockDuration`,
@@ -72,7 +73,8 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
     const c = job.data;
     const where = c.loom ?? o.loom;
     const { target, t } = await targetFor(c, where);
-    const { loom } = await loomFor(where);
+    const { loom, prepare } = await loomFor(where);
+    await prepare(c.entityId); // a job taken over: the turns its first worker recorded
     const scope = (key: string) => ({ key, replies: undefined, replay: undefined });
     const key = `${target.spell}|${target.llm}|${c.case.id}|${c.repeat}`;
     const outcome = await castOne({
@@ -103,7 +105,7 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
     close: async () => {
       await worker.close();
       await pauses.close();
-      for (const l of looms.values()) (await l.catch(() => undefined))?.close();
+      for (const l of looms.values()) await (await l.catch(() => undefined))?.close();
     },
   };
 }

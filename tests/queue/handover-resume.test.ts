@@ -42,7 +42,10 @@ describe.skipIf(!postgresBin)("a worker's PostgreSQL loom continues another's en
     // The second worker: its own loom over the same database, opened before the job came.
     const w = await openWorkerLoom(url, new Redactor(), {});
     await w.prepare(id);
-    const two = echoCantrip(w.loom, [echo, { tool_calls: [{ gate: "done", args: { answer: "ok" } }] }]);
+    const two = echoCantrip(w.loom, [
+      echo,
+      { tool_calls: [{ gate: "done", args: { answer: "ok" } }] },
+    ]);
     const r = await two.cantrip.cast("say hi", { resumeEntity: id });
     await w.close();
     expect(r.status).toBe("terminated");
