@@ -87,7 +87,9 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
       loom,
       judgeLLM: judges(t),
     });
-    o.log(`cast done ${job.id} (${c.case.id} #${c.repeat}: ${outcome.row.status})`);
+    const { status, reason } = outcome.row;
+    const why = status === "pass" || !reason ? "" : `: ${reason}`;
+    o.log(redactor.redact(`cast done ${job.id} (${c.case.id} #${c.repeat}: ${status}${why})`));
     return outcome;
   };
 
