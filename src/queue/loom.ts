@@ -20,7 +20,7 @@ import { openLoomStore } from "../spell/loom-store.js";
 export interface WorkerLoom {
   loom: Loom;
   /** Reads what the shared store holds of the entity into the loom (PostgreSQL); else nothing. */
-  prepare(entityId: string): Promise<void>;
+  prepare: (entityId: string) => Promise<void>;
   close(): Promise<void>;
 }
 
