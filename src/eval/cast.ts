@@ -21,7 +21,10 @@ export interface CastJob {
   target: Target;
   c: EvalCase;
   k: number;
-  /** The entity the cast records as (a queued cast's, assigned before it was queued). */
+  /**
+   * The entity the cast records as (a queued cast's, assigned before it was queued): cast with
+   * `resumeEntity`, so a worker that takes the job over continues it.
+   */
   entityId?: string | undefined;
   cast: CastScope;
   judged: CastScope;
@@ -47,9 +50,12 @@ export async function castOne(j: CastJob): Promise<CastOutcome> {
   let verdict: Verdict;
   try {
     const onEvent = j.observer?.onEvent;
-    result = await castScope.run(j.cast, () =>
-      target.cantrip.cast(c.intent, onEvent ? { onEvent } : {}),
-    );
+    // A named entity (a queued cast's) continues from its last recorded turn, if it has one.
+    const options = {
+      ...(onEvent ? { onEvent } : {}),
+      ...(j.entityId !== undefined ? { resumeEntity: j.entityId } : {}),
+    };
+    result = await castScope.run(j.cast, () => target.cantrip.cast(c.intent, options));
     const cast = result;
     const latencyMs = performance.now() - started;
     verdict = await castScope.run(j.judged, () =>

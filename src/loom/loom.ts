@@ -214,6 +214,20 @@ export class Loom implements LoomWriter {
     return resumePoint(this, entityId, codeTool);
   }
 
+  /**
+   * Records read back from an asynchronous store (entity-read.ts: an entity another process
+   * recorded, to continue it): indexed, not written again; turns and folds already known are
+   * skipped, so absorbing the same entity twice changes nothing.
+   */
+  absorb(records: readonly LoomRecord[]): void {
+    const index = this.index;
+    for (const r of records) {
+      if (r.type === "turn" && index.turnsById.has(r.id)) continue;
+      if (r.type === "fold" && index.folds.some((f) => f.id === r.id)) continue;
+      index.add(r);
+    }
+  }
+
   /** Registers a summoned entity beside the loom and holds it (entity-keeper.ts). */
   holdEntity(entityId: string, info: EntityInfo): Promise<EntityLease> {
     // Asked once held, a named entity is read from the store as it is then (another process

@@ -3,7 +3,8 @@
  * the worker loads each spell × LLM × loom once and casts it as a local eval does (eval/cast.ts
  * castOne: the same scopes, the same assessment, the reward on its last turn), many at once
  * (`concurrency`): nothing in the engine is process-global, each cast has its own entity.
- * The job's return value is the cast's row; the enqueuer (remote.ts) tallies it.
+ * The job's return value is the cast's row; the enqueuer (remote.ts) tallies it. A job's cast is
+ * its pre-assigned entity's, continued from the last turn recorded (loom.ts `prepare`).
  *
  * Locks: BullMQ renews a job's lock every lockDuration/2 from this process's event loop; a worker
  * that stops renewing (killed, frozen) loses its jobs to another worker after `lockDuration`,
@@ -45,34 +46,15 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
   for (const name of KEY_ENV_VARS) redactor.add(o.env[name]);
   const scheduler = new Scheduler(o.concurrency);
   const pauses = await sharedPauses(o.queue, scheduler);
-  const looms = new Map<string, Promise<WorkerLoom>>();
-  const targets = new Map<string, Promise<{ target: Target; t: TargetOptions }>>();
-
-  const loomFor = (where: string | undefined) => {
-    const key = where ?? "";
-    let l = looms.get(key);
-    if (!l) looms.set(key, (l = openWorkerLoom(where, redactor, o.env)));
-    return l;
-  };
-  const targetFor = (c: QueuedCast, where: string | undefined) => {
-    const key = `${c.spell}|${c.llm ?? ""}|${where ?? ""}`;
-    let t = targets.get(key);
-    if (!t) {
-      t = loomFor(where).then(async ({ loom }) => {
-        const t: TargetOptions = { env: o.env, loom, redactor, scheduler, replay: false };
-        return { target: await loadTarget(c.spell, c.llm, t), t };
-      });
-      targets.set(key, t);
-      t.catch(() => targets.delete(key)); // a spell that failed to load is tried again
-    }
-    return t;
-  };
+  const looms = loomCache(redactor, o.env);
+  const targetFor = targetCache(o.env, redactor, scheduler, looms.open);
 
   const processor = async (job: Job<QueuedCast>): Promise<QueuedOutcome> => {
     const c = job.data;
     const where = c.loom ?? o.loom;
     const { target, t } = await targetFor(c, where);
-    const { loom } = await loomFor(where);
+    const { loom, prepare } = await looms.open(where);
+    await prepare(c.entityId); // a job taken over: the turns its first worker recorded
     const scope = (key: string) => ({ key, replies: undefined, replay: undefined });
     const key = `${target.spell}|${target.llm}|${c.case.id}|${c.repeat}`;
     const outcome = await castOne({
@@ -85,7 +67,7 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
       loom,
       judgeLLM: judges(t),
     });
-    o.log(`cast done ${job.id} (${c.case.id} #${c.repeat}: ${outcome.row.status})`);
+    o.log(redactor.redact(doneLine(job, outcome)));
     return outcome;
   };
 
@@ -103,7 +85,52 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
     close: async () => {
       await worker.close();
       await pauses.close();
-      for (const l of looms.values()) (await l.catch(() => undefined))?.close();
+      await looms.close();
     },
   };
+}
+
+/** Each loom the jobs name (a file or URL; none: an in-memory loom), opened once. */
+function loomCache(redactor: Redactor, env: NodeJS.ProcessEnv) {
+  const looms = new Map<string, Promise<WorkerLoom>>();
+  return {
+    open: (where: string | undefined): Promise<WorkerLoom> => {
+      const key = where ?? "";
+      let l = looms.get(key);
+      if (!l) looms.set(key, (l = openWorkerLoom(where, redactor, env)));
+      return l;
+    },
+    close: async () => {
+      for (const l of looms.values()) await (await l.catch(() => undefined))?.close();
+    },
+  };
+}
+
+/** Each spell × LLM × loom, loaded once; a spell that failed to load is tried again. */
+function targetCache(
+  env: NodeJS.ProcessEnv,
+  redactor: Redactor,
+  scheduler: Scheduler,
+  loomFor: (where: string | undefined) => Promise<WorkerLoom>,
+) {
+  const targets = new Map<string, Promise<{ target: Target; t: TargetOptions }>>();
+  return (c: QueuedCast, where: string | undefined) => {
+    const key = `${c.spell}|${c.llm ?? ""}|${where ?? ""}`;
+    let t = targets.get(key);
+    if (!t) {
+      t = loomFor(where).then(async ({ loom }) => {
+        const t: TargetOptions = { env, loom, redactor, scheduler, replay: false };
+        return { target: await loadTarget(c.spell, c.llm, t), t };
+      });
+      targets.set(key, t);
+      t.catch(() => targets.delete(key));
+    }
+    return t;
+  };
+}
+
+/** The worker's line for a finished cast: its status, and why when it did not pass. */
+function doneLine(job: Job<QueuedCast>, { row }: QueuedOutcome): string {
+  const why = row.status === "pass" || !row.reason ? "" : `: ${row.reason}`;
+  return `cast done ${job.id} (${job.data.case.id} #${job.data.repeat}: ${row.status}${why})`;
 }

@@ -9,6 +9,9 @@
 //   judge: the text a judge (system prompt "You grade…") is answered with
 //   turns: replies per cast (default 1): the first turns-1 call the `echo` gate, the last answers
 //   delayMs: wait before each answer
+//   hold: [request numbers] never answered (a call a worker is killed or frozen in); on its
+//         arrival the server prints "HELD <n>" on stdout (an event a test waits on);
+//         GET /release answers every held call then (to a worker frozen meanwhile)
 //   delegate: true — a request that offers the call_entity gate and carries no tool result yet
 //            calls call_entity with its own intent (a parent); the child's requests, which do
 //            not offer it, are answered as above, and so is the parent's next one
@@ -23,6 +26,8 @@ let requests = 0;
 let rateLimited = 0;
 // When each request arrived (epoch ms) and whether it was answered 429: GET /log.
 const log = [];
+// The answers of held calls (config.hold), sent on GET /release.
+const held = [];
 
 const completion = (message) => ({
   id: `chatcmpl-${requests}`,
@@ -97,6 +102,10 @@ const server = createServer((req, res) => {
     res.writeHead(200, { "content-type": "application/json" });
     return res.end(JSON.stringify({ requests, rateLimited }));
   }
+  if (req.method === "GET" && req.url === "/release") {
+    for (const send of held.splice(0)) send();
+    return res.end("released");
+  }
   if (req.method === "GET" && req.url === "/log") {
     res.writeHead(200, { "content-type": "application/json" });
     return res.end(JSON.stringify(log));
@@ -120,6 +129,10 @@ const server = createServer((req, res) => {
       res.writeHead(200, { "content-type": "application/json" });
       res.end(JSON.stringify(reply));
     };
+    if (config.hold?.includes(requests) === true) {
+      held.push(send);
+      return console.log(`HELD ${requests}`);
+    }
     if (config.delayMs) setTimeout(send, config.delayMs);
     else send();
   });

@@ -1,0 +1,52 @@
+// Fencing under a real fault: the worker holding a cast is frozen (SIGSTOP) in the cast's 2nd LLM
+// call, past its lock; the other worker takes the cast over and finishes it. Then the frozen
+// worker wakes (SIGCONT) with its call answered: its late turn is refused (loom_fenced), never
+// merged, and the loom keeps each turn exactly once.
+import { existsSync } from "node:fs";
+import { afterEach, describe, expect, it } from "vitest";
+import { POSTGRES_MISSING, postgresBin, usePostgres } from "../support/postgres.js";
+import { REDIS_MISSING } from "../support/redis.js";
+import { handoverScene } from "./support/handover.js";
+
+if (REDIS_MISSING) console.log(`skipping: ${REDIS_MISSING}`);
+if (!postgresBin) console.log(`skipping: ${POSTGRES_MISSING}`);
+const built = existsSync("dist/spell.cjs");
+if (!built) console.log("skipping: the CLI is not built (npm run build)");
+
+const server = usePostgres();
+const cleanup: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  await Promise.all(cleanup.splice(0).map((f) => f()));
+});
+
+describe.skipIf(REDIS_MISSING !== undefined || !postgresBin || !built)(
+  "a worker frozen past its lock",
+  { timeout: 180_000 },
+  () => {
+    it("SIGSTOP, take-over, SIGCONT: the late turn is refused, the loom stays exactly-once", async () => {
+      const s = await handoverScene(await server().createDatabase(), cleanup);
+      const first = s.first.child;
+      // Only the worker this test started; woken in cleanup too, so it can be stopped.
+      first.kill("SIGSTOP");
+      cleanup.unshift(() => Promise.resolve(void first.kill("SIGCONT")));
+
+      const q = await s.evalRun; // the second worker took the cast over and finished it
+      expect(q.code, q.stderr).toBe(0);
+      expect(s.second.log()).toMatch(/cast done .*: pass\)/);
+      const before = await s.turns();
+
+      await s.release(); // the frozen worker's call is answered: it will record turn 2
+      first.kill("SIGCONT");
+      await s.first.waitFor("cast done");
+      expect(s.first.log()).toMatch(/cast done .*: error.*a late write is never merged/);
+
+      const after = await s.turns();
+      expect(after).toEqual(before);
+      expect(after.size).toBe(1);
+      const [turns] = [...after.values()];
+      expect(turns!.map((t) => t.sequence)).toEqual([1, 2, 3]);
+      expect(new Set(turns!.map((t) => t.id)).size).toBe(3);
+      expect(turns!.filter((t) => t.metadata["intent"] !== undefined)).toHaveLength(1);
+    });
+  },
+);

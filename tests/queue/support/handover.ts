@@ -1,0 +1,92 @@
+/**
+ * The hand-over fault tests' scene: a real PostgreSQL loom, a real Redis, the loopback wire server
+ * holding a cast's 2nd LLM call, a first `spell worker` that takes the cast, then a second one
+ * started once the call is held (so the test knows which pid holds the cast: the first).
+ */
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { envFor, runCli, startWireServer, type CliRun } from "../../eval/support/harness.js";
+import { RedisServer } from "../../support/redis.js";
+import { postgresLoomStore } from "../../../src/loom/storage-postgres.js";
+import type { Turn } from "../../../src/loom/turn.js";
+import { startWorker, type WorkerProcess } from "./workers.js";
+
+const SPELL = `name: stepper
+llm: { provider: openai, model: wire-model, base_url: "\${env:EVAL_BASE}", api_key: "\${env:EVAL_KEY}" }
+identity: { system_prompt: Answer with the number only. }
+circle:
+  gates: [done, echo]
+  wards: [{ max_turns: 6 }]
+`;
+const EVAL = `kind: eval
+name: handover
+spells: [./stepper.yaml]
+cases:
+  - { name: A, intent: "What is 1 + 2?", expect: [{ result: "3" }] }
+`;
+
+export interface Scene {
+  first: WorkerProcess;
+  second: WorkerProcess;
+  /** The queued eval, running: resolves when its one cast came back. */
+  evalRun: Promise<CliRun>;
+  /** Answers the held call (to a socket that may be gone). */
+  release(): Promise<void>;
+  /** Every turn in the PostgreSQL loom, by entity. */
+  turns(): Promise<Map<string, Turn[]>>;
+}
+
+export async function handoverScene(
+  databaseUrl: string,
+  cleanup: (() => Promise<void>)[],
+): Promise<Scene> {
+  const redis = await RedisServer.start();
+  cleanup.push(() => redis.close());
+  // 3 turns: two echo calls, then the answer; the cast's 2nd call is held.
+  const wire = await startWireServer({ turns: 3, hold: [2] });
+  cleanup.push(() => wire.close());
+  const held = new Promise<void>((resolve) => {
+    let out = "";
+    wire.child.stdout?.on("data", (d: Buffer) => {
+      out += d.toString();
+      if (out.includes("HELD 2")) resolve();
+    });
+  });
+  const dir = mkdtempSync(join(tmpdir(), "spell-handover-"));
+  writeFileSync(join(dir, "stepper.yaml"), SPELL);
+  writeFileSync(join(dir, "eval.yaml"), EVAL);
+  // Small lock timings, generous for a loaded machine: the lock is renewed every 3 s.
+  const args = ["--queue", redis.url, "--loom", databaseUrl];
+  const timing = ["--lock-ms", "6000", "--stalled-check-ms", "2000"];
+  const worker = () => {
+    const w = startWorker([...args, ...timing], envFor(wire), dir);
+    cleanup.push(() => w.stop());
+    return w;
+  };
+  const first = worker();
+  await first.waitFor("waiting for casts");
+  // The eval itself is pointed at no server (port 9, nothing listens): only workers cast.
+  const nowhere = { EVAL_BASE: "http://127.0.0.1:9/v1", EVAL_KEY: "sk-unused-000000" };
+  const evalRun = runCli(["eval", "eval.yaml", "--out", "out", "--queue", redis.url], nowhere, dir);
+  await held; // the first worker is in the cast's 2nd call: turn 1 is stored
+  const second = worker();
+  await second.waitFor("waiting for casts");
+  return {
+    first,
+    second,
+    evalRun,
+    release: async () => void (await fetch(`${wire.url}/release`)).text(),
+    turns: async () => {
+      const store = postgresLoomStore(databaseUrl);
+      try {
+        const byEntity = new Map<string, Turn[]>();
+        for (const e of await store.listEntities())
+          byEntity.set(e.entityId, await store.readEntity(e.entityId));
+        return byEntity;
+      } finally {
+        await store.close();
+      }
+    },
+  };
+}
