@@ -50,7 +50,7 @@ const REPLACED: [RegExp, () => string, string][] = [
   [/ent_0a1b2c3d4e5f000001/, () => ids.entity, "an entity of the scratch loom"],
   [
     /spell run spell\.yaml --repeat/,
-    () => "spell run answer.yaml --repeat",
+    () => "spell run repeat.yaml --repeat",
     "a spell whose script answers any number of casts (spell.yaml's answers one)",
   ],
   [/ >> /, () => " > ", "the scratch file is new: appending is writing"],
@@ -133,6 +133,7 @@ beforeAll(async () => {
   cpSync(join(root, "spells/council.yaml"), join(work, "council.yaml"));
   writeFileSync(join(work, "evals.yaml"), EVALS);
   writeFileSync(join(work, "answer.yaml"), ANSWER);
+  writeFileSync(join(work, "repeat.yaml"), `${ANSWER}intent: What is 2 + 2?\n`);
   writeFileSync(join(work, "summarize.yaml"), SUMMARIZE);
   writeFileSync(join(work, "README.md"), "# A project\n\nIt does one thing.\n");
   writeFileSync(join(work, "messages.jsonl"), '{"text":"hi there"}\n');
