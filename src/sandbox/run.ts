@@ -3,6 +3,7 @@
  * and gets back (EvalOutput), and `Run`, the run as the lane's worker keeps it — its clock
  * (gates excluded), its console, why it is stopping.
  */
+import { currentThreadId, ThreadClock } from "./thread-cpu.js";
 
 /** What the code's gate call resolved to; `stop` ends the run (done — LOOP-3). */
 export type GateReply =
@@ -50,9 +51,28 @@ export interface EvalOutput {
 
 const CONSOLE_CAP = 64 * 1024;
 
-/** One evaluation in progress: its clock (gates excluded), its console, why it is stopping. */
+/** How old a reading of the thread's CPU clock may be (a /proc read costs ~20 µs). */
+const START_READ_AGE_MS = 50;
+const READ_AGE_MS = 10;
+let ownClock: ThreadClock | undefined;
+
+/** The CPU time of the thread the run is in (a lane's worker), if the host tells it. */
+function ownThreadCpuMs(maxAgeMs: number): number | undefined {
+  ownClock ??= new ThreadClock(currentThreadId());
+  return ownClock.read(maxAgeMs);
+}
+
+/**
+ * One evaluation in progress: its clock (gates excluded), its console, why it is stopping.
+ * max_eval_ms counts compute: the thread's CPU time where the host tells it (thread-cpu.ts), so
+ * a run the machine is too busy to schedule is not stopped for the time it waited (issue 21);
+ * elsewhere, wall time. CPU time never passes wall time, so the CPU clock is read only once
+ * wall time is past the limit.
+ */
 export class Run {
   readonly startedAt = performance.now();
+  /** The thread's CPU time when the run began; a reading up to 50 ms old counts more, never less. */
+  private readonly cpuStart: number | undefined;
   pausedMs = 0;
   inGate = false;
   stop: Stop | undefined;
@@ -60,7 +80,12 @@ export class Run {
   consoleDropped = 0;
 
   /** `stopRequested`: the main thread asked the run to stop (the cast's signal, Ctrl-C). */
-  constructor(private readonly stopRequested: () => boolean) {}
+  constructor(
+    private readonly stopRequested: () => boolean,
+    private readonly cpuMs: (maxAgeMs: number) => number | undefined = ownThreadCpuMs,
+  ) {
+    this.cpuStart = cpuMs(START_READ_AGE_MS);
+  }
 
   print(level: string, text: string): void {
     const line = (level === "log" || level === "info" ? "" : `[${level}] `) + text + "\n";
@@ -79,11 +104,20 @@ export class Run {
       this.stop = "aborted";
       return true;
     }
-    if (!this.inGate && performance.now() - this.startedAt - this.pausedMs > evalMs) {
+    if (!this.inGate && this.computeMs(evalMs) > evalMs) {
       this.stop = "max_eval_ms"; // WARD-2: the runtime interrupts, the entity cannot opt out
       return true;
     }
     return false;
+  }
+
+  /** The run's compute so far (gates excluded), exact once it may pass `evalMs`. */
+  private computeMs(evalMs: number): number {
+    const wall = performance.now() - this.startedAt - this.pausedMs;
+    if (wall <= evalMs) return wall;
+    const now = this.cpuMs(READ_AGE_MS);
+    if (now === undefined || this.cpuStart === undefined) return wall;
+    return Math.min(wall, now - this.cpuStart);
   }
 
   /** The error the entity sees when the runtime stopped its code. */

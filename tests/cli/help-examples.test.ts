@@ -7,7 +7,7 @@
 // the same lines' arguments; tests/cli/doc-commands.test.ts runs the README's lines.)
 import { spawn } from "node:child_process";
 import { generateKeyPairSync } from "node:crypto";
-import { cpSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -127,6 +127,9 @@ beforeAll(async () => {
   cpSync(join(root, "spells"), join(work, "spells"), { recursive: true });
   cpSync(join(root, "grimoire"), join(work, "grimoire"), { recursive: true });
   cpSync(join(root, "tests.yaml"), join(work, "tests.yaml"));
+  // spells/notes.yaml's MCP server (bare `spell test` runs its tests) imports the MCP SDK and zod:
+  // a scratch folder outside the checkout sees the checkout's packages through this link.
+  symlinkSync(join(root, "node_modules"), join(work, "node_modules"), "dir");
   cpSync(join(root, "grimoire/04-cantrip.yaml"), join(work, "spell.yaml"));
   for (const name of ["a.yaml", "b.yaml"])
     cpSync(join(root, "grimoire/04-cantrip.yaml"), join(work, name));
@@ -177,7 +180,8 @@ describe("every command's --help examples, run", () => {
       const r = await spell(c.argv, { stdin: c.stdin, env: c.env });
       if (c.stdoutTo) writeFileSync(join(work, c.stdoutTo), r.stdout);
       if (c.stderrTo) writeFileSync(join(work, c.stderrTo), r.stderr);
-      expect(r.code, `${text}\n${r.stderr}`).toBe(0);
+      // A failure shows both streams: `spell test` says which case failed on stdout.
+      expect(r.code, `${text}\n${r.stdout.slice(-4000)}\n${r.stderr}`).toBe(0);
     },
     120_000,
   );
