@@ -3,10 +3,10 @@
 // executor's own overhead per loop: a whole council on instant scripted replies, minus the
 // same number of bare LLM calls.
 import { setTimeout as sleep } from "node:timers/promises";
-import { Crucible } from "../dist/council/index.js";
+import { Crucible } from "../dist/spell/crucible.js";
 import { CouncilCalls } from "../dist/council/calls.js";
 import { positions } from "../dist/council/grammars/parallel.js";
-import { toTriageOutput } from "../dist/council/triage-check.js";
+import { toTriageOutput } from "../dist/council/triage-output.js";
 import { Loom } from "../dist/loom/loom.js";
 
 const reply = {
