@@ -10,7 +10,7 @@ import { generateKeyPairSync } from "node:crypto";
 import { cpSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { COMMANDS } from "../../src/commands/main.js";
 import { parseCommand, stripComment } from "../support/doc-commands.js";
 
@@ -70,6 +70,12 @@ interface Ran {
   stderr: string;
 }
 
+/** Children still running: one whose example ran past its limit is stopped after the file. */
+const running = new Set<ReturnType<typeof spawn>>();
+afterAll(() => {
+  for (const child of running) child.kill("SIGKILL"); // only processes this file started
+});
+
 /** `spell ARGV` in the scratch folder; a server is stopped (SIGTERM) once it says it listens. */
 function spell(argv: string[], opts: { stdin?: string; env?: Record<string, string> } = {}) {
   return new Promise<Ran>((done) => {
@@ -78,6 +84,8 @@ function spell(argv: string[], opts: { stdin?: string; env?: Record<string, stri
     delete env["DISPLAY"];
     delete env["WAYLAND_DISPLAY"];
     const child = spawn(process.execPath, [join(root, "bin/run.js"), ...argv], { cwd: work, env });
+    running.add(child);
+    child.on("exit", () => running.delete(child));
     let stdout = "";
     let stderr = "";
     let stopped = false;
