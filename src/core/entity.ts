@@ -1,17 +1,10 @@
 import { addUsage, emptyUsage, type LLMResponse, type Message, type Usage } from "./contract.js";
-import { ConfigError, SpellbookError } from "./errors.js";
+import { ConfigError } from "./errors.js";
 import type { EventBus } from "./events.js";
 import { newId } from "./ids.js";
 import type { CastConfig, LoopHost } from "./loop-host.js";
 import { CastRun } from "./loop.js";
-import type {
-  EntityLease,
-  LoomWriter,
-  RecordedCast,
-  TurnContent,
-  TurnCost,
-  TurnHead,
-} from "./loom-writer.js";
+import type { LoomWriter, RecordedCast, TurnContent, TurnCost, TurnHead } from "./loom-writer.js";
 import type { GateCallRecord, MediumSession, MediumStep, RebuildTurn } from "./medium.js";
 import type { TurnOutcome } from "./outcome.js";
 import { totals, type CastResult, type UsageTotals } from "./result.js";
@@ -20,6 +13,8 @@ import { ThreadReader, type LoomThreadView } from "./entity-thread.js";
 import type { EntityOptions, EntitySource } from "./entity-options.js";
 import { castSignal } from "./cast-signal.js";
 import { recordedResult } from "./cast-resume.js";
+import { EntityHold } from "./entity-hold.js";
+import { prepareCircle, rebuildMedium } from "./entity-prepare.js";
 
 /**
  * The running instance of a cantrip (§1.4). Summoned, it persists across `send`s and its
@@ -43,8 +38,8 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
   private pendingRebuild: readonly RebuildTurn[] | null;
   private disposed = false;
   private readonly head: TurnHead;
-  private held: Promise<EntityLease | null> | null = null;
-  private lease: EntityLease | null = null;
+  /** The entity's hold on a loom that keeps entities (entity-hold.ts). */
+  private readonly hold: EntityHold | undefined;
   /** The summary of the view's latest fold (LOOM-11 shows it). */
   private foldedSummary: string | null = null;
   private threadReader: ThreadReader | undefined;
@@ -65,6 +60,7 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
     this.history = options.history ? [...options.history] : cantrip.initialMessages();
     this.marks = cantrip.view === wholeHistory ? [] : [...(options.marks ?? [])];
     this.session = cantrip.circle.open({ entity: this, depth: this.depth });
+    this.hold = options.keeper && new EntityHold(options.keeper, this.id);
   }
 
   get config(): CastConfig<L> {
@@ -87,7 +83,7 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
     if (this.disposed)
       throw new ConfigError("entity_disposed", "entity was released; summon a new one");
     await this.ready();
-    if (this.cantrip.circle.prepare) await this.prepare();
+    if (this.cantrip.circle.prepare) await prepareCircle(this.cantrip, this.history);
     if (this.pendingRebuild) await this.rebuild(this.pendingRebuild);
     // `resume`: the entity's recorded cast goes on from its last turn, its intent already there.
     const going = options.resume ? this.recorded : undefined;
@@ -114,7 +110,7 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
       return result;
     } finally {
       cast.release();
-      await this.lease?.update(this.lastTurnId);
+      await this.hold?.update(this.lastTurnId);
     }
   }
 
@@ -139,26 +135,10 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
    * another summon, or was named but the loom does not know it.
    */
   async ready(): Promise<void> {
-    const keeper = this.options.keeper;
-    if (!keeper) return;
-    this.held ??= this.hold(keeper).catch((err: unknown) => {
-      this.held = null; // held elsewhere now, perhaps not later: the next send asks again
-      throw err;
+    const { resume } = this.options;
+    await this.hold?.take(() => {
+      if (resume) this.resumeFrom(resume());
     });
-    await this.held;
-  }
-
-  private async hold(keeper: (entityId: string) => Promise<EntityLease>): Promise<EntityLease> {
-    const lease = await keeper(this.id);
-    if (this.disposed) return (lease.release(), lease);
-    try {
-      if (this.options.resume) this.resumeFrom(this.options.resume());
-    } catch (err) {
-      lease.release();
-      throw err;
-    }
-    this.lease = lease;
-    return lease;
   }
 
   /** A resumed entity continues its recorded thread where it ends now (the entity is held). */
@@ -172,45 +152,20 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
     this.recorded = point.recorded;
   }
 
-  /**
-   * A circle whose presentation lives partly outside the spell (MCP tools) is prepared before
-   * each cast; the fixed head of the context, when it was built from an older presentation, is
-   * built again (before the first turn of a fresh entity, or at the head of a fork's history).
-   */
-  private async prepare(): Promise<void> {
-    const before = this.cantrip.initialMessages();
-    await this.cantrip.prepare?.();
-    const after = this.cantrip.initialMessages();
-    const same = (m: Message, i: number) =>
-      m.role === this.history[i]?.role && m.content === this.history[i]?.content;
-    if (after.length === before.length && before.every(same))
-      this.history.splice(0, before.length, ...after);
-  }
-
-  /** LOOM-13: the medium rebuilds its state from the loom; a divergence is the send's error. */
+  /** LOOM-13: the medium rebuilds its state from the loom (entity-prepare.ts). */
   private async rebuild(turns: readonly RebuildTurn[]): Promise<void> {
     this.pendingRebuild = null;
-    if (!this.session.rebuild)
-      throw new ConfigError(
-        "replay_unsupported",
-        `the ${this.cantrip.circle.mediumName} medium has no state to replay`,
-      );
-    try {
-      await this.session.rebuild(turns, this.options.signal ?? new AbortController().signal);
-    } catch (err) {
-      // A resumed entity is not a fork: say which it was.
-      if (this.options.fork || !(err instanceof SpellbookError)) throw err;
-      err.message = err.message.replace(/^cannot fork:/, `cannot resume ${this.id}:`);
-      throw err;
-    }
+    const { id: entityId, options } = this;
+    const { mediumName } = this.cantrip.circle;
+    const of = { mediumName, entityId, fork: Boolean(options.fork), signal: options.signal };
+    await rebuildMedium(this.session, turns, of);
   }
 
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
     this.session.dispose();
-    this.lease?.release();
-    this.lease = null;
+    this.hold?.release();
   }
 
   view(): readonly Message[] | Promise<readonly Message[]> {

@@ -12,9 +12,13 @@
  * the gate's error and ends no command; its exit is the one it would give if it did. The
  * servers' own answers (`spell serve`, `spell view`: `{ error: { code, message } }`) end no
  * command either: they have no exit, only the HTTP status they are sent with.
+ *
+ * The two longest families live in files of their own: the spell family (exit 3) in
+ * error-codes-spell.ts, the servers' answers in error-codes-http.ts.
  */
 
 import { HTTP_CODES } from "./error-codes-http.js";
+import { SPELL_CODES } from "./error-codes-spell.js";
 
 /** An exit code of `spell` (cli/io.ts EXIT). */
 export type ErrorExit = 1 | 3 | 4;
@@ -26,104 +30,6 @@ export interface ErrorCodeInfo {
   /** The HTTP status a server sends it with (`{ error: { code, message } }`). */
   readonly http?: number;
 }
-
-/** The user's spell, flag or call is wrong (ConfigError): exit 3. */
-const SPELL_CODES = {
-  api_key_missing: "the provider needs an API key and none is set in the environment or the spell",
-  bad_action: "a flow names an action its handlers do not know",
-  bad_approval_rule:
-    "an approve: item names both or neither of gate/command, an empty pattern, or unless with command",
-  bad_approve_flag: "--approve is not gate=PATTERN",
-  bad_base_url: "llm.base_url is not a URL",
-  bad_behavior: "a gate's behavior block is incomplete (behavior.throw without a message)",
-  bad_dependency:
-    "a gate's dependencies are wrong (a root that cannot be used, call_entity offering what it cannot, a bad fetch/mcp/browser setting)",
-  bad_entity_id: "an entity id holds characters other than letters, digits, _ and -",
-  bad_input:
-    "a spell's input is missing or does not match its inputs: schema, a malformed --input, or an unreadable --inputs file (HTTP 400, an MCP tool error)",
-  eval_assertion: "an eval's assertion has an unknown key, a bad regex or a bad JSON Schema",
-  eval_case: "an eval's case row is malformed, or two cases share a name",
-  eval_cases: "an eval's cases file is unreadable or not valid JSONL, CSV or YAML",
-  eval_compare: "spell eval --compare names a folder with no readable summary.json",
-  eval_not_recorded:
-    "a cast replayed by spell eval --replay has no recorded replies of its own (an errored case)",
-  eval_spell: "an entry of an eval's spells: is not a cantrip or does not load",
-  eval_var: "an eval's intent names a {{var}} the case does not give",
-  bad_identity: "an identity has an unknown key or two temperatures that disagree",
-  bad_key: "the DNA signing key is not a usable Ed25519 private key",
-  bad_llm: "an llm: value is not provider/model or { provider, model, ... }, or has an unknown key",
-  bad_priority: "a flow's priority tuple holds something other than finite numbers",
-  missing_intent: "no intent from any source (the spell, the command line, the call)",
-  not_compiled: "castSpell was given a spell loaded with validateOnly",
-  bad_reward: "a reward is not a finite number",
-  bad_state_name: "a circle.state name is not a JavaScript variable name",
-  bad_ward_value: "a ward's value has the wrong type or sign",
-  bash_key_needs_bash_medium: "a bash-only circle key is set on a circle of another medium",
-  cast_truncated: "a flow's cast: handler ran a cast that a ward truncated",
-  child_spell_invalid: "a child spell named by call_entity is invalid or is not a cantrip",
-  child_spell_missing: "a child spell named by call_entity does not exist",
-  conflicting_medium: "a circle declares more than one medium",
-  council_model_hint: "a council names a model hint no llm answers to",
-  dna_only: "a spell loaded for its DNA only was asked to cast",
-  duplicate_alias: "a key is given under both its old and its new name",
-  duplicate_gate: "a circle registers a gate twice, or call_entity offers one twice",
-  duplicate_kind: "a document kind is registered twice",
-  entity_disposed: "a released entity was asked to cast",
-  env_missing: "a ${env:NAME} names a variable that is not set and has no default",
-  env_syntax: "a ${env:...} reference is malformed",
-  flow_cast: "a flow's cast: names a spell that cannot be loaded or is not a cantrip",
-  flow_handler: "a flow entry names no handler or more than one",
-  flow_js: "a flow's JavaScript handler does not compile",
-  flow_tests: "a flow-tests file names a document that is not a flow",
-  fork_replay_diverged: "a fork of a code-medium entity replays a turn differently from the record",
-  gate_root_missing: "a file gate's root folder does not exist",
-  gate_root_unsupported: "file gates need Linux's /proc/self/fd to stay inside their root",
-  identity_immutable: "code tried to change an identity after it was made",
-  intent_required: "a cast was asked for with no intent",
-  loom_append_only: "LOOM-3: a turn was written twice or deleted",
-  loom_unknown_turn: "a turn id is not in the loom",
-  missing_circle: "a cantrip is built without a circle",
-  missing_done_gate: "a circle has no done gate (or require_done without one)",
-  missing_identity: "a cantrip is built without an identity",
-  missing_llm: "a cantrip or a query is built without an llm",
-  missing_truncation_ward: "a cantrip has no truncation ward (max_turns or timeout_ms)",
-  model_missing: "the provider needs a model name and none is given",
-  not_a_cantrip: "a cantrip was asked for and the document is of another kind",
-  not_a_flow: "spell flow was given a document that is not a flow",
-  replay_exhausted: "the replay provider has no recorded reply left for this query",
-  replay_loom_missing: "the replay provider is given no recorded loom",
-  replay_loom_unreadable: "the replay provider's recorded loom cannot be read",
-  replay_thread_missing: "the recorded loom has no thread to replay",
-  replay_unsupported: "the medium keeps no state to rebuild by re-running turns",
-  resume_other_spell: "spell run --resume names an entity cast from another spell file",
-  resume_unsupported: "the loom does not keep entities to resume",
-  retry_status_not_allowed: "llm.retry names a status that may not be retried (only 429 and 5xx)",
-  root_missing: "circle.root is not a folder",
-  root_not_writable: "the write gate has no writable root",
-  route_syntax: "a flow's route pattern does not parse",
-  sandbox_unavailable: "the bash medium cannot run its OS sandbox (bubblewrap) here",
-  schema: "the document breaks its kind's JSON Schema",
-  script_exhausted: "the scripted llm has no response left for a query",
-  queue_url: "--queue is not a redis://host:port URL",
-  spell_invalid: "several errors of one load, reported together (SpellErrors)",
-  spell_not_found: "the spell file does not exist",
-  spell_not_mapping: "the spell is not a YAML mapping",
-  spell_too_large: "the spell file is larger than the loader reads",
-  state_file_invalid: "a circle.state file is not valid JSON or YAML",
-  state_file_unreadable: "a circle.state file cannot be read",
-  state_needs_code_medium: "circle.state is set on a circle whose medium is not code",
-  tape_shape: "a flow tape has the wrong shape",
-  unknown_dependency: "a gate is given a dependency it does not take",
-  unknown_entity: "the loom has no entity with this id",
-  unknown_kind: "kind: names no registered document kind",
-  unknown_provider: "llm.provider names no registered provider",
-  unknown_ward: "a ward name no registry has",
-  unreadable: "spell dna cannot read the file it is given",
-  validate_only: "a spell loaded for validation only was asked to cast",
-  yaml_alias_bomb: "the YAML expands too many aliases (a possible alias bomb)",
-  yaml_duplicate_key: "a YAML mapping has a key twice",
-  yaml_indentation: "the YAML is indented with tabs or inconsistently",
-} as const;
 
 /** Something outside the spell failed, or the model broke the contract: exit 4. */
 const RUN_CODES = {

@@ -11,26 +11,16 @@ import type {
   TurnHead,
 } from "../core/loom-writer.js";
 import { holdFileEntity, MemoryKeeper } from "./entity-keeper.js";
-import { LoomIndex } from "./loom-index.js";
+import { LoomReader } from "./loom-reader.js";
 import { resumePoint } from "./thread-context.js";
 import type { TurnOutcome } from "../core/outcome.js";
 import type { FoldRecord } from "../core/view.js";
-import {
-  turnRecord,
-  type FoldNode,
-  type IdentityNode,
-  type LoomRecord,
-  type Turn,
-} from "./turn.js";
+import { turnRecord, type LoomRecord, type Turn } from "./turn.js";
 
 /**
  * The append-only tree of every turn (chapter 6). Turns link to parents; a thread is any
- * root-to-leaf path. Records reach the store as they are appended (LOOM-1).
- *
- * A store that reads its records back (a JSONL file) is the loom's memory: appending only
- * writes, and the in-memory index is built from the store when the loom is first read — so
- * neither a long cast nor a long history on disk costs memory or start-up time until someone
- * asks. A store that cannot read back (memory) is indexed as records arrive.
+ * root-to-leaf path. Records reach the store as they are appended (LOOM-1); reading them
+ * back (turns, threads, folds, rewards: the in-memory index) is `LoomReader`'s (loom-reader.ts).
  */
 export interface LoomOptions {
   /**
@@ -40,23 +30,15 @@ export interface LoomOptions {
   entityWaitMs?: number;
 }
 
-export class Loom implements LoomWriter {
-  private indexed: LoomIndex | null;
+export class Loom extends LoomReader implements LoomWriter {
   /** Identities recorded by this process (an identity is recorded once, IDENTITY-4). */
   private readonly recorded = new Set<string>();
   private readonly entityWaitMs: number;
   private memoryKeeper: MemoryKeeper | null = null;
 
-  constructor(
-    readonly store: RecordStore = new MemoryStore(),
-    options: LoomOptions = {},
-  ) {
-    this.indexed = store.readsBack ? null : indexOf(store.load());
+  constructor(store: RecordStore = new MemoryStore(), options: LoomOptions = {}) {
+    super(store);
     this.entityWaitMs = options.entityWaitMs ?? 2000;
-  }
-
-  get size(): number {
-    return this.index.order.length;
   }
 
   /** Records the identity root of a cantrip once (IDENTITY-4). */
@@ -106,16 +88,6 @@ export class Loom implements LoomWriter {
     });
   }
 
-  /** Every fold recorded, in order; of one entity when `entityId` is given. */
-  folds(entityId?: string): FoldNode[] {
-    const all = this.index.folds;
-    return entityId === undefined ? [...all] : all.filter((f) => f.entity_id === entityId);
-  }
-
-  identity(cantripId: string): IdentityNode | undefined {
-    return this.index.identities.get(cantripId);
-  }
-
   /**
    * Appends a turn. Its parent may be recorded later: a child's root turn hangs from the turn
    * that spawned it (COMP-5), which is appended only when it ends — after the child's turns.
@@ -155,11 +127,6 @@ export class Loom implements LoomWriter {
     this.write(record);
   }
 
-  /** The reason given with the turn's last reward, when one was. */
-  rewardReason(turnId: string): string | undefined {
-    return this.index.rewardReasons.get(turnId);
-  }
-
   /** LOOM-3: there is no deletion. */
   deleteTurn(_turnId: string): never {
     throw new ConfigError("loom_append_only", "loom is append-only: turns cannot be deleted");
@@ -170,62 +137,9 @@ export class Loom implements LoomWriter {
     throw new ConfigError("loom_append_only", "loom is append-only: turns cannot be modified");
   }
 
-  get(turnId: string): Turn | undefined {
-    const turn = this.index.turnsById.get(turnId);
-    return turn && this.withReward(turn);
-  }
-
-  /** Every turn in append order. */
-  turns(): Turn[] {
-    return this.index.order.map((t) => this.withReward(t));
-  }
-
-  /** The path root → leaf ending at `leafId` (LOOM-10). */
-  thread(leafId: string): Turn[] {
-    return this.index.path(leafId).map((t) => this.withReward(t));
-  }
-
-  /** Turns without children: one per thread. */
-  leaves(): Turn[] {
-    const { order } = this.index;
-    const parents = new Set<string>();
-    for (const t of order) if (t.parent_id) parents.add(t.parent_id);
-    return order.filter((t) => !parents.has(t.id)).map((t) => this.withReward(t));
-  }
-
-  threads(): Turn[][] {
-    return this.leaves().map((leaf) => this.thread(leaf.id));
-  }
-
-  children(turnId: string): Turn[] {
-    return this.index.order.filter((t) => t.parent_id === turnId).map((t) => this.withReward(t));
-  }
-
-  /** The entity's last turn in append order (ENTITY-5: where a resumed summon continues). */
-  lastTurnOf(entityId: string): Turn | undefined {
-    const { order } = this.index;
-    for (let i = order.length - 1; i >= 0; i--)
-      if (order[i]!.entity_id === entityId) return this.withReward(order[i]!);
-    return undefined;
-  }
-
   /** ENTITY-5 across processes: the recorded context of an entity, as a fork would rebuild it. */
   resumeEntity(entityId: string, codeTool: string | null): ResumePoint | null {
     return resumePoint(this, entityId, codeTool);
-  }
-
-  /**
-   * Records read back from an asynchronous store (entity-read.ts: an entity another process
-   * recorded, to continue it): indexed, not written again; turns and folds already known are
-   * skipped, so absorbing the same entity twice changes nothing.
-   */
-  absorb(records: readonly LoomRecord[]): void {
-    const index = this.index;
-    for (const r of records) {
-      if (r.type === "turn" && index.turnsById.has(r.id)) continue;
-      if (r.type === "fold" && index.folds.some((f) => f.id === r.id)) continue;
-      index.add(r);
-    }
   }
 
   /** Registers a summoned entity beside the loom and holds it (entity-keeper.ts). */
@@ -237,11 +151,6 @@ export class Loom implements LoomWriter {
     if (file !== undefined)
       return holdFileEntity({ loomPath: file, entityId, info, inLoom, waitMs: this.entityWaitMs });
     return (this.memoryKeeper ??= new MemoryKeeper()).hold(entityId, info, inLoom());
-  }
-
-  private reread(): this {
-    if (this.store.readsBack) this.indexed = null;
-    return this;
   }
 
   /**
@@ -256,30 +165,8 @@ export class Loom implements LoomWriter {
     void this.store.close();
   }
 
-  /** The in-memory index, read from the store on first use. */
-  private get index(): LoomIndex {
-    if (!this.indexed) {
-      const index = new LoomIndex();
-      for (const record of this.store.load()) index.add(record);
-      this.indexed = index;
-    }
-    return this.indexed;
-  }
-
   private write(record: LoomRecord): void {
     this.store.append(record); // on disk first: a failed write leaves the index untouched
     this.indexed?.add(record);
   }
-
-  private withReward(turn: Turn): Turn {
-    const reward = this.indexed?.rewards.get(turn.id);
-    return reward === undefined ? turn : Object.freeze({ ...turn, reward });
-  }
-}
-
-/** A store that does not read back hands the loom its records once, at the start (a seed). */
-function indexOf(records: readonly LoomRecord[]): LoomIndex {
-  const index = new LoomIndex();
-  for (const record of records) index.add(record);
-  return index;
 }
