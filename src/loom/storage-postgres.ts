@@ -122,6 +122,20 @@ export class PostgresLoomStore implements LoomStore {
     return rows.rows.map(rewarded);
   }
 
+  /** True when a turn with this id is stored. */
+  async hasTurn(turnId: string): Promise<boolean> {
+    const sql = "SELECT 1 FROM loom_turns WHERE id = $1";
+    return (await this.db.run((c) => c.query(sql, [turnId]))).rows.length > 0;
+  }
+
+  /** The reward records of these turns (with their reasons), in append order. */
+  async rewardRecords(turnIds: readonly string[]): Promise<StoredRecord[]> {
+    const sql = "SELECT record FROM loom_rewards WHERE turn_id = ANY($1::text[]) ORDER BY seq";
+    type Row = { record: Extract<StoredRecord, { type: "reward" }> };
+    const rows = await this.db.run((c) => c.query<Row>(sql, [turnIds]));
+    return rows.rows.map((r) => ({ ...r.record, type: "reward" }));
+  }
+
   async readEntity(entityId: string): Promise<Turn[]> {
     const sql = `SELECT t.record, w.reward FROM loom_turns t ${LATEST_REWARD} WHERE t.entity_id = $1 ORDER BY t.seq`;
     const rows = await this.db.run((c) => c.query<TurnRow>(sql, [entityId]));

@@ -128,9 +128,11 @@ describe.skipIf(skip)("spell loom thread/reward/view and spell view on a Postgre
     let stop!: () => void;
     const stopped = new Promise<void>((resolve) => (stop = resolve));
     const out = io();
-    const serving = viewCommand(url, { port: 0 }, out, stopped);
+    const serving = viewCommand(url, { port: 0 }, out, stopped, "/* app */");
+    let ended = false;
+    void serving.then(() => (ended = true));
     let address: string | undefined;
-    for (let i = 0; i < 600 && !address; i++) {
+    for (let i = 0; i < 600 && !address && !ended; i++) {
       address = /listening on (http:\/\/[^/\s]+)\//.exec(out.err)?.[1];
       if (!address) await new Promise((r) => setTimeout(r, 50));
     }
@@ -159,7 +161,7 @@ describe.skipIf(skip)("spell loom thread/reward/view and spell view on a Postgre
     ).not.toBe(0);
     expect(await loomRewardCommand(missing, { turn: "t", value: "1" }, out)).not.toBe(0);
     expect(await loomViewCommand(missing, { out: join(dir, "x.html") }, out, "")).not.toBe(0);
-    expect(await viewCommand(missing, { port: 0 }, out, Promise.resolve())).not.toBe(0);
+    expect(await viewCommand(missing, { port: 0 }, out, Promise.resolve(), "")).not.toBe(0);
     expect(out.out + out.err).not.toContain("s3cretpw");
     expect(out.err.match(/nosuchdb/g)?.length).toBeGreaterThanOrEqual(4);
   });
