@@ -1,5 +1,5 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { basename } from "node:path";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { errorMessage } from "../core/errors.js";
 import { Redactor } from "../core/redact.js";
@@ -155,11 +155,9 @@ interface PostgresSnapshot {
  * reads a file): the loom as it is now; removed when the command ends.
  */
 async function postgresSnapshot(url: string): Promise<PostgresSnapshot> {
-  const { mkdtempSync, rmSync } = await import("node:fs");
-  const { tmpdir } = await import("node:os");
-  const { join } = await import("node:path");
+  const os = await import("node:os");
   const { snapshotPostgresLoom } = await import("../loom/postgres-read.js");
-  const dir = mkdtempSync(join(tmpdir(), "spell-view-"));
+  const dir = mkdtempSync(join(os.tmpdir(), "spell-view-"));
   const remove = () => rmSync(dir, { recursive: true, force: true });
   const name = decodeURIComponent(new URL(url).pathname.slice(1)) || "loom";
   const path = join(dir, `${name.replace(/[^\w.-]/g, "_")}.jsonl`);
