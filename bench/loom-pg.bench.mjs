@@ -3,13 +3,17 @@
 // a thread at depth D (one recursive query vs a file read into an index). Starts its own
 // PostgreSQL (initdb into a temp dir, loopback, fsync off as in the tests); skips without it.
 // Or point it at a server: SPELLBOOK_BENCH_PG_URL=postgres://… (a database it may fill).
+// Then `spell loom import` of a 10,000-turn JSONL loom (100 entities, a reward every 50 turns)
+// into a new database: wall and CPU time of this process (SPELLBOOK_BENCH_IMPORT_TURNS=0 skips).
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { setTimeout } from "node:timers";
 import { join } from "node:path";
+import { writeFileSync } from "node:fs";
 import { jsonlLoomStore } from "../dist/loom/loom-store.js";
+import { importLoomFile } from "../dist/loom/postgres-records.js";
 import { postgresLoomStore } from "../dist/loom/storage-postgres.js";
 
 const N = 2000;
@@ -122,6 +126,43 @@ async function measure(name, open) {
   );
 }
 
+const IMPORT_TURNS = Number(process.env.SPELLBOOK_BENCH_IMPORT_TURNS ?? 10000);
+
+/** A JSONL loom of `n` turns in 100-turn entities, a reward after every 50th turn. */
+function importFile(n) {
+  const path = join(dir, "import.jsonl");
+  const lines = [JSON.stringify({ type: "loom", version: 3, created: new Date().toISOString() })];
+  for (let i = 0; i < n; i++) {
+    const t = turn((i % 100) + 1, `imp${Math.floor(i / 100)}`);
+    lines.push(JSON.stringify(t));
+    if (i % 50 === 49)
+      lines.push(JSON.stringify({ type: "reward", turn_id: t.id, reward: 1, timestamp: "x" }));
+  }
+  writeFileSync(path, `${lines.join("\n")}\n`);
+  return { path, records: lines.length - 1 };
+}
+
+async function measureImport(url) {
+  const { path, records } = importFile(IMPORT_TURNS);
+  const { default: pg } = await import("pg");
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  for (const round of [1, 2]) {
+    await admin.query(`DROP DATABASE IF EXISTS bench_import_${round}`);
+    await admin.query(`CREATE DATABASE bench_import_${round}`);
+    const target = url.replace(/\/[^/]*$/, `/bench_import_${round}`);
+    const cpu = process.cpuUsage();
+    const t = performance.now();
+    const done = await importLoomFile(path, target);
+    const wall = performance.now() - t;
+    const { user, system } = process.cpuUsage(cpu);
+    console.log(
+      `import     ${records} records (${done.added} new) in ${wall.toFixed(0)} ms wall, ${((user + system) / 1000).toFixed(0)} ms CPU of this process (round ${round}, a new database)`,
+    );
+  }
+  await admin.end();
+}
+
 const dir = mkdtempSync(join(tmpdir(), "bench-loom-pg-"));
 let server = null;
 try {
@@ -133,6 +174,7 @@ try {
     console.log(
       `(${N} appends, one awaited at a time; the machine may be loaded: compare rows of one run)`,
     );
+    if (IMPORT_TURNS > 0) await measureImport(url);
   }
 } finally {
   server?.stop();

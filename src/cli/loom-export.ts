@@ -125,7 +125,7 @@ export async function eachLoomRecord(
 }
 
 /** The password of a postgres URL, when it has one. */
-function urlPassword(url: string): string | undefined {
+export function urlPassword(url: string): string | undefined {
   try {
     return decodeURIComponent(new URL(url).password) || undefined;
   } catch {

@@ -5,6 +5,7 @@
 import { errorMessage } from "../core/errors.js";
 import { formatUsd } from "../core/spend.js";
 import { Loom } from "../loom/loom.js";
+import { isPostgresUrl } from "../loom/postgres-connection.js";
 import { LoomStats, type IntentStats } from "../loom/stats.js";
 import { JsonlStore } from "../loom/storage-jsonl.js";
 import { formatTrajectory, trajectory, type ThreadFormat } from "../loom/thread-export.js";
@@ -87,7 +88,10 @@ export interface LoomRewardFlags {
   reason?: string | undefined;
 }
 
-/** `spell loom reward FILE --turn ID --value X [--reason TEXT]`: one reward record appended. */
+/**
+ * `spell loom reward FILE|URL --turn ID --value X [--reason TEXT]`: one reward record appended
+ * (to a file, or to a PostgreSQL loom).
+ */
 export async function loomRewardCommand(
   file: string,
   flags: LoomRewardFlags,
@@ -97,14 +101,21 @@ export async function loomRewardCommand(
   if (typeof opened === "number") return opened;
   const { path, redactor } = opened;
   const value = flags.value.trim() === "" ? Number.NaN : Number(flags.value);
-  const loom = new Loom(new JsonlStore(path));
   try {
-    loom.annotateReward(flags.turn, value, flags.reason);
+    if (isPostgresUrl(path)) {
+      const { rewardPostgresTurn } = await import("../loom/postgres-read.js");
+      await rewardPostgresTurn(path, flags.turn, value, flags.reason);
+    } else {
+      const loom = new Loom(new JsonlStore(path));
+      try {
+        loom.annotateReward(flags.turn, value, flags.reason);
+      } finally {
+        loom.close();
+      }
+    }
   } catch (err) {
     io.stderr(`${redactor.redact(errorMessage(err))}\n`);
     return exitFor(err);
-  } finally {
-    loom.close();
   }
   await print(io, `reward ${value} on ${flags.turn}\n`);
   return EXIT.ok;
@@ -117,7 +128,10 @@ export interface LoomThreadFlags {
   redact: boolean;
 }
 
-/** `spell loom thread FILE --turn ID`: the trajectory ending there, as messages; redacted by default. */
+/**
+ * `spell loom thread FILE|URL --turn ID`: the trajectory ending there, as messages; redacted by
+ * default. From PostgreSQL only the thread's records are read (one recursive query).
+ */
 export async function loomThreadCommand(
   file: string,
   flags: LoomThreadFlags,
@@ -127,8 +141,12 @@ export async function loomThreadCommand(
   if (typeof opened === "number") return opened;
   const { path, redactor } = opened;
   const redact = (t: string) => redactor.redact(t);
-  const loom = new Loom(new JsonlStore(path));
+  let loom: Loom | undefined;
   try {
+    if (isPostgresUrl(path)) {
+      const { postgresThreadLoom } = await import("../loom/postgres-read.js");
+      loom = await postgresThreadLoom(path, flags.turn);
+    } else loom = new Loom(new JsonlStore(path));
     const text = formatTrajectory(
       trajectory(loom, flags.turn),
       flags.format,
@@ -139,7 +157,7 @@ export async function loomThreadCommand(
     io.stderr(`${redact(errorMessage(err))}\n`);
     return exitFor(err);
   } finally {
-    loom.close();
+    loom?.close();
   }
   if (!flags.redact)
     io.stderr("warning: written without redaction (--no-redact); the output may contain secrets\n");

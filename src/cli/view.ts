@@ -1,10 +1,12 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { basename } from "node:path";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { errorMessage } from "../core/errors.js";
 import { Redactor } from "../core/redact.js";
 import { KEY_ENV_VARS } from "../llm/providers/profiles.js";
+import { isPostgresUrl, redactUrl } from "../loom/postgres-connection.js";
 import { displayPath, EXIT, type CliIO } from "./io.js";
+import { urlPassword } from "./loom-export.js";
 
 export interface ViewFlags {
   port?: number | undefined;
@@ -42,9 +44,12 @@ export async function viewCommand(
   flags: ViewFlags,
   io: CliIO,
   stop: Promise<unknown>,
+  /** The page's script; default dist/viewer.js. */
+  script?: string,
 ): Promise<number> {
-  const path = displayPath(io.cwd, target ?? ".spellbook");
-  if (!existsSync(path)) {
+  const url = target !== undefined && isPostgresUrl(target) ? target : undefined;
+  let path = displayPath(io.cwd, target ?? ".spellbook");
+  if (!url && !existsSync(path)) {
     io.stderr(`${path}: no such loom file or folder\n`);
     return EXIT.invalid;
   }
@@ -58,25 +63,34 @@ export async function viewCommand(
     return EXIT.invalid;
   }
   const redactor = redactorFor(io, token);
+  redactor.add(url && urlPassword(url));
+  let snapshot: PostgresSnapshot | undefined;
   try {
+    if (url) {
+      snapshot = await postgresSnapshot(url);
+      path = snapshot.path;
+    }
     const { createViewServer } = await import("../protocols/view/server.js");
     const app = await createViewServer({
       target: path,
       token,
       redact: (t) => redactor.redact(t),
-      appJs: viewerScript(),
+      appJs: script ?? viewerScript(),
     });
     const address = await app.listen({ port: flags.port ?? 8788, host });
-    const url = token ? `${address}/?token=${encodeURIComponent(token)}` : `${address}/`;
+    const page = token ? `${address}/?token=${encodeURIComponent(token)}` : `${address}/`;
+    const shown = url ? `${redactUrl(url)} (as it was at start)` : path;
     io.stderr(
-      `spell view: ${path} listening on ${token ? `${address}/?token=…` : url} (Ctrl-C to stop)\n`,
+      `spell view: ${shown} listening on ${token ? `${address}/?token=…` : page} (Ctrl-C to stop)\n`,
     );
-    if (flags.open) await openBrowser(url, io);
+    if (flags.open) await openBrowser(page, io);
     await stop;
     await app.close();
   } catch (err) {
     io.stderr(`${redactor.redact(errorMessage(err))}\n`);
     return EXIT.failure;
+  } finally {
+    snapshot?.remove();
   }
   return EXIT.ok;
 }
@@ -103,22 +117,55 @@ export async function loomViewCommand(
   /** The page's script; default dist/viewer.js. */
   script?: string,
 ): Promise<number> {
+  const url = isPostgresUrl(file) ? file : undefined;
   const path = displayPath(io.cwd, file);
-  if (!existsSync(path)) {
+  if (!url && !existsSync(path)) {
     io.stderr(`${path}: no such loom file\n`);
     return EXIT.invalid;
   }
   const redactor = redactorFor(io, undefined);
+  redactor.add(url && urlPassword(url));
+  let snapshot: PostgresSnapshot | undefined;
   try {
     const { staticData } = await import("../protocols/view/static-data.js");
     const { pageHtml } = await import("../protocols/view/page-html.js");
-    const data = staticData(path, basename(path), (t) => redactor.redact(t));
+    if (url) snapshot = await postgresSnapshot(url);
+    const data = snapshot
+      ? staticData(snapshot.path, redactUrl(file), (t) => redactor.redact(t))
+      : staticData(path, basename(path), (t) => redactor.redact(t));
     const out = displayPath(io.cwd, flags.out);
     writeFileSync(out, pageHtml({ data, appJs: script ?? viewerScript() }));
     io.stderr(`spell loom view: wrote ${out}\n`);
   } catch (err) {
     io.stderr(`${redactor.redact(errorMessage(err))}\n`);
     return EXIT.failure;
+  } finally {
+    snapshot?.remove();
   }
   return EXIT.ok;
+}
+
+interface PostgresSnapshot {
+  path: string;
+  remove(): void;
+}
+
+/**
+ * A PostgreSQL loom as a loom file in a private temporary folder, for the viewer's index (which
+ * reads a file): the loom as it is now; removed when the command ends.
+ */
+async function postgresSnapshot(url: string): Promise<PostgresSnapshot> {
+  const os = await import("node:os");
+  const { snapshotPostgresLoom } = await import("../loom/postgres-read.js");
+  const dir = mkdtempSync(join(os.tmpdir(), "spell-view-"));
+  const remove = () => rmSync(dir, { recursive: true, force: true });
+  const name = decodeURIComponent(new URL(url).pathname.slice(1)) || "loom";
+  const path = join(dir, `${name.replace(/[^\w.-]/g, "_")}.jsonl`);
+  try {
+    await snapshotPostgresLoom(url, path);
+  } catch (err) {
+    remove();
+    throw err;
+  }
+  return { path, remove };
 }

@@ -10,7 +10,7 @@ export default class Run extends Command {
     'spell run spell.yaml --intent "Summarize README.md" --json',
     "spell run summarize.yaml --input path=README.md --input words=50 --json",
     "spell run spell.yaml --llm anthropic/claude-sonnet-4-5",
-    "spell run spell.yaml --resume ent_0a1b2c3d4e5f000001",
+    "spell run spell.yaml --resume ent_019ac2f1-6b3e-7a10-9c4d-5e6f7a8b9c0d",
     "spell run spell.yaml --repeat 20 --concurrency 4",
   ];
   static override args = {

@@ -8,7 +8,7 @@ export default class Summon extends Command {
     "Summon a spell's entity for an interactive session: each line is an intent to the same entity. Ctrl-C stops the current cast; Ctrl-C twice at the prompt, or Ctrl-D, ends the session. --entity continues an entity recorded in the loom; --continue the last one of this spell in it.";
   static override examples = [
     "spell summon grimoire/11-persistence.yaml --loom /tmp/11.jsonl",
-    "spell summon spell.yaml --entity ent_3f2a9c000001",
+    "spell summon spell.yaml --entity ent_019ac2f0-1d2e-7f3a-8b4c-0d1e2f3a4b5c",
     "spell summon spell.yaml --continue",
     'printf "first\\nsecond\\n" | spell summon spell.yaml --quiet',
   ];

@@ -13,7 +13,8 @@ export default class View extends Command {
   ];
   static override args = {
     target: Args.string({
-      description: "a loom file, or a folder of looms and eval runs; default .spellbook",
+      description:
+        "a loom file, a folder of looms and eval runs, or a postgres:// loom; default .spellbook",
     }),
   };
   static override flags = {

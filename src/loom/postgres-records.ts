@@ -35,10 +35,17 @@ export async function exportPostgresLoom(
   }
 }
 
+/** Records sent in one transaction by an import (fewer when they pass IMPORT_BATCH_BYTES). */
+export const IMPORT_BATCH = 500;
+const IMPORT_BATCH_BYTES = 8 << 20;
+
 /**
- * Appends every record of a loom file to the PostgreSQL loom at `url`, in file order. Appends
- * are idempotent, so importing a file twice (or after an interrupted import) adds only what is
- * missing; a turn at a place another turn holds is refused (`loom_fenced`) and ends the import.
+ * Appends every record of a loom file to the PostgreSQL loom at `url`, in file order, in
+ * batches of IMPORT_BATCH records, one transaction each: an import killed mid-way leaves whole
+ * batches. Appends are idempotent, so importing a file twice (or after an interrupted import)
+ * adds only what is missing. A turn at a place another turn holds is refused (`loom_fenced`)
+ * and ends the import: its batch is then appended record by record, so every record before it
+ * is stored and none after.
  */
 export async function importLoomFile(
   path: string,
@@ -48,6 +55,16 @@ export async function importLoomFile(
   const store = postgresLoomStore(url);
   let records = 0;
   let added = 0;
+  let batch: StoredRecord[] = [];
+  let bytes = 0;
+  const flush = async (): Promise<void> => {
+    if (batch.length === 0) return;
+    const stored = await store.appendMany(batch);
+    if (stored !== "fenced") added += stored;
+    else for (const record of batch) if (await store.append(record)) added++;
+    batch = [];
+    bytes = 0;
+  };
   try {
     for (const item of loomItems(path)) {
       if (item.torn) {
@@ -57,10 +74,22 @@ export async function importLoomFile(
       const { record } = item;
       if (record.type === "loom" || record.type === "torn") continue;
       records++;
-      if (await store.append(record)) added++;
+      batch.push(record);
+      bytes += textLength(record);
+      if (batch.length >= IMPORT_BATCH || bytes >= IMPORT_BATCH_BYTES) await flush();
     }
+    await flush();
   } finally {
     await store.close();
   }
   return { records, added, location: store.location };
+}
+
+/** About how much text a record holds (its utterance, observation and gate calls). */
+function textLength(record: StoredRecord): number {
+  if (record.type !== "turn") return 0;
+  let n = record.utterance.length + record.observation.length;
+  for (const call of record.gate_calls ?? [])
+    n += String(call.arguments ?? "").length + String(call.result ?? "").length;
+  return n;
 }

@@ -1,6 +1,8 @@
 import { ConfigError, SystemError } from "../core/errors.js";
 import { redactDeep } from "../core/redact-stream.js";
 import type { EntitySummary, LoomStore, StoredRecord } from "./loom-store.js";
+import type { Pool } from "pg";
+import { appendBatch } from "./postgres-batch.js";
 import { PostgresConnection } from "./postgres-connection.js";
 import type { FoldNode, IdentityNode, Turn } from "./turn.js";
 
@@ -91,6 +93,22 @@ export class PostgresLoomStore implements LoomStore {
     }
   }
 
+  /**
+   * Appends `records` in one transaction (postgres-batch.ts), in their order; how many were
+   * new. "fenced" when one of them is a turn at a place another turn holds: then nothing of
+   * them is stored (append them one by one to store those before it and be told which).
+   */
+  appendMany(records: readonly StoredRecord[]): Promise<number | "fenced"> {
+    return this.db.run(async (pool) => {
+      try {
+        return await appendBatch(pool as Pool, records);
+      } catch (err) {
+        if (isFence(err)) return "fenced";
+        throw err;
+      }
+    });
+  }
+
   async readThread(turnId: string): Promise<Turn[]> {
     const rows = await this.db.run((c) => c.query<TurnRow>(THREAD, [turnId]));
     if (rows.rows.length === 0)
@@ -102,6 +120,20 @@ export class PostgresLoomStore implements LoomStore {
       seen.add(record.id);
     }
     return rows.rows.map(rewarded);
+  }
+
+  /** True when a turn with this id is stored. */
+  async hasTurn(turnId: string): Promise<boolean> {
+    const sql = "SELECT 1 FROM loom_turns WHERE id = $1";
+    return (await this.db.run((c) => c.query(sql, [turnId]))).rows.length > 0;
+  }
+
+  /** The reward records of these turns (with their reasons), in append order. */
+  async rewardRecords(turnIds: readonly string[]): Promise<StoredRecord[]> {
+    const sql = "SELECT record FROM loom_rewards WHERE turn_id = ANY($1::text[]) ORDER BY seq";
+    type Row = { record: Extract<StoredRecord, { type: "reward" }> };
+    const rows = await this.db.run((c) => c.query<Row>(sql, [turnIds]));
+    return rows.rows.map((r) => ({ ...r.record, type: "reward" }));
   }
 
   async readEntity(entityId: string): Promise<Turn[]> {
@@ -185,9 +217,13 @@ export class PostgresLoomStore implements LoomStore {
 }
 
 /** A unique violation on (entity, sequence): another writer's turn holds the place. */
-function fenced(err: unknown, values: unknown[]): SystemError | undefined {
+function isFence(err: unknown): boolean {
   const e = err as { code?: string; constraint?: string };
-  if (e.code !== "23505" || e.constraint !== "loom_turns_entity_sequence") return undefined;
+  return e.code === "23505" && e.constraint === "loom_turns_entity_sequence";
+}
+
+function fenced(err: unknown, values: unknown[]): SystemError | undefined {
+  if (!isFence(err)) return undefined;
   return new SystemError(
     "loom_fenced",
     `turn ${String(values[0])} refused: entity ${String(values[2])} already has a turn at sequence ${String(values[4])} (another writer holds this entity; a late write is never merged)`,

@@ -135,7 +135,7 @@ describe("progress of children", () => {
     } as CliIO;
     expect(await runCommand("grimoire/09-composition.yaml", { loom: "memory" }, io)).toBe(EXIT.ok);
     const turns = err.split("\n").filter((l) => l.includes("turn 1 ·"));
-    expect(turns.filter((l) => /^ {2}↳ \[ent_\w+\] turn 1 · done/.test(l))).toHaveLength(3);
+    expect(turns.filter((l) => /^ {2}↳ \[ent_[\w-]+\] turn 1 · done/.test(l))).toHaveLength(3);
     expect(turns.filter((l) => l.startsWith("turn 1 · call_entity_batch"))).toHaveLength(1);
   });
 });

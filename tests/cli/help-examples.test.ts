@@ -46,8 +46,8 @@ const REPLACED: [RegExp, () => string, string][] = [
     "a closed loopback port: a collector on 4318 may be another process's (the export's failure is said on stderr)",
   ],
   [/turn_…/, () => ids.turn, "a turn of the scratch loom"],
-  [/ent_3f2a9c000001/, () => ids.entity, "an entity of the scratch loom"],
-  [/ent_0a1b2c3d4e5f000001/, () => ids.entity, "an entity of the scratch loom"],
+  [/ent_019ac2f0-1d2e-7f3a-8b4c-0d1e2f3a4b5c/, () => ids.entity, "an entity of the scratch loom"],
+  [/ent_019ac2f1-6b3e-7a10-9c4d-5e6f7a8b9c0d/, () => ids.entity, "an entity of the scratch loom"],
   [
     /spell run spell\.yaml --repeat/,
     () => "spell run repeat.yaml --repeat",

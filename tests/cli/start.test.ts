@@ -163,8 +163,8 @@ describe("spell run without oclif", () => {
   // Timings and the entity's random id differ from run to run.
   const same = (r: ReturnType<typeof spell>) => ({
     ...outcome(r),
-    stdout: r.stdout.replace(/(ent|turn)_[0-9a-f]+/g, "$1_X"),
-    stderr: r.stderr.replace(/(ent|turn)_[0-9a-f]+/g, "$1_X").replace(/\d+ ms/g, "N ms"),
+    stdout: r.stdout.replace(/(ent|turn)_[0-9a-f-]+/g, "$1_X"),
+    stderr: r.stderr.replace(/(ent|turn)_[0-9a-f-]+/g, "$1_X").replace(/\d+ ms/g, "N ms"),
   });
   const cantrip = "grimoire/04-cantrip.yaml";
   const cases = [

@@ -12,7 +12,7 @@ import { io } from "../support/io.js";
 
 const dir = mkdtempSync(join(tmpdir(), "summon-continue-"));
 const lines = (...l: string[]) => Readable.from(l.map((x) => `${x}\n`));
-const entityIn = (err: string) => /(?:summoned|resumed) entity (ent_\w+)/.exec(err)?.[1];
+const entityIn = (err: string) => /(?:summoned|resumed) entity (ent_[\w-]+)/.exec(err)?.[1];
 const spellFile = (name: string) => {
   const p = join(dir, name);
   writeFileSync(
@@ -43,7 +43,7 @@ describe("spell summon --continue", () => {
     const again = await session(a, { loom, continue: true }, "a again");
     expect(again.code).toBe(EXIT.ok);
     expect(again.id).toBe(newer.id);
-    expect(again.err).toMatch(/resumed entity ent_\w+ \(1 earlier turn\)/);
+    expect(again.err).toMatch(/resumed entity ent_[\w-]+ \(1 earlier turn\)/);
     // The new turn hangs from the entity's earlier one: the re-summoned entity sees its thread.
     const turns = readLoomFile(loom).records.filter(
       (r) => r.type === "turn" && r.entity_id === newer.id,

@@ -26,7 +26,7 @@ ${responses.map((r) => `    - code: ${JSON.stringify(r)}`).join("\n")}
 identity: { system_prompt: keep your variables }
 circle: { medium: code, gates: [done], wards: [{ max_turns: 5 }] }
 `;
-const entityIn = (err: string) => /summoned entity (ent_\w+)/.exec(err)?.[1];
+const entityIn = (err: string) => /summoned entity (ent_[\w-]+)/.exec(err)?.[1];
 const bin = (args: string[], input: string) =>
   spawnSync(process.execPath, ["bin/run.js", "summon", ...args], { input, encoding: "utf8" });
 

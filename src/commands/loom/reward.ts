@@ -8,7 +8,9 @@ export default class LoomReward extends Command {
   static override examples = [
     'spell loom reward .spellbook/loom.jsonl --turn turn_… --value 1 --reason "correct"',
   ];
-  static override args = { file: Args.string({ description: "loom JSONL file", required: true }) };
+  static override args = {
+    file: Args.string({ description: "loom JSONL file, or a postgres:// URL", required: true }),
+  };
   static override flags = {
     turn: Flags.string({ description: "the turn's id", required: true }),
     value: Flags.string({ description: "the reward, a finite number", required: true }),

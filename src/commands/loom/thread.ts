@@ -8,7 +8,9 @@ export default class LoomThread extends Command {
   static override examples = [
     "spell loom thread .spellbook/loom.jsonl --turn turn_… --format openai >> train.jsonl",
   ];
-  static override args = { file: Args.string({ description: "loom JSONL file", required: true }) };
+  static override args = {
+    file: Args.string({ description: "loom JSONL file, or a postgres:// URL", required: true }),
+  };
   static override flags = {
     turn: Flags.string({ description: "the id of the trajectory's last turn", required: true }),
     format: Flags.string({

@@ -6,7 +6,9 @@ export default class LoomView extends Command {
   static override description =
     "Write a loom as one self-contained HTML page (data and script inline, redacted) to share.";
   static override examples = ["spell loom view .spellbook/loom.jsonl --out page.html"];
-  static override args = { file: Args.string({ description: "loom JSONL file", required: true }) };
+  static override args = {
+    file: Args.string({ description: "loom JSONL file, or a postgres:// URL", required: true }),
+  };
   static override flags = {
     out: Flags.string({ char: "o", description: "the HTML file to write", required: true }),
   };
