@@ -119,14 +119,10 @@ tests:
 
   it("refuses a second document in spell terms, at its --- line", async () => {
     const errors = await errorsOf(`${HEAD}---\nintent: again\n`);
-    expect(errors).toEqual([
-      {
-        code: "yaml_syntax",
-        text: expect.stringMatching(
-          /^spell\.yaml:5:1: a second YAML document starts here .*one document/,
-        ) as unknown as string,
-      },
-    ]);
+    expect(errors.map((e) => e.code)).toEqual(["yaml_syntax"]);
+    expect(errors[0]!.text).toMatch(
+      /^spell\.yaml:5:1: a second YAML document starts here .*one document/,
+    );
     expect(errors[0]!.text).not.toMatch(/parseAllDocuments/);
   });
 });
