@@ -3,7 +3,13 @@
 // 31 s for 951 KB), many small mappings, a long list, and one long string. Since a loaded
 // machine slows everything, the bench also times each shape at half the size: a linear loader
 // takes about 2× as long for 2× the bytes (target ≤ 2.6×), a quadratic one 4×.
+// Each load's CPU time is shown beside its wall time, with the machine's load: on a busy machine
+// the wall time says more about the others than about the loader. The YAML library's own parse
+// (SpellSource: lexer, parser and composer of the `yaml` package) is timed alone too, to show
+// how much of a load is the library's.
+import { cpus, loadavg } from "node:os";
 import { loadSpellText } from "../dist/index.js";
+import { SpellSource } from "../dist/spell/source.js";
 import { interleave, median, ratio, showRatio } from "./paired.mjs";
 
 const HEAD =
@@ -28,7 +34,13 @@ const shapes = {
 };
 
 let outcome = "";
+let cpuMs = 0;
+const cpuNow = () => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+};
 async function once(text) {
+  const c0 = cpuNow();
   const t0 = performance.now();
   try {
     await loadSpellText(text, "big.yaml", { validateOnly: true });
@@ -36,21 +48,43 @@ async function once(text) {
   } catch (err) {
     outcome = String(err.errors?.[0]?.message ?? err.message).slice(0, 40);
   }
+  cpuMs = cpuNow() - c0;
   return performance.now() - t0;
 }
 
+/** CPU ms of the YAML library's parse alone. */
+function parseOnly(text) {
+  const c0 = cpuNow();
+  new SpellSource("big.yaml", text);
+  return cpuNow() - c0;
+}
+
 const rows = [];
+const load = () => loadavg()[0].toFixed(1);
+console.log(`load average at start: ${load()} on ${cpus().length} CPUs`);
 // The whole and the half alternate within each round; the growth is the median of the rounds'
 // ratios, shown with its spread.
 for (const [shape, make] of Object.entries(shapes)) {
   const wholeText = make(MIB);
   const halfText = make(MIB / 2);
-  const t = await interleave(5, { whole: () => once(wholeText), half: () => once(halfText) });
+  const cpu = [];
+  const parse = [];
+  const t = await interleave(5, {
+    whole: async () => {
+      const ms = await once(wholeText);
+      cpu.push(cpuMs);
+      parse.push(parseOnly(wholeText));
+      return ms;
+    },
+    half: () => once(halfText),
+  });
   const whole = median(t.whole);
   const growth = ratio(t.whole, t.half);
   rows.push({
     shape,
     "1 MiB ms": whole.toFixed(0),
+    "cpu ms": median(cpu).toFixed(0),
+    "yaml parse cpu ms": median(parse).toFixed(0),
     "512 KiB ms": median(t.half).toFixed(0),
     "2x bytes → x time": showRatio(growth),
     target: "≤ 1000 ms, ≤ 2.6x",
@@ -59,4 +93,5 @@ for (const [shape, make] of Object.entries(shapes)) {
   });
 }
 console.table(rows);
+console.log(`load average at end: ${load()}`);
 process.exit(0);

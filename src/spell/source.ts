@@ -21,6 +21,10 @@ export const MAX_ALIASES = 100;
 
 export type Path = readonly (string | number)[];
 
+const SECOND_DOCUMENT =
+  "a second YAML document starts here (after ---): a spell file holds one document; " +
+  "remove this --- (or the text after it), or put the second document in a file of its own";
+
 /** A parsed YAML document that can say where any value came from. */
 export class SpellSource {
   readonly doc: Document;
@@ -55,9 +59,10 @@ export class SpellSource {
       const at = this.at(e.pos[0]);
       // Indentation is told in spell terms; the errors after it are its echoes.
       const told = explainYamlError(e.code, this.text, at.line);
-      return told
-        ? new ConfigError("yaml_indentation", told.message, { ...at, ...told })
-        : new ConfigError("yaml_syntax", e.message.split("\n")[0] ?? e.message, at);
+      if (told) return new ConfigError("yaml_indentation", told.message, { ...at, ...told });
+      // The library's words name its own API (parseAllDocuments); a spell file is one document.
+      if (e.code === "MULTIPLE_DOCS") return new ConfigError("yaml_syntax", SECOND_DOCUMENT, at);
+      return new ConfigError("yaml_syntax", e.message.split("\n")[0] ?? e.message, at);
     });
     const first = syntax[0];
     if (first?.code === "yaml_indentation") return [first];
