@@ -120,6 +120,7 @@ const SPELL_CODES = {
   unknown_ward: "a ward name no registry has",
   unreadable: "spell dna cannot read the file it is given",
   validate_only: "a spell loaded for validation only was asked to cast",
+  worker_rate: "spell worker --rate is not PROVIDER=N/s (or /m, /h)",
   yaml_alias_bomb: "the YAML expands too many aliases (a possible alias bomb)",
   yaml_duplicate_key: "a YAML mapping has a key twice",
   yaml_indentation: "the YAML is indented with tabs or inconsistently",
@@ -148,6 +149,8 @@ const RUN_CODES = {
     "call_entity named a gate a child may not have (reaches the model as the gate's error)",
   loom_db:
     "the PostgreSQL loom cannot be reached or refused a statement (after retrying a dropped connection)",
+  queue_lost:
+    "the queue's Redis stayed unreachable past the run's bound (spell eval --queue): the run ends",
   loom_fenced:
     "a turn's (entity, sequence) is taken by another turn in the store: a late writer (a worker presumed dead) is refused, never merged",
   loom_in_use: "another summon (this or another process) holds the entity",
