@@ -5,6 +5,7 @@
  * The longest pause wins: a shorter one never shortens a longer one already set.
  * Steady rates (`spell worker --rate`) are slots of a window kept on the same Redis (rates.ts).
  */
+import { randomUUID } from "node:crypto";
 import type { Scheduler, SharedPauses } from "../eval/scheduler.js";
 import { connectionOf } from "./connection.js";
 import { RATE_KEY, TAKE_SLOT, type Rate } from "./rates.js";
@@ -30,6 +31,7 @@ export async function sharedPauses(
   redis.on("error", () => {}); // reconnects on its own; a query meanwhile waits on its own pause
   await redis.connect();
   let taken = 0;
+  const alone = new Map<string, number>(); // per provider: when this worker may query next
   const pauses: Pauses = {
     pause(provider, ms) {
       const end = Date.now() + ms;
@@ -45,13 +47,18 @@ export async function sharedPauses(
     async take(provider) {
       const rate = Object.hasOwn(rates, provider) ? rates[provider] : undefined;
       if (!rate) return 0;
-      const member = `${process.pid}-${++taken}-${Date.now()}`;
+      const member = `${process.pid}-${++taken}-${randomUUID()}`; // unique across machines
       try {
         return Number(
           await redis.eval(TAKE_SLOT, 1, RATE_KEY(provider), rate.ms, rate.max, member),
         );
       } catch {
-        return Math.ceil(rate.ms / rate.max); // Redis away: this worker alone keeps below the rate
+        // Redis away: this worker alone keeps one query per 1/rate.
+        const now = Date.now();
+        const next = alone.get(provider) ?? 0;
+        if (now < next) return next - now;
+        alone.set(provider, now + Math.ceil(rate.ms / rate.max));
+        return 0;
       }
     },
     async close() {
