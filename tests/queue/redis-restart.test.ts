@@ -60,7 +60,6 @@ describe.skipIf(REDIS_MISSING !== undefined || !postgresBin || !built)(
     it("the run goes on: every cast finishes once, in the loom exactly once", async () => {
       const db = await server().createDatabase();
       const redis = await RedisServer.start();
-      cleanup.push(() => redis.close());
       // 3 turns a cast (two echo calls, then the answer), each answer 150 ms late.
       const wire = await startWireServer({ turns: 3, delayMs: 150 });
       cleanup.push(() => wire.close());
@@ -68,7 +67,11 @@ describe.skipIf(REDIS_MISSING !== undefined || !postgresBin || !built)(
       const args = ["--queue", redis.url, "--loom", db, "--concurrency", "2"];
       const timing = ["--lock-ms", "6000", "--stalled-check-ms", "2000"];
       const workers = [1, 2].map(() => startWorker([...args, ...timing], envFor(wire), dir));
-      cleanup.push(() => Promise.all(workers.map((w) => w.stop())).then(() => undefined));
+      // The workers stop first, while Redis still answers them; then Redis ends.
+      cleanup.push(async () => {
+        await Promise.all(workers.map((w) => w.stop()));
+        await redis.close();
+      });
       await Promise.all(workers.map((w) => w.waitFor("waiting for casts")));
 
       const run = runCli(["eval", "eval.yaml", "--out", "out", "--queue", redis.url], NOWHERE, dir);
@@ -99,25 +102,32 @@ describe.skipIf(REDIS_MISSING !== undefined || !postgresBin || !built)(
     it("Redis gone for good: the run ends naming Redis, non-zero; the loom keeps what finished once", async () => {
       const db = await server().createDatabase();
       const redis = await RedisServer.start();
-      const wire = await startWireServer({ turns: 3, delayMs: 150 });
-      cleanup.push(() => wire.close());
+      // The run cannot finish without Redis: its 2nd model call is never answered.
+      const wire = await startWireServer({ turns: 3, delayMs: 150, hold: [2] });
+      const held = new Promise<void>((resolve) => {
+        let out = "";
+        wire.child.stdout?.on("data", (d: Buffer) => {
+          if ((out += d.toString()).includes("HELD 2")) resolve();
+        });
+      });
       const dir = scene();
       const args = ["--queue", redis.url, "--loom", db, "--concurrency", "2"];
       const workers = [1, 2].map(() => startWorker(args, envFor(wire), dir));
-      // Redis comes back before the workers are stopped, so they can stop in order; then it ends.
+      // Workers waiting on a Redis that is gone: ended with SIGKILL (only the ones started here).
       cleanup.push(async () => {
-        await redis.restart();
-        await Promise.all(workers.map((w) => w.stop()));
-        await redis.close();
+        const gone = workers.map((w) => new Promise((r) => w.child.once("exit", r)));
+        for (const w of workers) if (w.child.exitCode === null) w.child.kill("SIGKILL");
+        await Promise.all(gone);
+        await Promise.all([redis.close(), wire.close()]);
       });
       await Promise.all(workers.map((w) => w.waitFor("waiting for casts")));
       const run = runCli(["eval", "eval.yaml", "--out", "out", "--queue", redis.url], NOWHERE, dir);
-      await Promise.race(workers.map((w) => w.waitFor("cast done")));
+      await held;
       await redis.stop();
       const r = await run; // the enqueuer gives Redis 60 s to come back
 
-      expect(r.code).not.toBe(0);
-      expect(r.stderr).toContain(`lost the queue's Redis at ${redis.url}`);
+      expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(4);
+      expect(r.stderr).toContain(`lost the queue's Redis at ${redis.url}: unreachable for 60 s`);
       const byEntity = await loomTurns(db);
       expect(byEntity.size).toBeLessThanOrEqual(12);
       for (const turns of byEntity.values()) {
