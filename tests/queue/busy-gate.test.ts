@@ -53,7 +53,6 @@ describe.skipIf(REDIS_MISSING !== undefined || !postgresBin || !built || noBwrap
     it("keeps its cast: no take-over, each turn once, nothing fenced", async () => {
       const db = await server().createDatabase();
       const redis = await RedisServer.start();
-      cleanup.push(() => redis.close());
       const wire = await startWireServer({ bash: ["sleep 5", "done 3"] });
       cleanup.push(() => wire.close());
       const dir = mkdtempSync(join(tmpdir(), "spell-busy-gate-"));
@@ -64,7 +63,11 @@ describe.skipIf(REDIS_MISSING !== undefined || !postgresBin || !built || noBwrap
       const args = ["--queue", redis.url, "--loom", db, "--concurrency", "1"];
       const timing = ["--lock-ms", "2000", "--stalled-check-ms", "1000"];
       const workers = [1, 2].map(() => startWorker([...args, ...timing], envFor(wire), dir));
-      cleanup.push(() => Promise.all(workers.map((w) => w.stop())).then(() => undefined));
+      // The workers stop first, while Redis still answers them; then Redis ends.
+      cleanup.push(async () => {
+        await Promise.all(workers.map((w) => w.stop()));
+        await redis.close();
+      });
       await Promise.all(workers.map((w) => w.waitFor("waiting for casts")));
 
       const nowhere = { EVAL_BASE: "http://127.0.0.1:9/v1", EVAL_KEY: "sk-unused-000000" };

@@ -36,13 +36,16 @@ describe.skipIf(REDIS_MISSING !== undefined || !built)(
   () => {
     it("--rate openai=5/s: never more than 5 queries in a window over both workers", async () => {
       const redis = await RedisServer.start();
-      cleanup.push(() => redis.close());
       const server = await startWireServer();
       cleanup.push(() => server.close());
       const dir = evalFolder(THREE_CASES.replace("repeat: 4", "repeat: 10"));
       const args = ["--queue", redis.url, "--concurrency", "2", "--rate", "openai=5/s"];
       const workers = [1, 2].map(() => startWorker(args, envFor(server), dir));
-      cleanup.push(() => Promise.all(workers.map((w) => w.stop())).then(() => undefined));
+      // The workers stop first, while Redis still answers them; then Redis ends.
+      cleanup.push(async () => {
+        await Promise.all(workers.map((w) => w.stop()));
+        await redis.close();
+      });
       await Promise.all(workers.map((w) => w.waitFor("waiting for casts")));
       const nowhere = { EVAL_BASE: "http://127.0.0.1:9/v1", EVAL_KEY: "sk-unused-000000" };
       const r = await runCli(
