@@ -33,6 +33,10 @@ export async function openRemote(url: string, o: RemoteOptions): Promise<RemoteC
   const queue: Queue<QueuedCast, QueuedOutcome> = new Queue(QUEUE_NAME, { connection });
   const events: QueueEvents = new QueueEvents(QUEUE_NAME, { connection });
   await Promise.all([queue.waitUntilReady(), events.waitUntilReady()]);
+  queue.setMaxListeners(0); // each cast waited for listens for the queue's closing
+  // Connection errors while Redis is away: the watch below says what happened, once.
+  queue.on("error", () => {});
+  events.on("error", () => {});
   const pending = new Map<string, QueuedCast>();
   const put = (data: QueuedCast) => queue.add("cast", data, { ...JOB, jobId: data.entityId });
   const watch = await watchRedis(url, o.awayMs ?? 60_000, async () => {
@@ -52,9 +56,11 @@ export async function openRemote(url: string, o: RemoteOptions): Promise<RemoteC
     },
     async close() {
       watch.stop();
-      // Redis gone: a graceful close would wait for it; the connections are dropped instead.
-      if (watch.isLost()) await Promise.all([events.disconnect(), queue.disconnect()]);
-      else await Promise.all([events.close(), queue.close()]);
+      // Redis gone: closing would wait for it, and with nothing else left to run the process
+      // would end there (exit 0, nothing said); the connections are dropped without waiting.
+      if (!watch.isLost()) return void (await Promise.all([events.close(), queue.close()]));
+      void events.disconnect().catch(() => {});
+      void queue.disconnect().catch(() => {});
     },
   };
 }
