@@ -5,6 +5,7 @@
  */
 import { resolve } from "node:path";
 import { SpellbookError, errorMessage } from "../core/errors.js";
+import { parseRate } from "../queue/rates.js";
 import { startWorker } from "../queue/worker.js";
 import { EXIT, type CliIO } from "./io.js";
 import { exitFor } from "./load.js";
@@ -15,6 +16,8 @@ export interface WorkerFlags {
   loom?: string | undefined;
   lockMs?: number | undefined;
   stalledCheckMs?: number | undefined;
+  /** `PROVIDER=N/s` each (queue/rates.ts). */
+  rate?: string[] | undefined;
 }
 
 export async function workerCommand(
@@ -26,6 +29,7 @@ export async function workerCommand(
     flags.loom && !/^[a-z]+:\/\//.test(flags.loom) ? resolve(io.cwd, flags.loom) : flags.loom;
   let running;
   try {
+    const rates = Object.fromEntries((flags.rate ?? []).map(parseRate));
     running = await startWorker({
       queue: flags.queue,
       concurrency: flags.concurrency ?? 4,
@@ -33,6 +37,7 @@ export async function workerCommand(
       env: io.env,
       lockDuration: flags.lockMs,
       stalledInterval: flags.stalledCheckMs,
+      rates,
       log: (line) => io.stderr(`${line}\n`),
     });
   } catch (err) {

@@ -7,6 +7,7 @@ export default class Worker extends Command {
   static override examples = [
     "spell worker --queue redis://127.0.0.1:6379",
     "spell worker --queue redis://10.0.0.5:6379 --concurrency 8 --loom postgres://spell@10.0.0.6/looms",
+    "spell worker --queue redis://127.0.0.1:6379 --rate openai=10/s --rate anthropic=50/m",
   ];
   static override flags = {
     queue: Flags.string({
@@ -28,6 +29,11 @@ export default class Worker extends Command {
       description:
         "how often this worker looks for casts whose worker stopped renewing (BullMQ stalledInterval); default 30000",
     }),
+    rate: Flags.string({
+      multiple: true,
+      description:
+        "at most N queries to PROVIDER per second (/s), minute (/m) or hour (/h), counted over every worker on this Redis: PROVIDER=N/s; repeat for each provider",
+    }),
   };
 
   async run(): Promise<void> {
@@ -45,6 +51,7 @@ export default class Worker extends Command {
         loom: flags.loom,
         lockMs: flags["lock-ms"],
         stalledCheckMs: flags["stalled-check-ms"],
+        rate: flags.rate,
       },
       processIO(),
       stop,

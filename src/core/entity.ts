@@ -229,7 +229,7 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
 
   /** The loom's answer for the turns recorded so far (LoopHost; an async store's). */
   stored(): Promise<void> | undefined {
-    return this.cantrip.loom.stored?.();
+    return this.cantrip.loom.stored?.(this.id);
   }
 
   /**

@@ -98,6 +98,7 @@ export const SPELL_CODES = {
   unknown_ward: "a ward name no registry has",
   unreadable: "spell dna cannot read the file it is given",
   validate_only: "a spell loaded for validation only was asked to cast",
+  worker_rate: "spell worker --rate is not PROVIDER=N/s (or /m, /h)",
   yaml_alias_bomb: "the YAML expands too many aliases (a possible alias bomb)",
   yaml_duplicate_key: "a YAML mapping has a key twice",
   yaml_indentation: "the YAML is indented with tabs or inconsistently",

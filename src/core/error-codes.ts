@@ -54,6 +54,8 @@ const RUN_CODES = {
     "call_entity named a gate a child may not have (reaches the model as the gate's error)",
   loom_db:
     "the PostgreSQL loom cannot be reached or refused a statement (after retrying a dropped connection)",
+  queue_lost:
+    "the queue's Redis stayed unreachable past the run's bound (spell eval --queue): the run ends",
   loom_fenced:
     "a turn's (entity, sequence) is taken by another turn in the store: a late writer (a worker presumed dead) is refused, never merged",
   loom_in_use: "another summon (this or another process) holds the entity",

@@ -72,7 +72,7 @@ export interface LoomWriter extends EntityKeeper {
    * turn, so a refused or failed write ends the cast before the next query. Undefined when
    * the records are already kept (a synchronous store).
    */
-  stored?(): Promise<void> | undefined;
+  stored?(entityId?: string): Promise<void> | undefined;
   /** A fold of the view sent to the LLM (§6.8): which turns, and the summary that replaced them. */
   recordFold?(cantripId: string, fold: FoldRecord): void;
   /** A recorded turn, for a loom that can read back what it recorded. */

@@ -13,7 +13,7 @@ import { KEY_ENV_VARS } from "../llm/providers/profiles.js";
 import { Loom } from "../loom/loom.js";
 import type { EvalCase, EvalPlan } from "../spell/kinds/index.js";
 import { openLoomStore } from "../spell/loom-store.js";
-import { errorMessage } from "../core/errors.js";
+import { errorMessage, SpellbookError } from "../core/errors.js";
 import { castOne, erroredOutcome, readReplies, replayOf, type CastOutcome } from "./cast.js";
 import type { CastWatcher } from "./observe.js";
 import type { CastScope } from "./llm.js";
@@ -195,6 +195,7 @@ async function remoteCast(
   try {
     return await remote.cast({ spell: target.file, llm: target.label, case: c, repeat: k });
   } catch (err) {
+    if (SpellbookError.isInstance(err) && err.code === "queue_lost") throw err; // the whole run
     return erroredOutcome(target, c, k, `queued cast failed: ${errorMessage(err)}`);
   }
 }

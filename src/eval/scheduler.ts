@@ -34,6 +34,11 @@ export interface SharedPauses {
   pause(provider: string, ms: number): void;
   /** When the provider's shared pause ends (epoch ms; 0 or past: none). */
   until(provider: string): Promise<number>;
+  /**
+   * Takes a slot of the provider's steady rate shared by every worker (`spell worker --rate`):
+   * 0 when one was taken, else how long (ms) until one frees. Absent: no shared rate.
+   */
+  take?(provider: string): Promise<number>;
 }
 
 /** Where one provider's queries wait while a 429 holds them back. */
@@ -55,13 +60,15 @@ export class ProviderGate {
     this.shared?.pause(this.name, ms);
   }
 
+  /** Waits out the provider's pause, then for a slot of its shared steady rate (if any). */
   async ready(signal?: AbortSignal): Promise<void> {
     for (;;) {
       if (this.shared) this.until = Math.max(this.until, await this.shared.until(this.name));
       const wait = this.until - Date.now();
-      if (wait <= 0) return;
-      this.waitedMs += wait;
-      await sleep(wait, signal);
+      const slot = wait > 0 ? wait : ((await this.shared?.take?.(this.name)) ?? 0);
+      if (slot <= 0) return;
+      this.waitedMs += slot;
+      await sleep(slot, signal);
     }
   }
 }

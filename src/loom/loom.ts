@@ -155,10 +155,11 @@ export class Loom extends LoomReader implements LoomWriter {
 
   /**
    * For an asynchronous store (PostgreSQL): resolves once every record so far is stored, and
-   * rejects with the store's refusal or failure; undefined for a synchronous store.
+   * rejects with the store's refusal or failure of that entity's records; undefined for a
+   * synchronous store.
    */
-  stored(): Promise<void> | undefined {
-    return this.store.stored?.();
+  stored(entityId?: string): Promise<void> | undefined {
+    return this.store.stored?.(entityId);
   }
 
   close(): void {

@@ -18,8 +18,11 @@ export interface RecordStore {
   load(): LoomRecord[];
   /** Closes the store; an asynchronous one resolves once what was queued is stored. */
   close(): void | Promise<void>;
-  /** An asynchronous store: resolves once every record so far is stored (QueuedRecordStore). */
-  stored?(): Promise<void> | undefined;
+  /**
+   * An asynchronous store: resolves once every record so far is stored, rejecting with the
+   * entity's failure (QueuedRecordStore).
+   */
+  stored?(entityId?: string): Promise<void> | undefined;
   /** A description for messages ("memory", a file path). */
   readonly location: string;
   /** The file the store appends to, when it is one: summoned entities are kept beside it. */

@@ -3,9 +3,12 @@
  * sets `spellbook:pause:<provider>` (its value the pause's end, epoch ms; expiring with it), and
  * every worker's next query to that provider waits until then (eval/scheduler.ts ProviderGate).
  * The longest pause wins: a shorter one never shortens a longer one already set.
+ * Steady rates (`spell worker --rate`) are slots of a window kept on the same Redis (rates.ts).
  */
+import { randomUUID } from "node:crypto";
 import type { Scheduler, SharedPauses } from "../eval/scheduler.js";
 import { connectionOf } from "./connection.js";
+import { RATE_KEY, TAKE_SLOT, type Rate } from "./rates.js";
 
 const KEY = (provider: string) => `spellbook:pause:${provider}`;
 
@@ -18,11 +21,17 @@ export interface Pauses extends SharedPauses {
   close(): Promise<void>;
 }
 
-export async function sharedPauses(url: string, scheduler: Scheduler): Promise<Pauses> {
+export async function sharedPauses(
+  url: string,
+  scheduler: Scheduler,
+  rates: Readonly<Record<string, Rate>> = {},
+): Promise<Pauses> {
   const { Redis } = await import("ioredis");
   const redis = new Redis({ ...connectionOf(url), lazyConnect: true, maxRetriesPerRequest: 3 });
   redis.on("error", () => {}); // reconnects on its own; a query meanwhile waits on its own pause
   await redis.connect();
+  let taken = 0;
+  const alone = new Map<string, number>(); // per provider: when this worker may query next
   const pauses: Pauses = {
     pause(provider, ms) {
       const end = Date.now() + ms;
@@ -33,6 +42,23 @@ export async function sharedPauses(url: string, scheduler: Scheduler): Promise<P
         return Number((await redis.get(KEY(provider))) ?? 0);
       } catch {
         return 0; // Redis away: this worker keeps its own pause only
+      }
+    },
+    async take(provider) {
+      const rate = Object.hasOwn(rates, provider) ? rates[provider] : undefined;
+      if (!rate) return 0;
+      const member = `${process.pid}-${++taken}-${randomUUID()}`; // unique across machines
+      try {
+        return Number(
+          await redis.eval(TAKE_SLOT, 1, RATE_KEY(provider), rate.ms, rate.max, member),
+        );
+      } catch {
+        // Redis away: this worker alone keeps one query per 1/rate.
+        const now = Date.now();
+        const next = alone.get(provider) ?? 0;
+        if (now < next) return next - now;
+        alone.set(provider, now + Math.ceil(rate.ms / rate.max));
+        return 0;
       }
     },
     async close() {

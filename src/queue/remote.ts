@@ -4,8 +4,15 @@
  * tallies, prints and reports exactly as a local run does (eval/run.ts takes this as its
  * `remote`). A job that fails on its worker (its spell cannot load there) comes back as an
  * errored row naming why.
+ *
+ * Redis restarted (docs/design/SCALE.md "Redis restarted"): a Redis that comes back as a new
+ * server (its `run_id` changed) may have lost the queue, so every cast still waited for is put
+ * back under the same job and entity id; a worker continues each from its last recorded turn
+ * (a finished one gives back its recorded ending). Redis away for longer than `awayMs`: the run
+ * fails with `queue_lost`, naming the Redis.
  */
 import type { Queue, QueueEvents } from "bullmq";
+import { SystemError } from "../core/errors.js";
 import { newEntityId } from "./ids.js";
 import type { RemoteCasts } from "../eval/run.js";
 import { connectionOf, loadBullMQ } from "./connection.js";
@@ -14,7 +21,11 @@ import { QUEUE_NAME, type QueuedCast, type QueuedOutcome } from "./job.js";
 export interface RemoteOptions {
   /** The loom every worker writes these casts to; undefined: each worker's own `--loom`. */
   loom: string | undefined;
+  /** How long Redis may be unreachable before the run fails (ms); default 60 s. */
+  awayMs?: number | undefined;
 }
+
+const JOB = { removeOnComplete: true, removeOnFail: 1000 } as const;
 
 export async function openRemote(url: string, o: RemoteOptions): Promise<RemoteCasts> {
   const { Queue, QueueEvents } = await loadBullMQ();
@@ -22,19 +33,83 @@ export async function openRemote(url: string, o: RemoteOptions): Promise<RemoteC
   const queue: Queue<QueuedCast, QueuedOutcome> = new Queue(QUEUE_NAME, { connection });
   const events: QueueEvents = new QueueEvents(QUEUE_NAME, { connection });
   await Promise.all([queue.waitUntilReady(), events.waitUntilReady()]);
+  queue.setMaxListeners(0); // each cast waited for listens for the queue's closing
+  // Connection errors while Redis is away: the watch below says what happened, once.
+  queue.on("error", () => {});
+  events.on("error", () => {});
+  const pending = new Map<string, QueuedCast>();
+  const put = (data: QueuedCast) => queue.add("cast", data, { ...JOB, jobId: data.entityId });
+  const watch = await watchRedis(url, o.awayMs ?? 60_000, async () => {
+    for (const data of pending.values()) await put(data);
+  });
   return {
     async cast(spec) {
       const entityId = newEntityId();
       const data: QueuedCast = { ...spec, entityId, loom: o.loom };
-      const job = await queue.add("cast", data, {
-        jobId: entityId,
-        removeOnComplete: true,
-        removeOnFail: 1000,
-      });
-      return job.waitUntilFinished(events);
+      pending.set(entityId, data);
+      try {
+        const job = await Promise.race([put(data), watch.lost]);
+        return await Promise.race([job.waitUntilFinished(events), watch.lost]);
+      } finally {
+        pending.delete(entityId);
+      }
     },
     async close() {
-      await Promise.all([events.close(), queue.close()]);
+      watch.stop();
+      // Redis gone: closing would wait for it, and with nothing else left to run the process
+      // would end there (exit 0, nothing said); the connections are dropped without waiting.
+      if (!watch.isLost()) return void (await Promise.all([events.close(), queue.close()]));
+      void events.disconnect().catch(() => {});
+      void queue.disconnect().catch(() => {});
+    },
+  };
+}
+
+/**
+ * Watches the queue's Redis connection: `restarted` runs when Redis answers again as another
+ * server (a new `run_id`); `lost` rejects once it has been unreachable for `awayMs`.
+ */
+async function watchRedis(url: string, awayMs: number, restarted: () => Promise<void>) {
+  const { Redis } = await import("ioredis");
+  const client = new Redis({ ...connectionOf(url), lazyConnect: true });
+  client.on("error", () => {}); // reconnects on its own; `away` counts how long it is gone
+  await client.connect();
+  const runId = async () => /run_id:(\w+)/.exec(await client.info("server"))?.[1];
+  let id = await runId();
+  let timer: NodeJS.Timeout | undefined;
+  let gone = false;
+  let fail: (err: Error) => void = () => {};
+  const lost = new Promise<never>((_, reject) => (fail = reject));
+  lost.catch(() => {}); // rejected only while a cast waits on it
+  const away = () => {
+    timer ??= setTimeout(() => {
+      gone = true;
+      const where = url.replace(/\/\/[^@/]*@/, "//");
+      fail(
+        new SystemError(
+          "queue_lost",
+          `lost the queue's Redis at ${where}: unreachable for ${awayMs / 1000} s`,
+        ),
+      );
+    }, awayMs);
+  };
+  const back = async () => {
+    clearTimeout(timer);
+    timer = undefined;
+    const now = await runId().catch(() => id);
+    if (now === id) return;
+    id = now; // a new server: what the old one held may be gone
+    await restarted().catch(() => {});
+  };
+  client.on("close", away);
+  client.on("ready", () => void back());
+  return {
+    lost,
+    isLost: () => gone,
+    stop: () => {
+      clearTimeout(timer);
+      client.off("close", away);
+      client.disconnect();
     },
   };
 }

@@ -20,6 +20,7 @@ import { connectionOf, loadBullMQ } from "./connection.js";
 import { QUEUE_NAME, type QueuedCast, type QueuedOutcome } from "./job.js";
 import { openWorkerLoom, type WorkerLoom } from "./loom.js";
 import { sharedPauses } from "./pauses.js";
+import type { Rate } from "./rates.js";
 
 export interface WorkerOptions {
   queue: string;
@@ -30,6 +31,8 @@ export interface WorkerOptions {
   /** Lock timing (ms): BullMQ's defaults (30 s, 30 s) unless set. */
   lockDuration?: number | undefined;
   stalledInterval?: number | undefined;
+  /** Steady per-provider rates shared by every worker (`--rate openai=10/s`; rates.ts). */
+  rates?: Readonly<Record<string, Rate>> | undefined;
   log(line: string): void;
 }
 
@@ -45,7 +48,7 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
   const redactor = new Redactor();
   for (const name of KEY_ENV_VARS) redactor.add(o.env[name]);
   const scheduler = new Scheduler(o.concurrency);
-  const pauses = await sharedPauses(o.queue, scheduler);
+  const pauses = await sharedPauses(o.queue, scheduler, o.rates);
   const looms = loomCache(redactor, o.env);
   const targetFor = targetCache(o.env, redactor, scheduler, looms.open);
 

@@ -34,6 +34,8 @@ const NOT_RUN: Record<string, string> = {
     "serves until stopped and needs a Redis server on 6379 (tests/queue/ start real workers on a Redis of their own)",
   "spell worker --queue redis://10.0.0.5:6379 --concurrency 8 --loom postgres://spell@10.0.0.6/looms":
     "names other machines' Redis and PostgreSQL (tests/queue/ start real workers on loopback servers)",
+  "spell worker --queue redis://127.0.0.1:6379 --rate openai=10/s --rate anthropic=50/m":
+    "serves until stopped and needs a Redis server on 6379 (tests/queue/queue-rate-steady.test.ts starts real workers with --rate)",
 };
 
 /** Words replaced before a line runs; each with its reason. */

@@ -97,6 +97,43 @@ describe.skipIf(skip)("a Loom writing to PostgreSQL", () => {
     }
   });
 
+  it("a fenced cast's failure stays its own: the next cast on the same loom is stored", async () => {
+    const url = await server().createDatabase();
+    const other = postgresLoomStore(url);
+    const loom = new Loom(new QueuedRecordStore(postgresLoomStore(url)));
+    let entityId = "";
+    const scripted = new ScriptedLLM({
+      responses: [echo("one"), echo("two"), echo("three"), { content: "end" }],
+    });
+    let queries = 0;
+    const llm: LLM = {
+      name: scripted.name,
+      async query(messages, options) {
+        if (++queries === 2)
+          await other.append({ type: "turn", ...turn("taken", null, entityId, 2) });
+        return scripted.query(messages, options);
+      },
+    };
+    const onEvent = (e: { type: string; entityId?: string }) => {
+      if (e.type === "step_start" && e.entityId) entityId = e.entityId;
+    };
+    try {
+      const cantrip = cantripOn(loom, llm);
+      const fenced = await cantrip.cast("go", { onEvent });
+      expect(fenced.status === "failed" && fenced.error).toMatchObject({ code: "loom_fenced" });
+      const fencedEntity = entityId;
+      // A new cast (a new entity) on the same loom and store: its turns are written.
+      const next = await cantrip.cast("again", { onEvent });
+      expect(next.status).toBe("terminated");
+      expect(entityId).not.toBe(fencedEntity);
+      const stored = await other.readEntity(entityId);
+      expect(stored.map((t) => t.sequence)).toEqual([1, 2]);
+    } finally {
+      await other.close();
+      await (loom.store as QueuedRecordStore).close();
+    }
+  });
+
   it("casts a spell with loom: { url: postgres://… } (and --loom URL) into the database", async () => {
     const url = await server().createDatabase();
     const withPassword = url.replace("postgres@", "postgres:pw-not-logged@");

@@ -1,7 +1,8 @@
 // Fencing under a real fault: the worker holding a cast is frozen (SIGSTOP) in the cast's 2nd LLM
 // call, past its lock; the other worker takes the cast over and finishes it. Then the frozen
 // worker wakes (SIGCONT) with its call answered: its late turn is refused (loom_fenced), never
-// merged, and the loom keeps each turn exactly once.
+// merged, and the loom keeps each turn exactly once. The refusal is that cast's alone: the woken
+// worker then takes a new cast on the same loom and finishes it.
 import { existsSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { POSTGRES_MISSING, postgresBin, usePostgres } from "../support/postgres.js";
@@ -47,6 +48,16 @@ describe.skipIf(REDIS_MISSING !== undefined || !postgresBin || !built)(
       expect(turns!.map((t) => t.sequence)).toEqual([1, 2, 3]);
       expect(new Set(turns!.map((t) => t.id)).size).toBe(3);
       expect(turns!.filter((t) => t.metadata["intent"] !== undefined)).toHaveLength(1);
+
+      // A new cast, with the woken worker the only one left: it finishes it on the same loom.
+      await s.second.stop();
+      const again = await s.evalAgain();
+      expect(again.code, again.stderr).toBe(0);
+      expect(s.first.log()).toMatch(/cast done .*: pass\)/);
+      const later = await s.turns();
+      expect(later.size).toBe(2);
+      const fresh = [...later.entries()].find(([id]) => !after.has(id))![1];
+      expect(fresh.map((t) => t.sequence)).toEqual([1, 2, 3]);
     });
   },
 );

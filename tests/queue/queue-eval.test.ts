@@ -20,9 +20,10 @@ const built = existsSync("dist/spell.cjs");
 if (!built) console.log("skipping: the CLI is not built (npm run build)");
 
 const cleanup: (() => Promise<void>)[] = [];
+// Stopping workers lets BullMQ close its blocking connections: slow on a loaded machine.
 afterEach(async () => {
   await Promise.all(cleanup.splice(0).map((f) => f()));
-});
+}, 60_000);
 
 const CONFIG = { correct: { "What is 1 + 2?": 2, "What is 2 + 2?": 4 } };
 const wire = async () => {
@@ -62,12 +63,15 @@ describe.skipIf(REDIS_MISSING !== undefined || !built)(
       expect(l.code, l.stderr).toBe(0);
 
       const redis = await RedisServer.start();
-      cleanup.push(() => redis.close());
       const remote = await wire();
       const workers: WorkerProcess[] = [1, 2].map(() =>
         startWorker(["--queue", redis.url, "--concurrency", "2"], envFor(remote), dir),
       );
-      cleanup.push(() => Promise.all(workers.map((w) => w.stop())).then(() => undefined));
+      // The workers stop first, while Redis still answers them; then Redis ends.
+      cleanup.push(async () => {
+        await Promise.all(workers.map((w) => w.stop()));
+        await redis.close();
+      });
       await Promise.all(workers.map((w) => w.waitFor("waiting for casts")));
       // The eval itself is pointed at no server (port 9, nothing listens): only workers cast.
       const nowhere = { EVAL_BASE: "http://127.0.0.1:9/v1", EVAL_KEY: "sk-unused-000000" };

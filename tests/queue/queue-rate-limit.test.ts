@@ -18,9 +18,10 @@ const built = existsSync("dist/spell.cjs");
 if (!built) console.log("skipping: the CLI is not built (npm run build)");
 
 const cleanup: (() => Promise<void>)[] = [];
+// Stopping workers lets BullMQ close its blocking connections: slow on a loaded machine.
 afterEach(async () => {
   await Promise.all(cleanup.splice(0).map((f) => f()));
-});
+}, 60_000);
 
 describe.skipIf(REDIS_MISSING !== undefined || !built)(
   "queue rate limits",
@@ -28,14 +29,17 @@ describe.skipIf(REDIS_MISSING !== undefined || !built)(
   () => {
     it("a 429 with Retry-After met by one worker holds every worker's queries", async () => {
       const redis = await RedisServer.start();
-      cleanup.push(() => redis.close());
       const server = await startWireServer({ rateLimit: [3], delayMs: 20 });
       cleanup.push(() => server.close());
       const dir = evalFolder(THREE_CASES.replace("repeat: 4", "repeat: 10"));
       const workers = [1, 2].map(() =>
         startWorker(["--queue", redis.url, "--concurrency", "2"], envFor(server), dir),
       );
-      cleanup.push(() => Promise.all(workers.map((w) => w.stop())).then(() => undefined));
+      // The workers stop first, while Redis still answers them; then Redis ends.
+      cleanup.push(async () => {
+        await Promise.all(workers.map((w) => w.stop()));
+        await redis.close();
+      });
       await Promise.all(workers.map((w) => w.waitFor("waiting for casts")));
       const nowhere = { EVAL_BASE: "http://127.0.0.1:9/v1", EVAL_KEY: "sk-unused-000000" };
       const r = await runCli(

@@ -1,4 +1,5 @@
-import { closeSync, constants, fstatSync, openSync, readdirSync, readFileSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readFileSync } from "node:fs";
+import { readdir, readFile } from "node:fs/promises";
 import type { Gate, GateContext } from "../gate.js";
 import { at, close, FsRoot, O_PATH, type Opened } from "./fs-root.js";
 import { ignored, withRules, type Rules } from "./search-rules.js";
@@ -8,6 +9,9 @@ const MAX_RESULTS = 100;
 const MAX_FILE_BYTES = 1024 * 1024;
 /** What one search may read and how long it may take, whatever the tree and the pattern. */
 export const SEARCH_LIMITS = { files: 10_000, bytes: 64 * 1024 * 1024, ms: 20_000 };
+/** Entries looked at between two turns of the event loop. */
+const SLICE = 64;
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * Searches the text files under a root (seed 002 "Gates"): a regular expression in RE2 syntax
@@ -70,6 +74,7 @@ class Run {
   private more = 0;
   private files = 0;
   private bytes = 0;
+  private entries = 0;
   private stopped: string | undefined;
   private readonly stop = new AbortController();
   private readonly timer: NodeJS.Timeout;
@@ -88,7 +93,8 @@ class Run {
 
   /** Every regular file below the folder, in name order. */
   async folder(dir: number, rel: string, rules: Rules | undefined): Promise<void> {
-    for (const name of readdirSync(at(dir)).sort()) {
+    for (const name of (await readdir(at(dir))).sort()) {
+      if (++this.entries % SLICE === 0) await nextTurn();
       if (this.stop.signal.aborted) return;
       if (name === ".git") continue;
       const fd = openChild(dir, name);
@@ -113,7 +119,7 @@ class Run {
       this.stop.abort();
       return;
     }
-    const buf = readFileSync(at(fd));
+    const buf = await readFile(at(fd));
     if (buf.includes(0)) return; // binary
     const limit = MAX_RESULTS - this.hits.length;
     const found = await this.matcher.match(buf.toString("utf8"), limit, this.stop.signal);

@@ -9,6 +9,8 @@
 //   judge: the text a judge (system prompt "You grade…") is answered with
 //   turns: replies per cast (default 1): the first turns-1 call the `echo` gate, the last answers
 //   delayMs: wait before each answer
+//   bash: [commands] — for a bash-medium cast: its n-th reply calls the `bash` tool with the
+//         n-th command (counted by the tool results the request carries), e.g. ["sleep 5", "done 3"]
 //   hold: [request numbers] never answered (a call a worker is killed or frozen in); on its
 //         arrival the server prints "HELD <n>" on stdout (an event a test waits on);
 //         GET /release answers every held call then (to a worker frozen meanwhile)
@@ -59,6 +61,21 @@ function answer(body) {
           id: `call_${requests}`,
           type: "function",
           function: { name: "call_entity", arguments: JSON.stringify({ intent }) },
+        },
+      ],
+    });
+  if (config.bash)
+    return completion({
+      tool_calls: [
+        {
+          id: `call_${requests}`,
+          type: "function",
+          function: {
+            name: "bash",
+            arguments: JSON.stringify({
+              command: config.bash[Math.min(tools, config.bash.length - 1)],
+            }),
+          },
         },
       ],
     });

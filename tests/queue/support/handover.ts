@@ -8,8 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { envFor, runCli, startWireServer, type CliRun } from "../../eval/support/harness.js";
 import { RedisServer } from "../../support/redis.js";
-import { postgresLoomStore } from "../../../src/loom/storage-postgres.js";
 import type { Turn } from "../../../src/loom/turn.js";
+import { loomTurns } from "./loom-turns.js";
 import { startWorker, type WorkerProcess } from "./workers.js";
 
 const SPELL = `name: stepper
@@ -31,6 +31,8 @@ export interface Scene {
   second: WorkerProcess;
   /** The queued eval, running: resolves when its one cast came back. */
   evalRun: Promise<CliRun>;
+  /** Queues the same eval again (a new cast, a new entity) and waits for it. */
+  evalAgain(): Promise<CliRun>;
   /** Answers the held call (to a socket that may be gone). */
   release(): Promise<void>;
   /** Every turn in the PostgreSQL loom, by entity. */
@@ -68,7 +70,9 @@ export async function handoverScene(
   await first.waitFor("waiting for casts");
   // The eval itself is pointed at no server (port 9, nothing listens): only workers cast.
   const nowhere = { EVAL_BASE: "http://127.0.0.1:9/v1", EVAL_KEY: "sk-unused-000000" };
-  const evalRun = runCli(["eval", "eval.yaml", "--out", "out", "--queue", redis.url], nowhere, dir);
+  const queueEval = (out: string) =>
+    runCli(["eval", "eval.yaml", "--out", out, "--queue", redis.url], nowhere, dir);
+  const evalRun = queueEval("out");
   await held; // the first worker is in the cast's 2nd call: turn 1 is stored
   const second = worker();
   await second.waitFor("waiting for casts");
@@ -76,17 +80,8 @@ export async function handoverScene(
     first,
     second,
     evalRun,
+    evalAgain: () => queueEval("again"),
     release: async () => void (await fetch(`${wire.url}/release`)).text(),
-    turns: async () => {
-      const store = postgresLoomStore(databaseUrl);
-      try {
-        const byEntity = new Map<string, Turn[]>();
-        for (const e of await store.listEntities())
-          byEntity.set(e.entityId, await store.readEntity(e.entityId));
-        return byEntity;
-      } finally {
-        await store.close();
-      }
-    },
+    turns: () => loomTurns(databaseUrl),
   };
 }

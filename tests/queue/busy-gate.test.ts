@@ -1,0 +1,97 @@
+// A gate busy for 5 s does not lose its cast: with a lock of 2 s (renewed every 1 s from the
+// worker's event loop), a bash-medium cast whose first command is `sleep 5` stays with the worker
+// that took it. The other worker never takes it over: the model is asked twice in all (no turn
+// redone), the loom has one entity with turns 1 and 2 once each, one worker finished the cast,
+// and no worker logs a refused (fenced) write. Each worker runs a cast of the spell first (into
+// another loom): a worker's first cast loads the spell and its modules on the main thread, which
+// on a loaded machine (load 25 on 2 cores) can itself outlast a 2 s lock (see SCALE.md).
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { envFor, runCli, startWireServer } from "../eval/support/harness.js";
+import { POSTGRES_MISSING, postgresBin, usePostgres } from "../support/postgres.js";
+import { REDIS_MISSING, RedisServer } from "../support/redis.js";
+import { bwrapProblem } from "../../src/circle/mediums/bash/sandbox.js";
+import { loomTurns } from "./support/loom-turns.js";
+import { startWorker } from "./support/workers.js";
+
+const noBwrap = bwrapProblem();
+if (REDIS_MISSING) console.log(`skipping: ${REDIS_MISSING}`);
+if (!postgresBin) console.log(`skipping: ${POSTGRES_MISSING}`);
+if (noBwrap) console.log(`skipping: the bash medium cannot run here: ${noBwrap}`);
+const built = existsSync("dist/spell.cjs");
+if (!built) console.log("skipping: the CLI is not built (npm run build)");
+
+const SPELL = `name: sleeper
+llm: { provider: openai, model: wire-model, base_url: "\${env:EVAL_BASE}", api_key: "\${env:EVAL_KEY}" }
+identity: { system_prompt: Answer with the number only. }
+circle:
+  medium: bash
+  gates: [done]
+  wards: [{ max_turns: 4 }]
+`;
+const EVAL = `kind: eval
+name: busy
+spells: [./sleeper.yaml]
+cases:
+  - { name: A, intent: "What is 1 + 2?", expect: [{ result: "3" }] }
+`;
+const WARM = EVAL.replace("name: busy", "name: warm").replace("repeat: 1", "") + "repeat: 2\n";
+
+const server = usePostgres();
+const cleanup: (() => Promise<void>)[] = [];
+// Stopping workers lets BullMQ close its blocking connections: slow on a loaded machine.
+afterEach(async () => {
+  await Promise.all(cleanup.splice(0).map((f) => f()));
+}, 60_000);
+
+describe.skipIf(REDIS_MISSING !== undefined || !postgresBin || !built || noBwrap !== undefined)(
+  "a gate busy for 5 s on a queued cast",
+  { timeout: 180_000 },
+  () => {
+    it("keeps its cast: no take-over, each turn once, nothing fenced", async () => {
+      const db = await server().createDatabase();
+      const redis = await RedisServer.start();
+      const wire = await startWireServer({ bash: ["sleep 5", "done 3"] });
+      cleanup.push(() => wire.close());
+      const dir = mkdtempSync(join(tmpdir(), "spell-busy-gate-"));
+      writeFileSync(join(dir, "sleeper.yaml"), SPELL);
+      writeFileSync(join(dir, "eval.yaml"), EVAL);
+      writeFileSync(join(dir, "warm.yaml"), WARM);
+      // One cast at a time each: the two warm-up casts go one to each worker.
+      const args = ["--queue", redis.url, "--loom", db, "--concurrency", "1"];
+      const timing = ["--lock-ms", "2000", "--stalled-check-ms", "1000"];
+      const workers = [1, 2].map(() => startWorker([...args, ...timing], envFor(wire), dir));
+      // The workers stop first, while Redis still answers them; then Redis ends.
+      cleanup.push(async () => {
+        await Promise.all(workers.map((w) => w.stop()));
+        await redis.close();
+      });
+      await Promise.all(workers.map((w) => w.waitFor("waiting for casts")));
+
+      const nowhere = { EVAL_BASE: "http://127.0.0.1:9/v1", EVAL_KEY: "sk-unused-000000" };
+      const warmDb = await server().createDatabase();
+      const queued = ["--queue", redis.url, "--loom", warmDb];
+      await runCli(["eval", "warm.yaml", "--out", "warm", ...queued], nowhere, dir);
+      const logs0 = workers.map((w) => w.log().length);
+      const before = (await wire.stats()).requests;
+      const r = await runCli(
+        ["eval", "eval.yaml", "--out", "out", "--queue", redis.url],
+        nowhere,
+        dir,
+      );
+      const logs = workers.map((w, i) => w.log().slice(logs0[i]));
+      expect(r.code, `${r.stderr}\n${logs.join("\n")}`).toBe(0);
+      expect(logs.join("\n")).not.toMatch(/fenced|late write|stalled|lock/i);
+      expect(logs.map((l) => (l.match(/cast done/g) ?? []).length).sort()).toEqual([0, 1]);
+      expect(logs.join("\n")).toMatch(/cast done .*: pass\)/);
+      expect((await wire.stats()).requests - before).toBe(2);
+      const byEntity = await loomTurns(db);
+      expect(byEntity.size).toBe(1);
+      const [turns] = [...byEntity.values()];
+      expect(turns!.map((t) => t.sequence)).toEqual([1, 2]);
+      expect(new Set(turns!.map((t) => t.id)).size).toBe(2);
+    });
+  },
+);
