@@ -32,6 +32,12 @@ export async function runCommand(file: string, flags: RunFlags, io: CliIO): Prom
   const redact = (t: string): string => loaded.redactor.redact(t);
   printWarnings(loaded, io);
   const cantrip = loaded.cantrip!;
+  // Checked here, not by oclif's dependsOn: a flag with one leaves spell run's fast start path.
+  if (flags.queue !== undefined && flags.repeat === undefined) {
+    io.stderr("--queue goes with --repeat K: it puts the K casts on the queue\n");
+    cantrip.loom.close();
+    return EXIT.invalid;
+  }
   if (flags.repeat !== undefined && flags.resume !== undefined) {
     io.stderr("--repeat and --resume do not go together: --resume continues one cast\n");
     return EXIT.invalid;

@@ -108,3 +108,14 @@ describe.skipIf(REDIS_MISSING !== undefined || !built)(
     });
   },
 );
+
+describe.skipIf(!built)("spell run --queue without --repeat", { timeout: 60_000 }, () => {
+  it("is a usage error that says --queue goes with --repeat", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "run-queue-alone-"));
+    writeFileSync(join(dir, "adder.yaml"), SPELL);
+    const env = { R_BASE: "http://127.0.0.1:9/v1", R_KEY: "sk-unused-000000" };
+    const r = await runCli(["run", "adder.yaml", "--queue", "redis://127.0.0.1:9"], env, dir);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain("--queue goes with --repeat K");
+  });
+});
