@@ -32,7 +32,7 @@ export async function openRemote(url: string, o: RemoteOptions): Promise<RemoteC
   await queue.waitUntilReady();
   // Every cast waits on its job, and each wait holds one `closing` listener on the queue.
   queue.setMaxListeners(0);
-  const last = await lastEventId(connection, queue.keys.events);
+  const last = await lastEventId(connection, queue.toKey("events"));
   const events: QueueEvents = new QueueEvents(QUEUE_NAME, {
     connection,
     lastEventId: last ?? "0-0",
