@@ -15,7 +15,6 @@ import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { setTimeout } from "node:timers";
 import pg from "pg";
 import { Redis } from "ioredis";
 import { repeatPlan } from "../dist/cli/run-repeat.js";
@@ -203,5 +202,6 @@ circle:
   for (const c of children) c.kill("SIGTERM");
   redis?.stop();
   pgServer?.stop();
-  setTimeout(() => rmSync(dir, { recursive: true, force: true }), 1000).unref();
+  // At exit, not on a timer: an unref'd timer never fires once nothing else keeps node alive.
+  process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
 }
