@@ -5,9 +5,7 @@
 // Or point it at a server: SPELLBOOK_BENCH_PG_URL=postgres://… (a database it may fill).
 // Then `spell loom import` of a 10,000-turn JSONL loom (100 entities, a reward every 50 turns)
 // into a new database: wall and CPU time of this process (SPELLBOOK_BENCH_IMPORT_TURNS=0 skips).
-import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { setTimeout } from "node:timers";
 import { join } from "node:path";
@@ -15,70 +13,10 @@ import { writeFileSync } from "node:fs";
 import { jsonlLoomStore } from "../dist/loom/loom-store.js";
 import { importLoomFile } from "../dist/loom/postgres-records.js";
 import { postgresLoomStore } from "../dist/loom/storage-postgres.js";
+import { startPostgres } from "./postgres-server.mjs";
 
 const N = 2000;
 const DEPTH = 1000;
-
-function bin() {
-  const root = "/usr/lib/postgresql";
-  if (!existsSync(root)) return null;
-  const v = readdirSync(root).filter((d) => existsSync(join(root, d, "bin", "initdb")));
-  return v.length ? join(root, v.sort((a, b) => b - a)[0], "bin") : null;
-}
-
-async function startPostgres(dir) {
-  const pgBin = bin();
-  if (!pgBin) return null;
-  const root = process.getuid() === 0;
-  const as = (cmd, args) =>
-    root
-      ? ["setpriv", ["--reuid=postgres", "--regid=postgres", "--init-groups", cmd, ...args]]
-      : [cmd, args];
-  if (root) spawnSync("chown", ["postgres:postgres", dir]);
-  const data = join(dir, "data");
-  const [c, a] = as(join(pgBin, "initdb"), [
-    "-D",
-    data,
-    "-U",
-    "postgres",
-    "--auth=trust",
-    "--no-sync",
-  ]);
-  if (spawnSync(c, a).status !== 0) return null;
-  const port = await new Promise((resolve) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-  const [pc, pa] = as(join(pgBin, "postgres"), [
-    "-D",
-    data,
-    "-p",
-    String(port),
-    "-h",
-    "127.0.0.1",
-    "-k",
-    dir,
-    "-c",
-    "fsync=off",
-    "-c",
-    "synchronous_commit=off",
-  ]);
-  const child = spawn(pc, pa, { stdio: ["ignore", "ignore", "pipe"] });
-  await new Promise((resolve, reject) => {
-    let log = "";
-    child.stderr.on("data", (d) => {
-      log += d;
-      if (log.includes("ready to accept connections")) resolve();
-    });
-    child.once("exit", () => reject(new Error(log)));
-  });
-  return {
-    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
-    stop: () => child.kill("SIGQUIT"),
-  };
-}
 
 const turn = (i, entity = "bench") => ({
   type: "turn",

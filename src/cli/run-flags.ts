@@ -24,4 +24,6 @@ export interface RunFlags extends OtelFlags {
   concurrency?: number | undefined;
   /** With --repeat: the report folder. */
   out?: string | undefined;
+  /** With --repeat: the Redis whose queue the casts go on (workers run them; eval's --queue). */
+  queue?: string | undefined;
 }

@@ -25,6 +25,18 @@ import { repeatRun } from "./run-repeat.js";
 export type { RunFlags } from "./run-flags.js";
 export { DEFAULT_LOOM } from "./load.js";
 
+/**
+ * Flags that do not go together, said in a line (a usage error), or undefined. Checked here, not
+ * by oclif's dependsOn: a flag with one leaves spell run's fast start path (start.ts).
+ */
+function flagClash(flags: RunFlags): string | undefined {
+  if (flags.queue !== undefined && flags.repeat === undefined)
+    return "--queue goes with --repeat K: it puts the K casts on the queue";
+  if (flags.repeat !== undefined && flags.resume !== undefined)
+    return "--repeat and --resume do not go together: --resume continues one cast";
+  return undefined;
+}
+
 /** `spell run FILE`: progress per turn on stderr, the result on stdout. Returns the exit code. */
 export async function runCommand(file: string, flags: RunFlags, io: CliIO): Promise<number> {
   const loaded = await loadForRun(file, flags, io);
@@ -32,8 +44,9 @@ export async function runCommand(file: string, flags: RunFlags, io: CliIO): Prom
   const redact = (t: string): string => loaded.redactor.redact(t);
   printWarnings(loaded, io);
   const cantrip = loaded.cantrip!;
-  if (flags.repeat !== undefined && flags.resume !== undefined) {
-    io.stderr("--repeat and --resume do not go together: --resume continues one cast\n");
+  const clash = flagClash(flags);
+  if (clash) {
+    io.stderr(`${clash}\n`);
     return EXIT.invalid;
   }
   let target: RunTarget | undefined;

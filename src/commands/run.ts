@@ -56,6 +56,10 @@ export default class Run extends Command {
     out: Flags.string({
       description: "with --repeat: the report folder (default .spellbook/evals/NAME-TIME)",
     }),
+    queue: Flags.string({
+      description:
+        "with --repeat: put the casts on this Redis (redis://HOST:PORT) for `spell worker` processes to run, as spell eval --queue does; --loom then names the loom the workers record to (default: each worker's --loom)",
+    }),
     ...otelFlags,
   };
 

@@ -1,8 +1,8 @@
 /**
- * The enqueuing side of `spell eval --queue`: each cast becomes one job on the casts queue, and
- * its row comes back as the job's return value (BullMQ's QueueEvents `completed`), so the eval
- * tallies, prints and reports exactly as a local run does (eval/run.ts takes this as its
- * `remote`). A job that fails on its worker (its spell cannot load there) comes back as an
+ * The enqueuing side of `spell eval --queue` and `spell run --repeat K --queue`: each cast becomes
+ * one job on the casts queue, and its row comes back as the job's return value (BullMQ's
+ * QueueEvents `completed`), so the run tallies, prints and reports exactly as a local run does
+ * (eval/run.ts takes this as its `remote`). A job that fails on its worker (its spell cannot load there) comes back as an
  * errored row naming why.
  *
  * Redis restarted (docs/design/SCALE.md "Redis restarted"): a Redis that comes back as a new
@@ -10,12 +10,18 @@
  * back under the same job and entity id; a worker continues each from its last recorded turn
  * (a finished one gives back its recorded ending). Redis away for longer than `awayMs`: the run
  * fails with `queue_lost`, naming the Redis.
+ *
+ * No outcome is missed, however late this process gets to read (a loaded machine, a thousand
+ * jobs being added): the QueueEvents reads the events stream from where it stood when the queue
+ * was opened, not from whenever its first read goes out; and a finished job is kept until its
+ * outcome was read here (then removed), so a job that ended before its waiter looked is found
+ * finished, with its return value, not missing.
  */
 import type { Queue, QueueEvents } from "bullmq";
 import { SystemError } from "../core/errors.js";
 import { newEntityId } from "./ids.js";
 import type { RemoteCasts } from "../eval/run.js";
-import { connectionOf, loadBullMQ } from "./connection.js";
+import { connectionOf, loadBullMQ, type RedisConnection } from "./connection.js";
 import { QUEUE_NAME, type QueuedCast, type QueuedOutcome } from "./job.js";
 
 export interface RemoteOptions {
@@ -25,15 +31,22 @@ export interface RemoteOptions {
   awayMs?: number | undefined;
 }
 
-const JOB = { removeOnComplete: true, removeOnFail: 1000 } as const;
+/** Finished jobs nobody read (an enqueuer that died) go after a day, BullMQ's cleanup. */
+const JOB = { removeOnComplete: { age: 24 * 3600 }, removeOnFail: 1000 } as const;
 
 export async function openRemote(url: string, o: RemoteOptions): Promise<RemoteCasts> {
   const { Queue, QueueEvents } = await loadBullMQ();
   const connection = connectionOf(url);
   const queue: Queue<QueuedCast, QueuedOutcome> = new Queue(QUEUE_NAME, { connection });
-  const events: QueueEvents = new QueueEvents(QUEUE_NAME, { connection });
-  await Promise.all([queue.waitUntilReady(), events.waitUntilReady()]);
-  queue.setMaxListeners(0); // each cast waited for listens for the queue's closing
+  await queue.waitUntilReady();
+  // Every cast waits on its job, and each wait holds one `closing` listener on the queue.
+  queue.setMaxListeners(0);
+  const last = await lastEventId(connection, queue.toKey("events"));
+  const events: QueueEvents = new QueueEvents(QUEUE_NAME, {
+    connection,
+    lastEventId: last ?? "0-0",
+  });
+  await events.waitUntilReady();
   // Connection errors while Redis is away: the watch below says what happened, once.
   queue.on("error", () => {});
   events.on("error", () => {});
@@ -52,6 +65,8 @@ export async function openRemote(url: string, o: RemoteOptions): Promise<RemoteC
         return await Promise.race([job.waitUntilFinished(events), watch.lost]);
       } finally {
         pending.delete(entityId);
+        // Read: no longer needed (with Redis lost, nothing is left to remove).
+        if (!watch.isLost()) void queue.remove(entityId).catch(() => 0);
       }
     },
     async close() {
@@ -112,4 +127,16 @@ async function watchRedis(url: string, awayMs: number, restarted: () => Promise<
       client.disconnect();
     },
   };
+}
+
+/** The id of the events stream's last entry now (undefined: no entry yet), on a short connection. */
+async function lastEventId(connection: RedisConnection, key: string): Promise<string | undefined> {
+  const { Redis } = await import("ioredis");
+  const client = new Redis({ ...connection, lazyConnect: true, maxRetriesPerRequest: 1 });
+  try {
+    await client.connect();
+    return (await client.xrevrange(key, "+", "-", "COUNT", 1))[0]?.[0];
+  } finally {
+    client.disconnect();
+  }
 }

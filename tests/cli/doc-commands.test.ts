@@ -37,16 +37,18 @@ const EXCLUDED: Record<string, string> = {
   "spell run spell.yaml --llm openai/gpt-4.1": "needs a real OpenAI key and the network",
   "spell eval FILE [--repeat K] [--concurrency C] [--filter TEXT] [--llm P/M] [--out DIR] [--compare DIR] [--record] [--replay DIR] [--otel URL [--otel-content]]":
     "every part at once replays a recording made with that --llm; the parts are run by tests/eval/ and the offline example line in EVALS.md",
+  "spell run FILE --repeat K --queue redis://HOST:PORT [--loom URL]":
+    "needs a running Redis and workers; tests/queue/queue-run-repeat.test.ts runs it",
   "spell eval FILE --queue redis://HOST:PORT [--loom URL]":
     "needs a running Redis and workers; tests/queue/queue-eval.test.ts runs it",
   "spell worker --queue redis://HOST:PORT [--concurrency C] [--loom URL] [--lock-ms N] [--stalled-check-ms N]":
     "runs until stopped and needs a running Redis; tests/queue/ start real workers",
   "spell worker --queue redis://127.0.0.1:6379 --concurrency 4 --loom postgres://spell@127.0.0.1/looms":
-    "needs a running Redis and PostgreSQL and runs until stopped; tests/queue/ start real workers",
+    "needs a running Redis and PostgreSQL and runs until stopped; tests/queue/readme-scale.test.ts runs it on a Redis and a PostgreSQL of its own",
   "spell loom import FILE.jsonl --to postgres://USER@HOST/DB":
     "needs a running PostgreSQL; tests/loom/loom-cli-postgres.test.ts imports into a real one it starts",
   "spell eval spells/arithmetic-eval.yaml --queue redis://127.0.0.1:6379":
-    "needs a running Redis and workers; tests/queue/queue-eval.test.ts runs the same over a real Redis",
+    "needs a running Redis and workers; tests/queue/readme-scale.test.ts runs it with the section's Redis and workers on ports of its own",
 };
 
 const work = mkdtempSync(join(tmpdir(), "doc-commands-"));

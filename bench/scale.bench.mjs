@@ -1,0 +1,207 @@
+// Scale-out (issue 27, "Done when"): N scripted 3-turn casts (default 1,000), each model call
+// answered after 50 ms by the loopback wire server (its own process), put on a BullMQ queue on one
+// real Redis by the dispatcher `spell run --repeat K --queue` and `spell eval --queue` use
+// (queue/remote.ts under eval/run.ts), and run by 1, 2 and 4 `spell worker` processes (the built
+// CLI) recording to one real PostgreSQL loom (a fresh database per worker count).
+// Printed: casts/s per worker count, the ratio 4 vs 1 (target ≥ 3×) at the printed per-worker
+// --concurrency, each run's turn count in PostgreSQL (must be exactly 3 × N), the CPU time the
+// workers, PostgreSQL and Redis spent per cast, the load average, then bench/loom-pg.bench.mjs's
+// append and thread-read figures (PostgreSQL against JSONL) on the same server.
+// BENCH_SCALE_N casts per run; BENCH_SCALE_C the per-worker --concurrency (default 2);
+// BENCH_SCALE_WORKERS the worker counts (default 1,2,4); BENCH_SCALE_NODE_ARGS node flags for
+// the workers (e.g. --cpu-prof).
+// Skips, saying why, without redis-server or PostgreSQL.
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import { Redis } from "ioredis";
+import { repeatPlan } from "../dist/cli/run-repeat.js";
+import { runEval } from "../dist/eval/run.js";
+import { openRemote } from "../dist/queue/remote.js";
+import { startPostgres } from "./postgres-server.mjs";
+import { startRedis } from "./redis-server.mjs";
+
+const N = Number(process.env.BENCH_SCALE_N ?? 1000);
+// 2 at once per worker: 4 workers then need about 1.6 of this machine's 2 cores (≈30 CPU ms per
+// cast, all processes); at 4 each, 4 workers would need more CPU than 2 cores have.
+const C = Number(process.env.BENCH_SCALE_C ?? 2);
+const COUNTS = (process.env.BENCH_SCALE_WORKERS ?? "1,2,4").split(",").map(Number);
+const root = join(import.meta.dirname, "..");
+const children = [];
+const dir = mkdtempSync(join(tmpdir(), "bench-scale-"));
+
+/**
+ * A process's CPU time so far (user + system, ms, from /proc), with its ended children's (which
+ * it waited for) and its live children's: PostgreSQL's backends are the postmaster's children.
+ */
+function cpuMs(pid) {
+  try {
+    const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    // utime, stime, cutime, cstime, in clock ticks (100 a second on Linux)
+    const own = ((Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) * 1000) / 100;
+    const kids = spawnSync("pgrep", ["-P", String(pid)], { encoding: "utf8" }).stdout;
+    return (
+      own +
+      kids
+        .split("\n")
+        .filter(Boolean)
+        .reduce((ms, k) => ms + cpuMs(Number(k)), 0)
+    );
+  } catch {
+    return 0;
+  }
+}
+
+let wire = null;
+function startWire() {
+  const config = JSON.stringify({ delayMs: 50, turns: 3 });
+  const child = spawn(
+    process.execPath,
+    [join(root, "tests/eval/support/wire-server.mjs"), config],
+    {
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
+  children.push(child);
+  wire = child;
+  return new Promise((resolve) =>
+    child.stdout.once("data", (d) => resolve(Number(/PORT (\d+)/.exec(String(d))[1]))),
+  );
+}
+
+/** A `spell worker` process; resolves once it waits for casts. */
+function startWorker(queue, loom) {
+  const args = ["worker", "--queue", queue, "--concurrency", String(C), "--loom", loom];
+  const node = (process.env.BENCH_SCALE_NODE_ARGS ?? "").split(" ").filter(Boolean);
+  const child = spawn(process.execPath, [...node, join(root, "bin/run.js"), ...args], {
+    cwd: dir,
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  children.push(child);
+  return new Promise((resolve, reject) => {
+    let log = "";
+    child.stderr.on("data", (d) => {
+      log += d;
+      if (log.includes("waiting for casts")) resolve(child);
+    });
+    child.once("exit", (code) => reject(new Error(`worker exited ${code}:\n${log}`)));
+  });
+}
+const stop = (child) =>
+  new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once("exit", resolve);
+    child.kill("SIGTERM");
+  });
+
+async function run(workers, redis, pgServer, admin) {
+  const db = `scale_${workers}`;
+  await admin.query(`CREATE DATABASE ${db}`);
+  const loom = pgServer.url.replace(/\/postgres$/, `/${db}`);
+  const client = new Redis(redis.url);
+  await client.flushall(); // the queue of the run before, if any
+  client.disconnect();
+  const procs = await Promise.all(
+    Array.from({ length: workers }, () => startWorker(redis.url, loom)),
+  );
+  const plan = repeatPlan(join(dir, "spell.yaml"), "What is 1 + 2?", { repeat: N });
+  const cpu0 = {
+    workers: procs.reduce((ms, p) => ms + cpuMs(p.pid), 0),
+    pg: cpuMs(pgServer.pid),
+    redis: cpuMs(redis.pid),
+    wire: cpuMs(wire.pid),
+    here: process.cpuUsage(),
+  };
+  const load0 = loadavg()[0];
+  const t0 = performance.now();
+  const remote = await openRemote(redis.url, { loom: undefined });
+  const r = await runEval(plan, { out: join(dir, `out-${workers}`), env: process.env, remote });
+  const s = (performance.now() - t0) / 1000;
+  const cpu = {
+    workers: procs.reduce((ms, p) => ms + cpuMs(p.pid), 0) - cpu0.workers,
+    pg: cpuMs(pgServer.pid) - cpu0.pg,
+    redis: cpuMs(redis.pid) - cpu0.redis,
+    wire: cpuMs(wire.pid) - cpu0.wire,
+    here: (({ user, system }) => (user + system) / 1000)(process.cpuUsage(cpu0.here)),
+  };
+  await Promise.all(procs.map(stop));
+  const g = r.groups[0];
+  if (r.done !== N || g.errored)
+    throw new Error(`${workers} worker(s): ${r.done}/${N} casts, ${g.errored} errored`);
+  const c = new pg.Client({ connectionString: loom });
+  await c.connect();
+  const turns = Number((await c.query("SELECT count(*) FROM loom_turns")).rows[0].count);
+  const entities = Number(
+    (await c.query("SELECT count(DISTINCT entity_id) FROM loom_turns")).rows[0].count,
+  );
+  await c.end();
+  const latency = g.mean_latency_ms;
+  return { workers, s, rate: N / s, turns, entities, cpu, latency, load: [load0, loadavg()[0]] };
+}
+
+const missing = [
+  spawnSync("redis-server", ["--version"]).status === 0 ? null : "redis-server is not installed",
+].filter(Boolean);
+let redis = null;
+let pgServer = null;
+try {
+  pgServer = missing.length ? null : await startPostgres(dir);
+  if (!missing.length && !pgServer) missing.push("PostgreSQL (initdb) is not installed");
+  if (missing.length) {
+    console.log(`skipped: ${missing.join("; ")} (apt-get install redis-server postgresql)`);
+  } else {
+    redis = await startRedis(dir);
+    const port = await startWire();
+    writeFileSync(
+      join(dir, "spell.yaml"),
+      `name: three-turns
+llm: { provider: openai, model: wire-model, base_url: "http://127.0.0.1:${port}/v1", api_key: k }
+identity: { system_prompt: Answer with the number. }
+circle:
+  gates: [done, { name: echo, behavior: { result: "hi" } }]
+  wards: [{ max_turns: 5 }]
+`,
+    );
+    const admin = new pg.Client({ connectionString: pgServer.url });
+    await admin.connect();
+    console.log(
+      `(N=${N} casts per run, 3 turns each, 50 ms per model call; --concurrency ${C} per worker; ${process.env.BENCH_SCALE_N ? "" : "BENCH_SCALE_N to run fewer; "}the machine is shared: the load average is printed per run)`,
+    );
+    const rows = [];
+    for (const w of COUNTS) {
+      const row = await run(w, redis, pgServer, admin);
+      rows.push(row);
+      const per = (ms) => `${(ms / N).toFixed(1)}`;
+      console.log(
+        `${w} worker(s): ${row.rate.toFixed(1).padStart(6)} casts/s (${row.s.toFixed(1)} s) · turns in PostgreSQL ${row.turns} (${row.turns === 3 * N ? "exactly" : "NOT"} ${3 * N}) over ${row.entities} entities · CPU ms/cast: workers ${per(row.cpu.workers)}, PostgreSQL ${per(row.cpu.pg)}, Redis ${per(row.cpu.redis)}, wire server ${per(row.cpu.wire)}, enqueuer ${per(row.cpu.here)} · mean cast ${row.latency.toFixed(0)} ms on its worker · load ${row.load.map((l) => l.toFixed(1)).join(" → ")}`,
+      );
+    }
+    const one = rows.find((r) => r.workers === 1);
+    const four = rows.find((r) => r.workers === 4);
+    if (one && four)
+      console.log(
+        `4 workers vs 1: ${(four.rate / one.rate).toFixed(2)}× (target ≥ 3×) at --concurrency ${C} per worker; all CPU ms per cast: ${rows.map((r) => `${r.workers}w ${((r.cpu.workers + r.cpu.pg + r.cpu.redis + r.cpu.wire + r.cpu.here) / N).toFixed(1)}`).join(", ")} (2 cores: 2,000 CPU ms a second for everything on the machine)`,
+      );
+    const bad = rows.filter((r) => r.turns !== 3 * N);
+    if (bad.length) process.exitCode = 1;
+    await admin.query("CREATE DATABASE scale_store");
+    console.log("PostgreSQL store against JSONL (bench/loom-pg.bench.mjs, same server):");
+    const figures = spawnSync(process.execPath, [join(root, "bench/loom-pg.bench.mjs")], {
+      env: {
+        ...process.env,
+        SPELLBOOK_BENCH_PG_URL: pgServer.url.replace(/\/postgres$/, "/scale_store"),
+      },
+      encoding: "utf8",
+    });
+    process.stdout.write(figures.stdout + figures.stderr);
+    await admin.end();
+  }
+} finally {
+  for (const c of children) c.kill("SIGTERM");
+  redis?.stop();
+  pgServer?.stop();
+  // At exit, not on a timer: an unref'd timer never fires once nothing else keeps node alive.
+  process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
+}

@@ -1,0 +1,60 @@
+// The enqueuing side of a queued run (src/queue/remote.ts) gets back every job's outcome, even
+// one whose job a worker finished before the enqueuer's QueueEvents had read anything: here the
+// enqueuer's event loop is held busy (as under load, adding a thousand jobs) while a real worker
+// process on a real Redis finishes the job. Before the fix the cast never resolved (its
+// `completed` event was missed) or came back as a failure (the finished job already removed).
+import { spawn } from "node:child_process";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { openRemote } from "../../src/queue/remote.js";
+import { REDIS_MISSING, RedisServer } from "../support/redis.js";
+
+if (REDIS_MISSING) console.log(`skipping: ${REDIS_MISSING}`);
+
+const cleanup: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  await Promise.all(cleanup.splice(0).map((f) => f()));
+});
+
+const CASE = { id: "c", intent: "What is 1 + 2?", expect: [], location: "x.yaml" };
+
+describe.skipIf(REDIS_MISSING !== undefined)("queued casts' outcomes", { timeout: 120_000 }, () => {
+  it("comes back when the worker finished the job before the enqueuer listened", async () => {
+    const redis = await RedisServer.start();
+    cleanup.push(() => redis.close());
+    const worker = spawn(
+      process.execPath,
+      [join("tests/queue/support/instant-worker.mjs"), String(redis.port)],
+      { stdio: ["ignore", "pipe", "inherit"] },
+    );
+    cleanup.push(
+      () =>
+        new Promise<void>((resolve) => {
+          if (worker.exitCode !== null) return resolve();
+          worker.once("exit", () => resolve());
+          worker.kill("SIGTERM");
+        }),
+    );
+    await new Promise<void>((resolve) =>
+      worker.stdout.on("data", (d: Buffer) => d.toString().includes("READY") && resolve()),
+    );
+    const remote = await openRemote(redis.url, { loom: undefined });
+    cleanup.push(() => remote.close());
+    // Four rounds: whether this process's add went out before it was held varies a little.
+    for (let round = 0; round < 4; round++) {
+      const outcome = remote.cast({ spell: "/x.yaml", llm: undefined, case: CASE, repeat: round });
+      // Let the job's add go out (microtasks only: no reply is read meanwhile), then hold this
+      // event loop while the worker finishes the job.
+      for (let i = 0; i < 1000; i++) await Promise.resolve();
+      const until = Date.now() + 2000;
+      while (Date.now() < until); // busy, on purpose: nothing of this process runs meanwhile
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error("the cast's outcome never came back")), 30_000);
+      });
+      const o = (await Promise.race([outcome, timeout])) as { row: { status: string } };
+      clearTimeout(timer);
+      expect(o.row.status).toBe("pass");
+    }
+  });
+});
