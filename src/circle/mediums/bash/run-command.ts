@@ -65,7 +65,7 @@ function commandEnv(spec: CommandSpec): Record<string, string> {
 }
 
 /** The process to start: bash in bubblewrap (or bare), inside a pids cgroup when there is one. */
-function commandArgv(spec: CommandSpec, cgroupProcs: string | undefined): string[] {
+function commandArgv(spec: CommandSpec, cgroupTasks: string | undefined): string[] {
   const script = prelude(spec.maxProcesses, spec.gates) + withGateWords(spec.command);
   const { root, writable, gateDir } = spec;
   const inner =
@@ -73,8 +73,9 @@ function commandArgv(spec: CommandSpec, cgroupProcs: string | undefined): string
       ? ["bwrap", ...bwrapArgs({ root, writable, gateDir, env: commandEnv(spec) })]
       : [];
   inner.push("/bin/bash", "-c", script);
-  return cgroupProcs
-    ? ["/bin/sh", "-c", 'echo $$ > "$0" && exec "$@"', cgroupProcs, ...inner]
+  // `0` is the writing shell itself (see PidsCgroup.tasks); a failed write runs nothing.
+  return cgroupTasks
+    ? ["/bin/sh", "-c", 'echo 0 > "$0" && exec "$@"', cgroupTasks, ...inner]
     : inner;
 }
 
@@ -82,7 +83,7 @@ function commandArgv(spec: CommandSpec, cgroupProcs: string | undefined): string
 export function runCommand(spec: CommandSpec): RunningCommand {
   // The pids limit: a cgroup where the host allows one, else the shell's own ulimit.
   const cgroup = pidsCgroup(`spellbook-${randomHex(6)}`, spec.maxProcesses);
-  const argv = commandArgv(spec, cgroup?.procs);
+  const argv = commandArgv(spec, cgroup?.tasks);
   const child = childProcess().spawn(argv[0]!, argv.slice(1), {
     cwd: spec.root,
     // bwrap clears the environment itself; passthrough gets only the filtered one.
