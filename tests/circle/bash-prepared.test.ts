@@ -1,4 +1,11 @@
-import { mkdtempSync, readFileSync, readdirSync, readlinkSync, realpathSync } from "node:fs";
+import {
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  readlinkSync,
+  realpathSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -13,7 +20,8 @@ import { hasBwrap, noBwrap } from "./bash-helpers.js";
  * Issue 21: a bash session starts the next command's sandbox while the model writes the command
  * (session.ts, `prepared`). The walls stay per command: each command still gets a sandbox of its
  * own (a fresh /tmp, pid and mount namespace, nothing left of the command before), stdin
- * /dev/null, and the sandbox started ahead ends with the session.
+ * /dev/null; the sandbox started ahead is out of the running command's sight, and ends with the
+ * session.
  */
 const usage = { promptTokens: 0, completionTokens: 0, cachedTokens: 0 };
 
@@ -84,6 +92,25 @@ describe.skipIf(!hasBwrap)(`bash: the next sandbox started ahead (${SKIP})`, () 
       expect(mnt2).not.toBe(mnt1);
       expect(sleeps).toBe("0"); // the first command's sleep is not in the second's sandbox
       expect(stdin).toBe("/dev/null");
+    } finally {
+      dispose();
+    }
+  });
+
+  it("a running command cannot see the sandbox waiting for the next one", async () => {
+    const root = realpathSync(mkdtempSync(join(tmpdir(), "bash-prepared-")));
+    const { run, dispose } = session(root, "bwrap");
+    try {
+      // the command waits for the host's word, given once the next sandbox is seen waiting
+      const third = run(
+        "until [ -e /work/go ]; do read -t 0.05 <> <(:) || :; done; echo INSIDE; ps -eo pid=,args= | grep '[r]ead -r -N' | awk '{ print $1 }' | paste -sd,",
+      );
+      expect(await eventually(() => processesIn(root, true).length > 0)).toBe(true);
+      writeFileSync(join(root, "go"), "");
+      const [inside, seen] = (await third).split("\n");
+      expect(inside).toBe("INSIDE");
+      // only its own pid 1 (bwrap, whose arguments hold the waiting shell): not the next sandbox
+      expect(seen).toBe("1");
     } finally {
       dispose();
     }

@@ -45,9 +45,9 @@ interface Current {
 }
 
 /**
- * One entity in a bash circle: a gate server for its life, one sandboxed command per call. Once a
- * command has ended, the next command's sandbox is started while the model writes that command
- * (`prepared`): a fresh sandbox each time, only started earlier.
+ * One entity in a bash circle: a gate server for its life, one sandboxed command per call. When a
+ * command starts, the next command's sandbox is started too (`prepared`), ready by the time the
+ * model has written that command: a fresh sandbox each time, only started earlier.
  */
 export class BashSession implements MediumSession {
   private server: Promise<GateServer> | undefined;
@@ -140,6 +140,9 @@ export class BashSession implements MediumSession {
       maxOutputBytes: limits.maxOutputKb * 1024,
       signal: scope.signal,
     });
+    // The next command's sandbox starts now, while this command runs and the model answers; a
+    // session that ends discards it.
+    if (!this.disposed) this.prepared = prepareCommand(sandbox);
     this.current = { run, ctx, command: running };
     try {
       const result = await running.result;
@@ -147,10 +150,6 @@ export class BashSession implements MediumSession {
       run.isError = run.done === undefined && commandFailed(result);
     } finally {
       this.current = undefined;
-      // The next command's sandbox starts while the model answers (not after done or a stop,
-      // which end the loop); a session that ends discards it.
-      if (!this.disposed && run.done === undefined && !scope.signal.aborted)
-        this.prepared = prepareCommand(sandbox);
     }
     return run;
   }
