@@ -1,5 +1,6 @@
 import type * as ChildProcess from "node:child_process";
 import type * as Crypto from "node:crypto";
+import type { Readable, Writable } from "node:stream";
 import { GATE_CLIENT } from "./gate-server.js";
 import { prelude, withGateWords } from "./prelude.js";
 import {
@@ -29,19 +30,26 @@ export interface CommandResult {
   stopped?: string | undefined;
 }
 
-export interface CommandSpec {
-  command: string;
+/** What a command's sandbox is made of, fixed for a session: it can be started ahead. */
+export interface SandboxSpec {
   mode: SandboxMode;
   root: string;
   writable: boolean;
   gateDir: string;
-  timeoutMs: number;
-  maxOutputBytes: number;
   maxProcesses: number;
   /** The circle's gate names (the prelude routes `read` to its gate). */
   gates: readonly string[];
+}
+
+/** One command, given to a sandbox when the turn comes. */
+export interface TurnSpec {
+  command: string;
+  timeoutMs: number;
+  maxOutputBytes: number;
   signal: AbortSignal;
 }
+
+export type CommandSpec = SandboxSpec & TurnSpec;
 
 /** A running command; `stop` kills its whole process tree. */
 export interface RunningCommand {
@@ -50,7 +58,7 @@ export interface RunningCommand {
 }
 
 /** The only variables a command sees: nothing of the host's environment (no secrets). */
-function commandEnv(spec: CommandSpec): Record<string, string> {
+function commandEnv(spec: SandboxSpec): Record<string, string> {
   const inside = spec.mode === "bwrap";
   const gates = inside ? SANDBOX_GATES : spec.gateDir;
   return {
@@ -64,37 +72,107 @@ function commandEnv(spec: CommandSpec): Record<string, string> {
   };
 }
 
+/**
+ * What the sandbox runs before its command is known: a shell that waits for the script on its
+ * stdin (Node's stdin is a socket: `read -N` takes it in whole chunks to the end, byte for byte
+ * under LC_ALL=C), puts /dev/null in its place, and execs bash on the script: the process that
+ * `bash -c SCRIPT` started at once would be, with the same environment. `--norc`: bash started
+ * on a socket would otherwise read ~/.bashrc, as if run by sshd.
+ */
+const AWAIT_SCRIPT = [
+  "/bin/bash",
+  "--norc",
+  "-c",
+  'LC_ALL=C; IFS= read -r -N 1000000000 s; unset LC_ALL; exec </dev/null; exec /bin/bash -c "$s"',
+];
+
 /** The process to start: bash in bubblewrap (or bare), inside a pids cgroup when there is one. */
-function commandArgv(spec: CommandSpec, cgroupProcs: string | undefined): string[] {
-  const script = prelude(spec.maxProcesses, spec.gates) + withGateWords(spec.command);
+function sandboxArgv(spec: SandboxSpec, cgroupTasks: string | undefined): string[] {
   const { root, writable, gateDir } = spec;
   const inner =
     spec.mode === "bwrap"
       ? ["bwrap", ...bwrapArgs({ root, writable, gateDir, env: commandEnv(spec) })]
       : [];
-  inner.push("/bin/bash", "-c", script);
-  return cgroupProcs
-    ? ["/bin/sh", "-c", 'echo $$ > "$0" && exec "$@"', cgroupProcs, ...inner]
+  inner.push(...AWAIT_SCRIPT);
+  // `0` is the writing shell itself (see PidsCgroup.tasks); a failed write runs nothing.
+  return cgroupTasks
+    ? ["/bin/sh", "-c", 'echo 0 > "$0" && exec "$@"', cgroupTasks, ...inner]
     : inner;
 }
 
-/** Runs one shell command: in bubblewrap, or in passthrough straight on the host. */
-export function runCommand(spec: CommandSpec): RunningCommand {
+/** A sandbox started ahead of its command, waiting for it: one command's, never reused. */
+export interface PreparedCommand {
+  /** Gives the sandbox its command; callable once. */
+  start(turn: TurnSpec): RunningCommand;
+  /** Ends a sandbox no command was given to (the session ended). */
+  discard(): void;
+}
+
+/** How the sandbox's process ended (an error: it could not start). */
+interface Ended {
+  code: number | null;
+  signal: string | null;
+  error?: string | undefined;
+}
+
+/**
+ * Starts a command's sandbox before the command is known (while the model writes it): the same
+ * sandbox as at the command's start, and its own: a fresh one per command, /tmp, pid namespace
+ * and pids cgroup included.
+ */
+export function prepareCommand(spec: SandboxSpec): PreparedCommand {
   // The pids limit: a cgroup where the host allows one, else the shell's own ulimit.
   const cgroup = pidsCgroup(`spellbook-${randomHex(6)}`, spec.maxProcesses);
-  const argv = commandArgv(spec, cgroup?.procs);
+  const argv = sandboxArgv(spec, cgroup?.tasks);
   const child = childProcess().spawn(argv[0]!, argv.slice(1), {
     cwd: spec.root,
     // bwrap clears the environment itself; passthrough gets only the filtered one.
     env:
       spec.mode === "bwrap" ? { PATH: process.env["PATH"] ?? "/usr/bin:/bin" } : commandEnv(spec),
     detached: true, // its own process group: the whole tree is killed at turn end
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: ["pipe", "pipe", "pipe"],
   });
+  // A sandbox that ended before its script arrived says so through its exit, not a write error.
+  child.stdin.on("error", () => undefined);
+  const ended = new Promise<Ended>((resolve) => {
+    child.on("error", (e) => resolve({ code: 127, signal: null, error: String(e.message) }));
+    child.on("close", (code, sig) => resolve({ code, signal: sig }));
+  });
+  // The shell is gone: what it left running (holding the pipes open) ends with it.
+  child.on("exit", () => killTree(child.pid, cgroup));
+  let used = false;
+  return {
+    start: (turn) => {
+      if (used) throw new Error("a prepared sandbox runs one command");
+      used = true;
+      return startCommand(child, cgroup, ended, { ...spec, ...turn });
+    },
+    discard: () => {
+      if (used) return;
+      used = true;
+      killTree(child.pid, cgroup);
+      for (const stream of [child.stdin, child.stdout, child.stderr]) stream.destroy();
+    },
+  };
+}
+
+/** Runs one shell command: in bubblewrap, or in passthrough straight on the host. */
+export function runCommand(spec: CommandSpec): RunningCommand {
+  return prepareCommand(spec).start(spec);
+}
+
+/** Hands the waiting sandbox its script; the turn's clock starts here. */
+function startCommand(
+  child: ChildProcess.ChildProcessByStdio<Writable, Readable, Readable>,
+  cgroup: PidsCgroup | undefined,
+  ended: Promise<Ended>,
+  spec: CommandSpec,
+): RunningCommand {
   const out = new Capped(spec.maxOutputBytes);
   const err = new Capped(spec.maxOutputBytes);
   child.stdout.on("data", (b: Buffer) => out.push(b));
   child.stderr.on("data", (b: Buffer) => err.push(b));
+  child.stdin.end(prelude(spec.maxProcesses, spec.gates) + withGateWords(spec.command));
   let stopped: string | undefined;
   let timedOut = false;
   const kill = (): void => killTree(child.pid, cgroup);
@@ -112,28 +190,19 @@ export function runCommand(spec: CommandSpec): RunningCommand {
   }, spec.timeoutMs);
   const onAbort = (): void => stop("the loop was stopped");
   spec.signal.addEventListener("abort", onAbort, { once: true });
-  const result = new Promise<CommandResult>((resolve) => {
-    const finish = (code: number | null, sig: string | null): void => {
-      clearTimeout(timer);
-      spec.signal.removeEventListener("abort", onAbort);
-      kill(); // what the command left running ends with the turn
-      const streams = {
-        stdout: out.text(),
-        stderr: err.text(),
-        stdoutCut: out.cut,
-        stderrCut: err.cut,
-      };
-      const done = { ...streams, exitCode: code, signal: sig, timedOut, stopped };
-      if (cgroup) void cgroup.drain().then(() => resolve(done));
-      else resolve(done);
+  const result = ended.then(async ({ code, signal, error }) => {
+    clearTimeout(timer);
+    spec.signal.removeEventListener("abort", onAbort);
+    kill(); // what the command left running ends with the turn
+    if (error !== undefined) err.push(Buffer.from(error));
+    const streams = {
+      stdout: out.text(),
+      stderr: err.text(),
+      stdoutCut: out.cut,
+      stderrCut: err.cut,
     };
-    child.on("error", (e) => {
-      err.push(Buffer.from(String(e.message)));
-      finish(127, null);
-    });
-    // The shell is gone: what it left running (holding the pipes open) ends with it.
-    child.on("exit", kill);
-    child.on("close", finish);
+    if (cgroup) await cgroup.drain();
+    return { ...streams, exitCode: code, signal, timedOut, stopped };
   });
   if (spec.signal.aborted) onAbort();
   return { result, stop };

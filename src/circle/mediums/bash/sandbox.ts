@@ -164,9 +164,16 @@ export function bwrapArgs(plan: BwrapPlan): string[] {
 
 const CGROUP_PIDS = "/sys/fs/cgroup/pids";
 
-/** A pids cgroup of one command: its procs file, and how to end everything in it. */
+/** A pids cgroup of one command: where its shell joins, and how to end everything in it. */
 export interface PidsCgroup {
-  procs: string;
+  /**
+   * The v1 `tasks` file. The command's shell joins by writing `0` (itself) there, before it
+   * execs. Linux (6.x) moves a thread writing itself without the system-wide lock that writing a
+   * pid to `cgroup.procs` takes, which waits for an RCU grace period each time: 5–15 ms per
+   * command on a busy host (seen in perf's off-CPU stacks, issue 21). The shell is
+   * single-threaded, so the whole process joins; what it starts is born inside.
+   */
+  tasks: string;
   /** Kills every process left in the cgroup, waits until it is empty, and removes it. */
   drain(): Promise<void>;
 }
@@ -185,7 +192,7 @@ export function pidsCgroup(name: string, max: number): PidsCgroup | undefined {
     return undefined;
   }
   const procs = join(dir, "cgroup.procs");
-  return { procs, drain: () => drain(dir, procs) };
+  return { tasks: join(dir, "tasks"), drain: () => drain(dir, procs) };
 }
 
 /**

@@ -30,7 +30,12 @@ import {
   MAX_PROCESSES,
   type BashOptions,
 } from "./options.js";
-import { runCommand, type RunningCommand } from "./run-command.js";
+import {
+  prepareCommand,
+  type PreparedCommand,
+  type RunningCommand,
+  type SandboxSpec,
+} from "./run-command.js";
 
 /** The command running now, and where its gate calls are recorded. */
 interface Current {
@@ -39,10 +44,16 @@ interface Current {
   command: RunningCommand;
 }
 
-/** One entity in a bash circle: a gate server for its life, one sandboxed command per call. */
+/**
+ * One entity in a bash circle: a gate server for its life, one sandboxed command per call. When a
+ * command starts, the next command's sandbox is started too (`prepared`), ready by the time the
+ * model has written that command: a fresh sandbox each time, only started earlier.
+ */
 export class BashSession implements MediumSession {
   private server: Promise<GateServer> | undefined;
   private current: Current | undefined;
+  private prepared: PreparedCommand | undefined;
+  private disposed = false;
   private readonly turn: MediumTurn;
 
   constructor(
@@ -66,6 +77,9 @@ export class BashSession implements MediumSession {
   }
 
   dispose(): void {
+    this.disposed = true;
+    this.prepared?.discard();
+    this.prepared = undefined;
     this.turn.dispose();
     this.current?.command.stop("the entity was disposed");
     void this.server?.then(
@@ -117,18 +131,18 @@ export class BashSession implements MediumSession {
         return { ...run, text: `error: ${deniedMessage("bash", answer)}`, isError: true };
     }
     const limits = this.limits;
-    const running = runCommand({
+    const sandbox = this.sandboxSpec(server.dir);
+    const prepared = this.prepared ?? prepareCommand(sandbox);
+    this.prepared = undefined;
+    const running = prepared.start({
       command,
-      mode: this.options.sandbox,
-      root: this.options.root,
-      writable: this.options.writable,
-      gateDir: server.dir,
       timeoutMs: limits.maxCommandMs,
       maxOutputBytes: limits.maxOutputKb * 1024,
-      maxProcesses: MAX_PROCESSES,
-      gates: [...this.circle.gates.keys()],
       signal: scope.signal,
     });
+    // The next command's sandbox starts now, while this command runs and the model answers; a
+    // session that ends discards it.
+    if (!this.disposed) this.prepared = prepareCommand(sandbox);
     this.current = { run, ctx, command: running };
     try {
       const result = await running.result;
@@ -138,6 +152,17 @@ export class BashSession implements MediumSession {
       this.current = undefined;
     }
     return run;
+  }
+
+  private sandboxSpec(gateDir: string): SandboxSpec {
+    return {
+      mode: this.options.sandbox,
+      root: this.options.root,
+      writable: this.options.writable,
+      gateDir,
+      maxProcesses: MAX_PROCESSES,
+      gates: [...this.circle.gates.keys()],
+    };
   }
 
   /** A gate command called back: the real gate runs on the host, recorded on the turn (CIRCLE-7). */
