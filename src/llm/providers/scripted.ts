@@ -55,21 +55,20 @@ export class ScriptedLLM implements LLM {
   private next = 0;
   private calls = 0;
   /**
-   * Each reply's tool-call arguments as a gate receives them: decoded from their JSON once, when
-   * the script is read, into objects of this LLM's own — a gate that changes its arguments
-   * changes no script, and it sees exactly what the JSON text says (no NaN where the text says null).
+   * Each reply's tool-call arguments as a gate receives them: decoded from their JSON when the
+   * script is read (again each time a cycling script starts over), into objects of this LLM's
+   * own — a gate that changes its arguments changes no script, and it sees exactly what the
+   * JSON text says (no NaN where the text says null).
    */
-  private readonly decoded: (Record<string, unknown> | undefined)[][];
+  private decoded: (Record<string, unknown> | undefined)[][];
+  /** Each reply's tool-call arguments as JSON text, written once when the script is read. */
+  private readonly texts: string[][];
 
   constructor(private readonly options: ScriptedLLMOptions) {
     this.name = options.name ?? "scripted";
-    this.decoded = options.responses.map((r) =>
-      (r?.tool_calls ?? []).map((c) => {
-        const args: unknown = c?.args ?? {};
-        return isJsonObject(args)
-          ? (JSON.parse(JSON.stringify(args)) as Record<string, unknown>)
-          : undefined;
-      }),
+    this.decoded = decodeArgs(options.responses);
+    this.texts = options.responses.map((r, i) =>
+      (r?.tool_calls ?? []).map((c, j) => JSON.stringify(this.decoded[i]![j] ?? c?.args ?? {})),
     );
   }
 
@@ -91,7 +90,10 @@ export class ScriptedLLM implements LLM {
       });
     }
     const { responses, cycle } = this.options;
-    if (cycle && responses.length > 0 && this.next >= responses.length) this.next = 0;
+    if (cycle && responses.length > 0 && this.next >= responses.length) {
+      this.next = 0;
+      this.decoded = decodeArgs(responses);
+    }
     const script = responses[this.next];
     if (script === undefined) {
       return Promise.reject(
@@ -110,7 +112,8 @@ export class ScriptedLLM implements LLM {
         }),
       );
     }
-    const response = this.toResponse(script, this.decoded[this.next - 1] ?? [], options);
+    const at = this.next - 1;
+    const response = this.toResponse(script, this.decoded[at] ?? [], this.texts[at] ?? [], options);
     if (options.onDelta) {
       if (response.thinking) options.onDelta({ type: "thinking", text: response.thinking });
       if (response.content) options.onDelta({ type: "text", text: response.content });
@@ -121,13 +124,14 @@ export class ScriptedLLM implements LLM {
   private toResponse(
     script: ScriptedResponse,
     decoded: readonly (Record<string, unknown> | undefined)[],
+    texts: readonly string[],
     options: QueryOptions,
   ): LLMResponse {
     const toolCalls: ToolCall[] = [];
     (script.tool_calls ?? []).forEach((call, i) => {
       const id = call.id ?? `call_${++this.calls}`;
       const input = decoded[i];
-      const text = JSON.stringify(input ?? call.args ?? {});
+      const text = texts[i] ?? JSON.stringify(input ?? call.args ?? {});
       toolCalls.push(keepInput({ id, name: call.gate, arguments: text }, input));
     });
     const source = script.code ?? script.command;
@@ -154,6 +158,20 @@ export class ScriptedLLM implements LLM {
     }
     return response;
   }
+}
+
+/** Each reply's tool-call arguments as objects of their own, decoded from their JSON text. */
+function decodeArgs(
+  responses: readonly ScriptedResponse[],
+): (Record<string, unknown> | undefined)[][] {
+  return responses.map((r) =>
+    (r?.tool_calls ?? []).map((c) => {
+      const args: unknown = c?.args ?? {};
+      return isJsonObject(args)
+        ? (JSON.parse(JSON.stringify(args)) as Record<string, unknown>)
+        : undefined;
+    }),
+  );
 }
 
 function toUsage(u: ScriptedResponse["usage"]): Usage {
