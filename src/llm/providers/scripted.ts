@@ -61,15 +61,10 @@ export class ScriptedLLM implements LLM {
    * JSON text says (no NaN where the text says null).
    */
   private decoded: (Record<string, unknown> | undefined)[][];
-  /** Each reply's tool-call arguments as JSON text, written once when the script is read. */
-  private readonly texts: string[][];
 
   constructor(private readonly options: ScriptedLLMOptions) {
     this.name = options.name ?? "scripted";
     this.decoded = decodeArgs(options.responses);
-    this.texts = options.responses.map((r, i) =>
-      (r?.tool_calls ?? []).map((c, j) => JSON.stringify(this.decoded[i]![j] ?? c?.args ?? {})),
-    );
   }
 
   get queries(): number {
@@ -112,8 +107,7 @@ export class ScriptedLLM implements LLM {
         }),
       );
     }
-    const at = this.next - 1;
-    const response = this.toResponse(script, this.decoded[at] ?? [], this.texts[at] ?? [], options);
+    const response = this.toResponse(script, this.decoded[this.next - 1] ?? [], options);
     if (options.onDelta) {
       if (response.thinking) options.onDelta({ type: "thinking", text: response.thinking });
       if (response.content) options.onDelta({ type: "text", text: response.content });
@@ -124,14 +118,13 @@ export class ScriptedLLM implements LLM {
   private toResponse(
     script: ScriptedResponse,
     decoded: readonly (Record<string, unknown> | undefined)[],
-    texts: readonly string[],
     options: QueryOptions,
   ): LLMResponse {
     const toolCalls: ToolCall[] = [];
     (script.tool_calls ?? []).forEach((call, i) => {
       const id = call.id ?? `call_${++this.calls}`;
       const input = decoded[i];
-      const text = texts[i] ?? JSON.stringify(input ?? call.args ?? {});
+      const text = JSON.stringify(input ?? call.args ?? {});
       toolCalls.push(keepInput({ id, name: call.gate, arguments: text }, input));
     });
     const source = script.code ?? script.command;
