@@ -103,7 +103,9 @@ export class MediumTurn {
         messages.push({ role: "tool", toolCallId: call.id, content });
         continue;
       }
-      const run = await this.rules.runCall(call, callScope);
+      // A gate that answers synchronously costs no extra tick (the usual conversation turn).
+      const ran = this.rules.runCall(call, callScope);
+      const run = ran instanceof Promise ? await ran : ran;
       runs.push(run);
       for (const r of run.records) gateCalls.push(r);
       const message: Message = run.isError

@@ -11,7 +11,9 @@ type Last = () => CastResult<unknown>;
 
 const textOf = (v: unknown) => (typeof v === "string" ? v : (JSON.stringify(v) ?? ""));
 
-const ajv = new Ajv2020.default({ strict: false, allErrors: false });
+/** Made on the first `result_schema` check, not when the module loads (`spell run` start-up). */
+let shared: InstanceType<typeof Ajv2020.default> | undefined;
+const theAjv = () => (shared ??= new Ajv2020.default({ strict: false, allErrors: false }));
 
 export const resultChecks = {
   result_matches: (w: unknown, last: Last): string | null =>
@@ -27,6 +29,7 @@ export const resultChecks = {
       } catch {
         value = raw;
       }
+    const ajv = theAjv();
     const validate = ajv.compile(w as object);
     return validate(value)
       ? null

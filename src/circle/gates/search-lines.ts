@@ -48,8 +48,13 @@ parentPort.on("message", ({ text, limit }) => {
 });
 `;
 
-/** Found when the module loads, not while a search holds up the event loop. */
-const RE2JS_PATH = createRequire(import.meta.url).resolve("re2js");
+/**
+ * Where re2js is, found on the first search (once per process), not when the module loads:
+ * resolving it loads Node's package-exports resolver, ~5 ms of every `spell` start-up that
+ * never searches (bench/loop.bench.mjs).
+ */
+let re2jsPath: string | undefined;
+const re2js = (): string => (re2jsPath ??= createRequire(import.meta.url).resolve("re2js"));
 
 /**
  * A worker thread that compiles one pattern (RE2 syntax: linear-time matching, no backtracking)
@@ -91,7 +96,7 @@ export class LineMatcher {
         .then(({ Worker }) => {
           this.worker = new Worker(WORKER, {
             eval: true,
-            workerData: { re2js: RE2JS_PATH, pattern: this.pattern, literal: this.literal },
+            workerData: { re2js: re2js(), pattern: this.pattern, literal: this.literal },
             resourceLimits: { maxOldGenerationSizeMb: 256 },
           });
           return this.reply(stop);

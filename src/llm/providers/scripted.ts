@@ -55,22 +55,16 @@ export class ScriptedLLM implements LLM {
   private next = 0;
   private calls = 0;
   /**
-   * Each reply's tool-call arguments as a gate receives them: decoded from their JSON once, when
-   * the script is read, into objects of this LLM's own — a gate that changes its arguments
-   * changes no script, and it sees exactly what the JSON text says (no NaN where the text says null).
+   * Each reply's tool-call arguments as a gate receives them: decoded from their JSON when the
+   * script is read (again each time a cycling script starts over), into objects of this LLM's
+   * own — a gate that changes its arguments changes no script, and it sees exactly what the
+   * JSON text says (no NaN where the text says null).
    */
-  private readonly decoded: (Record<string, unknown> | undefined)[][];
+  private decoded: (Record<string, unknown> | undefined)[][];
 
   constructor(private readonly options: ScriptedLLMOptions) {
     this.name = options.name ?? "scripted";
-    this.decoded = options.responses.map((r) =>
-      (r?.tool_calls ?? []).map((c) => {
-        const args: unknown = c?.args ?? {};
-        return isJsonObject(args)
-          ? (JSON.parse(JSON.stringify(args)) as Record<string, unknown>)
-          : undefined;
-      }),
-    );
+    this.decoded = decodeArgs(options.responses);
   }
 
   get queries(): number {
@@ -91,7 +85,10 @@ export class ScriptedLLM implements LLM {
       });
     }
     const { responses, cycle } = this.options;
-    if (cycle && responses.length > 0 && this.next >= responses.length) this.next = 0;
+    if (cycle && responses.length > 0 && this.next >= responses.length) {
+      this.next = 0;
+      this.decoded = decodeArgs(responses);
+    }
     const script = responses[this.next];
     if (script === undefined) {
       return Promise.reject(
@@ -154,6 +151,20 @@ export class ScriptedLLM implements LLM {
     }
     return response;
   }
+}
+
+/** Each reply's tool-call arguments as objects of their own, decoded from their JSON text. */
+function decodeArgs(
+  responses: readonly ScriptedResponse[],
+): (Record<string, unknown> | undefined)[][] {
+  return responses.map((r) =>
+    (r?.tool_calls ?? []).map((c) => {
+      const args: unknown = c?.args ?? {};
+      return isJsonObject(args)
+        ? (JSON.parse(JSON.stringify(args)) as Record<string, unknown>)
+        : undefined;
+    }),
+  );
 }
 
 function toUsage(u: ScriptedResponse["usage"]): Usage {
