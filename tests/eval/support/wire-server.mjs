@@ -5,6 +5,7 @@
 //            answered right (the sum), the later ones wrong (the sum + 1); default: all right.
 //            Counted per intent, so the pass rates do not depend on the order casts run in.
 //   rateLimit: [request numbers] answered 429 with Retry-After: 1 (1-based, over all requests)
+//   retryAfter: the seconds the 429's Retry-After says (default 1)
 //   dieAt: request number at which the process exits (a provider that dies)
 //   judge: the text a judge (system prompt "You grade…") is answered with
 //   turns: replies per cast (default 1): the first turns-1 call the `echo` gate, the last answers
@@ -136,7 +137,10 @@ const server = createServer((req, res) => {
     log.push({ at: Date.now(), limited });
     if (limited) {
       rateLimited++;
-      res.writeHead(429, { "content-type": "application/json", "retry-after": "1" });
+      res.writeHead(429, {
+        "content-type": "application/json",
+        "retry-after": String(config.retryAfter ?? 1),
+      });
       return res.end(JSON.stringify({ error: { message: "slow down", type: "rate_limit" } }));
     }
     const body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
