@@ -28,12 +28,33 @@ export interface ApprovalRule {
   unless?: Readonly<Record<string, string>>;
 }
 
-/** `*` any run of characters, `?` one character, the rest literal; the whole text must match. */
+/**
+ * `*` any run of characters, `?` one character, the rest literal; the whole text must match.
+ * One pass that remembers only the last `*` (a later star never needs an earlier one undone),
+ * so a model's long text against a glob of many stars cannot backtrack without end as a
+ * regular expression of `.*` runs did. Characters are code points, as `?` promises.
+ */
 export function globMatch(glob: string, text: string): boolean {
-  const body = [...glob]
-    .map((c) => (c === "*" ? ".*" : c === "?" ? "." : c.replace(/[\\^$.|+()[\]{}]/g, "\\$&")))
-    .join("");
-  return new RegExp(`^${body}$`, "s").test(text);
+  const g = [...glob];
+  const t = [...text];
+  let gi = 0;
+  let ti = 0;
+  let star = -1; // the glob position after the last `*` seen
+  let from = 0; // the text position that star matched up to
+  while (ti < t.length) {
+    if (gi < g.length && (g[gi] === "?" || (g[gi] !== "*" && g[gi] === t[ti]))) {
+      gi++;
+      ti++;
+    } else if (gi < g.length && g[gi] === "*") {
+      star = ++gi;
+      from = ti;
+    } else if (star >= 0) {
+      gi = star; // the last star takes one more character
+      ti = ++from;
+    } else return false;
+  }
+  while (gi < g.length && g[gi] === "*") gi++;
+  return gi === g.length;
 }
 
 /** What a spell's circle asks for: rules and how long a question waits. A value. */
