@@ -60,7 +60,7 @@ export class SpellSource {
       // Indentation is told in spell terms; the errors after it are its echoes.
       const told = explainYamlError(e.code, this.text, at.line);
       if (told) return new ConfigError("yaml_indentation", told.message, { ...at, ...told });
-      // The library's words name its own API (parseAllDocuments); a spell file is one document.
+      // The library's words name its own API for many documents; a spell file is one document.
       if (e.code === "MULTIPLE_DOCS") return new ConfigError("yaml_syntax", SECOND_DOCUMENT, at);
       return new ConfigError("yaml_syntax", e.message.split("\n")[0] ?? e.message, at);
     });

@@ -41,7 +41,7 @@ const EXCLUDED: Record<string, string> = {
     "needs a running Redis and workers; tests/queue/queue-run-repeat.test.ts runs it",
   "spell eval FILE --queue redis://HOST:PORT [--loom URL]":
     "needs a running Redis and workers; tests/queue/queue-eval.test.ts runs it",
-  "spell worker --queue redis://HOST:PORT [--concurrency C] [--loom URL] [--lock-ms N] [--stalled-check-ms N]":
+  "spell worker --queue redis://HOST:PORT [--concurrency C] [--loom URL] [--lock-ms N] [--stalled-check-ms N] [--rate PROVIDER=N/s]":
     "runs until stopped and needs a running Redis; tests/queue/ start real workers",
   "spell worker --queue redis://127.0.0.1:6379 --concurrency 4 --loom postgres://spell@127.0.0.1/looms":
     "needs a running Redis and PostgreSQL and runs until stopped; tests/queue/readme-scale.test.ts runs it on a Redis and a PostgreSQL of its own",
@@ -67,11 +67,16 @@ const values = (): Record<string, string> => ({
   "flow FILE": "spells/greeter-flow.yaml",
   "dna FILE": "spells/greeter-flow.yaml",
   "loom export FILE": "runs/loom.jsonl",
+  "loom export FILE|URL": "runs/loom.jsonl", // the file form (a URL: tests/loom/loom-view-postgres.test.ts, loom-cli-postgres.test.ts)
   "loom tree FILE": "runs/loom.jsonl",
+  "loom tree FILE|URL": "runs/loom.jsonl",
   "loom stats FILE": "runs/replay.jsonl",
+  "loom stats FILE|URL": "runs/replay.jsonl",
   "loom reward FILE": "runs/replay.jsonl",
+  "loom reward FILE|URL": "runs/replay.jsonl",
   "loom reward ID": turn,
   "loom thread FILE": "runs/replay.jsonl",
+  "loom thread FILE|URL": "runs/replay.jsonl",
   "loom thread ID": turn,
   X: "1",
   "text|jsonl|openai|anthropic": "openai",
@@ -101,6 +106,7 @@ const values = (): Record<string, string> => ({
   "view 8788": "0",
   "LOOM|DIR": "runs",
   "loom view FILE": "runs/loom.jsonl",
+  "loom view FILE|URL": "runs/loom.jsonl",
   "URL…": "http://localhost:3000",
   AGENT: "greeter",
   URL: "http://127.0.0.1:9", // --otel: a closed loopback port (the export fails, said on stderr)
