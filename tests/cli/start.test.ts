@@ -276,7 +276,9 @@ describe("spell run without oclif", () => {
     expect(builtins.length).toBeGreaterThan(0);
     expect(
       builtins.filter((l) =>
-        /^BUILTIN (crypto|child_process|worker_threads|perf_hooks|http|https|tls)$/.test(l),
+        /^BUILTIN (crypto|child_process|worker_threads|perf_hooks|http|https|tls|readline)$/.test(
+          l,
+        ),
       ),
     ).toEqual([]);
     // The search gate finds re2js on its first search, not when the bundle loads: resolving a
