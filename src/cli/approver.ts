@@ -4,7 +4,6 @@
  * the terminal when stdin and stderr are one (once / always for this cast / deny, arguments
  * redacted), else it is denied (no approver).
  */
-import { createInterface } from "node:readline";
 import type { Approver, ApprovalRequest } from "../core/approval.js";
 import { NO_APPROVER } from "../core/approval.js";
 import { ConfigError } from "../core/errors.js";
@@ -77,8 +76,10 @@ function promptText(request: ApprovalRequest, redact: (text: string) => string):
 /** A question on the process's terminal, or undefined when stdin or stderr is not one. */
 export function terminalQuestion(): Question | undefined {
   if (!process.stdin.isTTY || !process.stderr.isTTY) return undefined;
-  return (text, signal) =>
-    new Promise((resolve) => {
+  return async (text, signal) => {
+    // Loaded on the first question, not with every `spell run` (start-up).
+    const { createInterface } = await import("node:readline");
+    return new Promise((resolve) => {
       const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
       let answered = false;
       const close = () => rl.close();
@@ -94,4 +95,5 @@ export function terminalQuestion(): Question | undefined {
         rl.close();
       });
     });
+  };
 }

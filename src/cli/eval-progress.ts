@@ -1,9 +1,9 @@
 /**
  * `spell eval`'s progress on stderr (cli-progress): done/total, pass rate so far, tokens, cost
  * (formatMoney, as the summary writes it), ETA. On a terminal it is a bar redrawn in place;
- * otherwise a single line when the run ends.
+ * otherwise a single line when the run ends. cli-progress (and the readline it needs) loads only
+ * for the bar: a plain `spell run` bundles this file and must not pay for it (start-up).
  */
-import { SingleBar } from "cli-progress";
 import { formatMoney } from "../eval/money.js";
 import type { Tally } from "../eval/summary.js";
 
@@ -20,7 +20,10 @@ const payload = (t: Tally) => ({
   errored: t.errored,
 });
 
-export function evalProgress(tty: boolean, write: (text: string) => void): EvalProgress {
+export async function evalProgress(
+  tty: boolean,
+  write: (text: string) => void,
+): Promise<EvalProgress> {
   if (!tty)
     return {
       start: () => undefined,
@@ -32,6 +35,7 @@ export function evalProgress(tty: boolean, write: (text: string) => void): EvalP
         );
       },
     };
+  const { SingleBar } = (await import("cli-progress")).default;
   const bar = new SingleBar({
     format:
       "eval [{bar}] {value}/{total} | pass {rate} | errored {errored} | {tokens} tokens | {cost} | ETA {eta_formatted}",

@@ -64,7 +64,7 @@ export async function runPlan(
   // --otel: the run's workflow span, each cast's spans under it (otel/eval-spans.ts).
   const otel = await startEvalOtel(flags, plan.name, io);
   if (typeof otel === "number") return otel;
-  const progress = evalProgress(tty, io.stderr);
+  const progress = await evalProgress(tty, io.stderr);
   let total = 0;
   let tally: Tally | undefined;
   let result;

@@ -4,7 +4,6 @@
  * normalized conformance trace of each cycle (seed 003 §8). Output is redacted.
  */
 import { createReadStream } from "node:fs";
-import { createInterface } from "node:readline";
 import { ConfigError, errorMessage, SpellErrors } from "../core/errors.js";
 import type { LoadedDocument } from "../spell/index.js";
 import type { CompiledFlow } from "../spell/kinds/flow-kind.js";
@@ -69,6 +68,7 @@ export async function runFlowLines(
   let bad = 0;
   let n = 0;
   try {
+    const { createInterface } = await import("node:readline");
     for await (const line of createInterface({ input, crlfDelay: Infinity })) {
       n++;
       if (!line.trim()) continue;

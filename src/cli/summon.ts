@@ -6,7 +6,6 @@
  * input) ends it. With `--entity` the session continues an entity recorded in the loom, in this
  * process or another one (its turns back in the context, the code medium's variables by replay).
  */
-import { createInterface } from "node:readline";
 import type { Entity } from "../core/entity.js";
 import { errorMessage } from "../core/errors.js";
 import type { Loom } from "../loom/loom.js";
@@ -177,6 +176,7 @@ async function readIntents(
   io: SummonIO,
   send: (line: string, signal: AbortSignal) => Promise<void>,
 ): Promise<void> {
+  const { createInterface } = await import("node:readline");
   const rl = createInterface({
     input: io.input,
     ...(io.terminal ? { output: io.terminal, terminal: true } : { terminal: false }),

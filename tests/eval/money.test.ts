@@ -34,11 +34,22 @@ describe("formatMoney", () => {
     expect(formatMoney(12.5)).toBe("$12.50");
   });
 
-  it("the progress line and the summary show the same readable figure", () => {
+  it("the terminal's bar loads cli-progress on first use and runs (start, update, stop)", async () => {
+    const tally = new Tally();
+    tally.add(row(0.5), 0, 0);
+    const progress = await evalProgress(true, () => undefined);
+    expect(() => {
+      progress.start(1);
+      progress.update(tally);
+      progress.stop(tally, 1);
+    }).not.toThrow();
+  });
+
+  it("the progress line and the summary show the same readable figure", async () => {
     const tally = new Tally();
     tally.add(row(0.0123), 0, 0);
     let line = "";
-    const progress = evalProgress(false, (t) => (line += t));
+    const progress = await evalProgress(false, (t) => (line += t));
     progress.start(1);
     progress.update(tally);
     progress.stop(tally, 1);
