@@ -1,0 +1,111 @@
+// What a job on the queue may make a worker do. Anyone who can write to the Redis can add a
+// job, so a worker runs only spells inside its own folder (`--spells DIR`, default: where it was
+// started) and records only to its own loom or a loom URL, never to a file a job names. A job
+// naming a spell elsewhere comes back errored, naming why, and no model is queried.
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  envFor,
+  evalFolder,
+  runCli,
+  startWireServer,
+  THREE_CASES,
+} from "../eval/support/harness.js";
+import { REDIS_MISSING, RedisServer } from "../support/redis.js";
+import { startWorker } from "./support/workers.js";
+
+if (REDIS_MISSING) console.log(`skipping: ${REDIS_MISSING}`);
+const built = existsSync("dist/spell.cjs");
+if (!built) console.log("skipping: the CLI is not built (npm run build)");
+
+const cleanup: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  await Promise.all(cleanup.splice(0).map((f) => f()));
+}, 60_000);
+
+const rowsOf = (dir: string, out: string) =>
+  readFileSync(join(dir, out, "results.jsonl"), "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as { status: string; error?: string });
+
+describe.skipIf(REDIS_MISSING !== undefined || !built)(
+  "what a queued job may make a worker do",
+  { timeout: 180_000 },
+  () => {
+    it("a spell outside the worker's folder is refused; with --spells naming it, it runs", async () => {
+      const redis = await RedisServer.start();
+      const server = await startWireServer();
+      cleanup.push(() => server.close());
+      const dir = evalFolder(THREE_CASES.replace("repeat: 4", "repeat: 1"));
+      const elsewhere = mkdtempSync(join(tmpdir(), "queue-trust-"));
+      const nowhere = { EVAL_BASE: "http://127.0.0.1:9/v1", EVAL_KEY: "sk-unused-000000" };
+
+      // Started in another folder: the eval's spell is outside it.
+      const outside = startWorker(["--queue", redis.url], envFor(server), elsewhere);
+      cleanup.push(async () => {
+        await outside.stop();
+        await redis.close();
+      });
+      await outside.waitFor("waiting for casts");
+      const refused = await runCli(
+        ["eval", "eval.yaml", "--out", "refused", "--queue", redis.url],
+        nowhere,
+        dir,
+      );
+      expect(refused.code, refused.stderr).not.toBe(0);
+      const rows = rowsOf(dir, "refused");
+      expect(rows.length).toBeGreaterThan(0);
+      for (const r of rows) {
+        expect(r.status).toBe("error");
+        expect(JSON.stringify(r)).toContain("outside the folder this worker runs spells from");
+      }
+      expect((await server.stats()).requests).toBe(0);
+      await outside.stop();
+
+      // The same worker's folder given with --spells: the same eval runs (the wire is queried).
+      const allowed = startWorker(
+        ["--queue", redis.url, "--spells", dir],
+        envFor(server),
+        elsewhere,
+      );
+      cleanup.unshift(() => allowed.stop());
+      await allowed.waitFor("waiting for casts");
+      const ran = await runCli(
+        ["eval", "eval.yaml", "--out", "ran", "--queue", redis.url],
+        nowhere,
+        dir,
+      );
+      expect(ran.code, ran.stderr).toBe(0);
+      expect(rowsOf(dir, "ran").every((r) => r.status !== "error")).toBe(true);
+      expect((await server.stats()).requests).toBeGreaterThan(0);
+    });
+
+    it("a loom file a job names is refused, and nothing is written there", async () => {
+      const redis = await RedisServer.start();
+      const server = await startWireServer();
+      cleanup.push(() => server.close());
+      const dir = evalFolder(THREE_CASES.replace("repeat: 4", "repeat: 1"));
+      const worker = startWorker(["--queue", redis.url], envFor(server), dir);
+      cleanup.push(async () => {
+        await worker.stop();
+        await redis.close();
+      });
+      await worker.waitFor("waiting for casts");
+      const nowhere = { EVAL_BASE: "http://127.0.0.1:9/v1", EVAL_KEY: "sk-unused-000000" };
+      const target = join(mkdtempSync(join(tmpdir(), "queue-trust-loom-")), "written.jsonl");
+      const r = await runCli(
+        ["eval", "eval.yaml", "--out", "out", "--queue", redis.url, "--loom", target],
+        nowhere,
+        dir,
+      );
+      expect(r.code, r.stderr).not.toBe(0);
+      for (const row of rowsOf(dir, "out"))
+        expect(JSON.stringify(row)).toContain("a job may name a loom URL, not a file");
+      expect(existsSync(target)).toBe(false);
+      expect((await server.stats()).requests).toBe(0);
+    });
+  },
+);
