@@ -14,6 +14,8 @@ export interface WorkerFlags {
   queue: string;
   concurrency?: number | undefined;
   loom?: string | undefined;
+  /** The folder whose spells this worker runs; default: the working directory. */
+  spells?: string | undefined;
   lockMs?: number | undefined;
   stalledCheckMs?: number | undefined;
   /** `PROVIDER=N/s` each (queue/rates.ts). */
@@ -34,6 +36,7 @@ export async function workerCommand(
       queue: flags.queue,
       concurrency: flags.concurrency ?? 4,
       loom,
+      spells: resolve(io.cwd, flags.spells ?? "."),
       env: io.env,
       lockDuration: flags.lockMs,
       stalledInterval: flags.stalledCheckMs,

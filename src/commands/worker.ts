@@ -19,6 +19,10 @@ export default class Worker extends Command {
       description:
         "where casts whose job names no loom record their turns (a loom file or URL); default: none kept",
     }),
+    spells: Flags.string({
+      description:
+        "the folder whose spells this worker runs: a job naming a spell elsewhere is refused (anyone who can write to the Redis can add a job); default: the folder it was started in",
+    }),
     "lock-ms": Flags.integer({
       min: 1000,
       description:
@@ -49,6 +53,7 @@ export default class Worker extends Command {
         queue: flags.queue,
         concurrency: flags.concurrency,
         loom: flags.loom,
+        spells: flags.spells,
         lockMs: flags["lock-ms"],
         stalledCheckMs: flags["stalled-check-ms"],
         rate: flags.rate,

@@ -17,15 +17,20 @@ export interface RedisConnection {
   password?: string;
 }
 
+/** The URL as messages and logs show it: without a user or password (up to the last `@`). */
+export const shownQueue = (url: string): string =>
+  url.replace(/^([a-z][a-z0-9+.-]*:\/\/).*@/i, "$1");
+
 export function connectionOf(url: string): RedisConnection {
+  const bad = () =>
+    new ConfigError("queue_url", `--queue ${shownQueue(url)}: not a redis://host:port URL`);
   let u: URL;
   try {
     u = new URL(url);
   } catch {
-    throw new ConfigError("queue_url", `--queue ${url}: not a redis://host:port URL`);
+    throw bad();
   }
-  if (u.protocol !== "redis:")
-    throw new ConfigError("queue_url", `--queue ${url}: not a redis://host:port URL`);
+  if (u.protocol !== "redis:") throw bad();
   const db = u.pathname.length > 1 ? Number(u.pathname.slice(1)) : undefined;
   return {
     host: u.hostname || "127.0.0.1",

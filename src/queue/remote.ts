@@ -21,7 +21,7 @@ import type { Queue, QueueEvents } from "bullmq";
 import { SystemError } from "../core/errors.js";
 import { newEntityId } from "./ids.js";
 import type { RemoteCasts } from "../eval/run.js";
-import { connectionOf, loadBullMQ, type RedisConnection } from "./connection.js";
+import { connectionOf, loadBullMQ, shownQueue, type RedisConnection } from "./connection.js";
 import { QUEUE_NAME, type QueuedCast, type QueuedOutcome } from "./job.js";
 
 export interface RemoteOptions {
@@ -99,7 +99,7 @@ async function watchRedis(url: string, awayMs: number, restarted: () => Promise<
   const away = () => {
     timer ??= setTimeout(() => {
       gone = true;
-      const where = url.replace(/\/\/[^@/]*@/, "//");
+      const where = shownQueue(url);
       fail(
         new SystemError(
           "queue_lost",

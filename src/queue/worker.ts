@@ -16,9 +16,10 @@ import { castOne } from "../eval/cast.js";
 import { Scheduler } from "../eval/scheduler.js";
 import { judges, loadTarget, type Target, type TargetOptions } from "../eval/targets.js";
 import { KEY_ENV_VARS } from "../llm/providers/profiles.js";
-import { connectionOf, loadBullMQ } from "./connection.js";
+import { connectionOf, loadBullMQ, shownQueue } from "./connection.js";
 import { QUEUE_NAME, type QueuedCast, type QueuedOutcome } from "./job.js";
 import { openWorkerLoom, type WorkerLoom } from "./loom.js";
+import { checkJob, spellsRoot } from "./trust.js";
 import { sharedPauses } from "./pauses.js";
 import type { Rate } from "./rates.js";
 
@@ -27,6 +28,8 @@ export interface WorkerOptions {
   concurrency: number;
   /** The loom for jobs that name none (a file or URL); undefined: an in-memory loom. */
   loom: string | undefined;
+  /** The folder whose spells this worker runs (trust.ts); a job's spell elsewhere is refused. */
+  spells: string;
   env: NodeJS.ProcessEnv;
   /** Lock timing (ms): BullMQ's defaults (30 s, 30 s) unless set. */
   lockDuration?: number | undefined;
@@ -43,6 +46,7 @@ export interface RunningWorker {
 }
 
 export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
+  const root = spellsRoot(o.spells);
   const { Worker } = await loadBullMQ();
   const connection = connectionOf(o.queue);
   const redactor = new Redactor();
@@ -54,6 +58,7 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
 
   const processor = async (job: Job<QueuedCast>): Promise<QueuedOutcome> => {
     const c = job.data;
+    checkJob(c, root); // anyone who can write to the Redis can add a job
     const where = c.loom ?? o.loom;
     const { target, t } = await targetFor(c, where);
     const { loom, prepare } = await looms.open(where);
@@ -82,7 +87,7 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
   });
   worker.on("error", (err) => o.log(`queue error: ${err.message}`));
   await worker.waitUntilReady();
-  o.log(`spell worker: waiting for casts on ${o.queue} (concurrency ${o.concurrency})`);
+  o.log(`spell worker: waiting for casts on ${shownQueue(o.queue)} (concurrency ${o.concurrency})`);
   return {
     worker,
     close: async () => {

@@ -41,7 +41,7 @@ const EXCLUDED: Record<string, string> = {
     "needs a running Redis and workers; tests/queue/queue-run-repeat.test.ts runs it",
   "spell eval FILE --queue redis://HOST:PORT [--loom URL]":
     "needs a running Redis and workers; tests/queue/queue-eval.test.ts runs it",
-  "spell worker --queue redis://HOST:PORT [--concurrency C] [--loom URL] [--lock-ms N] [--stalled-check-ms N] [--rate PROVIDER=N/s]":
+  "spell worker --queue redis://HOST:PORT [--concurrency C] [--loom URL] [--spells DIR] [--lock-ms N] [--stalled-check-ms N] [--rate PROVIDER=N/s]":
     "runs until stopped and needs a running Redis; tests/queue/ start real workers",
   "spell worker --queue redis://127.0.0.1:6379 --concurrency 4 --loom postgres://spell@127.0.0.1/looms":
     "needs a running Redis and PostgreSQL and runs until stopped; tests/queue/readme-scale.test.ts runs it on a Redis and a PostgreSQL of its own",
