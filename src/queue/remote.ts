@@ -19,7 +19,7 @@
  */
 import type { Queue, QueueEvents } from "bullmq";
 import { SystemError } from "../core/errors.js";
-import { newEntityId } from "./ids.js";
+import { newEntityId } from "../core/ids.js";
 import type { RemoteCasts } from "../eval/run.js";
 import { connectionOf, loadBullMQ, shownQueue, type RedisConnection } from "./connection.js";
 import { QUEUE_NAME, type QueuedCast, type QueuedOutcome } from "./job.js";
