@@ -18,7 +18,7 @@ import { judges, loadTarget, type Target, type TargetOptions } from "../eval/tar
 import { KEY_ENV_VARS } from "../llm/providers/profiles.js";
 import { connectionOf, loadBullMQ, shownQueue } from "./connection.js";
 import { QUEUE_NAME, type QueuedCast, type QueuedOutcome } from "./job.js";
-import { openWorkerLoom, type WorkerLoom } from "./loom.js";
+import { openWorkerLoom, workerLoomFor, type WorkerLoom } from "./loom.js";
 import { checkJob, spellsRoot } from "./trust.js";
 import { sharedPauses } from "./pauses.js";
 import type { Rate } from "./rates.js";
@@ -59,7 +59,7 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
   const processor = async (job: Job<QueuedCast>): Promise<QueuedOutcome> => {
     const c = job.data;
     checkJob(c, root); // anyone who can write to the Redis can add a job
-    const where = c.loom ?? o.loom;
+    const where = workerLoomFor(c.loom, o.loom); // with this worker's password, not the job's
     const { target, t } = await targetFor(c, where);
     const { loom, prepare } = await looms.open(where);
     await prepare(c.entityId); // a job taken over: the turns its first worker recorded
