@@ -86,6 +86,11 @@ describe.skipIf(REDIS_MISSING !== undefined)("a queued job carries no loom passw
     expect(workerLoomFor(undefined, undefined)).toBe(undefined);
     // The worker's own loom is a file: a job's URL is used as it is.
     expect(workerLoomFor(jobLoom(own), "/var/looms/a.jsonl")).toBe(jobLoom(own));
+    // A password in the query (libpq's ?password=, ?sslpassword=) goes too; other options stay.
+    const query =
+      "postgres://spell@db.internal:5432/looms?sslmode=require&password=q&sslpassword=s";
+    expect(jobLoom(query)).toBe("postgres://spell@db.internal:5432/looms?sslmode=require");
+    expect(workerLoomFor(jobLoom(query), query)).toBe(query);
     // A file or "memory" stays as it is (the worker refuses a file: trust.ts).
     expect(jobLoom("memory")).toBe("memory");
   });
