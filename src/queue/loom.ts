@@ -17,7 +17,7 @@
 import type { Redactor } from "../core/redact.js";
 import { entityRecords } from "../loom/entity-read.js";
 import { Loom } from "../loom/loom.js";
-import { isPostgresUrl } from "../loom/postgres-connection.js";
+import { isPostgresUrl, urlWithoutSecrets } from "../loom/postgres-connection.js";
 import { QueuedRecordStore } from "../loom/store-queued.js";
 import { postgresLoomStore } from "../loom/storage-postgres.js";
 import { openLoomStore } from "../spell/loom-store.js";
@@ -29,16 +29,13 @@ export interface WorkerLoom {
   close(): Promise<void>;
 }
 
-/** A loom as a job carries it: a PostgreSQL URL without its password; anything else as it is. */
+/**
+ * A loom as a job carries it: a PostgreSQL URL without its password or `?password=`-like
+ * options; anything else as it is.
+ */
 export function jobLoom(where: string | undefined): string | undefined {
   if (!where || !isPostgresUrl(where)) return where;
-  try {
-    const url = new URL(where);
-    url.password = "";
-    return url.href;
-  } catch {
-    return where.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*):.*@/i, "$1@");
-  }
+  return urlWithoutSecrets(where) ?? where.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*):.*@/i, "$1@");
 }
 
 /**
