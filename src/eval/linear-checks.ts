@@ -8,7 +8,7 @@
  * (conformance/check-result.ts).
  */
 import Ajv2020 from "ajv/dist/2020.js";
-import { RE2JS } from "re2js";
+import { RE2JS, RE2JSSyntaxException } from "re2js";
 import type { CastResult } from "../core/result.js";
 import { errorMessage } from "../core/errors.js";
 import { show } from "../conformance/match.js";
@@ -57,7 +57,9 @@ export function linearCheck(
   try {
     validate = ajv.compile(want as object);
   } catch (err) {
-    return `error: result_schema: ${errorMessage(err)} (a queued case's patterns are RE2 syntax)`;
+    const why =
+      err instanceof RE2JSSyntaxException ? " (a queued case's patterns are RE2 syntax)" : "";
+    return `error: result_schema: ${errorMessage(err)}${why}`;
   }
   return validate(value)
     ? null

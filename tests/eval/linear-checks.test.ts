@@ -25,6 +25,8 @@ describe("a queued case's patterns match in linear time", () => {
     const props = { type: "object", patternProperties: { "^x": { type: "number" } } };
     expect(linearCheck("result_schema", props, cast('{"x1": 1}'))).toBeNull();
     expect(linearCheck("result_schema", props, cast('{"x1": "no"}'))).toMatch(/must be number/);
-    expect(linearCheck("result_schema", schema("(?!a)"), cast("b"))).toMatch(/^error: /);
+    expect(linearCheck("result_schema", schema("(?!a)"), cast("b"))).toMatch(
+      /^error: .*RE2 syntax/,
+    );
   });
 });
