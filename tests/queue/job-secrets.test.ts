@@ -3,12 +3,12 @@
 // password never goes in it, in any spelling. A worker connects with its own credentials:
 // its own `--loom` when the job names the same database, else PGPASSWORD or ~/.pgpass.
 import { Queue, QueueEvents } from "bullmq";
-import { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
 import { jobLoom, workerLoomFor } from "../../src/queue/loom.js";
 import { openRemote } from "../../src/queue/remote.js";
 import { encodings, SECRET } from "../support/secret-encodings.js";
 import { REDIS_MISSING, RedisServer } from "../support/redis.js";
+import { redisText } from "./support/redis-dump.js";
 
 if (REDIS_MISSING) console.log(`skipping: ${REDIS_MISSING}`);
 
@@ -16,26 +16,6 @@ const cleanup: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const f of cleanup.splice(0).reverse()) await f();
 }, 60_000);
-
-/** Every string Redis holds: keys, hash fields and values, list and stream entries. */
-async function everything(url: string): Promise<string> {
-  const client = new Redis(url);
-  try {
-    const parts: string[] = [];
-    for (const key of await client.keys("*")) {
-      parts.push(key);
-      const type = await client.type(key);
-      if (type === "hash") parts.push(JSON.stringify(await client.hgetall(key)));
-      else if (type === "string") parts.push((await client.get(key)) ?? "");
-      else if (type === "list") parts.push(JSON.stringify(await client.lrange(key, 0, -1)));
-      else if (type === "zset") parts.push(JSON.stringify(await client.zrange(key, 0, -1)));
-      else if (type === "stream") parts.push(JSON.stringify(await client.xrange(key, "-", "+")));
-    }
-    return parts.join("\n");
-  } finally {
-    client.disconnect();
-  }
-}
 
 describe.skipIf(REDIS_MISSING !== undefined)("a queued job carries no loom password", () => {
   it("the job data in Redis holds the loom URL without its password", async () => {
@@ -64,7 +44,7 @@ describe.skipIf(REDIS_MISSING !== undefined)("a queued job carries no loom passw
     const job = await queue.getJob(id);
     // The job still names the database: user, host, port and name, without the password.
     expect(job?.data.loom).toBe("postgres://spell@127.0.0.1:9/looms");
-    const stored = await everything(redis.url);
+    const stored = await redisText(redis.url);
     expect(stored).toContain("127.0.0.1:9/looms");
     for (const [name, spelling] of Object.entries(encodings(SECRET)))
       expect(stored.includes(spelling), `${name}: ${spelling}`).toBe(false);
