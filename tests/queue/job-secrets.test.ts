@@ -71,6 +71,11 @@ describe.skipIf(REDIS_MISSING !== undefined)("a queued job carries no loom passw
       "postgres://spell@db.internal:5432/looms?sslmode=require&password=q&sslpassword=s";
     expect(jobLoom(query)).toBe("postgres://spell@db.internal:5432/looms?sslmode=require");
     expect(workerLoomFor(jobLoom(query), query)).toBe(query);
+    // Options that read a file (a CA, a key) are the worker's to give: its --loom's are used.
+    const tls =
+      "postgres://spell@db.internal:5432/looms?sslmode=verify-full&sslrootcert=/etc/ca.pem";
+    expect(jobLoom(tls)).toBe("postgres://spell@db.internal:5432/looms?sslmode=verify-full");
+    expect(workerLoomFor(jobLoom(tls), tls)).toBe(tls);
     // A file or "memory" stays as it is (the worker refuses a file: trust.ts).
     expect(jobLoom("memory")).toBe("memory");
   });
