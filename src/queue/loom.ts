@@ -30,12 +30,29 @@ export interface WorkerLoom {
 }
 
 /**
- * A loom as a job carries it: a PostgreSQL URL without its password or `?password=`-like
- * options; anything else as it is.
+ * The options a job's PostgreSQL URL may carry: none reads a file (`sslkey=/dev/zero` held a
+ * worker reading it for ever) or names a socket. A job carries these only; the worker's own
+ * `--loom` keeps the rest (a CA file, a client key), used when it names the same database.
+ */
+export const JOB_LOOM_OPTIONS: ReadonlySet<string> = new Set([
+  "sslmode",
+  "ssl",
+  "application_name",
+  "connect_timeout",
+]);
+
+/**
+ * A loom as a job carries it: a PostgreSQL URL without its password and with only the options
+ * of JOB_LOOM_OPTIONS; anything else as it is.
  */
 export function jobLoom(where: string | undefined): string | undefined {
   if (!where || !isPostgresUrl(where)) return where;
-  return urlWithoutSecrets(where) ?? where.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*):.*@/i, "$1@");
+  const bare = urlWithoutSecrets(where);
+  if (bare === null) return where.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*):.*@/i, "$1@");
+  const url = new URL(bare);
+  for (const key of [...url.searchParams.keys()])
+    if (!JOB_LOOM_OPTIONS.has(key)) url.searchParams.delete(key);
+  return url.href;
 }
 
 /**
