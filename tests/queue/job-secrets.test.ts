@@ -43,7 +43,9 @@ describe.skipIf(REDIS_MISSING !== undefined)("a queued job carries no loom passw
     cleanup.push(() => queue.close());
     const job = await queue.getJob(id);
     // The job still names the database: user, host, port and name, without the password.
-    expect(job?.data.loom).toBe("postgres://spell@127.0.0.1:9/looms");
+    expect((job?.data as { loom?: unknown } | undefined)?.loom).toBe(
+      "postgres://spell@127.0.0.1:9/looms",
+    );
     const stored = await redisText(redis.url);
     expect(stored).toContain("127.0.0.1:9/looms");
     for (const [name, spelling] of Object.entries(encodings(SECRET)))
