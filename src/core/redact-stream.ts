@@ -108,3 +108,27 @@ export function redactDeep<T>(value: T, redact: (text: string) => string): T {
   }
   return value;
 }
+
+/**
+ * A `JSON.stringify` replacer that redacts as it encodes what `redactDeep` redacts: every string
+ * value, and every key of an object (a key a secret was written into stays no secret in an
+ * export or an answer). Redacted before encoding, so escaping cannot hide a secret.
+ */
+export function redactingReplacer(redact: (text: string) => string) {
+  return (_key: string, value: unknown): unknown => {
+    if (typeof value === "string") return redact(value);
+    if (value === null || typeof value !== "object" || Array.isArray(value)) return value;
+    const keys = Object.keys(value);
+    if (keys.every((k) => redact(k) === k)) return value;
+    const out: Record<string, unknown> = {};
+    for (const k of keys)
+      // defineProperty: a key "__proto__" (from JSON) stays an own key, never the prototype.
+      Object.defineProperty(out, redact(k), {
+        value: (value as Record<string, unknown>)[k],
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    return out;
+  };
+}

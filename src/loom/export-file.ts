@@ -1,3 +1,4 @@
+import { redactingReplacer } from "../core/redact-stream.js";
 import { loomItems, tornMessage } from "./jsonl-read.js";
 
 export interface FileExportOptions {
@@ -22,9 +23,7 @@ export async function exportLoomFile(
 ): Promise<void> {
   const { redact } = options;
   // Every string value is redacted before it is encoded, so escaping cannot hide a secret.
-  const replacer = redact
-    ? (_key: string, value: unknown) => (typeof value === "string" ? redact(value) : value)
-    : undefined;
+  const replacer = redact ? redactingReplacer(redact) : undefined;
   const identities = new Set<string>();
   for (const item of loomItems(path)) {
     if (item.torn) {

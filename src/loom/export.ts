@@ -1,3 +1,4 @@
+import { redactingReplacer } from "../core/redact-stream.js";
 import { Redactor } from "../core/redact.js";
 import type { Loom } from "./loom.js";
 import type { LoomRecord } from "./turn.js";
@@ -16,9 +17,7 @@ export function exportJsonl(loom: Loom, options: ExportOptions = {}): string {
   const redact =
     options.redaction === "none" ? undefined : (options.redact ?? redactorOf(options.secrets));
   // Every string value is redacted before it is encoded, so escaping cannot hide a secret.
-  const replacer = redact
-    ? (_key: string, value: unknown) => (typeof value === "string" ? redact(value) : value)
-    : undefined;
+  const replacer = redact ? redactingReplacer(redact) : undefined;
   const lines: string[] = [];
   const seen = new Set<string>();
   for (const turn of loom.turns()) {

@@ -7,24 +7,46 @@ export function isPostgresUrl(location: string): boolean {
   return /^postgres(ql)?:\/\//i.test(location);
 }
 
-/** The URL with its password replaced by `***`: what messages, logs and events may show. */
+/** Query options whose value is a secret: libpq (and `pg`) read `?password=` and `?sslpassword=`. */
+const SECRET_OPTION = /pass/i;
+
+/** The URL with its password (and any `?…pass…=` option) replaced by `***`: what messages show. */
 export function redactUrl(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password) parsed.password = "***";
+    for (const key of [...parsed.searchParams.keys()])
+      if (SECRET_OPTION.test(key)) parsed.searchParams.set(key, "***");
     return parsed.toString();
   } catch {
-    return url.replace(/\/\/([^:/@]*):[^@]*@/, "//$1:***@");
+    return url
+      .replace(/\/\/([^:/@]*):[^@]*@/, "//$1:***@")
+      .replace(/([?&][^=&#]*pass[^=&#]*=)[^&#]*/gi, "$1***");
   }
 }
 
-/** The password of a URL, when it has one (so messages can be scrubbed of it). */
-function passwordOf(url: string): string | undefined {
+/** The URL without its password or a secret option (null: not a URL): what may travel. */
+export function urlWithoutSecrets(url: string): string | null {
   try {
-    const password = decodeURIComponent(new URL(url).password);
-    return password || undefined;
+    const parsed = new URL(url);
+    parsed.password = "";
+    for (const key of [...parsed.searchParams.keys()])
+      if (SECRET_OPTION.test(key)) parsed.searchParams.delete(key);
+    return parsed.href;
   } catch {
-    return undefined;
+    return null;
+  }
+}
+
+/** The URL's secrets — its password, its `?…pass…=` options — so messages can be scrubbed of them. */
+function secretsOf(url: string): string[] {
+  try {
+    const parsed = new URL(url);
+    const found = [decodeURIComponent(parsed.password)];
+    for (const [key, value] of parsed.searchParams) if (SECRET_OPTION.test(key)) found.push(value);
+    return found.filter((s) => s !== "");
+  } catch {
+    return [];
   }
 }
 
@@ -117,8 +139,8 @@ export class PostgresConnection {
   private ours(err: unknown): Error {
     if (SpellbookError.isInstance(err)) return err;
     const raw = err instanceof Error ? err.message : String(err);
-    const password = passwordOf(this.url);
-    const message = password ? raw.split(password).join("***") : raw;
+    let message = raw;
+    for (const secret of secretsOf(this.url)) message = message.split(secret).join("***");
     return new SystemError("loom_db", `PostgreSQL loom at ${this.location}: ${message}`);
   }
 }

@@ -2,6 +2,7 @@
  * Looms moved between a JSONL file and PostgreSQL (`spell loom import`, `spell loom export` of a
  * postgres URL), and a PostgreSQL loom read record by record as a file is (tree, stats, view).
  */
+import { redactingReplacer } from "../core/redact-stream.js";
 import { loomItems, tornMessage } from "./jsonl-read.js";
 import type { StoredRecord } from "./loom-store.js";
 import { postgresLoomStore } from "./storage-postgres.js";
@@ -26,9 +27,7 @@ export async function exportPostgresLoom(
   options: { redact?: ((text: string) => string) | undefined } = {},
 ): Promise<void> {
   const { redact } = options;
-  const replacer = redact
-    ? (_key: string, value: unknown) => (typeof value === "string" ? redact(value) : value)
-    : undefined;
+  const replacer = redact ? redactingReplacer(redact) : undefined;
   for (const record of await readPostgresRecords(url)) {
     const open = write(`${JSON.stringify(record, replacer)}\n`);
     if (!(typeof open === "boolean" ? open : await open)) return;

@@ -3,6 +3,7 @@
  * thread`): the cantrip's system prompt, then each cast's intent and the turns as the entity's
  * working context held them (the same rebuild as a fork, thread-context.ts).
  */
+import { redactingReplacer } from "../core/redact-stream.js";
 import type { Message } from "../core/contract.js";
 import type { Loom } from "./loom.js";
 import { forkPath, rebuildMessages } from "./thread-context.js";
@@ -42,8 +43,7 @@ export function formatTrajectory(
   format: ThreadFormat,
   redact: (text: string) => string = (s) => s,
 ): string {
-  const replacer = (_key: string, value: unknown) =>
-    typeof value === "string" ? redact(value) : value;
+  const replacer = redactingReplacer(redact);
   const json = (value: unknown) => JSON.stringify(value, replacer);
   if (format === "openai") return `${json({ messages: openaiMessages(t) })}\n`;
   if (format === "anthropic") return `${json(anthropicDocument(t))}\n`;

@@ -4,7 +4,7 @@
  * LLM label of the eval's matrix, the case (intent, vars already in it, expectations), the repeat
  * index, the entity id assigned before it was queued (a worker that takes the job over continues
  * that entity), and the loom every worker writes to. No secret travels: keys come from each
- * worker's own environment.
+ * worker's own environment, and a PostgreSQL loom is named without its password (loom.ts jobLoom).
  */
 import type { EvalCase } from "../spell/kinds/index.js";
 import type { CastOutcome } from "../eval/cast.js";
@@ -21,7 +21,7 @@ export interface QueuedCast {
   repeat: number;
   /** Assigned by the enqueuer: the job's id and the cast's entity. */
   entityId: string;
-  /** Where the cast's turns go (a loom URL or file); undefined: the worker's `--loom`. */
+  /** Where the cast's turns go (a loom URL without its password); undefined: the worker's `--loom`. */
   loom: string | undefined;
 }
 

@@ -8,11 +8,16 @@
  * entity's thread back from PostgreSQL into the loom, so `cast(intent, { resumeEntity })`
  * continues from the last turn any worker recorded. A file or memory loom has nothing to read:
  * a file loom rereads itself when the entity is held, a memory loom is this process's alone.
+ *
+ * Credentials: anyone who can read the queue's Redis reads every job's data, so a job names its
+ * PostgreSQL loom without the password (`jobLoom`); a worker connects with its own (`workerLoomFor`):
+ * its `--loom` URL's when that names the same user, host and database, else what `pg` finds
+ * itself (PGPASSWORD, ~/.pgpass).
  */
 import type { Redactor } from "../core/redact.js";
 import { entityRecords } from "../loom/entity-read.js";
 import { Loom } from "../loom/loom.js";
-import { isPostgresUrl } from "../loom/postgres-connection.js";
+import { isPostgresUrl, urlWithoutSecrets } from "../loom/postgres-connection.js";
 import { QueuedRecordStore } from "../loom/store-queued.js";
 import { postgresLoomStore } from "../loom/storage-postgres.js";
 import { openLoomStore } from "../spell/loom-store.js";
@@ -22,6 +27,46 @@ export interface WorkerLoom {
   /** Reads what the shared store holds of the entity into the loom (PostgreSQL); else nothing. */
   prepare: (entityId: string) => Promise<void>;
   close(): Promise<void>;
+}
+
+/**
+ * The options a job's PostgreSQL URL may carry: none reads a file (`sslkey=/dev/zero` held a
+ * worker reading it for ever) or names a socket. A job carries these only; the worker's own
+ * `--loom` keeps the rest (a CA file, a client key), used when it names the same database.
+ */
+export const JOB_LOOM_OPTIONS: ReadonlySet<string> = new Set([
+  "sslmode",
+  "ssl",
+  "application_name",
+  "connect_timeout",
+]);
+
+/**
+ * A loom as a job carries it: a PostgreSQL URL without its password and with only the options
+ * of JOB_LOOM_OPTIONS; anything else as it is.
+ */
+export function jobLoom(where: string | undefined): string | undefined {
+  if (!where || !isPostgresUrl(where)) return where;
+  const bare = urlWithoutSecrets(where);
+  if (bare === null) return where.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*):.*@/i, "$1@");
+  const url = new URL(bare);
+  for (const key of [...url.searchParams.keys()])
+    if (!JOB_LOOM_OPTIONS.has(key)) url.searchParams.delete(key);
+  return url.href;
+}
+
+/**
+ * Where a worker records a job's cast: the job's loom, or the worker's own `--loom` when the job
+ * names none or names the same PostgreSQL database as the same user (then with the worker's
+ * password, which the job does not carry).
+ */
+export function workerLoomFor(
+  job: string | undefined,
+  own: string | undefined,
+): string | undefined {
+  if (job === undefined) return own;
+  if (own && isPostgresUrl(own) && isPostgresUrl(job) && jobLoom(job) === jobLoom(own)) return own;
+  return job;
 }
 
 export function openWorkerLoom(

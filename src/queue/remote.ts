@@ -23,6 +23,7 @@ import { newEntityId } from "../core/ids.js";
 import type { RemoteCasts } from "../eval/run.js";
 import { connectionOf, loadBullMQ, shownQueue, type RedisConnection } from "./connection.js";
 import { QUEUE_NAME, type QueuedCast, type QueuedOutcome } from "./job.js";
+import { jobLoom } from "./loom.js";
 
 export interface RemoteOptions {
   /** The loom every worker writes these casts to; undefined: each worker's own `--loom`. */
@@ -58,7 +59,8 @@ export async function openRemote(url: string, o: RemoteOptions): Promise<RemoteC
   return {
     async cast(spec) {
       const entityId = newEntityId();
-      const data: QueuedCast = { ...spec, entityId, loom: o.loom };
+      // Without the loom's password: anyone reading the Redis reads the job (loom.ts jobLoom).
+      const data: QueuedCast = { ...spec, entityId, loom: jobLoom(o.loom) };
       pending.set(entityId, data);
       try {
         const job = await Promise.race([put(data), watch.lost]);

@@ -9,8 +9,9 @@
 import { realpathSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative } from "node:path";
 import { ConfigError } from "../core/errors.js";
-import { isPostgresUrl } from "../loom/postgres-connection.js";
+import { isPostgresUrl, redactUrl } from "../loom/postgres-connection.js";
 import type { QueuedCast } from "./job.js";
+import { JOB_LOOM_OPTIONS } from "./loom.js";
 
 /** The real path of `p`, or its nearest existing parent's joined with the rest. */
 function real(p: string): string {
@@ -50,5 +51,28 @@ export function checkJob(c: QueuedCast, root: string): void {
     throw new ConfigError(
       "queue_job",
       `the job names the loom ${JSON.stringify(loom)}: a job may name a loom URL, not a file (a worker's own file is its --loom)`,
+    );
+  if (typeof loom === "string" && isPostgresUrl(loom)) checkLoomUrl(loom);
+}
+
+/** A job's PostgreSQL URL names a host by name or address, with no option that reads a file. */
+function checkLoomUrl(loom: string): void {
+  const refuse = (why: string) =>
+    new ConfigError(
+      "queue_job",
+      `the job's loom ${redactUrl(loom)} ${why} (a worker's own --loom may; a job's may not)`,
+    );
+  let url: URL;
+  try {
+    url = new URL(loom);
+  } catch {
+    throw refuse("is not a URL");
+  }
+  if (decodeURIComponent(url.hostname).startsWith("/")) throw refuse("names a socket");
+  const allowed = (key: string) => JOB_LOOM_OPTIONS.has(key) || key === "password";
+  const others = [...url.searchParams.keys()].filter((key) => !allowed(key));
+  if (others.length)
+    throw refuse(
+      `carries ${others.join(", ")}: only ${[...JOB_LOOM_OPTIONS].join(", ")} are taken from a job`,
     );
 }

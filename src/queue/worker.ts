@@ -11,6 +11,7 @@
  * found by the stalled-jobs check every `stalledInterval` (docs/design/SCALE.md "Hand-over").
  */
 import type { Job, Worker } from "bullmq";
+import { ConfigError, errorMessage, SpellbookError } from "../core/errors.js";
 import { Redactor } from "../core/redact.js";
 import { castOne } from "../eval/cast.js";
 import { Scheduler } from "../eval/scheduler.js";
@@ -18,7 +19,7 @@ import { judges, loadTarget, type Target, type TargetOptions } from "../eval/tar
 import { KEY_ENV_VARS } from "../llm/providers/profiles.js";
 import { connectionOf, loadBullMQ, shownQueue } from "./connection.js";
 import { QUEUE_NAME, type QueuedCast, type QueuedOutcome } from "./job.js";
-import { openWorkerLoom, type WorkerLoom } from "./loom.js";
+import { openWorkerLoom, workerLoomFor, type WorkerLoom } from "./loom.js";
 import { checkJob, spellsRoot } from "./trust.js";
 import { sharedPauses } from "./pauses.js";
 import type { Rate } from "./rates.js";
@@ -59,8 +60,10 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
   const processor = async (job: Job<QueuedCast>): Promise<QueuedOutcome> => {
     const c = job.data;
     checkJob(c, root); // anyone who can write to the Redis can add a job
-    const where = c.loom ?? o.loom;
-    const { target, t } = await targetFor(c, where);
+    const where = workerLoomFor(c.loom, o.loom); // with this worker's password, not the job's
+    const { target, t } = await targetFor(c, where).catch((err: unknown) => {
+      throw unloaded(c.spell, err, (line) => o.log(redactor.redact(line)));
+    });
     const { loom, prepare } = await looms.open(where);
     await prepare(c.entityId); // a job taken over: the turns its first worker recorded
     const scope = (key: string) => ({ key, replies: undefined, replay: undefined });
@@ -74,6 +77,7 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
       judged: scope(`${key}|judge`),
       loom,
       judgeLLM: judges(t),
+      linear: true, // the case's patterns are the job's: RE2, never backtracking
     });
     o.log(redactor.redact(doneLine(job, outcome)));
     return outcome;
@@ -135,6 +139,20 @@ function targetCache(
     }
     return t;
   };
+}
+
+/**
+ * A job's spell that did not load. Why goes to this worker's log only: the loader's messages
+ * quote the file (a line that is no YAML, its keys), and the job's failure is read by whoever
+ * can read the Redis — a job may name any file of the folder, spell or not.
+ */
+function unloaded(spell: string, err: unknown, log: (line: string) => void): Error {
+  log(`spell ${spell} did not load: ${errorMessage(err)}`);
+  const code = SpellbookError.isInstance(err) ? err.code : "unknown";
+  return new ConfigError(
+    "queue_job",
+    `the spell ${spell} did not load on this worker (${code}): the worker's log says why`,
+  );
 }
 
 /** The worker's line for a finished cast: its status, and why when it did not pass. */

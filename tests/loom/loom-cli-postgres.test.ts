@@ -96,4 +96,16 @@ describe.skipIf(skip)("spell loom on a PostgreSQL URL", () => {
     expect(out.out + out.err).not.toContain("s3cretpw");
     expect(out.err).toContain("nosuchdb");
   });
+
+  it("never prints a password given in the query (?password=, ?sslpassword=)", async () => {
+    const file = await recordedLoom();
+    const url = await server().createDatabase();
+    const query = "?password=s3cretquery&sslpassword=s3cretssl";
+    const out = io();
+    await loomImportCommand(file, { to: url + query }, out);
+    await loomTreeCommand(url.replace(/\/\w+$/, "/nosuchdb") + query, out);
+    await loomTreeCommand(`${url}${query}&nosuchoption=1`, out);
+    expect(out.err).toContain("nosuchdb");
+    expect(out.out + out.err).not.toContain("s3cret");
+  });
 });

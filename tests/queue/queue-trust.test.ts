@@ -2,7 +2,8 @@
 // job, so a worker runs only spells inside its own folder (`--spells DIR`, default: where it was
 // started) and records only to its own loom or a loom URL, never to a file a job names. A job
 // naming a spell elsewhere comes back errored, naming why, and no model is queried.
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { Queue, QueueEvents } from "bullmq";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -14,6 +15,7 @@ import {
   THREE_CASES,
 } from "../eval/support/harness.js";
 import { REDIS_MISSING, RedisServer } from "../support/redis.js";
+import { redisText } from "./support/redis-dump.js";
 import { startWorker } from "./support/workers.js";
 
 if (REDIS_MISSING) console.log(`skipping: ${REDIS_MISSING}`);
@@ -106,6 +108,40 @@ describe.skipIf(REDIS_MISSING !== undefined || !built)(
         expect(JSON.stringify(row)).toContain("a job may name a loom URL, not a file");
       expect(existsSync(target)).toBe(false);
       expect((await server.stats()).requests).toBe(0);
+    });
+
+    it("a job naming a file of the folder that is no spell learns nothing of its lines", async () => {
+      const redis = await RedisServer.start();
+      const dir = mkdtempSync(join(tmpdir(), "queue-trust-file-"));
+      // Not a spell: the YAML parser's error would quote its first line.
+      const notes = join(dir, "notes.txt");
+      writeFileSync(notes, "deploy key PLANTED-line-one\n  indented: PLANTED-value\n");
+      const worker = startWorker(["--queue", redis.url], {}, dir);
+      const connection = { port: redis.port };
+      const queue = new Queue("spellbook-casts", { connection });
+      const events = new QueueEvents("spellbook-casts", { connection });
+      cleanup.push(async () => {
+        await worker.stop();
+        await events.close();
+        await queue.close();
+        await redis.close();
+      });
+      await worker.waitFor("waiting for casts");
+      await events.waitUntilReady();
+      // What anyone who can write to the Redis can add: a job naming that file.
+      const c = { id: "c1", intent: "hi", expect: [], location: "x:1" };
+      const job = await queue.add("cast", {
+        spell: notes,
+        llm: undefined,
+        case: c,
+        repeat: 0,
+        entityId: "ent_notes_1",
+        loom: undefined,
+      });
+      await expect(job.waitUntilFinished(events)).rejects.toThrow(/did not load on this worker/);
+      expect(await redisText(redis.url)).not.toContain("PLANTED");
+      // The worker's owner reads why in its log.
+      await worker.waitFor(/notes\.txt did not load: .*notes\.txt:\d+:\d+/);
     });
   },
 );

@@ -55,6 +55,26 @@ describe("checkJob", () => {
       expect(() => checkJob(job(spell, l), real), String(l)).toThrow(/not a file/);
   });
 
+  it("refuses a loom URL option that reads a file or names a socket (sslkey=/dev/zero held a worker)", () => {
+    const spell = join(root, "a.yaml");
+    for (const l of [
+      "postgres://u@127.0.0.1/db?sslmode=require&sslkey=/dev/zero",
+      "postgres://u@127.0.0.1/db?sslcert=/etc/shadow",
+      "postgres://u@127.0.0.1/db?sslrootcert=/dev/zero",
+      "postgres://u@127.0.0.1/db?host=/var/run/postgresql",
+      "postgres://u@%2Fvar%2Frun%2Fpostgresql/db",
+      "postgres://u@[bad/db",
+    ])
+      expect(() => checkJob(job(spell, l), real), l).toThrow(/queue_job|loom/);
+    // What a job may carry: the TLS mode, a name, a timeout (a password, from an older enqueuer).
+    for (const l of [
+      "postgres://u@127.0.0.1:5432/db?sslmode=require&application_name=evals&connect_timeout=5",
+      "postgres://u@db.internal/db?ssl=true",
+      "postgres://u:pw@db.internal/db?password=pw",
+    ])
+      expect(() => checkJob(job(spell, l), real), l).not.toThrow();
+  });
+
   it("a --spells folder that does not exist is refused", () => {
     expect(() => spellsRoot(join(base, "missing"))).toThrow(/no such folder/);
   });

@@ -116,6 +116,26 @@ describe("a loom written without redaction (an older build, a store made in code
     expect(exported.out).toContain("t [REDACTED]");
     expectClean(exported.out + exported.err, "loom export --spell");
   });
+
+  it("a secret written into an object's key is redacted by spell loom export too", async () => {
+    const spell = write("old-loom-key.yaml", spellText);
+    const loom = join(dir, "old-loom-key.jsonl");
+    const store = new JsonlStore(loom);
+    // A model's tool arguments may carry what it saw as a key: {"<secret>": true}.
+    store.append({
+      type: "reward",
+      turn_id: "t1",
+      reward: 1,
+      timestamp: "",
+      args: { [SECRET]: true, nested: [{ [`k ${SECRET}`]: 1 }] },
+    } as never);
+    store.close();
+    expect(readFileSync(loom, "utf8")).toContain(JSON.stringify(SECRET).slice(1, -1));
+    const exported = io({ SPELL_SECRET: SECRET });
+    expect(await loomExportCommand(loom, { redact: true, spell }, exported)).toBe(EXIT.ok);
+    expect(exported.out).toContain('"[REDACTED]":true');
+    expectClean(exported.out + exported.err, "loom export --spell (keys)");
+  });
 });
 
 describe("runtime objects print no secret", () => {

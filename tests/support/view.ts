@@ -79,7 +79,11 @@ export function loomRecords(): unknown[] {
       utterance: "Let me greet the owls.",
       observation: "echo: hello owls",
       gate_calls: [call("echo", { text: "hello owls" }, "hello owls")],
-      metadata: meta(1, { intent: `Count the owls (key ${SHAPED_SECRET})` }),
+      // A key a secret was written into (a loom written elsewhere): redacted like a value.
+      metadata: meta(1, {
+        intent: `Count the owls (key ${SHAPED_SECRET})`,
+        extra: { [SHAPED_SECRET]: "a key" },
+      }),
     }),
     turn("r2", "r1", "ent_root", 2, {
       utterance: `Ask a child; read notes with ${KNOWN_SECRET}`,

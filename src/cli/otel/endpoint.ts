@@ -7,6 +7,19 @@ export const TRACES_PATH = "/v1/traces";
 
 export type Endpoint = { url: string } | { error: string } | undefined;
 
+/**
+ * The collector as messages name it: scheme, host, port and path, never a user, password or
+ * query — a collector's token may be any of them (`https://TOKEN@host`, `?api_key=…`).
+ */
+export function shownEndpoint(text: string): string {
+  try {
+    const url = new URL(text);
+    return `${url.protocol}//${url.host}${url.pathname}`;
+  } catch {
+    return text.replace(/^([a-z][a-z0-9+.-]*:\/\/)?[\s\S]*@/i, "$1").replace(/[?#][\s\S]*$/, "");
+  }
+}
+
 export function otelEndpoint(flag: string | undefined, env: NodeJS.ProcessEnv): Endpoint {
   if (flag !== undefined) return checked(flag, "--otel", true);
   const traces = env["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"];
@@ -22,10 +35,10 @@ function checked(text: string, where: string, base: boolean): Endpoint {
   try {
     url = new URL(text);
   } catch {
-    return { error: `${where} ${text}: not a URL (e.g. http://localhost:4318)` };
+    return { error: `${where} ${shownEndpoint(text)}: not a URL (e.g. http://localhost:4318)` };
   }
   if (url.protocol !== "http:" && url.protocol !== "https:")
-    return { error: `${where} ${text}: OTLP/HTTP needs an http:// or https:// URL` };
+    return { error: `${where} ${shownEndpoint(text)}: OTLP/HTTP needs an http:// or https:// URL` };
   if (base && !url.pathname.endsWith(TRACES_PATH))
     url.pathname = url.pathname.replace(/\/$/, "") + TRACES_PATH;
   return { url: url.href };

@@ -9,7 +9,7 @@ import { Redactor } from "../../core/redact.js";
 import { KEY_ENV_VARS } from "../../llm/providers/profiles.js";
 import { readLoomFile, tornMessage } from "../../loom/jsonl-read.js";
 import { displayPath, EXIT, type CliIO } from "../io.js";
-import { otelEndpoint } from "./endpoint.js";
+import { otelEndpoint, shownEndpoint } from "./endpoint.js";
 import { loomSpans } from "./loom-spans.js";
 import { otelTracer } from "./tracing.js";
 
@@ -52,7 +52,9 @@ export async function loomOtelCommand(
       redact: (t) => redactor.redact(t),
     });
     await shutdown();
-    io.stderr(`sent ${entities} entit${entities === 1 ? "y" : "ies"} to ${endpoint.url}\n`);
+    io.stderr(
+      `sent ${entities} entit${entities === 1 ? "y" : "ies"} to ${shownEndpoint(endpoint.url)}\n`,
+    );
     return EXIT.ok;
   } catch (err) {
     io.stderr(redactor.redact(`${errorMessage(err)}\n`));

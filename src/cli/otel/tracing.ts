@@ -11,7 +11,7 @@ import type { LoadedSpell } from "../../spell/index.js";
 import { EXIT, type CliIO } from "../io.js";
 import type { OtelApi } from "./api.js";
 import { modelOf } from "./attributes.js";
-import { otelEndpoint } from "./endpoint.js";
+import { otelEndpoint, shownEndpoint } from "./endpoint.js";
 import { eventSpans } from "./event-spans.js";
 
 /** The flags every casting command takes. */
@@ -62,7 +62,7 @@ export async function otelTracer(
   const tell = (msg: string): void => {
     if (told) return;
     told = true;
-    io.stderr(`warning: --otel: spans not sent to ${url}: ${msg.split("\n")[0]}\n`);
+    io.stderr(`warning: --otel: spans not sent to ${shownEndpoint(url)}: ${msg.split("\n")[0]}\n`);
   };
   api.diag.setLogger(
     { error: tell, warn: () => {}, info: () => {}, debug: () => {}, verbose: () => {} },

@@ -1,3 +1,4 @@
+import { redactingReplacer } from "../../core/redact-stream.js";
 import type { Loom } from "../../loom/loom.js";
 import { readRecords } from "../../loom/jsonl-read.js";
 import type { IdentityNode, Turn } from "../../loom/turn.js";
@@ -9,8 +10,7 @@ import type { IdentityNode, Turn } from "../../loom/turn.js";
  * turns another process appended meanwhile are there. A memory loom is its own record.
  */
 export function sessionLoom(loom: Loom, entityId: string, redact: (t: string) => string): string {
-  const replacer = (_key: string, value: unknown) =>
-    typeof value === "string" ? redact(value) : value;
+  const replacer = redactingReplacer(redact);
   const { turns, identity } = loom.store.readsBack
     ? readEntity(loom.store.location, entityId)
     : fromMemory(loom, entityId);

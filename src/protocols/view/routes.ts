@@ -4,6 +4,7 @@
  * appended bytes read), so a running cast's turns appear as they land. Every answer goes out
  * through `send`, which redacts every string value before it is encoded.
  */
+import { redactingReplacer } from "../../core/redact-stream.js";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import type { ErrorCode } from "../../core/error-codes.js";
 import type { LoomViewIndex } from "../../loom/view-index.js";
@@ -28,8 +29,7 @@ type Send = (reply: FastifyReply, value: unknown) => FastifyReply;
 const missing = (reply: FastifyReply, what: string) => fail(reply, 404, "not_found", `no ${what}`);
 
 export function apiRoutes(app: FastifyInstance, sources: Sources, redact: (t: string) => string) {
-  const replacer = (_key: string, value: unknown) =>
-    typeof value === "string" ? redact(value) : value;
+  const replacer = redactingReplacer(redact);
   const send: Send = (reply, value) =>
     reply.type("application/json").send(JSON.stringify(value, replacer));
 

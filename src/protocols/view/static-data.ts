@@ -3,6 +3,7 @@
  * one loom, computed once and redacted like the server's, keyed by the API path (the page
  * pages through the lists itself).
  */
+import { redactingReplacer } from "../../core/redact-stream.js";
 import { LoomViewIndex } from "../../loom/view-index.js";
 import { entityRows, threadRows } from "../../loom/view-tree.js";
 import { turnDetail } from "./routes.js";
@@ -34,7 +35,5 @@ export function staticData(path: string, name: string, redact: (t: string) => st
   }
   for (const id of index.order)
     answers[`/api/l/0/t/${id}`] = turnDetail(index, id, index.readTurn(id));
-  return JSON.stringify(answers, (_key, value: unknown) =>
-    typeof value === "string" ? redact(value) : value,
-  );
+  return JSON.stringify(answers, redactingReplacer(redact));
 }
