@@ -6,10 +6,11 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { envFor, runCli, startWireServer, type CliRun } from "../../eval/support/harness.js";
+import { envFor, startWireServer, type CliRun } from "../../eval/support/harness.js";
 import { RedisServer } from "../../support/redis.js";
 import type { Turn } from "../../../src/loom/turn.js";
 import { loomTurns } from "./loom-turns.js";
+import { queueEval as queued, type Cleanup } from "./queue-scene.js";
 import { startWorker, type WorkerProcess } from "./workers.js";
 
 const SPELL = `name: stepper
@@ -39,10 +40,7 @@ export interface Scene {
   turns(): Promise<Map<string, Turn[]>>;
 }
 
-export async function handoverScene(
-  databaseUrl: string,
-  cleanup: (() => Promise<void>)[],
-): Promise<Scene> {
+export async function handoverScene(databaseUrl: string, cleanup: Cleanup): Promise<Scene> {
   const redis = await RedisServer.start();
   cleanup.push(() => redis.close());
   // 3 turns: two echo calls, then the answer; the cast's 2nd call is held.
@@ -68,10 +66,8 @@ export async function handoverScene(
   };
   const first = worker();
   await first.waitFor("waiting for casts");
-  // The eval itself is pointed at no server (port 9, nothing listens): only workers cast.
-  const nowhere = { EVAL_BASE: "http://127.0.0.1:9/v1", EVAL_KEY: "sk-unused-000000" };
-  const queueEval = (out: string) =>
-    runCli(["eval", "eval.yaml", "--out", out, "--queue", redis.url], nowhere, dir);
+  // The eval itself is pointed at no server: only workers cast.
+  const queueEval = (out: string) => queued(redis.url, out, dir);
   const evalRun = queueEval("out");
   await held; // the first worker is in the cast's 2nd call: turn 1 is stored
   const second = worker();
