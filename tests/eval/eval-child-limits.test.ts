@@ -3,20 +3,10 @@
 // is counted as the run's, instead of being retried privately by the child's own provider client.
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import {
-  ADDER,
-  envFor,
-  evalFolder,
-  runCli,
-  startWireServer,
-  type WireServer,
-} from "./support/harness.js";
+import { describe, expect, it } from "vitest";
+import { ADDER, envFor, evalFolder, runCli, wireServersPerTest } from "./support/harness.js";
 
-const servers: WireServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
+const start = wireServersPerTest();
 
 // The parent delegates to a child spell on its own model (the same loopback server).
 const PARENT = ADDER.replace(
@@ -43,8 +33,7 @@ describe(
     it("a 429 with Retry-After on the child's call pauses the run (counted), and the case passes", async () => {
       // Requests in order: 1 the parent (calls call_entity), 2 the child (429), 3 the child again,
       // 4 the parent's answer.
-      const server = await startWireServer({ delegate: true, rateLimit: [2] });
-      servers.push(server);
+      const server = await start({ delegate: true, rateLimit: [2] });
       const dir = evalFolder(EVAL);
       writeFileSync(join(dir, "adder.yaml"), PARENT);
       writeFileSync(join(dir, "child.yaml"), CHILD);

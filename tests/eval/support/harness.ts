@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterEach } from "vitest";
 
 const root = process.cwd();
 
@@ -43,6 +44,19 @@ export function startWireServer(config: Record<string, unknown> = {}): Promise<W
       });
     });
   });
+}
+
+/** startWireServer for a test file whose servers all close after each test. */
+export function wireServersPerTest(): (config?: Record<string, unknown>) => Promise<WireServer> {
+  const servers: WireServer[] = [];
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((s) => s.close()));
+  });
+  return async (config = {}) => {
+    const s = await startWireServer(config);
+    servers.push(s);
+    return s;
+  };
 }
 
 export interface CliRun {
