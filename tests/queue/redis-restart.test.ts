@@ -4,43 +4,29 @@
 // lost or doubled: 12 entities, each with its 3 turns once (sequences 1..3), the intent once,
 // 4 casts per case. Before, the eval waited forever for casts the old Redis took with it.
 // Redis stopped for good: the run ends after 60 s with an error naming the Redis, non-zero.
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { envFor, startWireServer } from "../eval/support/harness.js";
 import { POSTGRES_MISSING, postgresBin, usePostgres } from "../support/postgres.js";
 import { RedisServer } from "../support/redis.js";
 import { loomTurns } from "./support/loom-turns.js";
 import { cleanupAfterEach, QUEUE_UNREADY, queueEval, workersOn } from "./support/queue-scene.js";
+import { stepperFolder } from "./support/stepper.js";
 import { startWorker } from "./support/workers.js";
 
 if (!postgresBin) console.log(`skipping: ${POSTGRES_MISSING}`);
 
-const SPELL = `name: stepper
-llm: { provider: openai, model: wire-model, base_url: "\${env:EVAL_BASE}", api_key: "\${env:EVAL_KEY}" }
-identity: { system_prompt: Answer with the number only. }
-circle:
-  gates: [done, echo]
-  wards: [{ max_turns: 6 }]
-`;
-const EVAL = `kind: eval
-name: restart
-spells: [./stepper.yaml]
-cases:
-  - { name: A, intent: "What is 1 + 2?", expect: [{ result: "3" }] }
-  - { name: B, intent: "What is 2 + 2?", expect: [{ result: "4" }] }
-  - { name: C, intent: "What is 3 + 2?", expect: [{ result: "5" }] }
-repeat: 4
-`;
-
-/** A folder with the stepper spell and the eval. */
-function scene(): string {
-  const dir = mkdtempSync(join(tmpdir(), "spell-redis-restart-"));
-  writeFileSync(join(dir, "stepper.yaml"), SPELL);
-  writeFileSync(join(dir, "eval.yaml"), EVAL);
-  return dir;
-}
+/** A folder with the stepper spell and the eval: three cases, four casts each. */
+const scene = () =>
+  stepperFolder(
+    "spell-redis-restart-",
+    "restart",
+    [
+      '{ name: A, intent: "What is 1 + 2?", expect: [{ result: "3" }] }',
+      '{ name: B, intent: "What is 2 + 2?", expect: [{ result: "4" }] }',
+      '{ name: C, intent: "What is 3 + 2?", expect: [{ result: "5" }] }',
+    ],
+    "repeat: 4\n",
+  );
 
 const server = usePostgres();
 const cleanup = cleanupAfterEach();

@@ -3,29 +3,13 @@
  * holding a cast's 2nd LLM call, a first `spell worker` that takes the cast, then a second one
  * started once the call is held (so the test knows which pid holds the cast: the first).
  */
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { envFor, startWireServer, type CliRun } from "../../eval/support/harness.js";
 import { RedisServer } from "../../support/redis.js";
 import type { Turn } from "../../../src/loom/turn.js";
 import { loomTurns } from "./loom-turns.js";
 import { queueEval as queued, type Cleanup } from "./queue-scene.js";
+import { stepperFolder } from "./stepper.js";
 import { startWorker, type WorkerProcess } from "./workers.js";
-
-const SPELL = `name: stepper
-llm: { provider: openai, model: wire-model, base_url: "\${env:EVAL_BASE}", api_key: "\${env:EVAL_KEY}" }
-identity: { system_prompt: Answer with the number only. }
-circle:
-  gates: [done, echo]
-  wards: [{ max_turns: 6 }]
-`;
-const EVAL = `kind: eval
-name: handover
-spells: [./stepper.yaml]
-cases:
-  - { name: A, intent: "What is 1 + 2?", expect: [{ result: "3" }] }
-`;
 
 export interface Scene {
   first: WorkerProcess;
@@ -53,9 +37,9 @@ export async function handoverScene(databaseUrl: string, cleanup: Cleanup): Prom
       if (out.includes("HELD 2")) resolve();
     });
   });
-  const dir = mkdtempSync(join(tmpdir(), "spell-handover-"));
-  writeFileSync(join(dir, "stepper.yaml"), SPELL);
-  writeFileSync(join(dir, "eval.yaml"), EVAL);
+  const dir = stepperFolder("spell-handover-", "handover", [
+    '{ name: A, intent: "What is 1 + 2?", expect: [{ result: "3" }] }',
+  ]);
   // Small lock timings, generous for a loaded machine: the lock is renewed every 3 s.
   const args = ["--queue", redis.url, "--loom", databaseUrl];
   const timing = ["--lock-ms", "6000", "--stalled-check-ms", "2000"];
