@@ -147,7 +147,7 @@ const missing = [
 let redis = null;
 let pgServer = null;
 try {
-  pgServer = missing.length ? null : await startPostgres(dir);
+  pgServer = missing.length ? null : await startPostgres();
   if (!missing.length && !pgServer) missing.push("PostgreSQL (initdb) is not installed");
   if (missing.length) {
     console.log(`skipped: ${missing.join("; ")} (apt-get install redis-server postgresql)`);
@@ -201,7 +201,7 @@ circle:
 } finally {
   for (const c of children) c.kill("SIGTERM");
   redis?.stop();
-  pgServer?.stop();
+  await pgServer?.stop();
   // At exit, not on a timer: an unref'd timer never fires once nothing else keeps node alive.
   process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
 }
