@@ -4,19 +4,18 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ADDER, envFor, evalFolder, runCli, wireServersPerTest } from "./support/harness.js";
+import {
+  CHILD,
+  DELEGATING as PARENT,
+  envFor,
+  evalFolder,
+  runCli,
+  wireServersPerTest,
+} from "./support/harness.js";
 
 const start = wireServersPerTest();
 
-// The parent delegates to a child spell on its own model (the same loopback server).
-const PARENT = ADDER.replace(
-  "gates: [done]",
-  "gates: [done, { call_entity: { spell: ./child.yaml } }]",
-);
-const CHILD = ADDER.replace("name: adder", "name: child").replace(
-  "model: wire-model",
-  "model: child-model",
-);
+// One case on the parent, which delegates to a child spell on its own model (the same server).
 const EVAL = `kind: eval
 name: delegating
 spells: [./adder.yaml]

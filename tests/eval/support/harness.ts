@@ -94,6 +94,17 @@ circle:
 `;
 
 /** A scratch folder with the adder spell and an eval of the given cases (YAML text). */
+/** ADDER delegating to a child spell (./child.yaml) on its own model, the same server. */
+export const DELEGATING = ADDER.replace(
+  "gates: [done]",
+  "gates: [done, { call_entity: { spell: ./child.yaml } }]",
+);
+/** The child DELEGATING calls: ADDER named child, on child-model. */
+export const CHILD = ADDER.replace("name: adder", "name: child").replace(
+  "model: wire-model",
+  "model: child-model",
+);
+
 export function evalFolder(evalYaml: string): string {
   const dir = mkdtempSync(join(tmpdir(), "spell-eval-"));
   writeFileSync(join(dir, "adder.yaml"), ADDER);
