@@ -14,6 +14,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { Circle } from "../dist/circle/circle.js";
 import { doneGate, echoGate } from "../dist/circle/gates/index.js";
 import { bwrapProblem, createBashMedium } from "../dist/circle/mediums/bash/index.js";
+import { printTable } from "./table.mjs";
 
 const N = 40;
 const rows = [];
@@ -84,10 +85,5 @@ if (problem) {
   row("bubblewrap: gate round trip (`gate echo hi` − `true`), ms", (boxGate - box).toFixed(2), "-");
 }
 
-const width = (k) => Math.max(...rows.map((r) => String(r[k]).length), k.length);
-const cols = ["metric", "value", "target", "ok"];
-const line = (r) => cols.map((c) => String(r[c]).padEnd(width(c))).join("  ");
-console.log(line(Object.fromEntries(cols.map((c) => [c, c]))));
-console.log(cols.map((c) => "-".repeat(width(c))).join("  "));
-for (const r of rows) console.log(line(r));
+printTable(rows);
 process.exit(0);

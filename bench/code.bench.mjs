@@ -33,6 +33,7 @@ import {
 // The sandbox engine is internal (not in the public API): the bench reaches it by its path.
 import { loadCodeEngine } from "../dist/sandbox/index.js";
 import { interleave, ratio as ratioOf, showRatio } from "./paired.mjs";
+import { printTable } from "./table.mjs";
 
 const SNIPPET = "var v = fetch_value(); v + 1";
 const TURNS = 200;
@@ -171,12 +172,8 @@ for (let i = 0; i < ROUNDS; i++) {
   layer.push(await sessionPerTurn());
   medium.push(await mediumPerTurn());
 }
-const perTurn = median(medium);
-const perLayer = median(layer);
 const perEval = median(raw);
 const perAsyncEval = median(rawAsync);
-const layerRatio = ratioOf(layer, rawAsync).median;
-const turnRatio = ratioOf(medium, rawAsync).median;
 row(
   "raw QuickJS, same work on this thread (asyncify, async host fn), ms per eval",
   perAsyncEval.toFixed(3),
@@ -189,22 +186,15 @@ row(
   "",
   true,
 );
-row("code medium layer (session.execute), ms per turn", perLayer.toFixed(3), "", true);
-row(
-  "  medium layer / raw, same work",
-  showRatio(ratioOf(layer, rawAsync)),
-  "≤ 1.5×",
-  layerRatio <= 1.5,
-);
-row("  medium layer / interpreter alone", showRatio(ratioOf(layer, raw)), "(shown)", true);
-row("whole loop turn in the code medium, ms per turn", perTurn.toFixed(3), "", true);
-row(
-  "  whole turn / raw, same work",
-  showRatio(ratioOf(medium, rawAsync)),
-  "≤ 1.5×",
-  turnRatio <= 1.5,
-);
-row("  whole turn / interpreter alone", showRatio(ratioOf(medium, raw)), "(shown)", true);
+/** A side's ms per turn, then its ratios to raw QuickJS on the same work and to the interpreter. */
+function sideRows(label, short, samples) {
+  row(`${label}, ms per turn`, median(samples).toFixed(3), "", true);
+  const same = ratioOf(samples, rawAsync);
+  row(`  ${short} / raw, same work`, showRatio(same), "≤ 1.5×", same.median <= 1.5);
+  row(`  ${short} / interpreter alone`, showRatio(ratioOf(samples, raw)), "(shown)", true);
+}
+sideRows("code medium layer (session.execute)", "medium layer", layer);
+sideRows("whole loop turn in the code medium", "whole turn", medium);
 
 // ── 2. first turn of an entity, start of a child ────────────────────────────────────────
 async function firstTurn(yieldFirst) {
@@ -544,10 +534,5 @@ row(
   stats.dead === 0,
 );
 
-const width = (k) => Math.max(...rows.map((r) => String(r[k]).length), k.length);
-const cols = ["metric", "value", "target", "ok"];
-const line = (r) => cols.map((c) => String(r[c]).padEnd(width(c))).join("  ");
-console.log(line(Object.fromEntries(cols.map((c) => [c, c]))));
-console.log(cols.map((c) => "-".repeat(width(c))).join("  "));
-for (const r of rows) console.log(line(r));
+printTable(rows);
 process.exit(0);

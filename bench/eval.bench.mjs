@@ -4,36 +4,19 @@
 // scheduler's own overhead per cast against bare casts in a loop at concurrency 1 (target ≤ 5%),
 // and the heap after each run (results stream to disk: memory stays flat).
 // BENCH_EVAL_N (default 1000) casts at 8 and 64; BENCH_EVAL_N1 (default 200) at 1 and bare.
-import { spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadDocument } from "../dist/spell/index.js";
 import { runEval } from "../dist/eval/run.js";
+import { startWire, threeTurnSpell } from "./wire.mjs";
 
 const N = Number(process.env.BENCH_EVAL_N ?? 1000);
 const N1 = Number(process.env.BENCH_EVAL_N1 ?? Math.min(N, 200));
-const root = join(import.meta.dirname, "..");
 
-const server = spawn(
-  process.execPath,
-  [join(root, "tests/eval/support/wire-server.mjs"), JSON.stringify({ delayMs: 50, turns: 3 })],
-  { stdio: ["ignore", "pipe", "inherit"] },
-);
-const port = await new Promise((resolve) =>
-  server.stdout.once("data", (d) => resolve(Number(/PORT (\d+)/.exec(String(d))[1]))),
-);
+const { child: server, port } = await startWire();
 const dir = mkdtempSync(join(tmpdir(), "eval-bench-"));
-writeFileSync(
-  join(dir, "spell.yaml"),
-  `name: three-turns
-llm: { provider: openai, model: wire-model, base_url: "http://127.0.0.1:${port}/v1", api_key: k }
-identity: { system_prompt: Answer with the number. }
-circle:
-  gates: [done, { name: echo, behavior: { result: "hi" } }]
-  wards: [{ max_turns: 5 }]
-`,
-);
+writeFileSync(join(dir, "spell.yaml"), threeTurnSpell(port));
 const evalDoc = (n) => `kind: eval
 name: bench
 spells: [./spell.yaml]

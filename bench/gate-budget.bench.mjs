@@ -13,6 +13,7 @@ import { fileURLToPath } from "node:url";
 import { Cantrip, Circle, JsonlStore, Loom, ScriptedLLM, codeMedium } from "../dist/index.js";
 import { doneGate, echoGate } from "../dist/circle/gates/index.js";
 import { bwrapProblem, createBashMedium } from "../dist/circle/mediums/bash/index.js";
+import { printTable } from "./table.mjs";
 
 const MiB = 1024 * 1024;
 const rows = [];
@@ -98,9 +99,4 @@ const noBwrap = bwrapProblem();
 if (noBwrap) row("bash attack", `skipped: ${noBwrap}`, "");
 else report("bash, 50 connections of 4 MB", run("bash"));
 
-const width = (k) => Math.max(...rows.map((r) => String(r[k]).length), k.length);
-const cols = ["metric", "value", "target", "ok"];
-const line = (r) => cols.map((c) => String(r[c]).padEnd(width(c))).join("  ");
-console.log(line(Object.fromEntries(cols.map((c) => [c, c]))));
-console.log(cols.map((c) => "-".repeat(width(c))).join("  "));
-for (const r of rows) console.log(line(r));
+printTable(rows);

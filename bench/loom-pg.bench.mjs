@@ -104,7 +104,7 @@ async function measureImport(url) {
 const dir = mkdtempSync(join(tmpdir(), "bench-loom-pg-"));
 let server = null;
 try {
-  const url = process.env.SPELLBOOK_BENCH_PG_URL ?? (server = await startPostgres(dir))?.url;
+  const url = process.env.SPELLBOOK_BENCH_PG_URL ?? (server = await startPostgres())?.url;
   if (!url) console.log("skipped: PostgreSQL not installed (apt-get install postgresql)");
   else {
     await measure("JSONL", () => jsonlLoomStore(join(dir, "loom.jsonl")));
@@ -115,6 +115,6 @@ try {
     if (IMPORT_TURNS > 0) await measureImport(url);
   }
 } finally {
-  server?.stop();
+  await server?.stop();
   setTimeout(() => rmSync(dir, { recursive: true, force: true }), 500).unref();
 }

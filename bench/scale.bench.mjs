@@ -22,6 +22,7 @@ import { runEval } from "../dist/eval/run.js";
 import { openRemote } from "../dist/queue/remote.js";
 import { startPostgres } from "./postgres-server.mjs";
 import { startRedis } from "./redis-server.mjs";
+import { startWire, threeTurnSpell } from "./wire.mjs";
 
 const N = Number(process.env.BENCH_SCALE_N ?? 1000);
 // 2 at once per worker: 4 workers then need about 1.6 of this machine's 2 cores (≈30 CPU ms per
@@ -55,20 +56,11 @@ function cpuMs(pid) {
 }
 
 let wire = null;
-function startWire() {
-  const config = JSON.stringify({ delayMs: 50, turns: 3 });
-  const child = spawn(
-    process.execPath,
-    [join(root, "tests/eval/support/wire-server.mjs"), config],
-    {
-      stdio: ["ignore", "pipe", "inherit"],
-    },
-  );
+async function startWireChild() {
+  const { child, port } = await startWire();
   children.push(child);
   wire = child;
-  return new Promise((resolve) =>
-    child.stdout.once("data", (d) => resolve(Number(/PORT (\d+)/.exec(String(d))[1]))),
-  );
+  return port;
 }
 
 /** A `spell worker` process; resolves once it waits for casts. */
@@ -147,23 +139,14 @@ const missing = [
 let redis = null;
 let pgServer = null;
 try {
-  pgServer = missing.length ? null : await startPostgres(dir);
+  pgServer = missing.length ? null : await startPostgres();
   if (!missing.length && !pgServer) missing.push("PostgreSQL (initdb) is not installed");
   if (missing.length) {
     console.log(`skipped: ${missing.join("; ")} (apt-get install redis-server postgresql)`);
   } else {
     redis = await startRedis(dir);
-    const port = await startWire();
-    writeFileSync(
-      join(dir, "spell.yaml"),
-      `name: three-turns
-llm: { provider: openai, model: wire-model, base_url: "http://127.0.0.1:${port}/v1", api_key: k }
-identity: { system_prompt: Answer with the number. }
-circle:
-  gates: [done, { name: echo, behavior: { result: "hi" } }]
-  wards: [{ max_turns: 5 }]
-`,
-    );
+    const port = await startWireChild();
+    writeFileSync(join(dir, "spell.yaml"), threeTurnSpell(port));
     const admin = new pg.Client({ connectionString: pgServer.url });
     await admin.connect();
     console.log(
@@ -201,7 +184,7 @@ circle:
 } finally {
   for (const c of children) c.kill("SIGTERM");
   redis?.stop();
-  pgServer?.stop();
+  await pgServer?.stop();
   // At exit, not on a timer: an unref'd timer never fires once nothing else keeps node alive.
   process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
 }

@@ -71,6 +71,19 @@ export interface TurnRules {
   trimmed(run: CallRun, content: string): string;
 }
 
+/**
+ * The code mediums' utterance (bash, code): the code of the calls that ran some, a blank line
+ * between; without any, the response's text.
+ */
+export function codeUtterance(response: LLMResponse, runs: readonly CallRun[]): string {
+  const code = runs.flatMap((r) => (r.code === undefined ? [] : [r.code]));
+  return code.length ? code.join("\n\n") : (response.content ?? "");
+}
+
+/** The code mediums' observation: each call's text, a blank line between. */
+export const joinedObservation = (runs: readonly CallRun[]): string =>
+  runs.map((r) => r.text).join("\n\n");
+
 /** A session's turn protocol: one per entity, since PROD-5 trims across turns. */
 export class MediumTurn {
   /** Tool messages holding ephemeral results of the previous turn, trimmed after this one. */

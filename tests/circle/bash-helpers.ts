@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { bwrapProblem } from "../../src/circle/mediums/bash/index.js";
+import type { Circle } from "../../src/circle/circle.js";
 import type { Turn } from "../../src/loom/turn.js";
 import { loadSpell } from "../../src/spell/index.js";
 
@@ -48,4 +49,22 @@ ${spec.circle ?? ""}
   const result = await loaded.cantrip!.cast("go");
   const turns: Turn[] = result.loom.turns();
   return { dir, result, turns, warnings: loaded.warnings };
+}
+
+/** One bash call (`command`) run straight through the circle's medium, in a session of its own. */
+export async function bashStep(circle: Circle, command: string) {
+  const session = circle.open({ entity: undefined, depth: 0 });
+  try {
+    const call = { id: "c1", name: "bash", arguments: JSON.stringify({ command }) };
+    const scope = {
+      entityId: "e",
+      turnId: "t",
+      signal: new AbortController().signal,
+      requireDone: false,
+    };
+    const usage = { promptTokens: 0, completionTokens: 0, cachedTokens: 0 };
+    return await session.execute({ content: null, toolCalls: [call], usage }, scope);
+  } finally {
+    session.dispose();
+  }
 }

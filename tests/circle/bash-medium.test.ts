@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { Circle } from "../../src/circle/circle.js";
 import { doneGate, readGate } from "../../src/circle/gates/index.js";
 import { createBashMedium, type SandboxMode } from "../../src/circle/mediums/bash/index.js";
-import { castBash, hasBwrap, noBwrap } from "./bash-helpers.js";
+import { bashStep, castBash, hasBwrap, noBwrap } from "./bash-helpers.js";
 
 const SKIP = hasBwrap ? "in bubblewrap" : `skipped: ${noBwrap}`;
 
@@ -18,20 +18,7 @@ async function step(command: string, sandbox: SandboxMode, wards = [{ max_turns:
     gates: [doneGate(), readGate({ root })],
     wards,
   });
-  const session = circle.open({ entity: undefined, depth: 0 });
-  try {
-    const call = { id: "c1", name: "bash", arguments: JSON.stringify({ command }) };
-    const scope = {
-      entityId: "e",
-      turnId: "t",
-      signal: new AbortController().signal,
-      requireDone: false,
-    };
-    const usage = { promptTokens: 0, completionTokens: 0, cachedTokens: 0 };
-    return await session.execute({ content: null, toolCalls: [call], usage }, scope);
-  } finally {
-    session.dispose();
-  }
+  return bashStep(circle, command);
 }
 
 describe("bash medium (seed 002 Medium)", () => {

@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { Circle } from "../../src/circle/circle.js";
 import { doneGate } from "../../src/circle/gates/index.js";
 import { createBashMedium } from "../../src/circle/mediums/bash/index.js";
+import { bashStep } from "./bash-helpers.js";
 
 const SETSID = existsSync("/usr/bin/setsid");
 
@@ -20,20 +21,7 @@ async function step(root: string, command: string) {
     gates: [doneGate()],
     wards: [{ max_turns: 3 }, { max_command_ms: 2000 }],
   });
-  const session = circle.open({ entity: undefined, depth: 0 });
-  try {
-    const call = { id: "c1", name: "bash", arguments: JSON.stringify({ command }) };
-    const scope = {
-      entityId: "e",
-      turnId: "t",
-      signal: new AbortController().signal,
-      requireDone: false,
-    };
-    const usage = { promptTokens: 0, completionTokens: 0, cachedTokens: 0 };
-    return await session.execute({ content: null, toolCalls: [call], usage }, scope);
-  } finally {
-    session.dispose();
-  }
+  return bashStep(circle, command);
 }
 
 /** Ends what a test left behind, if the runtime did not. */

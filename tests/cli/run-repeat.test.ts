@@ -6,41 +6,11 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { passAtK, passHatK } from "../../src/eval/stats.js";
 import { runCli } from "../eval/support/harness.js";
-import { Loopback } from "../support/loopback-http.js";
-
-const SPELL = `name: adder
-llm: { provider: openai, model: wire-model, base_url: "\${env:R_BASE}", api_key: "\${env:R_KEY}" }
-identity: { system_prompt: Add. }
-intent: What is 1 + 2?
-circle: { gates: [done], wards: [{ max_turns: 2 }] }
-`;
-
-const reply = (message: Record<string, unknown>) => ({
-  id: "c",
-  object: "chat.completion",
-  model: "wire-model",
-  choices: [
-    { index: 0, finish_reason: "stop", message: { role: "assistant", content: null, ...message } },
-  ],
-  usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
-});
+import { ADDER_SPELL as SPELL, alternatingWire } from "../support/adder-wire.js";
 
 /** Odd requests answer by calling done, even ones with text: half the casts end by done. */
-const wire = new Loopback();
-let n = 0;
-beforeAll(async () => {
-  wire.routes.set("/v1/chat/completions", (_req, res) => {
-    const done = ++n % 2 === 1;
-    const call = {
-      id: `call_${n}`,
-      type: "function",
-      function: { name: "done", arguments: '{"answer":"3"}' },
-    };
-    res.writeHead(200, { "content-type": "application/json" });
-    res.end(JSON.stringify(reply(done ? { tool_calls: [call] } : { content: "3" })));
-  });
-  await wire.start();
-});
+const wire = alternatingWire();
+beforeAll(() => wire.start());
 afterAll(() => wire.stop());
 
 describe("spell run --repeat", { timeout: 90_000 }, () => {

@@ -3,30 +3,19 @@
 // is counted as the run's, instead of being retried privately by the child's own provider client.
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
-  ADDER,
+  CHILD,
+  DELEGATING as PARENT,
   envFor,
   evalFolder,
   runCli,
-  startWireServer,
-  type WireServer,
+  wireServersPerTest,
 } from "./support/harness.js";
 
-const servers: WireServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
+const start = wireServersPerTest();
 
-// The parent delegates to a child spell on its own model (the same loopback server).
-const PARENT = ADDER.replace(
-  "gates: [done]",
-  "gates: [done, { call_entity: { spell: ./child.yaml } }]",
-);
-const CHILD = ADDER.replace("name: adder", "name: child").replace(
-  "model: wire-model",
-  "model: child-model",
-);
+// One case on the parent, which delegates to a child spell on its own model (the same server).
 const EVAL = `kind: eval
 name: delegating
 spells: [./adder.yaml]
@@ -43,8 +32,7 @@ describe(
     it("a 429 with Retry-After on the child's call pauses the run (counted), and the case passes", async () => {
       // Requests in order: 1 the parent (calls call_entity), 2 the child (429), 3 the child again,
       // 4 the parent's answer.
-      const server = await startWireServer({ delegate: true, rateLimit: [2] });
-      servers.push(server);
+      const server = await start({ delegate: true, rateLimit: [2] });
       const dir = evalFolder(EVAL);
       writeFileSync(join(dir, "adder.yaml"), PARENT);
       writeFileSync(join(dir, "child.yaml"), CHILD);

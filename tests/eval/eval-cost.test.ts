@@ -4,20 +4,10 @@
 // 10 × 2e-6 + 5 × 8e-6 = $0.00006, known exactly.
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import {
-  ADDER,
-  envFor,
-  evalFolder,
-  runCli,
-  startWireServer,
-  type WireServer,
-} from "./support/harness.js";
+import { describe, expect, it } from "vitest";
+import { ADDER, envFor, evalFolder, runCli, wireServersPerTest } from "./support/harness.js";
 
-const servers: WireServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
+const start = wireServersPerTest();
 
 const QUERY_USD = 10 * 2e-6 + 5 * 8e-6;
 const PRICED = ADDER.replace("model: wire-model", "model: gpt-4.1");
@@ -35,8 +25,7 @@ const groupOf = (out: string) =>
   ).groups[0]!;
 
 async function evalRun(cases: string) {
-  const server = await startWireServer({});
-  servers.push(server);
+  const server = await start({});
   const dir = evalFolder(`kind: eval\nname: priced\nspells: [./adder.yaml]\ncases:\n${cases}`);
   writeFileSync(join(dir, "adder.yaml"), PRICED);
   // A judge on the same priced model: its endpoint comes from OPENAI_BASE_URL.

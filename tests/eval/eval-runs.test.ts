@@ -2,25 +2,10 @@
 // --compare with one planted regression, --record then --replay with no server at all.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import {
-  envFor,
-  evalFolder,
-  runCli,
-  startWireServer,
-  THREE_CASES,
-  type WireServer,
-} from "./support/harness.js";
+import { describe, expect, it } from "vitest";
+import { envFor, evalFolder, runCli, THREE_CASES, wireServersPerTest } from "./support/harness.js";
 
-const servers: WireServer[] = [];
-const start = async (config: Record<string, unknown>) => {
-  const s = await startWireServer(config);
-  servers.push(s);
-  return s;
-};
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
+const start = wireServersPerTest();
 
 const lines = (file: string) =>
   existsSync(file) ? readFileSync(file, "utf8").split("\n").filter(Boolean) : [];

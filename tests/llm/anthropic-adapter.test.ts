@@ -1,9 +1,11 @@
 import { describe, expect, it } from "vitest";
-import type { Message, ToolDefinition } from "../../src/core/contract.js";
+import type { Message } from "../../src/core/contract.js";
 import { ProviderError } from "../../src/llm/errors.js";
 import { createAnthropic } from "../../src/llm/providers/anthropic/anthropic-llm.js";
 import {
+  ASK_FILES as ask,
   body,
+  ECHO_TOOL as echo,
   failure,
   fixtureText,
   sse,
@@ -13,15 +15,6 @@ import {
 } from "../support/providers.js";
 
 const KEY = "sk-ant-api03-test0123456789abcdefghijkl";
-const echo: ToolDefinition = {
-  name: "echo",
-  description: "returns its text",
-  parameters: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
-};
-const ask: Message[] = [
-  { role: "system", content: "You count files." },
-  { role: "user", content: "How many files?" },
-];
 
 function anthropic(server: LoopbackServer, spec: Record<string, unknown> = {}) {
   const ctx = testContext({ ANTHROPIC_API_KEY: KEY });

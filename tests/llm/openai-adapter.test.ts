@@ -1,9 +1,11 @@
 import { describe, expect, it } from "vitest";
-import type { Message, ToolDefinition } from "../../src/core/contract.js";
+import type { Message } from "../../src/core/contract.js";
 import { ProviderError } from "../../src/llm/errors.js";
 import { createOpenAICompatible } from "../../src/llm/providers/openai/openai-llm.js";
 import {
+  ASK_FILES as ask,
   body,
+  ECHO_TOOL as echo,
   failure,
   fixtureJson,
   fixtureText as sseText,
@@ -14,15 +16,6 @@ import {
 } from "../support/providers.js";
 
 const KEY = "sk-test-abcdefghijklmnopqrstuvwxyz0123";
-const echo: ToolDefinition = {
-  name: "echo",
-  description: "returns its text",
-  parameters: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
-};
-const ask: Message[] = [
-  { role: "system", content: "You count files." },
-  { role: "user", content: "How many files?" },
-];
 
 function openai(
   server: LoopbackServer,

@@ -9,17 +9,9 @@ import { afterAll, describe, expect, it } from "vitest";
 import { loomExportCommand, loomTreeCommand } from "../../src/cli/loom-export.js";
 import { loomImportCommand } from "../../src/cli/loom-import.js";
 import { loomStatsCommand } from "../../src/cli/loom-tools.js";
-import {
-  Cantrip,
-  Circle,
-  doneGate,
-  echoGate,
-  JsonlStore,
-  Loom,
-  ScriptedLLM,
-} from "../../src/index.js";
 import { io } from "../support/io.js";
 import { POSTGRES_MISSING, postgresBin, usePostgres } from "../support/postgres.js";
+import { recordTwoCasts } from "../support/recorded-loom.js";
 
 const server = usePostgres();
 const skip = !postgresBin;
@@ -27,23 +19,10 @@ if (skip) console.warn(`loom-cli-postgres.test.ts: ${POSTGRES_MISSING}`);
 const dir = mkdtempSync(join(tmpdir(), "loom-cli-pg-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const echo = (text: string) => ({ tool_calls: [{ gate: "echo", args: { text } }] });
-
 /** A loom file written by real casts: two entities, a reward. */
 async function recordedLoom(): Promise<string> {
   const path = join(dir, "source.jsonl");
-  const loom = new Loom(new JsonlStore(path));
-  for (const word of ["alpha", "beta"]) {
-    const cantrip = new Cantrip({
-      llm: new ScriptedLLM({ responses: [echo(word), { content: `${word} done` }] }),
-      identity: { systemPrompt: "import test" },
-      circle: new Circle({ gates: [doneGate(), echoGate()], wards: [{ max_turns: 4 }] }),
-      loom,
-    });
-    await cantrip.cast(`say ${word}`);
-  }
-  loom.annotateReward(loom.turns()[1]!.id, 1, "right");
-  loom.close();
+  await recordTwoCasts(path, "import test");
   return path;
 }
 

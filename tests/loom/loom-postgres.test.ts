@@ -37,6 +37,36 @@ function cantripOn(loom: Loom, llm: LLM) {
   });
 }
 
+/**
+ * A loom on `url` whose LLM, before its 2nd query, has another writer (`other`) record its own
+ * turn 2 ("taken") on the cast's entity: the cast's own 2nd turn is then a late write.
+ */
+function takenScene(url: string) {
+  const other = postgresLoomStore(url);
+  const loom = new Loom(new QueuedRecordStore(postgresLoomStore(url)));
+  const seen = { entityId: "", queries: 0 };
+  const scripted = new ScriptedLLM({
+    responses: [echo("one"), echo("two"), echo("three"), { content: "end" }],
+  });
+  const llm: LLM = {
+    name: scripted.name,
+    async query(messages, options) {
+      // Before the second turn is recorded, another worker records its own second turn.
+      if (++seen.queries === 2)
+        await other.append({ type: "turn", ...turn("taken", null, seen.entityId, 2) });
+      return scripted.query(messages, options);
+    },
+  };
+  const onEvent = (e: { type: string; entityId?: string }) => {
+    if (e.type === "step_start" && e.entityId) seen.entityId = e.entityId;
+  };
+  const close = async () => {
+    await other.close();
+    await (loom.store as QueuedRecordStore).close();
+  };
+  return { other, loom, llm, seen, onEvent, close };
+}
+
 describe.skipIf(skip)("a Loom writing to PostgreSQL", () => {
   it("has every turn of a cast on the store when the cast is done", async () => {
     const url = await server().createDatabase();
@@ -60,77 +90,37 @@ describe.skipIf(skip)("a Loom writing to PostgreSQL", () => {
   });
 
   it("stops the cast with loom_fenced before the next LLM call when another writer took the turn", async () => {
-    const url = await server().createDatabase();
-    const other = postgresLoomStore(url);
-    const loom = new Loom(new QueuedRecordStore(postgresLoomStore(url)));
-    let entityId = "";
-    const scripted = new ScriptedLLM({
-      responses: [echo("one"), echo("two"), echo("three"), { content: "end" }],
-    });
-    let queries = 0;
-    const llm: LLM = {
-      name: scripted.name,
-      async query(messages, options) {
-        // Before the second turn is recorded, another worker records its own second turn.
-        if (++queries === 2)
-          await other.append({ type: "turn", ...turn("taken", null, entityId, 2) });
-        return scripted.query(messages, options);
-      },
-    };
+    const s = takenScene(await server().createDatabase());
     try {
-      const result = await cantripOn(loom, llm).cast("go", {
-        onEvent: (e) => {
-          if (e.type === "step_start") entityId = e.entityId;
-        },
-      });
+      const result = await cantripOn(s.loom, s.llm).cast("go", { onEvent: s.onEvent });
       expect(result.status).toBe("failed");
       expect(result.status === "failed" && result.error).toMatchObject({ code: "loom_fenced" });
-      expect(queries).toBe(2); // no LLM call after the refused write
-      const stored = await other.readEntity(entityId);
+      expect(s.seen.queries).toBe(2); // no LLM call after the refused write
+      const stored = await s.other.readEntity(s.seen.entityId);
       expect(stored.map((t) => [t.sequence, t.id === "taken"])).toEqual([
         [1, false],
         [2, true],
       ]);
     } finally {
-      await other.close();
-      await (loom.store as QueuedRecordStore).close();
+      await s.close();
     }
   });
 
   it("a fenced cast's failure stays its own: the next cast on the same loom is stored", async () => {
-    const url = await server().createDatabase();
-    const other = postgresLoomStore(url);
-    const loom = new Loom(new QueuedRecordStore(postgresLoomStore(url)));
-    let entityId = "";
-    const scripted = new ScriptedLLM({
-      responses: [echo("one"), echo("two"), echo("three"), { content: "end" }],
-    });
-    let queries = 0;
-    const llm: LLM = {
-      name: scripted.name,
-      async query(messages, options) {
-        if (++queries === 2)
-          await other.append({ type: "turn", ...turn("taken", null, entityId, 2) });
-        return scripted.query(messages, options);
-      },
-    };
-    const onEvent = (e: { type: string; entityId?: string }) => {
-      if (e.type === "step_start" && e.entityId) entityId = e.entityId;
-    };
+    const s = takenScene(await server().createDatabase());
     try {
-      const cantrip = cantripOn(loom, llm);
-      const fenced = await cantrip.cast("go", { onEvent });
+      const cantrip = cantripOn(s.loom, s.llm);
+      const fenced = await cantrip.cast("go", { onEvent: s.onEvent });
       expect(fenced.status === "failed" && fenced.error).toMatchObject({ code: "loom_fenced" });
-      const fencedEntity = entityId;
+      const fencedEntity = s.seen.entityId;
       // A new cast (a new entity) on the same loom and store: its turns are written.
-      const next = await cantrip.cast("again", { onEvent });
+      const next = await cantrip.cast("again", { onEvent: s.onEvent });
       expect(next.status).toBe("terminated");
-      expect(entityId).not.toBe(fencedEntity);
-      const stored = await other.readEntity(entityId);
+      expect(s.seen.entityId).not.toBe(fencedEntity);
+      const stored = await s.other.readEntity(s.seen.entityId);
       expect(stored.map((t) => t.sequence)).toEqual([1, 2]);
     } finally {
-      await other.close();
-      await (loom.store as QueuedRecordStore).close();
+      await s.close();
     }
   });
 

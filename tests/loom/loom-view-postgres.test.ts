@@ -11,17 +11,9 @@ import { loomExportCommand } from "../../src/cli/loom-export.js";
 import { loomImportCommand } from "../../src/cli/loom-import.js";
 import { loomRewardCommand, loomThreadCommand } from "../../src/cli/loom-tools.js";
 import { loomViewCommand, viewCommand } from "../../src/cli/view.js";
-import {
-  Cantrip,
-  Circle,
-  doneGate,
-  echoGate,
-  JsonlStore,
-  Loom,
-  ScriptedLLM,
-} from "../../src/index.js";
 import { io } from "../support/io.js";
 import { POSTGRES_MISSING, postgresBin, usePostgres } from "../support/postgres.js";
+import { recordTwoCasts } from "../support/recorded-loom.js";
 
 const server = usePostgres();
 const skip = !postgresBin;
@@ -29,24 +21,10 @@ if (skip) console.warn(`loom-view-postgres.test.ts: ${POSTGRES_MISSING}`);
 const dir = mkdtempSync(join(tmpdir(), "loom-view-pg-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const echo = (text: string) => ({ tool_calls: [{ gate: "echo", args: { text } }] });
-
 /** A loom file written by real casts (two entities, a reward with a reason), imported to a new database. */
 async function both(): Promise<{ file: string; url: string; turns: string[] }> {
   const file = join(dir, `source-${Math.random().toString(36).slice(2)}.jsonl`);
-  const loom = new Loom(new JsonlStore(file));
-  for (const word of ["alpha", "beta"]) {
-    const cantrip = new Cantrip({
-      llm: new ScriptedLLM({ responses: [echo(word), { content: `${word} done` }] }),
-      identity: { systemPrompt: "view test" },
-      circle: new Circle({ gates: [doneGate(), echoGate()], wards: [{ max_turns: 4 }] }),
-      loom,
-    });
-    await cantrip.cast(`say ${word}`);
-  }
-  const turns = loom.turns().map((t) => t.id);
-  loom.annotateReward(turns[1]!, 1, "right");
-  loom.close();
+  const turns = await recordTwoCasts(file, "view test");
   const url = await server().createDatabase();
   const imported = io();
   expect(await loomImportCommand(file, { to: url }, imported), imported.err).toBe(0);

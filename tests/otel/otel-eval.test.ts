@@ -7,7 +7,8 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
-  ADDER,
+  CHILD,
+  DELEGATING as PARENT,
   envFor,
   evalFolder,
   runCli,
@@ -16,14 +17,6 @@ import {
 } from "../eval/support/harness.js";
 import { attr, otlpReceiver, type OtlpSpan, type Receiver } from "./receiver.js";
 
-const PARENT = ADDER.replace(
-  "gates: [done]",
-  "gates: [done, { call_entity: { spell: ./child.yaml } }]",
-);
-const CHILD = ADDER.replace("name: adder", "name: child").replace(
-  "model: wire-model",
-  "model: child-model",
-);
 const EVAL = `kind: eval
 name: traced
 spells: [./adder.yaml]

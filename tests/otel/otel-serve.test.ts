@@ -24,26 +24,29 @@ beforeEach(async () => {
 });
 afterEach(() => receiver.close());
 
+/**
+ * `spell serve` of the spell with --otel to the receiver: resolves with the address it listens
+ * on, `stop()` ends it, `serving` is the command's exit code.
+ */
+async function serveWithOtel() {
+  const o = io();
+  let listening!: (address: string) => void;
+  const address = new Promise<string>((ok) => (listening = ok));
+  const stderr = o.stderr;
+  o.stderr = (t) => {
+    stderr(t);
+    const m = / listening on (\S+)/.exec(t);
+    if (m) listening(m[1]!);
+  };
+  let stop!: () => void;
+  const stopped = new Promise<void>((ok) => (stop = ok));
+  const serving = serveCommand(spell, { port: 0, loom: "memory", otel: receiver.url }, o, stopped);
+  return { base: await address, stop, serving };
+}
+
 describe("spell serve --otel", () => {
   it("sends a trace per cast, flushed when the server stops", async () => {
-    const o = io();
-    let listening!: (address: string) => void;
-    const address = new Promise<string>((ok) => (listening = ok));
-    const stderr = o.stderr;
-    o.stderr = (t) => {
-      stderr(t);
-      const m = / listening on (\S+)/.exec(t);
-      if (m) listening(m[1]!);
-    };
-    let stop!: () => void;
-    const stopped = new Promise<void>((ok) => (stop = ok));
-    const serving = serveCommand(
-      spell,
-      { port: 0, loom: "memory", otel: receiver.url },
-      o,
-      stopped,
-    );
-    const base = await address;
+    const { base, stop, serving } = await serveWithOtel();
     for (const intent of ["one", "two"]) {
       const res = await fetch(`${base}/cast`, {
         method: "POST",
@@ -62,24 +65,7 @@ describe("spell serve --otel", () => {
   });
 
   it("sends the same spans for an A2A task (message/send) as for POST /cast", async () => {
-    const o = io();
-    let listening!: (address: string) => void;
-    const address = new Promise<string>((ok) => (listening = ok));
-    const stderr = o.stderr;
-    o.stderr = (t) => {
-      stderr(t);
-      const m = / listening on (\S+)/.exec(t);
-      if (m) listening(m[1]!);
-    };
-    let stop!: () => void;
-    const stopped = new Promise<void>((ok) => (stop = ok));
-    const serving = serveCommand(
-      spell,
-      { port: 0, loom: "memory", otel: receiver.url },
-      o,
-      stopped,
-    );
-    const base = await address;
+    const { base, stop, serving } = await serveWithOtel();
     const res = await fetch(`${base}/a2a`, {
       method: "POST",
       headers: { "content-type": "application/json" },

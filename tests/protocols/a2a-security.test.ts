@@ -1,10 +1,10 @@
-import { request } from "node:http";
 import { TaskState } from "@a2a-js/sdk";
 import type { FastifyInstance } from "fastify";
 import { afterEach, describe, expect, it } from "vitest";
 import { createHttpServer, type ServeOptions } from "../../src/protocols/http/server.js";
 import { loadSpellText } from "../../src/spell/index.js";
 import { a2aClient, artifactText, isTask, sendParams } from "../support/a2a.js";
+import { browserRequest } from "../support/loopback-http.js";
 import { doneReplyLeaking, withProvider, type LoopbackReply } from "../support/providers.js";
 
 // A2A is served behind the same guard as the rest of spell serve, and redacts as it does.
@@ -22,30 +22,6 @@ afterEach(async () => {
   await app?.close();
   app = undefined;
 });
-
-interface Answer {
-  status: number;
-  body: string;
-}
-
-/** A request with the exact Host and Origin a browser would send (fetch would not let us). */
-function send(
-  port: number,
-  method: string,
-  path: string,
-  headers: Record<string, string>,
-  body?: string,
-) {
-  return new Promise<Answer>((resolve, reject) => {
-    const req = request({ host: "127.0.0.1", port, method, path, headers }, (res) => {
-      let text = "";
-      res.on("data", (d: Buffer) => (text += d.toString()));
-      res.on("end", () => resolve({ status: res.statusCode!, body: text }));
-    });
-    req.on("error", reject);
-    req.end(body);
-  });
-}
 
 const rpcBody = JSON.stringify({
   jsonrpc: "2.0",
@@ -74,14 +50,14 @@ describe("A2A behind spell serve's guard", () => {
     const { port, loom } = await serveScripted();
     const json = { "content-type": "application/json" };
     for (const host of [`rebind.example:${port}`, "127.0.0.1.nip.io"]) {
-      const card = await send(port, "GET", "/.well-known/agent-card.json", { host });
+      const card = await browserRequest(port, "GET", "/.well-known/agent-card.json", { host });
       expect(card.status).toBe(403);
       expect(JSON.parse(card.body)).toMatchObject({ error: { code: "forbidden_host" } });
-      const rpc = await send(port, "POST", "/a2a", { host, ...json }, rpcBody);
+      const rpc = await browserRequest(port, "POST", "/a2a", { host, ...json }, rpcBody);
       expect(rpc.status).toBe(403);
     }
     const host = `127.0.0.1:${port}`;
-    const foreign = await send(
+    const foreign = await browserRequest(
       port,
       "POST",
       "/a2a",
@@ -92,7 +68,7 @@ describe("A2A behind spell serve's guard", () => {
     expect(JSON.parse(foreign.body)).toMatchObject({ error: { code: "forbidden_origin" } });
     expect(loom.size).toBe(0);
     // The same request from a loopback name, no Origin, is served.
-    const ok = await send(port, "POST", "/a2a", { host, ...json }, rpcBody);
+    const ok = await browserRequest(port, "POST", "/a2a", { host, ...json }, rpcBody);
     expect(ok.status).toBe(200);
     expect(JSON.parse(ok.body)).toMatchObject({ result: { status: { state: "completed" } } });
   });
@@ -103,9 +79,10 @@ describe("A2A behind spell serve's guard", () => {
     const auths: Record<string, string>[] = [{}, { authorization: "Bearer nope" }];
     for (const auth of auths) {
       expect(
-        (await send(port, "GET", "/.well-known/agent-card.json", { host, ...auth })).status,
+        (await browserRequest(port, "GET", "/.well-known/agent-card.json", { host, ...auth }))
+          .status,
       ).toBe(401);
-      const rpc = await send(
+      const rpc = await browserRequest(
         port,
         "POST",
         "/a2a",

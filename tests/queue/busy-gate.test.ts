@@ -5,23 +5,26 @@
 // and no worker logs a refused (fenced) write. Each worker runs a cast of the spell first (into
 // another loom): a worker's first cast loads the spell and its modules on the main thread, which
 // on a loaded machine (load 25 on 2 cores) can itself outlast a 2 s lock (see SCALE.md).
-import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { envFor, runCli, startWireServer } from "../eval/support/harness.js";
 import { POSTGRES_MISSING, postgresBin, usePostgres } from "../support/postgres.js";
-import { REDIS_MISSING, RedisServer } from "../support/redis.js";
+import { RedisServer } from "../support/redis.js";
 import { bwrapProblem } from "../../src/circle/mediums/bash/sandbox.js";
 import { loomTurns } from "./support/loom-turns.js";
-import { startWorker } from "./support/workers.js";
+import {
+  cleanupAfterEach,
+  NOWHERE,
+  QUEUE_UNREADY,
+  queueEval,
+  workersOn,
+} from "./support/queue-scene.js";
 
 const noBwrap = bwrapProblem();
-if (REDIS_MISSING) console.log(`skipping: ${REDIS_MISSING}`);
 if (!postgresBin) console.log(`skipping: ${POSTGRES_MISSING}`);
 if (noBwrap) console.log(`skipping: the bash medium cannot run here: ${noBwrap}`);
-const built = existsSync("dist/spell.cjs");
-if (!built) console.log("skipping: the CLI is not built (npm run build)");
 
 const SPELL = `name: sleeper
 llm: { provider: openai, model: wire-model, base_url: "\${env:EVAL_BASE}", api_key: "\${env:EVAL_KEY}" }
@@ -40,13 +43,9 @@ cases:
 const WARM = EVAL.replace("name: busy", "name: warm").replace("repeat: 1", "") + "repeat: 2\n";
 
 const server = usePostgres();
-const cleanup: (() => Promise<void>)[] = [];
-// Stopping workers lets BullMQ close its blocking connections: slow on a loaded machine.
-afterEach(async () => {
-  await Promise.all(cleanup.splice(0).map((f) => f()));
-}, 60_000);
+const cleanup = cleanupAfterEach();
 
-describe.skipIf(REDIS_MISSING !== undefined || !postgresBin || !built || noBwrap !== undefined)(
+describe.skipIf(QUEUE_UNREADY || !postgresBin || noBwrap !== undefined)(
   "a gate busy for 5 s on a queued cast",
   { timeout: 180_000 },
   () => {
@@ -60,27 +59,16 @@ describe.skipIf(REDIS_MISSING !== undefined || !postgresBin || !built || noBwrap
       writeFileSync(join(dir, "eval.yaml"), EVAL);
       writeFileSync(join(dir, "warm.yaml"), WARM);
       // One cast at a time each: the two warm-up casts go one to each worker.
-      const args = ["--queue", redis.url, "--loom", db, "--concurrency", "1"];
+      const args = ["--loom", db, "--concurrency", "1"];
       const timing = ["--lock-ms", "2000", "--stalled-check-ms", "1000"];
-      const workers = [1, 2].map(() => startWorker([...args, ...timing], envFor(wire), dir));
-      // The workers stop first, while Redis still answers them; then Redis ends.
-      cleanup.push(async () => {
-        await Promise.all(workers.map((w) => w.stop()));
-        await redis.close();
-      });
-      await Promise.all(workers.map((w) => w.waitFor("waiting for casts")));
+      const workers = await workersOn(redis, cleanup, 2, [...args, ...timing], envFor(wire), dir);
 
-      const nowhere = { EVAL_BASE: "http://127.0.0.1:9/v1", EVAL_KEY: "sk-unused-000000" };
       const warmDb = await server().createDatabase();
       const queued = ["--queue", redis.url, "--loom", warmDb];
-      await runCli(["eval", "warm.yaml", "--out", "warm", ...queued], nowhere, dir);
+      await runCli(["eval", "warm.yaml", "--out", "warm", ...queued], NOWHERE, dir);
       const logs0 = workers.map((w) => w.log().length);
       const before = (await wire.stats()).requests;
-      const r = await runCli(
-        ["eval", "eval.yaml", "--out", "out", "--queue", redis.url],
-        nowhere,
-        dir,
-      );
+      const r = await queueEval(redis.url, "out", dir);
       const logs = workers.map((w, i) => w.log().slice(logs0[i]));
       expect(r.code, `${r.stderr}\n${logs.join("\n")}`).toBe(0);
       expect(logs.join("\n")).not.toMatch(/fenced|late write|stalled|lock/i);

@@ -3,24 +3,17 @@
 // worker wakes (SIGCONT) with its call answered: its late turn is refused (loom_fenced), never
 // merged, and the loom keeps each turn exactly once. The refusal is that cast's alone: the woken
 // worker then takes a new cast on the same loom and finishes it.
-import { existsSync } from "node:fs";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { POSTGRES_MISSING, postgresBin, usePostgres } from "../support/postgres.js";
-import { REDIS_MISSING } from "../support/redis.js";
 import { handoverScene } from "./support/handover.js";
+import { cleanupAfterEach, QUEUE_UNREADY } from "./support/queue-scene.js";
 
-if (REDIS_MISSING) console.log(`skipping: ${REDIS_MISSING}`);
 if (!postgresBin) console.log(`skipping: ${POSTGRES_MISSING}`);
-const built = existsSync("dist/spell.cjs");
-if (!built) console.log("skipping: the CLI is not built (npm run build)");
 
 const server = usePostgres();
-const cleanup: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  await Promise.all(cleanup.splice(0).map((f) => f()));
-});
+const cleanup = cleanupAfterEach();
 
-describe.skipIf(REDIS_MISSING !== undefined || !postgresBin || !built)(
+describe.skipIf(QUEUE_UNREADY || !postgresBin)(
   "a worker frozen past its lock",
   { timeout: 180_000 },
   () => {

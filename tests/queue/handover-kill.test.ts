@@ -1,24 +1,17 @@
 // The hand-over under a real fault: the worker holding a cast is killed (kill -9) in the cast's
 // 2nd LLM call; the other worker continues the cast from its last turn in PostgreSQL. The loom
 // has each turn exactly once, sequences 1..3 in order, the intent once.
-import { existsSync } from "node:fs";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { POSTGRES_MISSING, postgresBin, usePostgres } from "../support/postgres.js";
-import { REDIS_MISSING } from "../support/redis.js";
 import { handoverScene } from "./support/handover.js";
+import { cleanupAfterEach, QUEUE_UNREADY } from "./support/queue-scene.js";
 
-if (REDIS_MISSING) console.log(`skipping: ${REDIS_MISSING}`);
 if (!postgresBin) console.log(`skipping: ${POSTGRES_MISSING}`);
-const built = existsSync("dist/spell.cjs");
-if (!built) console.log("skipping: the CLI is not built (npm run build)");
 
 const server = usePostgres();
-const cleanup: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  await Promise.all(cleanup.splice(0).map((f) => f()));
-});
+const cleanup = cleanupAfterEach();
 
-describe.skipIf(REDIS_MISSING !== undefined || !postgresBin || !built)(
+describe.skipIf(QUEUE_UNREADY || !postgresBin)(
   "a worker killed mid-cast",
   { timeout: 180_000 },
   () => {

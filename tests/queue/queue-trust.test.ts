@@ -6,26 +6,14 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { Queue, QueueEvents } from "bullmq";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import {
-  envFor,
-  evalFolder,
-  runCli,
-  startWireServer,
-  THREE_CASES,
-} from "../eval/support/harness.js";
-import { REDIS_MISSING, RedisServer } from "../support/redis.js";
+import { describe, expect, it } from "vitest";
+import { envFor, evalFolder, startWireServer, THREE_CASES } from "../eval/support/harness.js";
+import { RedisServer } from "../support/redis.js";
 import { redisText } from "./support/redis-dump.js";
+import { cleanupAfterEach, QUEUE_UNREADY, queueEval, workersOn } from "./support/queue-scene.js";
 import { startWorker } from "./support/workers.js";
 
-if (REDIS_MISSING) console.log(`skipping: ${REDIS_MISSING}`);
-const built = existsSync("dist/spell.cjs");
-if (!built) console.log("skipping: the CLI is not built (npm run build)");
-
-const cleanup: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  await Promise.all(cleanup.splice(0).map((f) => f()));
-}, 60_000);
+const cleanup = cleanupAfterEach();
 
 const rowsOf = (dir: string, out: string) =>
   readFileSync(join(dir, out, "results.jsonl"), "utf8")
@@ -33,7 +21,7 @@ const rowsOf = (dir: string, out: string) =>
     .split("\n")
     .map((l) => JSON.parse(l) as { status: string; error?: string });
 
-describe.skipIf(REDIS_MISSING !== undefined || !built)(
+describe.skipIf(QUEUE_UNREADY)(
   "what a queued job may make a worker do",
   { timeout: 180_000 },
   () => {
@@ -43,20 +31,10 @@ describe.skipIf(REDIS_MISSING !== undefined || !built)(
       cleanup.push(() => server.close());
       const dir = evalFolder(THREE_CASES.replace("repeat: 4", "repeat: 1"));
       const elsewhere = mkdtempSync(join(tmpdir(), "queue-trust-"));
-      const nowhere = { EVAL_BASE: "http://127.0.0.1:9/v1", EVAL_KEY: "sk-unused-000000" };
 
       // Started in another folder: the eval's spell is outside it.
-      const outside = startWorker(["--queue", redis.url], envFor(server), elsewhere);
-      cleanup.push(async () => {
-        await outside.stop();
-        await redis.close();
-      });
-      await outside.waitFor("waiting for casts");
-      const refused = await runCli(
-        ["eval", "eval.yaml", "--out", "refused", "--queue", redis.url],
-        nowhere,
-        dir,
-      );
+      const [outside] = await workersOn(redis, cleanup, 1, [], envFor(server), elsewhere);
+      const refused = await queueEval(redis.url, "refused", dir);
       expect(refused.code, refused.stderr).not.toBe(0);
       const rows = rowsOf(dir, "refused");
       expect(rows.length).toBeGreaterThan(0);
@@ -65,7 +43,7 @@ describe.skipIf(REDIS_MISSING !== undefined || !built)(
         expect(JSON.stringify(r)).toContain("outside the folder this worker runs spells from");
       }
       expect((await server.stats()).requests).toBe(0);
-      await outside.stop();
+      await outside!.stop();
 
       // The same worker's folder given with --spells: the same eval runs (the wire is queried).
       const allowed = startWorker(
@@ -75,11 +53,7 @@ describe.skipIf(REDIS_MISSING !== undefined || !built)(
       );
       cleanup.unshift(() => allowed.stop());
       await allowed.waitFor("waiting for casts");
-      const ran = await runCli(
-        ["eval", "eval.yaml", "--out", "ran", "--queue", redis.url],
-        nowhere,
-        dir,
-      );
+      const ran = await queueEval(redis.url, "ran", dir);
       expect(ran.code, ran.stderr).toBe(0);
       expect(rowsOf(dir, "ran").every((r) => r.status !== "error")).toBe(true);
       expect((await server.stats()).requests).toBeGreaterThan(0);
@@ -90,19 +64,9 @@ describe.skipIf(REDIS_MISSING !== undefined || !built)(
       const server = await startWireServer();
       cleanup.push(() => server.close());
       const dir = evalFolder(THREE_CASES.replace("repeat: 4", "repeat: 1"));
-      const worker = startWorker(["--queue", redis.url], envFor(server), dir);
-      cleanup.push(async () => {
-        await worker.stop();
-        await redis.close();
-      });
-      await worker.waitFor("waiting for casts");
-      const nowhere = { EVAL_BASE: "http://127.0.0.1:9/v1", EVAL_KEY: "sk-unused-000000" };
+      await workersOn(redis, cleanup, 1, [], envFor(server), dir);
       const target = join(mkdtempSync(join(tmpdir(), "queue-trust-loom-")), "written.jsonl");
-      const r = await runCli(
-        ["eval", "eval.yaml", "--out", "out", "--queue", redis.url, "--loom", target],
-        nowhere,
-        dir,
-      );
+      const r = await queueEval(redis.url, "out", dir, ["--loom", target]);
       expect(r.code, r.stderr).not.toBe(0);
       for (const row of rowsOf(dir, "out"))
         expect(JSON.stringify(row)).toContain("a job may name a loom URL, not a file");

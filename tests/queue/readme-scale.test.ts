@@ -4,28 +4,23 @@
 // the Redis, the next two the workers, the last one the eval, which finishes with its summary;
 // every cast ran on a worker and recorded its turn in PostgreSQL.
 import { spawn } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync } from "node:fs";
 import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runCli } from "../eval/support/harness.js";
 import { parseCommand } from "../support/doc-commands.js";
 import { POSTGRES_MISSING, postgresBin, usePostgres } from "../support/postgres.js";
-import { ping, REDIS_MISSING } from "../support/redis.js";
+import { ping } from "../support/redis.js";
+import { castsDone, cleanupAfterEach, QUEUE_UNREADY } from "./support/queue-scene.js";
 import { startWorker, type WorkerProcess } from "./support/workers.js";
 
-if (REDIS_MISSING) console.log(`skipping: ${REDIS_MISSING}`);
 if (!postgresBin) console.log(`skipping: ${POSTGRES_MISSING}`);
-const built = existsSync("dist/spell.cjs");
-if (!built) console.log("skipping: the CLI is not built (npm run build)");
 
 const server = usePostgres();
-const cleanup: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  await Promise.all(cleanup.splice(0).map((f) => f()));
-});
+const cleanup = cleanupAfterEach();
 
 /** The fenced block's lines of the README section "Running at scale". */
 function scaleLines(): string[] {
@@ -52,7 +47,7 @@ async function answering(port: number): Promise<void> {
   throw new Error(`nothing answered PING on ${port} within 60 s`);
 }
 
-describe.skipIf(REDIS_MISSING !== undefined || !postgresBin || !built)(
+describe.skipIf(QUEUE_UNREADY || !postgresBin)(
   "README: Running at scale",
   { timeout: 240_000 },
   () => {
@@ -107,8 +102,7 @@ describe.skipIf(REDIS_MISSING !== undefined || !postgresBin || !built)(
       // pass.rate (exit 1, said on stderr); it never errors.
       if (e.code !== 0) expect(e.stderr).toContain("is below pass.rate");
       expect(e.code === 0 || e.code === 1).toBe(true);
-      const ran = workers.map((w) => (w.log().match(/cast done/g) ?? []).length);
-      expect(ran.reduce((a, b) => a + b, 0)).toBe(6);
+      expect(castsDone(workers)).toBe(6);
       const c = new pg.Client({ connectionString: db });
       await c.connect();
       try {

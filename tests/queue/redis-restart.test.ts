@@ -4,56 +4,34 @@
 // lost or doubled: 12 entities, each with its 3 turns once (sequences 1..3), the intent once,
 // 4 casts per case. Before, the eval waited forever for casts the old Redis took with it.
 // Redis stopped for good: the run ends after 60 s with an error naming the Redis, non-zero.
-import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { envFor, runCli, startWireServer } from "../eval/support/harness.js";
+import { describe, expect, it } from "vitest";
+import { envFor, startWireServer } from "../eval/support/harness.js";
 import { POSTGRES_MISSING, postgresBin, usePostgres } from "../support/postgres.js";
-import { REDIS_MISSING, RedisServer } from "../support/redis.js";
+import { RedisServer } from "../support/redis.js";
 import { loomTurns } from "./support/loom-turns.js";
+import { cleanupAfterEach, QUEUE_UNREADY, queueEval, workersOn } from "./support/queue-scene.js";
+import { stepperFolder } from "./support/stepper.js";
 import { startWorker } from "./support/workers.js";
 
-if (REDIS_MISSING) console.log(`skipping: ${REDIS_MISSING}`);
 if (!postgresBin) console.log(`skipping: ${POSTGRES_MISSING}`);
-const built = existsSync("dist/spell.cjs");
-if (!built) console.log("skipping: the CLI is not built (npm run build)");
 
-const SPELL = `name: stepper
-llm: { provider: openai, model: wire-model, base_url: "\${env:EVAL_BASE}", api_key: "\${env:EVAL_KEY}" }
-identity: { system_prompt: Answer with the number only. }
-circle:
-  gates: [done, echo]
-  wards: [{ max_turns: 6 }]
-`;
-const EVAL = `kind: eval
-name: restart
-spells: [./stepper.yaml]
-cases:
-  - { name: A, intent: "What is 1 + 2?", expect: [{ result: "3" }] }
-  - { name: B, intent: "What is 2 + 2?", expect: [{ result: "4" }] }
-  - { name: C, intent: "What is 3 + 2?", expect: [{ result: "5" }] }
-repeat: 4
-`;
-
-/** A folder with the stepper spell and the eval. */
-function scene(): string {
-  const dir = mkdtempSync(join(tmpdir(), "spell-redis-restart-"));
-  writeFileSync(join(dir, "stepper.yaml"), SPELL);
-  writeFileSync(join(dir, "eval.yaml"), EVAL);
-  return dir;
-}
-// The eval itself is pointed at no server (port 9, nothing listens): only workers cast.
-const NOWHERE = { EVAL_BASE: "http://127.0.0.1:9/v1", EVAL_KEY: "sk-unused-000000" };
+/** A folder with the stepper spell and the eval: three cases, four casts each. */
+const scene = () =>
+  stepperFolder(
+    "spell-redis-restart-",
+    "restart",
+    [
+      '{ name: A, intent: "What is 1 + 2?", expect: [{ result: "3" }] }',
+      '{ name: B, intent: "What is 2 + 2?", expect: [{ result: "4" }] }',
+      '{ name: C, intent: "What is 3 + 2?", expect: [{ result: "5" }] }',
+    ],
+    "repeat: 4\n",
+  );
 
 const server = usePostgres();
-const cleanup: (() => Promise<void>)[] = [];
-// Stopping workers lets BullMQ close its blocking connections: slow on a loaded machine.
-afterEach(async () => {
-  await Promise.all(cleanup.splice(0).map((f) => f()));
-}, 60_000);
+const cleanup = cleanupAfterEach();
 
-describe.skipIf(REDIS_MISSING !== undefined || !postgresBin || !built)(
+describe.skipIf(QUEUE_UNREADY || !postgresBin)(
   "Redis restarted during a queued run",
   { timeout: 240_000 },
   () => {
@@ -64,17 +42,11 @@ describe.skipIf(REDIS_MISSING !== undefined || !postgresBin || !built)(
       const wire = await startWireServer({ turns: 3, delayMs: 150 });
       cleanup.push(() => wire.close());
       const dir = scene();
-      const args = ["--queue", redis.url, "--loom", db, "--concurrency", "2"];
+      const args = ["--loom", db, "--concurrency", "2"];
       const timing = ["--lock-ms", "6000", "--stalled-check-ms", "2000"];
-      const workers = [1, 2].map(() => startWorker([...args, ...timing], envFor(wire), dir));
-      // The workers stop first, while Redis still answers them; then Redis ends.
-      cleanup.push(async () => {
-        await Promise.all(workers.map((w) => w.stop()));
-        await redis.close();
-      });
-      await Promise.all(workers.map((w) => w.waitFor("waiting for casts")));
+      const workers = await workersOn(redis, cleanup, 2, [...args, ...timing], envFor(wire), dir);
 
-      const run = runCli(["eval", "eval.yaml", "--out", "out", "--queue", redis.url], NOWHERE, dir);
+      const run = queueEval(redis.url, "out", dir);
       // Mid-run: one cast finished, others queued or running.
       await Promise.race(workers.map((w) => w.waitFor("cast done")));
       const doneBefore = workers.map((w) => w.log().match(/cast done/g)?.length ?? 0);
@@ -121,7 +93,7 @@ describe.skipIf(REDIS_MISSING !== undefined || !postgresBin || !built)(
         await Promise.all([redis.close(), wire.close()]);
       });
       await Promise.all(workers.map((w) => w.waitFor("waiting for casts")));
-      const run = runCli(["eval", "eval.yaml", "--out", "out", "--queue", redis.url], NOWHERE, dir);
+      const run = queueEval(redis.url, "out", dir);
       await held;
       await redis.stop();
       const r = await run; // the enqueuer gives Redis 60 s to come back

@@ -59,6 +59,15 @@ $r = "" unless defined $r;
 print "last answered: $r\\n";
 `;
 
+/** A cast whose commands (run flood.pl, then `done "over"`) may call the echo gate. */
+const castFlood = (commands: string[], wards: string) =>
+  castBash({
+    commands: [...commands, 'done "over"'],
+    files: { "flood.pl": FLOOD },
+    gates: "[done, echo]",
+    wards,
+  });
+
 const recordedBytes = (turn: Turn) =>
   turn.gate_calls.reduce(
     (n, r) => n + Buffer.byteLength(r.arguments) + Buffer.byteLength(r.result),
@@ -71,12 +80,10 @@ const lines = (observation: string, prefix: string) =>
 describe.skipIf(!hasBwrap)(`the gate socket's limits (issue 20; ${SKIP})`, () => {
   it("a request over 1 MiB is answered with an error and never reaches a gate", async () => {
     // 20 connections of 2 MB each: before, every one was echoed whole (80 MB in the loom).
-    const { result, turns } = await castBash({
-      commands: ["perl flood.pl 20 2000000", 'done "over"'],
-      files: { "flood.pl": FLOOD },
-      gates: "[done, echo]",
-      wards: "[{ max_turns: 3 }, { max_command_ms: 60000 }]",
-    });
+    const { result, turns } = await castFlood(
+      ["perl flood.pl 20 2000000"],
+      "[{ max_turns: 3 }, { max_command_ms: 60000 }]",
+    );
     expect(result.terminated).toBe(true);
     const observation = turns[0]!.observation;
     expect(observation).toContain("flood over");
@@ -88,12 +95,10 @@ describe.skipIf(!hasBwrap)(`the gate socket's limits (issue 20; ${SKIP})`, () =>
 
   it("a flood of calls under the request limit stops at the turn's budget of 16 MiB", async () => {
     // 40 connections of 900 KB each (each under 1 MiB): before, 72 MB of records in one turn.
-    const { result, turns } = await castBash({
-      commands: ["perl flood.pl 40 900000", 'done "over"'],
-      files: { "flood.pl": FLOOD },
-      gates: "[done, echo]",
-      wards: "[{ max_turns: 3 }, { max_command_ms: 60000 }]",
-    });
+    const { result, turns } = await castFlood(
+      ["perl flood.pl 40 900000"],
+      "[{ max_turns: 3 }, { max_command_ms: 60000 }]",
+    );
     expect(result.terminated).toBe(true);
     const observation = turns[0]!.observation;
     expect(observation).toContain("flood over");
@@ -107,12 +112,10 @@ describe.skipIf(!hasBwrap)(`the gate socket's limits (issue 20; ${SKIP})`, () =>
   });
 
   it("max_gate_record_kb lowers the budget; the next turn has its own", async () => {
-    const { result, turns } = await castBash({
-      commands: ["perl flood.pl 6 300000", "perl flood.pl 2 300000", 'done "over"'],
-      files: { "flood.pl": FLOOD },
-      gates: "[done, echo]",
-      wards: "[{ max_turns: 4 }, { max_gate_record_kb: 1024 }]",
-    });
+    const { result, turns } = await castFlood(
+      ["perl flood.pl 6 300000", "perl flood.pl 2 300000"],
+      "[{ max_turns: 4 }, { max_gate_record_kb: 1024 }]",
+    );
     expect(result.terminated).toBe(true);
     // 6 × 600 KB recorded would be 3.6 MB: only one call fits in 1 MiB.
     expect(lines(turns[0]!.observation, "ok ")).toHaveLength(1);

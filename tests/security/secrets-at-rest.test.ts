@@ -3,12 +3,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { inspect } from "node:util";
 import { describe, expect, it } from "vitest";
-import { EXIT, type CliIO } from "../../src/cli/io.js";
+import { EXIT } from "../../src/cli/io.js";
 import { loomExportCommand } from "../../src/cli/loom-export.js";
 import { runCommand } from "../../src/cli/run.js";
 import { Redactor } from "../../src/core/redact.js";
 import { JsonlStore } from "../../src/loom/storage-jsonl.js";
 import { loadSpellText } from "../../src/spell/index.js";
+import { io } from "../support/io.js";
 import { withProvider } from "../support/providers.js";
 import { SECRET, expectClean } from "../support/secret-encodings.js";
 
@@ -19,13 +20,6 @@ const write = (name: string, text: string) => {
   writeFileSync(p, text);
   return p;
 };
-
-function io(env: Record<string, string>): CliIO & { out: string; err: string } {
-  const o = { out: "", err: "", env, cwd: process.cwd() } as CliIO & { out: string; err: string };
-  o.stdout = (t) => void (o.out += t);
-  o.stderr = (t) => void (o.err += t);
-  return o;
-}
 
 // The secret reaches an utterance, a gate's arguments and result, the observation and the answer.
 const spellText = `llm:

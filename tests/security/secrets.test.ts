@@ -3,12 +3,13 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { EXIT, type CliIO } from "../../src/cli/io.js";
+import { EXIT } from "../../src/cli/io.js";
 import { loomExportCommand } from "../../src/cli/loom-export.js";
 import { runCommand } from "../../src/cli/run.js";
 import { Redactor } from "../../src/core/redact.js";
 import { StreamRedactor } from "../../src/core/redact-stream.js";
 import { loadSpellText } from "../../src/spell/index.js";
+import { io } from "../support/io.js";
 import { withProvider } from "../support/providers.js";
 import { SECRET, encodings, expectClean, unicodeEscaped } from "../support/secret-encodings.js";
 
@@ -18,13 +19,6 @@ const write = (name: string, text: string) => {
   writeFileSync(p, text);
   return p;
 };
-
-function io(env: Record<string, string>): CliIO & { out: string; err: string } {
-  const o = { out: "", err: "", env, cwd: process.cwd() } as CliIO & { out: string; err: string };
-  o.stdout = (t) => void (o.out += t);
-  o.stderr = (t) => void (o.err += t);
-  return o;
-}
 
 describe("the redactor knows every encoding of a secret", () => {
   it("redacts each form, alone and inside text", () => {

@@ -1,5 +1,4 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
-import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
@@ -8,6 +7,7 @@ import { EXIT, type CliIO } from "../../src/cli/io.js";
 import { serveCommand } from "../../src/cli/serve.js";
 import { createHttpServer, type ServeOptions } from "../../src/protocols/http/server.js";
 import { loadSpellText } from "../../src/spell/index.js";
+import { browserRequest } from "../support/loopback-http.js";
 
 // DNS rebinding (issue 20): a web page whose name rebinds to 127.0.0.1 reaches the server
 // with its own name in `Host` and its own origin in `Origin`. Without a token, both are checked.
@@ -24,38 +24,13 @@ afterEach(async () => {
   app = undefined;
 });
 
-interface Answer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
-
-/** A request with the exact Host and Origin a browser would send (fetch would not let us). */
-function send(
-  port: number,
-  method: string,
-  path: string,
-  headers: Record<string, string>,
-  body?: string,
-): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: "127.0.0.1", port, method, path, headers }, (res) => {
-      let text = "";
-      res.on("data", (d: Buffer) => (text += d.toString()));
-      res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, body: text }));
-    });
-    req.on("error", reject);
-    req.end(body);
-  });
-}
-
 async function serve(options: ServeOptions = {}) {
   const loaded = await loadSpellText(SPELL, "echoer.yaml", { loomPath: "memory" });
   app = await createHttpServer(loaded, options);
   await app.listen({ port: 0, host: "127.0.0.1" });
   const port = (app.server.address() as { port: number }).port;
   const cast = (headers: Record<string, string>) =>
-    send(
+    browserRequest(
       port,
       "POST",
       "/cast",
@@ -72,11 +47,11 @@ describe("spell serve refuses a rebound name or a foreign page (no token)", () =
       const res = await cast({ host });
       expect(res.status).toBe(403);
       expect(JSON.parse(res.body)).toMatchObject({ error: { code: "forbidden_host" } });
-      expect((await send(port, "GET", "/healthz", { host })).status).toBe(403);
+      expect((await browserRequest(port, "GET", "/healthz", { host })).status).toBe(403);
     }
     expect(loom.size).toBe(0);
     for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, "localhost"])
-      expect((await send(port, "GET", "/healthz", { host })).status).toBe(200);
+      expect((await browserRequest(port, "GET", "/healthz", { host })).status).toBe(200);
     expect((await cast({ host: `127.0.0.1:${port}` })).status).toBe(200);
   });
 
@@ -93,7 +68,7 @@ describe("spell serve refuses a rebound name or a foreign page (no token)", () =
     const ok = await cast({ host, origin: allowed });
     expect(ok.status).toBe(200);
     expect(ok.headers["access-control-allow-origin"]).toBe(allowed);
-    const preflight = await send(port, "OPTIONS", "/cast", {
+    const preflight = await browserRequest(port, "OPTIONS", "/cast", {
       host,
       origin: allowed,
       "access-control-request-method": "POST",
@@ -102,7 +77,7 @@ describe("spell serve refuses a rebound name or a foreign page (no token)", () =
     expect(preflight.status).toBe(204);
     expect(preflight.headers["access-control-allow-origin"]).toBe(allowed);
     expect(String(preflight.headers["access-control-allow-headers"])).toContain("content-type");
-    const foreign = await send(port, "OPTIONS", "/cast", {
+    const foreign = await browserRequest(port, "OPTIONS", "/cast", {
       host,
       origin: "http://rebind.example",
       "access-control-request-method": "POST",
@@ -147,9 +122,10 @@ describe("spell serve refuses a rebound name or a foreign page (no token)", () =
     const port = Number(/listening on http:\/\/[^:]+:(\d+)/.exec(err)![1]);
     const host = `127.0.0.1:${port}`;
     for (const origin of origins)
-      expect((await send(port, "GET", "/healthz", { host, origin })).status).toBe(200);
+      expect((await browserRequest(port, "GET", "/healthz", { host, origin })).status).toBe(200);
     expect(
-      (await send(port, "GET", "/healthz", { host, origin: "http://evil.example" })).status,
+      (await browserRequest(port, "GET", "/healthz", { host, origin: "http://evil.example" }))
+        .status,
     ).toBe(403);
     stop();
     expect(await exit).toBe(EXIT.ok);

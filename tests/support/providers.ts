@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { Message, ToolDefinition } from "../../src/core/contract.js";
 import { Redactor } from "../../src/core/redact.js";
 import {
   startLoopbackProvider,
@@ -10,6 +11,18 @@ import {
 import type { ProviderContext } from "../../src/llm/registry.js";
 
 export { startLoopbackProvider, type LoopbackReply, type LoopbackServer };
+
+/** The adapters' tool: echo, one required string `text`. */
+export const ECHO_TOOL: ToolDefinition = {
+  name: "echo",
+  description: "returns its text",
+  parameters: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+};
+/** The adapters' question: a system prompt and a user message. */
+export const ASK_FILES: Message[] = [
+  { role: "system", content: "You count files." },
+  { role: "user", content: "How many files?" },
+];
 
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), "..", "fixtures", "providers");
 

@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterEach } from "vitest";
 
 const root = process.cwd();
 
@@ -45,6 +46,19 @@ export function startWireServer(config: Record<string, unknown> = {}): Promise<W
   });
 }
 
+/** startWireServer for a test file whose servers all close after each test. */
+export function wireServersPerTest(): (config?: Record<string, unknown>) => Promise<WireServer> {
+  const servers: WireServer[] = [];
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((s) => s.close()));
+  });
+  return async (config = {}) => {
+    const s = await startWireServer(config);
+    servers.push(s);
+    return s;
+  };
+}
+
 export interface CliRun {
   code: number | null;
   stdout: string;
@@ -80,6 +94,17 @@ circle:
 `;
 
 /** A scratch folder with the adder spell and an eval of the given cases (YAML text). */
+/** ADDER delegating to a child spell (./child.yaml) on its own model, the same server. */
+export const DELEGATING = ADDER.replace(
+  "gates: [done]",
+  "gates: [done, { call_entity: { spell: ./child.yaml } }]",
+);
+/** The child DELEGATING calls: ADDER named child, on child-model. */
+export const CHILD = ADDER.replace("name: adder", "name: child").replace(
+  "model: wire-model",
+  "model: child-model",
+);
+
 export function evalFolder(evalYaml: string): string {
   const dir = mkdtempSync(join(tmpdir(), "spell-eval-"));
   writeFileSync(join(dir, "adder.yaml"), ADDER);

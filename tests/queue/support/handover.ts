@@ -3,28 +3,13 @@
  * holding a cast's 2nd LLM call, a first `spell worker` that takes the cast, then a second one
  * started once the call is held (so the test knows which pid holds the cast: the first).
  */
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { envFor, runCli, startWireServer, type CliRun } from "../../eval/support/harness.js";
+import { envFor, startWireServer, type CliRun } from "../../eval/support/harness.js";
 import { RedisServer } from "../../support/redis.js";
 import type { Turn } from "../../../src/loom/turn.js";
 import { loomTurns } from "./loom-turns.js";
+import { queueEval as queued, type Cleanup } from "./queue-scene.js";
+import { stepperFolder } from "./stepper.js";
 import { startWorker, type WorkerProcess } from "./workers.js";
-
-const SPELL = `name: stepper
-llm: { provider: openai, model: wire-model, base_url: "\${env:EVAL_BASE}", api_key: "\${env:EVAL_KEY}" }
-identity: { system_prompt: Answer with the number only. }
-circle:
-  gates: [done, echo]
-  wards: [{ max_turns: 6 }]
-`;
-const EVAL = `kind: eval
-name: handover
-spells: [./stepper.yaml]
-cases:
-  - { name: A, intent: "What is 1 + 2?", expect: [{ result: "3" }] }
-`;
 
 export interface Scene {
   first: WorkerProcess;
@@ -39,10 +24,7 @@ export interface Scene {
   turns(): Promise<Map<string, Turn[]>>;
 }
 
-export async function handoverScene(
-  databaseUrl: string,
-  cleanup: (() => Promise<void>)[],
-): Promise<Scene> {
+export async function handoverScene(databaseUrl: string, cleanup: Cleanup): Promise<Scene> {
   const redis = await RedisServer.start();
   cleanup.push(() => redis.close());
   // 3 turns: two echo calls, then the answer; the cast's 2nd call is held.
@@ -55,9 +37,9 @@ export async function handoverScene(
       if (out.includes("HELD 2")) resolve();
     });
   });
-  const dir = mkdtempSync(join(tmpdir(), "spell-handover-"));
-  writeFileSync(join(dir, "stepper.yaml"), SPELL);
-  writeFileSync(join(dir, "eval.yaml"), EVAL);
+  const dir = stepperFolder("spell-handover-", "handover", [
+    '{ name: A, intent: "What is 1 + 2?", expect: [{ result: "3" }] }',
+  ]);
   // Small lock timings, generous for a loaded machine: the lock is renewed every 3 s.
   const args = ["--queue", redis.url, "--loom", databaseUrl];
   const timing = ["--lock-ms", "6000", "--stalled-check-ms", "2000"];
@@ -68,10 +50,8 @@ export async function handoverScene(
   };
   const first = worker();
   await first.waitFor("waiting for casts");
-  // The eval itself is pointed at no server (port 9, nothing listens): only workers cast.
-  const nowhere = { EVAL_BASE: "http://127.0.0.1:9/v1", EVAL_KEY: "sk-unused-000000" };
-  const queueEval = (out: string) =>
-    runCli(["eval", "eval.yaml", "--out", out, "--queue", redis.url], nowhere, dir);
+  // The eval itself is pointed at no server: only workers cast.
+  const queueEval = (out: string) => queued(redis.url, out, dir);
   const evalRun = queueEval("out");
   await held; // the first worker is in the cast's 2nd call: turn 1 is stored
   const second = worker();

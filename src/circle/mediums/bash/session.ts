@@ -14,8 +14,10 @@ import { keepRecord, settle } from "../../gate-budget.js";
 import { ask, deniedMessage } from "../../approvals.js";
 import {
   MediumTurn,
+  codeUtterance,
   gateContext,
   ephemeralNote,
+  joinedObservation,
   type CallRun,
   type CallScope,
 } from "../../medium-turn.js";
@@ -63,11 +65,8 @@ export class BashSession implements MediumSession {
   ) {
     this.turn = new MediumTurn(circle, {
       runCall: (call, scope) => this.run(call, scope),
-      utterance: (response, runs) => {
-        const cmds = runs.flatMap((r) => (r.code === undefined ? [] : [r.code]));
-        return cmds.length ? cmds.join("\n\n") : (response.content ?? "");
-      },
-      observation: (runs) => runs.map((r) => r.text).join("\n\n"),
+      utterance: codeUtterance,
+      observation: joinedObservation,
       trimmed: (_run, content) => ephemeralNote(content.length),
     });
   }

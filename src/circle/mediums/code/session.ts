@@ -14,8 +14,10 @@ import { DELEGATION_GATES, DONE } from "../../gate-names.js";
 import { keepRecord, settle } from "../../gate-budget.js";
 import {
   MediumTurn,
+  codeUtterance,
   gateContext,
   ephemeralNote,
+  joinedObservation,
   type CallRun,
   type CallScope,
 } from "../../medium-turn.js";
@@ -45,13 +47,8 @@ export class CodeSession implements MediumSession {
   ) {
     this.turn = new MediumTurn(circle, {
       runCall: (call, scope) => this.run(call, scope),
-      utterance: (response, runs) => {
-        let code: string | undefined;
-        for (const r of runs)
-          if (r.code !== undefined) code = code === undefined ? r.code : `${code}\n\n${r.code}`;
-        return code ?? response.content ?? "";
-      },
-      observation: (runs) => runs.map((r) => r.text).join("\n\n"),
+      utterance: codeUtterance,
+      observation: joinedObservation,
       trimmed: (run) => this.trimmed(run.records),
     });
   }

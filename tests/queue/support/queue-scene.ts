@@ -1,0 +1,70 @@
+/**
+ * What the queue tests set up alike: why they skip (no redis-server, no built CLI; said once on
+ * import), a cleanup list run after each test, `spell worker`s on a fresh Redis, and the queued
+ * eval pointed at no server (port 9, nothing listens) so that only the workers cast.
+ */
+import { existsSync } from "node:fs";
+import { afterEach } from "vitest";
+import { runCli, type CliRun } from "../../eval/support/harness.js";
+import { REDIS_MISSING, type RedisServer } from "../../support/redis.js";
+import { startWorker, type WorkerProcess } from "./workers.js";
+
+/** Whether the CLI is built: the workers run bin/run.js on dist/. */
+export const built = existsSync("dist/spell.cjs");
+if (REDIS_MISSING) console.log(`skipping: ${REDIS_MISSING}`);
+if (!built) console.log("skipping: the CLI is not built (npm run build)");
+/** True when a test needing a Redis and workers must skip (the reason is logged above). */
+export const QUEUE_UNREADY = REDIS_MISSING !== undefined || !built;
+
+export type Cleanup = (() => Promise<void>)[];
+
+/**
+ * The steps the running test pushes, run together after it. Stopping workers lets BullMQ close
+ * its blocking connections: slow on a loaded machine, hence the minute.
+ */
+export function cleanupAfterEach(): Cleanup {
+  const cleanup: Cleanup = [];
+  afterEach(async () => {
+    await Promise.all(cleanup.splice(0).map((f) => f()));
+  }, 60_000);
+  return cleanup;
+}
+
+/** The eval's own model settings: no server (port 9, nothing listens), so only workers cast. */
+export const NOWHERE = { EVAL_BASE: "http://127.0.0.1:9/v1", EVAL_KEY: "sk-unused-000000" };
+
+/** `spell eval eval.yaml --out OUT --queue URL [...more]` in `dir`, pointed at no server. */
+export const queueEval = (
+  redisUrl: string,
+  out: string,
+  dir: string,
+  more: string[] = [],
+): Promise<CliRun> =>
+  runCli(["eval", "eval.yaml", "--out", out, "--queue", redisUrl, ...more], NOWHERE, dir);
+
+/**
+ * `count` workers on `redis` (`--queue URL`, then `args`), each ready ("waiting for casts").
+ * On cleanup the workers stop first, while Redis still answers them; then Redis ends.
+ */
+export async function workersOn(
+  redis: RedisServer,
+  cleanup: Cleanup,
+  count: number,
+  args: string[],
+  env: Record<string, string>,
+  dir: string,
+): Promise<WorkerProcess[]> {
+  const workers = Array.from({ length: count }, () =>
+    startWorker(["--queue", redis.url, ...args], env, dir),
+  );
+  cleanup.push(async () => {
+    await Promise.all(workers.map((w) => w.stop()));
+    await redis.close();
+  });
+  await Promise.all(workers.map((w) => w.waitFor("waiting for casts")));
+  return workers;
+}
+
+/** How many casts the workers finished, by their logs ("cast done" lines). */
+export const castsDone = (workers: WorkerProcess[]): number =>
+  workers.map((w) => (w.log().match(/cast done/g) ?? []).length).reduce((a, b) => a + b, 0);
