@@ -252,7 +252,7 @@ describe("code sandbox: handles and lanes", () => {
     );
     const results = await Promise.all(casts.map((c) => c.cast("x")));
     expect(results.map((r) => r.result)).toEqual(Array(8).fill("met"));
-  }, 30_000);
+  }, 120_000);
 
   it("recovers from a lost sandbox: the next run starts fresh, with circle state injected again", async () => {
     const engine = await loadCodeEngine();

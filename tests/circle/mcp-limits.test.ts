@@ -37,7 +37,7 @@ describe("mcp gates against a misbehaving server", () => {
     } finally {
       release();
     }
-  }, 10_000);
+  }, 120_000);
 
   it("a huge result is cut, saying so", async () => {
     const { run, release } = hostile("big");
@@ -48,7 +48,7 @@ describe("mcp gates against a misbehaving server", () => {
     } finally {
       release();
     }
-  }, 10_000);
+  }, 120_000);
 
   it("a huge error, or a huge tool description, is cut too", async () => {
     const { gate, run, release } = hostile("bigerror");
@@ -63,7 +63,7 @@ describe("mcp gates against a misbehaving server", () => {
     } finally {
       release();
     }
-  }, 10_000);
+  }, 120_000);
 
   it("a secret the server writes to stderr in pieces is still redacted in the error", async () => {
     const { run, release } = hostile("stderr");
@@ -77,7 +77,7 @@ describe("mcp gates against a misbehaving server", () => {
     } finally {
       release();
     }
-  }, 10_000);
+  }, 120_000);
 
   it("a secret in the tool's schema or in a key of its structured result is redacted", async () => {
     const { gate, run, release } = hostile("schema");
@@ -89,7 +89,7 @@ describe("mcp gates against a misbehaving server", () => {
     } finally {
       release();
     }
-  }, 10_000);
+  }, 120_000);
 
   it("a server that never answers a call, or never answers at all, is an error within the timeout", async () => {
     for (const mode of ["silent", "mute"]) {
@@ -102,5 +102,5 @@ describe("mcp gates against a misbehaving server", () => {
         release();
       }
     }
-  }, 20_000);
+  }, 120_000);
 });

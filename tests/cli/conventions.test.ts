@@ -108,7 +108,7 @@ describe("the bin keeps the README's exit codes", () => {
       expect(r.stderr).toMatch(/--llm scripted.*responses:/s);
       expect(r.stderr).not.toMatch(/send failed/);
     }
-  }, 60_000);
+  }, 120_000);
   it("spell help loom describes the topic, not its first command; spell dna --help shows verify", () => {
     const loom = spell("help", "loom");
     expect(loom.status).toBe(0);

@@ -90,5 +90,5 @@ describe("spell familiar (seed 002 Familiar, A.12)", () => {
     } finally {
       await server.close();
     }
-  }, 60_000);
+  }, 120_000);
 });

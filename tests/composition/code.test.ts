@@ -68,7 +68,7 @@ describe("composition as code (§5.3)", () => {
     expect(result.result).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     expect(most).toBe(8); // all eight children's code was running at the same time
     expect(engine.stats()).toMatchObject({ live: before, dead: 0 }); // every child's sandbox was disposed
-  }, 60_000);
+  }, 120_000);
 
   it("forwards the children's events to the parent's listeners", async () => {
     const events: CantripEvent[] = [];

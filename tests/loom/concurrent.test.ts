@@ -88,7 +88,7 @@ describe("several processes appending to one loom (LIMITS.md)", () => {
     await worker(loom, 1, 2, 0, [id]);
     const l = new Loom(new JsonlStore(loom));
     expect(l.thread(l.lastTurnOf(id)!.id).map((t) => t.sequence)).toEqual([1, 2, 3, 4, 5, 6]);
-  }, 60_000);
+  }, 120_000);
 
   it("a lock left by a killed process is taken over", async () => {
     const loom = tempLoom();
@@ -99,5 +99,5 @@ describe("several processes appending to one loom (LIMITS.md)", () => {
     await new Promise((r) => holder.once("exit", r));
     const again = await worker(loom, 1, 2, 0, [id]);
     expect(again.stdout.trim()).toBe(id);
-  }, 60_000);
+  }, 120_000);
 });

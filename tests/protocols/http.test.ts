@@ -285,5 +285,5 @@ describe("spell serve (the CLI)", () => {
     server.kill("SIGTERM");
     expect(await new Promise((r) => server.on("exit", r))).toBe(0);
     expect(out).toContain("draining");
-  }, 20_000);
+  }, 120_000);
 });

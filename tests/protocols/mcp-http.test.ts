@@ -72,7 +72,7 @@ describe("/mcp on spell serve (issue 26)", () => {
       return false;
     };
     expect(await truncated()).toBe(true);
-  }, 60_000);
+  }, 120_000);
 
   it("is behind the same guard: without the token, refused (unauthorized) before any MCP session", async () => {
     await expect(connect(TYPED_SPELL, { token: "s3cret-token" })).rejects.toThrow(/unauthorized/);

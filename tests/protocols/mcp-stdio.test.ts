@@ -21,7 +21,7 @@ beforeAll(async () => {
       stderr: "ignore",
     }),
   );
-}, 60_000);
+}, 120_000);
 afterAll(async () => {
   await client?.close();
 });
@@ -97,5 +97,5 @@ describe("spell mcp over stdio (issue 26)", () => {
     expect(turns.some((t) => t.truncated === true)).toBe(true);
     const { tools } = await client.listTools();
     expect(tools).toHaveLength(2);
-  }, 60_000);
+  }, 120_000);
 });

@@ -69,7 +69,7 @@ describe.skipIf(noChromium !== undefined)(
       });
       folder = viewFolder();
       viewer = await startViewer(folder.root);
-    }, 90_000);
+    }, 120_000);
     afterAll(async () => {
       await browser?.close();
       await viewer?.app.close();

@@ -15,7 +15,7 @@ if (REDIS_MISSING) console.log(`skipping: ${REDIS_MISSING}`);
 const cleanup: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const f of cleanup.splice(0).reverse()) await f();
-}, 60_000);
+}, 120_000);
 
 describe.skipIf(REDIS_MISSING !== undefined)("a queued job carries no loom password", () => {
   it("the job data in Redis holds the loom URL without its password", async () => {

@@ -19,7 +19,7 @@ if (!built) console.log("skipping: the CLI is not built (npm run build)");
 const cleanup: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   for (const f of cleanup.splice(0).reverse()) await f();
-}, 60_000);
+}, 120_000);
 
 const ANSWER = `${"a".repeat(40)}!`;
 

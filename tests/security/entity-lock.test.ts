@@ -102,7 +102,7 @@ describe.skipIf(!onLinux)("a lock whose pid is alive again (Linux: /proc)", () =
     const again = await worker(loom, ["1", "2", "0", id]);
     expect(again.stdout.trim()).toBe(id);
     expect(other.exitCode).toBeNull(); // the live process is left alone
-  }, 60_000);
+  }, 120_000);
 
   it("a lock from another boot (a restarted container's pid 1) is taken over", async () => {
     const loom = tempLoom();
@@ -110,7 +110,7 @@ describe.skipIf(!onLinux)("a lock whose pid is alive again (Linux: /proc)", () =
     writeLock(loom, id, `1 00000000-0000-0000-0000-000000000000 1\n`);
     const again = await worker(loom, ["1", "2", "0", id]);
     expect(again.stdout.trim()).toBe(id);
-  }, 60_000);
+  }, 120_000);
 
   it("a live holder's lock is kept, and the refusal says how to recover", async () => {
     const loom = tempLoom();
@@ -124,7 +124,7 @@ describe.skipIf(!onLinux)("a lock whose pid is alive again (Linux: /proc)", () =
     expect(refused).toContain(`in use by pid ${holder.pid}`);
     expect(refused).toContain(`remove ${path}`);
     expect(readFileSync(path, "utf8")).toContain(`${holder.pid} `);
-  }, 60_000);
+  }, 120_000);
 });
 
 describe("20 processes racing for a dead holder's lock", () => {
@@ -179,7 +179,7 @@ describe("20 processes racing for a dead holder's lock", () => {
     writeFileSync(`${lock}.break`, `${dead}\n`);
     const again = await worker(loom, ["1", "2", "0", id]);
     expect(again.stdout.trim()).toBe(id);
-  }, 60_000);
+  }, 120_000);
 
   it("all of them waiting in turn make one thread: no two turns share parent and sequence", async () => {
     const loom = tempLoom();

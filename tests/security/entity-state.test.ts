@@ -69,7 +69,7 @@ describe("a state file of the earlier format (NAME.state.json)", () => {
     writeFileSync(loom.replace(/\.jsonl$/, ".state.json"), JSON.stringify(earlier));
     expect(await sessionEntity(loom, "http", "s9")).toBe(id);
     expect(readState(loom).entities[id]).toMatchObject({ sends: 1 });
-  }, 60_000);
+  }, 120_000);
 });
 
 describe("the state file and locks on disk", () => {

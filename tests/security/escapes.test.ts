@@ -165,7 +165,7 @@ describe("file-gate escapes", () => {
     } finally {
       flipper.kill("SIGKILL");
     }
-  }, 30_000);
+  }, 120_000);
 });
 
 /**

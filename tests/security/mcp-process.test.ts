@@ -77,7 +77,7 @@ describe.skipIf(!hasBwrap)(
       expect(await until(() => marked(marker).length > 0)).toBe(true);
       release();
       expect(await until(() => marked(marker).length === 0)).toBe(true);
-    }, 40_000);
+    }, 120_000);
 
     it("the server cannot read the spellbook process's environment from /proc/$PPID/environ", async () => {
       const { run, release } = server("environ");
@@ -89,6 +89,6 @@ describe.skipIf(!hasBwrap)(
       } finally {
         release();
       }
-    }, 40_000);
+    }, 120_000);
   },
 );

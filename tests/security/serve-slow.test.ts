@@ -83,7 +83,7 @@ describe("spell serve bounds a client's time", () => {
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
     const answers = await allClosed(clients);
     expect(answers).toHaveLength(CONNECTIONS);
-  }, 60_000);
+  }, 120_000);
 
   it("a body trickled byte by byte is cut at the request timeout", async () => {
     const { url, port } = await serve({ timeouts: SMALL });
@@ -95,7 +95,7 @@ describe("spell serve bounds a client's time", () => {
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
     const answers = await allClosed(clients);
     for (const a of answers) expect(a).not.toMatch(/^HTTP\/1\.1 200/);
-  }, 60_000);
+  }, 120_000);
 
   it("an idle keep-alive connection is closed after the keep-alive timeout", async () => {
     const { port } = await serve({ timeouts: SMALL });
@@ -104,7 +104,7 @@ describe("spell serve bounds a client's time", () => {
     );
     const answers = await allClosed(clients);
     for (const a of answers) expect(a).toMatch(/^HTTP\/1\.1 200/);
-  }, 60_000);
+  }, 120_000);
 
   it("a cast quiet for longer than the socket's silence bound still answers", async () => {
     const { url } = await serve({ timeouts: { ...SMALL, idleMs: 300 } });
@@ -115,7 +115,7 @@ describe("spell serve bounds a client's time", () => {
     });
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ status: "terminated", result: "ok" });
-  }, 60_000);
+  }, 120_000);
 
   it("a refused request (401) closes its socket at once, whatever is left of its body", async () => {
     // Long timeouts: only the refusal's Connection: close can end these sockets in time.
@@ -130,5 +130,5 @@ describe("spell serve bounds a client's time", () => {
       expect(a).toMatch(/^HTTP\/1\.1 401/);
       expect(a.toLowerCase()).toContain("connection: close");
     }
-  }, 60_000);
+  }, 120_000);
 });

@@ -26,7 +26,7 @@ export function cleanupAfterEach(): Cleanup {
   const cleanup: Cleanup = [];
   afterEach(async () => {
     await Promise.all(cleanup.splice(0).map((f) => f()));
-  }, 60_000);
+  }, 120_000);
   return cleanup;
 }
 
