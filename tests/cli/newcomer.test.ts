@@ -1,0 +1,111 @@
+/**
+ * What a newcomer meets when a first spell goes wrong: `spell run --json` still prints its JSON
+ * object when the cast fails, `--llm` without a model names the flag (not the spell's line), a
+ * scripted llm with no replies says where they go, and `spell eval`'s progress line never says
+ * `$0` for a cost it does not know.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { EXIT } from "../../src/cli/io.js";
+import { runCommand } from "../../src/cli/run.js";
+import { evalProgress } from "../../src/cli/eval-progress.js";
+import { Tally, type ResultRow } from "../../src/eval/summary.js";
+import { io } from "../support/io.js";
+
+const dir = mkdtempSync(join(tmpdir(), "newcomer-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const spell = (name: string, llm: string): string => {
+  const file = join(dir, name);
+  writeFileSync(
+    file,
+    `name: ${name.replace(".yaml", "")}\n${llm}\nidentity: { system_prompt: hi }\ncircle:\n  gates: [done]\n  wards: [{ max_turns: 3 }]\nintent: hi\n`,
+  );
+  return file;
+};
+
+describe("spell run --json on a cast that fails", () => {
+  it("prints the documented JSON object (status failed, error) on stdout, as for any other ending", async () => {
+    const file = spell(
+      "provider-down.yaml",
+      "llm:\n  provider: scripted\n  responses: [{ error: { status: 500, message: down } }]",
+    );
+    const o = io();
+    const code = await runCommand(file, { json: true, loom: join(dir, "a.jsonl") }, o);
+    expect(code).toBe(EXIT.failure);
+    const json = JSON.parse(o.out) as {
+      status: string;
+      error: { code: string; message: string };
+      resume?: string;
+    };
+    expect(json.status).toBe("failed");
+    expect(json.error.code).toBe("provider_error");
+    expect(json.resume).toMatch(/--resume ent_/);
+  });
+});
+
+describe("spell run with a scripted llm that lists no replies", () => {
+  it("says where the replies are written", async () => {
+    const file = spell("no-replies.yaml", "llm: scripted");
+    const o = io();
+    expect(await runCommand(file, { loom: "memory" }, o)).toBe(EXIT.invalid);
+    expect(o.err).toMatch(/lists no responses/);
+    expect(o.err).toMatch(/llm\.responses/);
+    expect(o.err).toMatch(/--llm/);
+  });
+});
+
+describe("spell run --llm PROVIDER without a model", () => {
+  it("names the flag and the shape it needs, not the spell's llm line", async () => {
+    const file = spell("flag-model.yaml", "llm: { provider: scripted, responses: [] }");
+    const o = io();
+    expect(await runCommand(file, { llm: "openai", loom: "memory" }, o)).toBe(EXIT.invalid);
+    expect(o.err).toMatch(/^--llm openai: /);
+    expect(o.err).toMatch(/--llm openai\/gpt-4\.1/);
+    expect(o.err).not.toMatch(/flag-model\.yaml:\d+/);
+  });
+});
+
+describe("spell eval's progress line", () => {
+  const row = (cost: number | null): ResultRow => ({
+    spell: "s.yaml",
+    llm: "scripted/default",
+    case: "c",
+    repeat: 0,
+    status: "pass",
+    score: 1,
+    reason: "",
+    cast_status: "terminated",
+    cast_reason: "done",
+    turns: 1,
+    tokens: 0,
+    cost_usd: cost,
+    latency_ms: 1,
+    entity_id: null,
+    last_turn_id: null,
+    location: "memory",
+  });
+
+  it("says the cost is unknown when a cast's price was (as the summary does), never $0", async () => {
+    const tally = new Tally();
+    tally.add(row(null), 0);
+    tally.add(row(0.5), 0);
+    let line = "";
+    const progress = await evalProgress(false, (t) => (line += t));
+    progress.stop(tally, 2);
+    expect(line).toMatch(/cost unknown/);
+    expect(line).not.toMatch(/\$0\b/);
+  });
+
+  it("prints the sum when every cast had a price", async () => {
+    const tally = new Tally();
+    tally.add(row(0.25), 0);
+    tally.add(row(0.5), 0);
+    let line = "";
+    const progress = await evalProgress(false, (t) => (line += t));
+    progress.stop(tally, 2);
+    expect(line).toMatch(/\$0\.750/);
+  });
+});
