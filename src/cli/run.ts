@@ -85,8 +85,12 @@ export async function runCommand(file: string, flags: RunFlags, io: CliIO): Prom
     return castFailed(err, cantrip, redact, io, resume());
   }
   await otel?.shutdown();
-  if (result.status === "failed")
+  if (result.status === "failed") {
+    // --json promises its object for every ending, a failed cast's included (`error`).
+    if (flags.json)
+      await printResult(result, cantrip.loom.store.location, flags, redact, io, resume(result));
     return castFailed(result.error, cantrip, redact, io, resume(result));
+  }
   cantrip.loom.close();
   const llm = unpriced(cantrip.llm);
   if (llm instanceof ScriptedLLM && result.terminated && llm.unused() > 0) {
