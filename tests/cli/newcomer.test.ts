@@ -4,7 +4,7 @@
  * scripted llm with no replies says where they go, and `spell eval`'s progress line never says
  * `$0` for a cost it does not know.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -107,5 +107,19 @@ describe("spell eval's progress line", () => {
     const progress = await evalProgress(false, (t) => (line += t));
     progress.stop(tally, 2);
     expect(line).toMatch(/\$0\.750/);
+  });
+});
+
+describe("spell loom --help", () => {
+  it("the loom topic's description names every loom command", async () => {
+    const { COMMANDS } = await import("../../src/commands/main.js");
+    const pkg = JSON.parse(readFileSync("package.json", "utf8")) as {
+      oclif: { topics: { loom: { description: string } } };
+    };
+    const loom = Object.keys(COMMANDS)
+      .filter((id) => id.startsWith("loom:"))
+      .map((id) => id.replace(":", " "));
+    expect(loom.length).toBeGreaterThan(5);
+    for (const command of loom) expect(pkg.oclif.topics.loom.description).toContain(`(${command})`);
   });
 });
