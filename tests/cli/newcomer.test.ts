@@ -123,3 +123,18 @@ describe("spell loom --help", () => {
     for (const command of loom) expect(pkg.oclif.topics.loom.description).toContain(`(${command})`);
   });
 });
+
+describe("spell acp --check", () => {
+  it("names the spell's provider and model, not a wrapper class", async () => {
+    const { acpCommand } = await import("../../src/cli/acp.js");
+    const file = spell(
+      "acp-check.yaml",
+      "llm: { provider: local, model: qwen3, base_url: 'http://127.0.0.1:9/v1' }",
+    );
+    const o = io();
+    const streams = { input: process.stdin, output: process.stdout, stop: new Promise(() => {}) };
+    expect(await acpCommand(file, { check: true, loom: "memory" }, o, streams)).toBe(EXIT.ok);
+    expect(o.err).toMatch(/ready — llm local\/qwen3,/);
+    expect(o.err).not.toMatch(/PricedLLM/);
+  });
+});
