@@ -138,3 +138,27 @@ describe("spell acp --check", () => {
     expect(o.err).not.toMatch(/PricedLLM/);
   });
 });
+
+describe("spell test with a misspelt expectation", () => {
+  it("says which expectation was meant", async () => {
+    const { testCommand } = await import("../../src/cli/test.js");
+    const file = join(dir, "typo-test.yaml");
+    writeFileSync(
+      file,
+      [
+        "name: typo-test",
+        "llm: { provider: scripted, responses: [{ content: '4' }] }",
+        "identity: { system_prompt: hi }",
+        "circle: { gates: [done], wards: [{ max_turns: 3 }] }",
+        "tests:",
+        "  - name: typo",
+        "    action: { cast: { intent: '2+2' } }",
+        "    expect: { reslt: '4' }",
+        "",
+      ].join("\n"),
+    );
+    const o = io();
+    expect(await testCommand([file], { reporter: "text" }, o)).toBe(EXIT.failed);
+    expect(o.out).toMatch(/unsupported expectation: reslt; did you mean "result"\?/);
+  });
+});
