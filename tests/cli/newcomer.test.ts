@@ -162,3 +162,24 @@ describe("spell test with a misspelt expectation", () => {
     expect(o.out).toMatch(/unsupported expectation: reslt; did you mean "result"\?/);
   });
 });
+
+describe("spell summon --json on a send that fails", () => {
+  it("prints a JSON line for it too (status failed, error), so each line read has its line out", async () => {
+    const { runSummon } = await import("../../src/cli/summon.js");
+    const { Readable } = await import("node:stream");
+    const file = spell(
+      "summon-down.yaml",
+      "llm:\n  provider: scripted\n  responses: [{ content: first }, { error: { status: 500, message: down } }]",
+    );
+    const o = io();
+    const input = Readable.from(["one\n", "two\n"]);
+    expect(await runSummon(file, { json: true, loom: "memory" }, { ...o, input })).toBe(EXIT.ok);
+    const out = o.out
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { status: string; result: unknown; error?: { code: string } });
+    expect(out).toHaveLength(2);
+    expect(out[0]).toMatchObject({ status: "terminated", result: "first" });
+    expect(out[1]).toMatchObject({ status: "failed", error: { code: "provider_error" } });
+  });
+});
