@@ -183,3 +183,16 @@ describe("spell summon --json on a send that fails", () => {
     expect(out[1]).toMatchObject({ status: "failed", error: { code: "provider_error" } });
   });
 });
+
+describe("spell run without its FILE", () => {
+  it("says the FILE is missing, without oclif's note that flags must come last (--input takes one value)", async () => {
+    const { default: Run } = await import("../../src/commands/run.js");
+    const err = await Run.run([], { root: process.cwd() }).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
+    expect(err?.message).toMatch(/Missing 1 required arg/);
+    expect(err?.message).toMatch(/spell file \(YAML\)/);
+    expect(err?.message).not.toMatch(/multiple values|provide all arguments before/);
+  });
+});
