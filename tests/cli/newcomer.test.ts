@@ -196,3 +196,29 @@ describe("spell run without its FILE", () => {
     expect(err?.message).not.toMatch(/multiple values|provide all arguments before/);
   });
 });
+
+describe("in a new project's folder, before any run", () => {
+  const empty = mkdtempSync(join(tmpdir(), "newcomer-empty-"));
+  afterAll(() => rmSync(empty, { recursive: true, force: true }));
+
+  it("spell view says how a loom comes to be there, or how to name one", async () => {
+    const { viewCommand } = await import("../../src/cli/view.js");
+    const o = io();
+    o.cwd = empty;
+    const code = await viewCommand(undefined, {}, o, new Promise(() => {}));
+    expect(code).toBe(EXIT.invalid);
+    expect(o.err).toMatch(/no such loom file or folder/);
+    expect(o.err).toMatch(/spell run FILE/);
+    expect(o.err).toMatch(/spell view LOOM/);
+  });
+
+  it("spell test says it found nothing to test, and where it looked", async () => {
+    const { testCommand } = await import("../../src/cli/test.js");
+    const o = io();
+    o.cwd = empty;
+    expect(await testCommand([], { reporter: "text" }, o)).toBe(EXIT.ok);
+    expect(o.err).toMatch(/nothing to test/);
+    expect(o.err).toMatch(/tests\.yaml/);
+    expect(o.err).toMatch(/spell test FILE/);
+  });
+});
