@@ -53,6 +53,10 @@ export async function testCommand(
   const targets = files.length
     ? files.flatMap((f) => expandDir(io.cwd, f))
     : defaultTargets(io.cwd);
+  if (!files.length && !targets.length)
+    io.stderr(
+      "nothing to test: no tests.yaml, flow-tests.yaml, spells/ or grimoire/ here; name files or folders: spell test FILE…\n",
+    );
   const all: (CaseResult & { file: string })[] = [];
   let broken = 0;
   // PROD-8: a failure message can quote a value from the environment (both reporters).
