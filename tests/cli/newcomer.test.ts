@@ -222,3 +222,20 @@ describe("in a new project's folder, before any run", () => {
     expect(o.err).toMatch(/spell test FILE/);
   });
 });
+
+describe("spell run --resume of a cast that had ended", () => {
+  it("gives back the recorded result without warning of replies left unused (no reply was asked for)", async () => {
+    const file = spell(
+      "ended.yaml",
+      "llm:\n  provider: scripted\n  responses: [{ tool_calls: [{ gate: done, args: { answer: '7' } }] }]",
+    );
+    const loom = join(dir, "ended.jsonl");
+    const first = io();
+    expect(await runCommand(file, { loom }, first)).toBe(EXIT.ok);
+    expect(first.err).not.toMatch(/left unused/);
+    const again = io();
+    expect(await runCommand(file, { loom, resume: "last" }, again)).toBe(EXIT.ok);
+    expect(again.out).toBe("7\n");
+    expect(again.err).not.toMatch(/left unused/);
+  });
+});
