@@ -93,7 +93,8 @@ export async function runCommand(file: string, flags: RunFlags, io: CliIO): Prom
   }
   cantrip.loom.close();
   const llm = unpriced(cantrip.llm);
-  if (llm instanceof ScriptedLLM && result.terminated && llm.unused() > 0) {
+  // Only a cast that asked for replies can have left some: a resumed, ended cast asks none.
+  if (llm instanceof ScriptedLLM && result.terminated && llm.queries > 0 && llm.unused() > 0) {
     io.stderr(`warning: the scripted llm has ${llm.unused()} response(s) left unused\n`);
   }
   const again = resume(result);
