@@ -12,6 +12,7 @@ import { a2aRoutes } from "./a2a-routes.js";
 import { cast, fail, type CastSlots } from "./cast-route.js";
 import { guard } from "./guard.js";
 import { CAST_BODY, openApiDocument } from "./openapi.js";
+import { castBodyMessage, type BodyIssue } from "./cast-body.js";
 import type { ErrorCode } from "../../core/error-codes.js";
 import { ConfigError } from "../../core/errors.js";
 import { castIntent, type SpellCall } from "../../spell/inputs.js";
@@ -69,9 +70,15 @@ export async function createHttpServer(
   const redact = (t: string) => loaded.redactor.redact(t);
   guard(app, options);
   app.setErrorHandler(
-    (err: { statusCode?: number; code?: string; message: string }, _req, reply) => {
+    (
+      err: { statusCode?: number; code?: string; message: string; validation?: BodyIssue[] },
+      req,
+      reply,
+    ) => {
       if (err instanceof SessionsFull)
         return fail(reply.header("retry-after", "5"), 503, "too_many_sessions", err.message);
+      if (err.code === "FST_ERR_VALIDATION" && req.routeOptions.url === "/cast")
+        err.message = castBodyMessage(err.validation, err.message, !!loaded.spell.inputs);
       const status = err.statusCode ?? (err instanceof ConfigError ? 400 : 500);
       // A thrown error's own code goes out as it is: a SpellbookError's (in the table), or
       // Fastify's own (FST_…, not in it).
