@@ -1,6 +1,8 @@
 import { errorMessage, SpellbookError } from "../core/errors.js";
 import type { Cantrip } from "../core/cantrip.js";
 import type { Loom } from "../loom/loom.js";
+import type { LLM } from "../core/contract.js";
+import { PricedLLM } from "../llm/priced.js";
 import { loadSpell, type LoadedSpell, type LoadOptions } from "../spell/index.js";
 import { DEFAULT_LOOM } from "./run.js";
 import { displayPath, EXIT, type CliIO } from "./io.js";
@@ -71,9 +73,15 @@ export async function acpCommand(
 function checkLine(loaded: LoadedSpell, cantrip: Cantrip<Loom>): string {
   const gates = cantrip.presentation.tools.map((t) => t.name).join(", ") || "none";
   return (
-    `spell acp --check: ${loaded.name} is ready — llm ${cantrip.llm.constructor.name}, ` +
+    `spell acp --check: ${loaded.name} is ready — llm ${llmName(cantrip.llm)}, ` +
     `medium ${cantrip.circle.mediumName}, gates ${gates}, loom ${cantrip.loom.store.location}\n`
   );
+}
+
+/** The LLM as the spell names it (provider/model), else its class (one built in code). */
+function llmName(llm: LLM): string {
+  if (!(llm instanceof PricedLLM)) return llm.constructor.name;
+  return llm.model ? `${llm.provider}/${llm.model}` : llm.provider;
 }
 
 /**

@@ -16,7 +16,7 @@ export interface EvalProgress {
 const payload = (t: Tally) => ({
   rate: t.decided ? `${((100 * t.passed) / t.decided).toFixed(0)}%` : "-",
   tokens: t.tokens,
-  cost: formatMoney(t.cost),
+  cost: t.costUnknown ? "cost unknown" : formatMoney(t.cost), // never a guessed $0, as the summary
   errored: t.errored,
 });
 

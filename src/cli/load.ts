@@ -10,6 +10,15 @@ import { ownEntry } from "../core/own.js";
 
 export const DEFAULT_LOOM = ".spellbook/loom.jsonl";
 
+/** The providers whose `--llm` must name a model, each with an example of one. */
+const NEEDS_MODEL = new Map([
+  ["anthropic", "claude-sonnet-4-5"],
+  ["openai", "gpt-4.1"],
+  ["openrouter", "auto"],
+  ["google", "gemini-2.5-flash"],
+  ["local", "qwen3"],
+]);
+
 /** The flags every casting command shares. */
 export interface LoadFlags {
   loom?: string | undefined;
@@ -29,6 +38,12 @@ export async function loadForCast(
   if (llmSpec && !ownEntry(providerRegistry, llmSpec.provider)) {
     io.stderr(
       `--llm ${flags.llm}: unknown provider ${JSON.stringify(llmSpec.provider)}; known: ${Object.keys(providerRegistry).join(", ")}\n`,
+    );
+    return EXIT.invalid;
+  }
+  if (llmSpec && NEEDS_MODEL.has(llmSpec.provider) && !llmSpec.model?.trim()) {
+    io.stderr(
+      `--llm ${flags.llm}: name the model after the provider, e.g. --llm ${llmSpec.provider}/${NEEDS_MODEL.get(llmSpec.provider)}\n`,
     );
     return EXIT.invalid;
   }

@@ -1,5 +1,5 @@
 import { relative } from "node:path";
-import type { CastResult } from "../core/result.js";
+import type { CastFailed, CastResult } from "../core/result.js";
 import type { Cantrip } from "../core/cantrip.js";
 import type { Loom } from "../loom/loom.js";
 import { errorMessage } from "../core/errors.js";
@@ -86,12 +86,9 @@ export async function runCommand(file: string, flags: RunFlags, io: CliIO): Prom
   }
   await otel?.shutdown();
   if (result.status === "failed")
-    return castFailed(result.error, cantrip, redact, io, resume(result));
+    return failedResult(result, cantrip, flags, redact, io, resume(result));
   cantrip.loom.close();
-  const llm = unpriced(cantrip.llm);
-  if (llm instanceof ScriptedLLM && result.terminated && llm.unused() > 0) {
-    io.stderr(`warning: the scripted llm has ${llm.unused()} response(s) left unused\n`);
-  }
+  warnUnused(cantrip, result, io);
   const again = resume(result);
   await printResult(result, cantrip.loom.store.location, flags, redact, io, again);
   if (again) io.stderr(`resume with: ${again}\n`);
@@ -112,6 +109,26 @@ async function loadForRun(file: string, flags: RunFlags, io: CliIO): Promise<Loa
     io.stderr(`${errorMessage(err)}\n`);
     return exitFor(err);
   }
+}
+
+/** A cast that ended failed: its JSON object with --json (as any ending has), then castFailed. */
+async function failedResult(
+  result: CastFailed<Loom>,
+  cantrip: Cantrip<Loom>,
+  flags: RunFlags,
+  redact: (t: string) => string,
+  io: CliIO,
+  again?: string,
+): Promise<number> {
+  if (flags.json) await printResult(result, cantrip.loom.store.location, flags, redact, io, again);
+  return castFailed(result.error, cantrip, redact, io, again);
+}
+
+/** Scripted replies a terminated cast left: only a cast that asked for replies can leave some. */
+function warnUnused(cantrip: Cantrip<Loom>, result: CastResult<Loom>, io: CliIO): void {
+  const llm = unpriced(cantrip.llm);
+  if (llm instanceof ScriptedLLM && result.terminated && llm.queries > 0 && llm.unused() > 0)
+    io.stderr(`warning: the scripted llm has ${llm.unused()} response(s) left unused\n`);
 }
 
 /** A cast that failed: the error, where the turns before it are kept; closes the loom. */

@@ -158,6 +158,8 @@ async function sendLine(
   try {
     const result = await entity.send(intent, { signal });
     if (result.status === "failed") {
+      // --json: a line for every send, a failed one's with its error (as spell run --json).
+      if (flags.json) await printResult(result, location, flags, redact, io);
       io.stderr(redact(`send failed: ${errorMessage(result.error)}\n`));
       io.stderr(`the loom keeps every turn recorded before the failure (${location})\n`);
     } else await printResult(result, location, flags, redact, io);

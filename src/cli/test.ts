@@ -19,7 +19,7 @@ function expandDir(cwd: string, file: string): string[] {
 }
 
 /** Default targets: tests.yaml, flow-tests.yaml, then every spell in spells/ and grimoire/ that has tests. */
-function defaultTargets(cwd: string): string[] {
+function defaultTargets(cwd: string, io: CliIO): string[] {
   const out: string[] = [];
   for (const suite of ["tests.yaml", "flow-tests.yaml"])
     if (existsSync(join(cwd, suite))) out.push(suite);
@@ -28,6 +28,10 @@ function defaultTargets(cwd: string): string[] {
     for (const f of readdirSync(join(cwd, dir)).sort())
       if (/\.ya?ml$/.test(f)) out.push(join(dir, f));
   }
+  if (!out.length)
+    io.stderr(
+      "nothing to test: no tests.yaml, flow-tests.yaml, spells/ or grimoire/ here; name files or folders: spell test FILE…\n",
+    );
   return out;
 }
 
@@ -52,7 +56,7 @@ export async function testCommand(
   if (anyMissing(files, io)) return EXIT.invalid;
   const targets = files.length
     ? files.flatMap((f) => expandDir(io.cwd, f))
-    : defaultTargets(io.cwd);
+    : defaultTargets(io.cwd, io);
   const all: (CaseResult & { file: string })[] = [];
   let broken = 0;
   // PROD-8: a failure message can quote a value from the environment (both reporters).

@@ -50,7 +50,12 @@ export async function viewCommand(
   const url = target !== undefined && isPostgresUrl(target) ? target : undefined;
   let path = displayPath(io.cwd, target ?? ".spellbook");
   if (!url && !existsSync(path)) {
-    io.stderr(`${path}: no such loom file or folder\n`);
+    io.stderr(
+      `${path}: no such loom file or folder` +
+        (target === undefined
+          ? ` (spell run FILE writes its loom there; or name one: spell view LOOM|DIR)\n`
+          : "\n"),
+    );
     return EXIT.invalid;
   }
   const host = flags.host ?? "127.0.0.1";

@@ -63,6 +63,18 @@ export default class Run extends Command {
     ...otelFlags,
   };
 
+  /**
+   * Without FILE, oclif adds a note that arguments must come before a repeatable flag; not so
+   * here (--input takes one value each time), so the note goes and the missing FILE stays.
+   */
+  override async catch(err: Error & { exitCode?: number }): Promise<unknown> {
+    err.message = err.message.replace(
+      /\n\nNote: --input allows multiple values[\s\S]*?arguments\./,
+      "",
+    );
+    return super.catch(err);
+  }
+
   async run(): Promise<void> {
     const { args, flags } = await this.parse(Run);
     const { runInProcess } = await import("../cli/run-process.js");

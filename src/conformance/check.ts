@@ -25,6 +25,9 @@ function usageMatch(want: unknown, got: UsageTotals, path: string, m: MatchConte
   return matchValue(want, wire, m, path);
 }
 
+/** Every expectation key the runner knows by name (`thread_N` and `NAME_invocations` aside). */
+export const expectationKeys = (): string[] => Object.keys(checks);
+
 /** The check for an expectation key, or undefined for a key the runner does not know. */
 export function checkFor(key: string): Check | undefined {
   const n = /^thread_(\d+)$/.exec(key);

@@ -6,7 +6,8 @@ import type { Outcome } from "./act.js";
 import { runActions } from "./act.js";
 import { buildSetup, type Built } from "./build.js";
 import { loadSuite, toCase, type CaseResult, type ConformanceCase } from "./case.js";
-import { checkError, checkFor } from "./check.js";
+import { checkError, checkFor, expectationKeys } from "./check.js";
+import { didYouMean } from "../spell/suggest.js";
 import { childTurns } from "./check-turns.js";
 import type { MatchContext } from "./match.js";
 import { ownEntry } from "../core/own.js";
@@ -23,7 +24,8 @@ export interface RunCaseOptions {
 /** A case whose expectations cannot be checked is refused, never passed: the reason, or null. */
 function refusal(expect: Record<string, unknown>): string | null {
   for (const key of Object.keys(expect)) {
-    if (key !== "error" && !checkFor(key)) return `unsupported expectation: ${key}`;
+    if (key !== "error" && !checkFor(key))
+      return `unsupported expectation: ${key}${didYouMean(key, [...expectationKeys(), "error"])}`;
   }
   if (Object.keys(expect).length === 0) return "a case must expect something";
   // An expectation that checks nothing cannot fail: refuse it rather than pass it.

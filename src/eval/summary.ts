@@ -76,6 +76,8 @@ export class Tally {
   errored = 0;
   tokens = 0;
   cost = 0;
+  /** Casts (or their judges) whose cost is unknown: `cost` then sums only the known part. */
+  costUnknown = 0;
 
   /** One cast's row; its judges' tokens and cost count in its group's and the run's. */
   add(row: ResultRow, judgeTokens: number, judgeCost: number | undefined = 0): void {
@@ -101,8 +103,10 @@ export class Tally {
     g.turns.push(row.turns);
     g.latency.push(row.latency_ms);
     g.tokens += row.tokens + judgeTokens;
-    if (row.cost_usd === null || judgeCost === undefined) g.costUnknown++;
-    else g.cost += row.cost_usd + judgeCost;
+    if (row.cost_usd === null || judgeCost === undefined) {
+      g.costUnknown++;
+      this.costUnknown++;
+    } else g.cost += row.cost_usd + judgeCost;
     this.done++;
     this.tokens += row.tokens + judgeTokens;
     this.cost += (row.cost_usd ?? 0) + (judgeCost ?? 0);

@@ -10,7 +10,9 @@ export default class LoomExport extends Command {
     "spell loom export .spellbook/loom.jsonl --spell spell.yaml",
     "spell loom export .spellbook/loom.jsonl --no-redact   # the owner's own copy",
   ];
-  static override args = { file: Args.string({ description: "loom JSONL file", required: true }) };
+  static override args = {
+    file: Args.string({ description: "loom JSONL file, or a postgres:// URL", required: true }),
+  };
   static override flags = {
     redact: Flags.boolean({
       default: true,

@@ -9,7 +9,9 @@ export default class LoomStats extends Command {
     "spell loom stats .spellbook/loom.jsonl",
     "spell loom stats .spellbook/loom.jsonl --json --k 1,5",
   ];
-  static override args = { file: Args.string({ description: "loom JSONL file", required: true }) };
+  static override args = {
+    file: Args.string({ description: "loom JSONL file, or a postgres:// URL", required: true }),
+  };
   static override flags = {
     json: Flags.boolean({ description: "print one JSON object (snake_case keys)" }),
     k: Flags.string({ description: "the k of pass@k and pass^k, comma-separated (default 1,3)" }),

@@ -5,7 +5,9 @@ export default class LoomTree extends Command {
   static override description =
     "Draw a loom file as a tree: every turn under its parent (forks, children, a council's phases), redacted.";
   static override examples = ["spell loom tree .spellbook/loom.jsonl"];
-  static override args = { file: Args.string({ description: "loom JSONL file", required: true }) };
+  static override args = {
+    file: Args.string({ description: "loom JSONL file, or a postgres:// URL", required: true }),
+  };
 
   async run(): Promise<void> {
     const { args } = await this.parse(LoomTree);

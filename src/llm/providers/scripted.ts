@@ -90,14 +90,7 @@ export class ScriptedLLM implements LLM {
       this.decoded = decodeArgs(responses);
     }
     const script = responses[this.next];
-    if (script === undefined) {
-      return Promise.reject(
-        new ConfigError(
-          "script_exhausted",
-          `scripted llm ${JSON.stringify(this.name)} has no response left for query ${this.next + 1} (it lists ${this.options.responses.length})`,
-        ),
-      );
-    }
+    if (script === undefined) return Promise.reject(this.exhausted());
     this.next++;
     if (script.error) {
       const status = script.error.status ?? 500;
@@ -113,6 +106,17 @@ export class ScriptedLLM implements LLM {
       if (response.content) options.onDelta({ type: "text", text: response.content });
     }
     return Promise.resolve(response);
+  }
+
+  /** Out of replies: which query, and what to write so that there are enough. */
+  private exhausted(): ConfigError {
+    const name = JSON.stringify(this.name);
+    const shapes = "content:, tool_calls: [{ gate, args }], code: or command:";
+    const message =
+      this.options.responses.length === 0
+        ? `scripted llm ${name} lists no responses: write its replies under llm.responses (${shapes}), or cast with a real provider, e.g. --llm anthropic/claude-sonnet-4-5`
+        : `scripted llm ${name} has no response left for query ${this.next + 1} (it lists ${this.options.responses.length}): add replies under llm.responses, or cycle: true to start again after the last`;
+    return new ConfigError("script_exhausted", message);
   }
 
   private toResponse(

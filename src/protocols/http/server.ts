@@ -5,13 +5,14 @@
  * client that disconnects cancels its cast. Sessions are bounded (`maxSessions`, 503 past it)
  * and let go when idle (`sessionIdleMs`).
  */
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { EventListener } from "../../core/events.js";
 import type { LoadedSpell } from "../../spell/index.js";
 import { a2aRoutes } from "./a2a-routes.js";
 import { cast, fail, type CastSlots } from "./cast-route.js";
 import { guard } from "./guard.js";
 import { CAST_BODY, openApiDocument } from "./openapi.js";
+import { castBodyMessage, type BodyIssue } from "./cast-body.js";
 import type { ErrorCode } from "../../core/error-codes.js";
 import { ConfigError } from "../../core/errors.js";
 import { castIntent, type SpellCall } from "../../spell/inputs.js";
@@ -68,17 +69,7 @@ export async function createHttpServer(
   const secrets = loaded.redactor;
   const redact = (t: string) => loaded.redactor.redact(t);
   guard(app, options);
-  app.setErrorHandler(
-    (err: { statusCode?: number; code?: string; message: string }, _req, reply) => {
-      if (err instanceof SessionsFull)
-        return fail(reply.header("retry-after", "5"), 503, "too_many_sessions", err.message);
-      const status = err.statusCode ?? (err instanceof ConfigError ? 400 : 500);
-      // A thrown error's own code goes out as it is: a SpellbookError's (in the table), or
-      // Fastify's own (FST_…, not in it).
-      const code = (status === 413 ? "body_too_large" : (err.code ?? "bad_request")) as ErrorCode;
-      return fail(reply, status, code, redact(err.message));
-    },
-  );
+  app.setErrorHandler(errorHandler(loaded, redact));
   app.addHook("onClose", () => sessions.close());
   app.get("/healthz", () => ({
     ok: true,
@@ -97,4 +88,23 @@ export async function createHttpServer(
   a2aRoutes(app, loaded, state, secrets, options.maxSessions ?? DEFAULT_SESSION_LIMITS.maxSessions);
   mcpRoutes(app, loaded);
   return app;
+}
+
+/** Every error a route throws, as `{ error: { code, message } }` with its status. */
+function errorHandler(loaded: LoadedSpell, redact: (t: string) => string) {
+  return (
+    err: { statusCode?: number; code?: string; message: string; validation?: BodyIssue[] },
+    req: FastifyRequest,
+    reply: FastifyReply,
+  ) => {
+    if (err instanceof SessionsFull)
+      return fail(reply.header("retry-after", "5"), 503, "too_many_sessions", err.message);
+    if (err.code === "FST_ERR_VALIDATION" && req.routeOptions.url === "/cast")
+      err.message = castBodyMessage(err.validation, err.message, !!loaded.spell.inputs);
+    const status = err.statusCode ?? (err instanceof ConfigError ? 400 : 500);
+    // A thrown error's own code goes out as it is: a SpellbookError's (in the table), or
+    // Fastify's own (FST_…, not in it).
+    const code = (status === 413 ? "body_too_large" : (err.code ?? "bad_request")) as ErrorCode;
+    return fail(reply, status, code, redact(err.message));
+  };
 }
