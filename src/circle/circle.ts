@@ -22,6 +22,7 @@ import {
   type Gate,
   type GateContext,
   type GateOutcome,
+  type TurnBudget,
 } from "./gate.js";
 import { DELEGATION_GATES, DONE } from "./gate-names.js";
 import { ApprovalPolicy, ask, deniedMessage } from "./approvals.js";
@@ -118,27 +119,32 @@ export class Circle implements CircleLike, GateHost {
     ctx.onStart?.(name, encoded);
     // Loom format 3: each call's start and duration, stamped on its record as it settles; a
     // call answered without a record is still told, so its tool_call event has a tool_result.
-    const stamp = stamper(isoNow(), monotonicMs());
-    const timed = (o: GateOutcome): GateOutcome => {
-      stamp(o);
-      if (o.unrecorded) ctx.onUnrecorded?.(o.record);
-      return o;
-    };
+    const startedAt = isoNow();
+    const t0 = monotonicMs();
     // Issue 25: a call the circle's approve: names waits for its answer; nothing runs before.
     const rule = this.gates.has(name) ? this.approvals.asks(name, args) : undefined;
-    if (rule !== undefined) return this.askFirst(rule, name, args, encoded, ctx).then(timed);
+    if (rule !== undefined)
+      return settleLater(
+        this.askFirst(rule, name, args, encoded, ctx),
+        undefined,
+        startedAt,
+        t0,
+        ctx,
+      );
     const budget = ctx.budget;
     if (!budget) {
       const out = this.run(name, args, encoded, ctx);
-      return out instanceof Promise ? out.then(timed) : timed(out);
+      return out instanceof Promise
+        ? settleLater(out, undefined, startedAt, t0, ctx)
+        : settled(out, startedAt, t0, ctx);
     }
     // Issue 20: what the turn records is bounded; past the budget a call is an error (CIRCLE-5).
     const refused = budget.before(name, encoded);
-    if (refused) return timed(refused);
+    if (refused) return settled(refused, startedAt, t0, ctx);
     const out = this.run(name, args, encoded, ctx);
     return out instanceof Promise
-      ? out.then((o) => timed(budget.settle(o)))
-      : timed(budget.settle(out));
+      ? settleLater(out, budget, startedAt, t0, ctx)
+      : settled(budget.settle(out), startedAt, t0, ctx);
   }
 
   private async askFirst(
@@ -209,13 +215,31 @@ function holding(session: MediumSession, gates: readonly Gate[], entityId: strin
   return held;
 }
 
-/** Stamps a call's record with when it began and how long it ran (milliseconds, to the µs). */
-function stamper(startedAt: string, t0: number): (o: GateOutcome) => GateOutcome {
-  return (o) => {
-    o.record.started_at = startedAt;
-    o.record.duration_ms = Math.round((monotonicMs() - t0) * 1000) / 1000;
-    return o;
-  };
+/**
+ * A settled call: its record stamped with when it began and how long it ran (milliseconds, to
+ * the µs); a call answered without a record is told to `onUnrecorded`.
+ */
+function settled(o: GateOutcome, startedAt: string, t0: number, ctx: GateContext): GateOutcome {
+  o.record.started_at = startedAt;
+  o.record.duration_ms = Math.round((monotonicMs() - t0) * 1000) / 1000;
+  if (o.unrecorded) ctx.onUnrecorded?.(o.record);
+  return o;
+}
+
+/**
+ * `settled` once an asynchronous call answers (charged to the turn's budget first, when there
+ * is one). A function of its own: callGate itself closes over nothing, so a call answered
+ * synchronously (every conversation turn's echo or done) allocates no closure or context.
+ */
+async function settleLater(
+  out: Promise<GateOutcome>,
+  budget: TurnBudget | undefined,
+  startedAt: string,
+  t0: number,
+  ctx: GateContext,
+): Promise<GateOutcome> {
+  const o = await out;
+  return settled(budget ? budget.settle(o) : o, startedAt, t0, ctx);
 }
 
 function success(name: string, encoded: string, value: unknown): GateOutcome {

@@ -31,6 +31,18 @@ export interface CallScope extends TurnScope {
   readonly approvals: ApprovalRecord[];
 }
 
+/** A turn's calls as they run: what the turn's step is made of. */
+interface TurnRun {
+  readonly scope: TurnScope;
+  readonly callScope: CallScope;
+  readonly messages: Message[];
+  readonly runs: CallRun[];
+  readonly gateCalls: GateCallRecord[];
+  readonly approvals: ApprovalRecord[];
+  /** Set when `done` completed (LOOP-3): the calls after it are skipped. */
+  done: { result: unknown } | undefined;
+}
+
 /** What a gate called during this turn is told: the turn, who calls it, and the turn's budget. */
 export function gateContext(scope: CallScope, context: EntityContext<Entity>): GateContext {
   return {
@@ -94,49 +106,91 @@ export class MediumTurn {
     private readonly rules: TurnRules,
   ) {}
 
-  async execute(response: LLMResponse, scope: TurnScope): Promise<MediumStep> {
+  /**
+   * Runs the turn's calls in order. A turn whose calls all answer synchronously (a conversation
+   * turn's echo or done) is answered synchronously: no promise, no extra tick for the loop.
+   */
+  execute(response: LLMResponse, scope: TurnScope): MediumStep | Promise<MediumStep> {
     if (this.ephemeral.length) this.trimEphemeral();
     const calls = response.toolCalls ?? [];
     const assistant = assistantMessage(response, calls);
     if (calls.length === 0) return textOnly(assistant, response.content ?? "", scope.requireDone);
-    const messages: Message[] = [assistant];
     // One budget for every call of the turn (issue 20), whichever medium runs them.
     const kb = numberWard(this.circle.wards, "max_gate_record_kb") ?? DEFAULT_MAX_GATE_RECORD_KB;
     const approvals: ApprovalRecord[] = [];
-    const callScope = callScopeOf(scope, new GateBudget(kb * 1024), approvals);
-    const runs: CallRun[] = [];
-    const gateCalls: GateCallRecord[] = [];
-    let done: { result: unknown } | undefined;
-    for (const call of calls) {
-      if (done || scope.signal.aborted) {
-        // Every call still gets a result so the history stays well paired (LLM-7).
-        const content = done
-          ? SKIPPED
-          : `skipped: the loop was stopped (${abortReason(scope.signal.reason)})`;
-        messages.push({ role: "tool", toolCallId: call.id, content });
-        continue;
-      }
-      // A gate that answers synchronously costs no extra tick (the usual conversation turn).
-      const ran = this.rules.runCall(call, callScope);
-      const run = ran instanceof Promise ? await ran : ran;
-      runs.push(run);
-      for (const r of run.records) gateCalls.push(r);
-      const message: Message = run.isError
-        ? { role: "tool", toolCallId: call.id, content: run.text, isError: true }
-        : { role: "tool", toolCallId: call.id, content: run.text };
-      messages.push(message);
-      if (this.holdsEphemeral(run)) this.ephemeral.push({ message, run });
-      done = run.done;
+    const turn: TurnRun = {
+      scope,
+      callScope: callScopeOf(scope, new GateBudget(kb * 1024), approvals),
+      messages: [assistant],
+      runs: [],
+      gateCalls: [],
+      approvals,
+      done: undefined,
+    };
+    for (let i = 0; i < calls.length; i++) {
+      const ran = this.start(turn, calls[i]!);
+      if (ran instanceof Promise) return this.finishLater(turn, response, calls, i, ran);
+      if (ran) this.took(turn, calls[i]!, ran);
     }
+    return this.stepOf(turn, response);
+  }
+
+  /** The rest of a turn once one of its calls answers asynchronously, from call `i` on. */
+  private async finishLater(
+    turn: TurnRun,
+    response: LLMResponse,
+    calls: readonly ToolCall[],
+    i: number,
+    pending: Promise<CallRun>,
+  ): Promise<MediumStep> {
+    this.took(turn, calls[i]!, await pending);
+    for (let j = i + 1; j < calls.length; j++) {
+      const ran = this.start(turn, calls[j]!);
+      const run = ran instanceof Promise ? await ran : ran;
+      if (run) this.took(turn, calls[j]!, run);
+    }
+    return this.stepOf(turn, response);
+  }
+
+  /** One call begins: its run, or undefined when it is skipped (answered here). */
+  private start(turn: TurnRun, call: ToolCall): CallRun | Promise<CallRun> | undefined {
+    const { signal } = turn.scope;
+    if (turn.done || signal.aborted) {
+      // Every call still gets a result so the history stays well paired (LLM-7).
+      const content = turn.done
+        ? SKIPPED
+        : `skipped: the loop was stopped (${abortReason(signal.reason)})`;
+      turn.messages.push({ role: "tool", toolCallId: call.id, content });
+      return undefined;
+    }
+    return this.rules.runCall(call, turn.callScope);
+  }
+
+  /** A call's run, taken into the turn. */
+  private took(turn: TurnRun, call: ToolCall, run: CallRun): void {
+    turn.runs.push(run);
+    for (const r of run.records) turn.gateCalls.push(r);
+    const message: Message = run.isError
+      ? { role: "tool", toolCallId: call.id, content: run.text, isError: true }
+      : { role: "tool", toolCallId: call.id, content: run.text };
+    turn.messages.push(message);
+    if (this.holdsEphemeral(run)) this.ephemeral.push({ message, run });
+    turn.done = run.done;
+  }
+
+  private stepOf(turn: TurnRun, response: LLMResponse): MediumStep {
+    const { runs, done } = turn;
+    let isError = false;
+    for (const r of runs) if (r.isError) isError = true;
     const step: MediumStep = {
       utterance: this.rules.utterance(response, runs),
       observation: this.rules.observation(runs),
-      gateCalls,
-      messages,
+      gateCalls: turn.gateCalls,
+      messages: turn.messages,
       outcome: done ? { kind: "done", result: done.result } : { kind: "continue" },
-      isError: runs.some((r) => r.isError),
+      isError,
     };
-    if (approvals.length) step.approvals = approvals;
+    if (turn.approvals.length) step.approvals = turn.approvals;
     return step;
   }
 
@@ -145,7 +199,9 @@ export class MediumTurn {
   }
 
   private holdsEphemeral(run: CallRun): boolean {
-    return run.records.some((r) => !r.is_error && this.circle.gates.get(r.gate_name)?.ephemeral);
+    const { gates } = this.circle;
+    for (const r of run.records) if (!r.is_error && gates.get(r.gate_name)?.ephemeral) return true;
+    return false;
   }
 
   /** PROD-5: the loom keeps everything; only the working context forgets. */

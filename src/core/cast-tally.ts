@@ -54,13 +54,13 @@ export class CastTally {
       this.gates.set(r.gate_name, (this.gates.get(r.gate_name) ?? 0) + 1);
   }
 
-  /** What the wards decide on, now. */
-  state(signal: AbortSignal): LoopState {
+  /** What the wards decide on, now (`now`: a reading of monotonicMs the caller took already). */
+  state(signal: AbortSignal, now: number = monotonicMs()): LoopState {
     return {
       turns: this.turns,
       tokens: this.usage.promptTokens + this.usage.completionTokens,
       startedAt: this.startedAt,
-      now: monotonicMs(),
+      now,
       aborted: signal.aborted ? abortReason(signal.reason) : null,
       costUsd: this.spent,
     };

@@ -191,7 +191,7 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
     signal: AbortSignal,
     onGateStart?: (gate: string, args: string) => void,
     onGateUnrecorded?: (record: GateCallRecord) => void,
-  ): Promise<MediumStep> {
+  ): MediumStep | Promise<MediumStep> {
     this.turnStart = this.history.length;
     return this.session.execute(response, {
       entityId: this.id,

@@ -36,7 +36,7 @@ export interface LoopHost<L> {
     signal: AbortSignal,
     onGateStart?: (gate: string, args: string) => void,
     onGateUnrecorded?: (record: GateCallRecord) => void,
-  ): Promise<MediumStep>;
+  ): MediumStep | Promise<MediumStep>;
   /** Records a turn in the loom; returns its sequence number. */
   record(turnId: string, content: TurnContent, cost: TurnCost, outcome: TurnOutcome): number;
   /** Resolves once the loom keeps what was recorded (an async store); undefined when it does. */

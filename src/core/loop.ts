@@ -27,7 +27,9 @@ export type { LoopHost } from "./loop-host.js";
 
 type Truncation = Extract<TurnOutcome, { kind: "truncated" }>;
 
-const ms = (since: number): number => Math.round((monotonicMs() - since) * 1000) / 1000;
+/** A duration in milliseconds, to the µs. */
+const roundMs = (duration: number): number => Math.round(duration * 1000) / 1000;
+const ms = (since: number): number => roundMs(monotonicMs() - since);
 
 export class CastRun<L> {
   private readonly controller = new AbortController();
@@ -103,26 +105,39 @@ export class CastRun<L> {
       const started = monotonicMs();
       if (this.observed)
         this.emit({ type: "step_start", entityId: this.host.id, sequence: tally.turns + 1 });
-      const response = await this.query(tally.turns + 1);
+      // The query's own steps run here, not in an async function of their own: the reply
+      // reaches the loop one tick after the LLM gives it (bench/loop.bench.mjs).
+      let response: LLMResponse | null = null;
+      try {
+        const asked = this.ask(tally.turns + 1);
+        if (asked) response = this.received(await asked, tally.turns + 1);
+      } catch (err) {
+        // A ward or the caller stopped the query: a truncation.
+        if (!this.controller.signal.aborted) throw err;
+      }
       if (response === null) return this.finish(this.recordAbort(turnId, started));
       validateResponse(response, this.host.history); // LLM-3, LLM-4, LLM-7
       tally.addReply(response);
       this.host.addUsage(response.usage);
       this.begun.length = 0;
       this.unrecorded.length = 0;
-      const step = await this.host.step(
+      const stepping = this.host.step(
         response,
         turnId,
         this.controller.signal,
         this.observed ? this.onGateStart : undefined,
         this.observed ? this.onGateUnrecorded : undefined,
       );
+      // A turn answered synchronously (a conversation's echo or done) costs no extra tick.
+      const step = stepping instanceof Promise ? await stepping : stepping;
       this.host.history.push(...step.messages);
       tally.turns++;
-      const outcome = decideOutcome(step.outcome, this.limits, this.state());
+      // One reading of the clock serves the wards and the turn's duration.
+      const now = monotonicMs();
+      const outcome = decideOutcome(step.outcome, this.limits, this.state(now));
       const cost = this.cost;
       cost.usage = response.usage;
-      cost.durationMs = ms(started);
+      cost.durationMs = roundMs(now - started);
       cost.extra = response.metadata;
       cost.costUsd = response.costUsd;
       cost.llm = this.llmId;
@@ -136,38 +151,41 @@ export class CastRun<L> {
     }
   }
 
-  private async query(sequence: number): Promise<LLMResponse | null> {
+  /** Sends the view to the LLM; null when the cast was stopped before the query. */
+  private ask(sequence: number): Promise<LLMResponse> | null {
     const { config, id } = this.host;
-    const signal = this.controller.signal;
-    if (signal.aborted) return null;
+    if (this.controller.signal.aborted) return null;
     if (this.observed)
       this.emit({ type: "message_start", entityId: id, sequence, llm: this.llmId });
-    try {
-      const view = this.host.view();
-      // Only a folding view is asynchronous: the default one costs no extra tick.
-      const messages = view instanceof Promise ? await view : view;
-      const response = await config.llm.query(
-        messages,
-        this.observed ? this.streamingQueryOptions : this.queryOptions,
-      );
-      // An LLM that ignored the signal: its late answer does not outrun the ward.
-      if (signal.aborted) return null;
-      if (this.observed) {
-        const finishReason = providerFinishReason(response);
-        this.emit({
-          type: "message_complete",
-          entityId: id,
-          sequence,
-          content: response.content,
-          ...(finishReason === undefined ? {} : { finishReason }),
-        });
-        this.emit({ type: "usage", entityId: id, usage: response.usage });
-      }
-      return response;
-    } catch (err) {
-      if (signal.aborted) return null; // a ward or the caller stopped the query: a truncation
-      throw err;
+    const view = this.host.view();
+    // Only a folding view is asynchronous: the default one costs no extra tick.
+    return view instanceof Promise
+      ? view.then((messages) => config.llm.query(messages, this.queryOptionsNow()))
+      : config.llm.query(view, this.queryOptionsNow());
+  }
+
+  /** With `onDelta` while someone listens to events. */
+  private queryOptionsNow(): QueryOptions {
+    return this.observed ? this.streamingQueryOptions : this.queryOptions;
+  }
+
+  /** The LLM's reply as the loop takes it; null when a ward or the caller stopped the query. */
+  private received(response: LLMResponse, sequence: number): LLMResponse | null {
+    // An LLM that ignored the signal: its late answer does not outrun the ward.
+    if (this.controller.signal.aborted) return null;
+    if (this.observed) {
+      const id = this.host.id;
+      const finishReason = providerFinishReason(response);
+      this.emit({
+        type: "message_complete",
+        entityId: id,
+        sequence,
+        content: response.content,
+        ...(finishReason === undefined ? {} : { finishReason }),
+      });
+      this.emit({ type: "usage", entityId: id, usage: response.usage });
     }
+    return response;
   }
 
   /** A query cut off by a ward or a cancel still leaves a terminal turn (LOOM-7). */
@@ -224,8 +242,8 @@ export class CastRun<L> {
     return r;
   }
 
-  private state() {
-    return this.tally.state(this.controller.signal);
+  private state(now?: number) {
+    return this.tally.state(this.controller.signal, now);
   }
 
   /** Events cost nothing when nobody listens: callers skip building them. */

@@ -76,7 +76,8 @@ export interface RebuildTurn {
 
 /** A medium's per-entity state (a sandbox, a shell); state persists across turns (MEDIUM-3). */
 export interface MediumSession {
-  execute(response: LLMResponse, scope: TurnScope): Promise<MediumStep>;
+  /** A turn whose gates all answer synchronously may be answered synchronously. */
+  execute(response: LLMResponse, scope: TurnScope): MediumStep | Promise<MediumStep>;
   /**
    * Rebuilds the state recorded turns left behind, without running a gate (LOOM-13); throws an
    * error naming the first turn that replays differently. Absent: the medium has no state.

@@ -13,11 +13,14 @@ export interface RecordedReply {
 export function replayRecord(
   response: Pick<LLMResponse, "content" | "toolCalls" | "thinking">,
 ): Record<string, unknown> {
-  const reply: RecordedReply = {
-    content: response.content,
-    tool_calls:
-      response.toolCalls?.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })) ?? null,
-    ...(response.thinking ? { thinking: response.thinking } : {}),
-  };
-  return { [REPLAY_KEY]: reply };
+  const calls = response.toolCalls;
+  let recorded: RecordedReply["tool_calls"] = null;
+  if (calls) {
+    recorded = [];
+    for (const c of calls) recorded.push({ id: c.id, name: c.name, arguments: c.arguments });
+  }
+  // Built in its final shape, without spreads or a computed key: every reply of every turn.
+  const reply: RecordedReply = { content: response.content, tool_calls: recorded };
+  if (response.thinking) reply.thinking = response.thinking;
+  return { llm_response: reply } satisfies Record<typeof REPLAY_KEY, RecordedReply>;
 }

@@ -58,9 +58,10 @@ export class ScriptedLLM implements LLM {
    * Each reply's tool-call arguments as a gate receives them: decoded from their JSON when the
    * script is read (again each time a cycling script starts over), into objects of this LLM's
    * own — a gate that changes its arguments changes no script, and it sees exactly what the
-   * JSON text says (no NaN where the text says null).
+   * JSON text says (no NaN where the text says null). The JSON text is kept with them: it is the
+   * call's `arguments`, so a query does not encode them again.
    */
-  private decoded: (Record<string, unknown> | undefined)[][];
+  private decoded: (DecodedArgs | undefined)[][];
 
   constructor(private readonly options: ScriptedLLMOptions) {
     this.name = options.name ?? "scripted";
@@ -121,16 +122,23 @@ export class ScriptedLLM implements LLM {
 
   private toResponse(
     script: ScriptedResponse,
-    decoded: readonly (Record<string, unknown> | undefined)[],
+    decoded: readonly (DecodedArgs | undefined)[],
     options: QueryOptions,
   ): LLMResponse {
     const toolCalls: ToolCall[] = [];
-    (script.tool_calls ?? []).forEach((call, i) => {
+    const calls = script.tool_calls ?? [];
+    for (let i = 0; i < calls.length; i++) {
+      const call = calls[i]!;
       const id = call.id ?? `call_${++this.calls}`;
-      const input = decoded[i];
-      const text = JSON.stringify(input ?? call.args ?? {});
-      toolCalls.push(keepInput({ id, name: call.gate, arguments: text }, input));
-    });
+      // Arguments that are no object, or a reply added to the script after it was read: encoded now.
+      const args = decoded[i] ?? { input: undefined, text: JSON.stringify(call.args ?? {}) };
+      // Built in its final shape (`keepInput` would add `input` to a finished object).
+      toolCalls.push(
+        args.input
+          ? { id, name: call.gate, arguments: args.text, input: args.input }
+          : { id, name: call.gate, arguments: args.text },
+      );
+    }
     const source = script.code ?? script.command;
     if (source !== undefined) {
       // A medium with one required tool (code: js, bash: bash) gets the reply as that tool's call.
@@ -140,14 +148,17 @@ export class ScriptedLLM implements LLM {
       const id = `call_${++this.calls}`;
       toolCalls.push(keepInput({ id, name, arguments: JSON.stringify(args) }, args));
     }
+    const content = script.content ?? null;
+    const thinking = script.thinking ?? null;
+    const replied = toolCalls.length > 0 ? toolCalls : null;
     const response: LLMResponse = {
-      content: script.content ?? null,
-      toolCalls: toolCalls.length > 0 ? toolCalls : null,
+      content,
+      toolCalls: replied,
       usage: toUsage(script.usage ?? this.options.usage),
-      thinking: script.thinking ?? null,
+      thinking,
+      // Recorded with the turn, as a real provider's reply is, so any scripted run replays exactly.
+      metadata: replayRecord({ content, toolCalls: replied, thinking }),
     };
-    // Recorded with the turn, as a real provider's reply is, so any scripted run replays exactly.
-    response.metadata = replayRecord(response);
     if (script.tool_result) {
       response.toolResults = [
         { toolCallId: script.tool_result.tool_call_id, content: script.tool_result.content },
@@ -157,16 +168,23 @@ export class ScriptedLLM implements LLM {
   }
 }
 
-/** Each reply's tool-call arguments as objects of their own, decoded from their JSON text. */
-function decodeArgs(
-  responses: readonly ScriptedResponse[],
-): (Record<string, unknown> | undefined)[][] {
+/** A scripted call's object arguments: decoded (an object of its own), and their JSON text. */
+interface DecodedArgs {
+  input: Record<string, unknown> | undefined;
+  text: string;
+}
+
+/**
+ * Each reply's tool-call arguments as objects of their own, decoded from their JSON text; the
+ * text is kept as the call's `arguments` (it is what encoding the decoded object gives again).
+ */
+function decodeArgs(responses: readonly ScriptedResponse[]): (DecodedArgs | undefined)[][] {
   return responses.map((r) =>
     (r?.tool_calls ?? []).map((c) => {
       const args: unknown = c?.args ?? {};
-      return isJsonObject(args)
-        ? (JSON.parse(JSON.stringify(args)) as Record<string, unknown>)
-        : undefined;
+      if (!isJsonObject(args)) return undefined; // not an object: encoded as the query asks
+      const text = JSON.stringify(args);
+      return { input: JSON.parse(text) as Record<string, unknown>, text };
     }),
   );
 }

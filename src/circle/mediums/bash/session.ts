@@ -71,7 +71,7 @@ export class BashSession implements MediumSession {
     });
   }
 
-  execute(response: LLMResponse, scope: TurnScope): Promise<MediumStep> {
+  execute(response: LLMResponse, scope: TurnScope): MediumStep | Promise<MediumStep> {
     return this.turn.execute(response, scope);
   }
 

@@ -53,7 +53,7 @@ export class CodeSession implements MediumSession {
     });
   }
 
-  execute(response: LLMResponse, scope: TurnScope): Promise<MediumStep> {
+  execute(response: LLMResponse, scope: TurnScope): MediumStep | Promise<MediumStep> {
     return this.turn.execute(response, scope);
   }
 

@@ -1,0 +1,89 @@
+/**
+ * How the loop takes the LLM's reply (src/core/loop.ts, `ask`/`received`): a provider that
+ * throws or rejects fails the cast with its error; one stopped by the caller's signal mid-query
+ * leaves a truncated turn; a reply is announced to listeners before its gates run. These pin
+ * what the loop did when the query was an async function of its own (the hot path was reshaped
+ * for bench/loop.bench.mjs; the tests pass before and after).
+ */
+import { describe, expect, it } from "vitest";
+import { Cantrip, Circle, doneGate, echoGate, ScriptedLLM } from "../../src/index.js";
+import type { LLM, LLMResponse } from "../../src/core/contract.js";
+import type { CantripEvent } from "../../src/core/events.js";
+import { SystemError } from "../../src/core/errors.js";
+
+const circle = () => new Circle({ gates: [doneGate(), echoGate()], wards: [{ max_turns: 4 }] });
+
+const cantripOf = (llm: LLM) => new Cantrip({ llm, identity: {}, circle: circle() });
+
+describe("the loop's query", () => {
+  it("an LLM that throws at once fails the cast with its error", async () => {
+    const llm: LLM = {
+      name: "throws",
+      query: () => {
+        throw new SystemError("provider_error", "refused at once");
+      },
+    };
+    const r = await cantripOf(llm).cast("go");
+    expect(r.status).toBe("failed");
+    expect((r as { error?: Error }).error?.message).toBe("refused at once");
+    expect(r.turns).toBe(0);
+  });
+
+  it("an LLM that rejects fails the cast with its error", async () => {
+    const r = await cantripOf(
+      new ScriptedLLM({ responses: [{ error: { status: 503, message: "overloaded" } }] }),
+    ).cast("go");
+    expect(r.status).toBe("failed");
+    expect((r as { error?: Error }).error?.message).toBe("overloaded");
+  });
+
+  it("a query the caller stops is a truncated turn, not a failure", async () => {
+    const controller = new AbortController();
+    const llm: LLM = {
+      name: "waits",
+      query: (_messages, options) =>
+        new Promise<LLMResponse>((_resolve, reject) => {
+          options?.signal?.addEventListener("abort", () => reject(new Error("aborted")));
+          setImmediate(() => controller.abort("interrupted"));
+        }),
+    };
+    const c = cantripOf(llm);
+    const r = await c.cast("go", { signal: controller.signal });
+    expect(r).toMatchObject({ status: "truncated", truncated: true, turns: 1 });
+    expect(c.loom.turns()).toHaveLength(1);
+    expect(c.loom.turns()[0]).toMatchObject({ truncated: true, reason: r.reason });
+  });
+
+  it("a listener hears each reply (message_complete, usage) before its gates run", async () => {
+    const events: CantripEvent[] = [];
+    const llm = new ScriptedLLM({
+      responses: [
+        { content: "first", tool_calls: [{ gate: "echo", args: { text: "a" } }] },
+        { tool_calls: [{ gate: "done", args: { answer: "ok" } }] },
+      ],
+    });
+    const r = await cantripOf(llm).cast("go", { onEvent: (e) => events.push(e) });
+    expect(r).toMatchObject({ status: "terminated", result: "ok", turns: 2 });
+    const order = events
+      .map((e) => e.type)
+      .filter((t) =>
+        ["step_start", "message_start", "message_complete", "usage", "tool_call"].includes(t),
+      );
+    expect(order).toEqual([
+      "step_start",
+      "message_start",
+      "message_complete",
+      "usage",
+      "tool_call",
+      "step_start",
+      "message_start",
+      "message_complete",
+      "usage",
+      "tool_call",
+    ]);
+    expect(events.find((e) => e.type === "message_complete")).toMatchObject({
+      sequence: 1,
+      content: "first",
+    });
+  });
+});
