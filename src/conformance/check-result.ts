@@ -5,11 +5,9 @@
  */
 import Ajv2020 from "ajv/dist/2020.js";
 import type { CastResult } from "../core/result.js";
-import { show } from "./match.js";
+import { resultValue, show, textOf } from "./match.js";
 
 type Last = () => CastResult<unknown>;
-
-const textOf = (v: unknown) => (typeof v === "string" ? v : (JSON.stringify(v) ?? ""));
 
 /** Made on the first `result_schema` check, not when the module loads (`spell run` start-up). */
 let shared: InstanceType<typeof Ajv2020.default> | undefined;
@@ -22,13 +20,7 @@ export const resultChecks = {
       : `result ${show(last().result)} does not match /${String(w)}/`,
   result_schema: (w: unknown, last: Last): string | null => {
     const raw = last().result;
-    let value = raw;
-    if (typeof raw === "string")
-      try {
-        value = JSON.parse(raw) as unknown;
-      } catch {
-        value = raw;
-      }
+    const value = resultValue(raw);
     const ajv = theAjv();
     const validate = ajv.compile(w as object);
     return validate(value)

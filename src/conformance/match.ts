@@ -105,3 +105,17 @@ export function show(v: unknown): string {
   const s = typeof v === "string" ? JSON.stringify(v) : (JSON.stringify(v) ?? String(v));
   return s.length > 300 ? `${s.slice(0, 300)}…` : s;
 }
+
+/** A result as text, for a pattern: a string as it is, anything else as JSON. */
+export const textOf = (v: unknown): string =>
+  typeof v === "string" ? v : (JSON.stringify(v) ?? "");
+
+/** A result as a value, for a schema: a string holding JSON is read, any other kept as it is. */
+export function resultValue(raw: unknown): unknown {
+  if (typeof raw !== "string") return raw;
+  try {
+    return JSON.parse(raw) as unknown;
+  } catch {
+    return raw;
+  }
+}

@@ -11,9 +11,7 @@ import Ajv2020 from "ajv/dist/2020.js";
 import { RE2JS, RE2JSSyntaxException } from "re2js";
 import type { CastResult } from "../core/result.js";
 import { errorMessage } from "../core/errors.js";
-import { show } from "../conformance/match.js";
-
-const textOf = (v: unknown) => (typeof v === "string" ? v : (JSON.stringify(v) ?? ""));
+import { resultValue, show, textOf } from "../conformance/match.js";
 
 /** RE2 in the shape Ajv asks of a regular-expression engine (`code.regExp`). */
 function re2(pattern: string): { test(s: string): boolean; toString(): string } {
@@ -45,13 +43,7 @@ export function linearCheck(
       : `result ${show(cast.result)} does not match /${String(want)}/`;
   }
   const raw = cast.result;
-  let value = raw;
-  if (typeof raw === "string")
-    try {
-      value = JSON.parse(raw) as unknown;
-    } catch {
-      value = raw;
-    }
+  const value = resultValue(raw);
   const ajv = linearAjv();
   let validate;
   try {
