@@ -13,6 +13,7 @@ import { loadSpell } from "../../src/spell/index.js";
 import { runCommand } from "../../src/cli/run.js";
 import { EXIT } from "../../src/cli/io.js";
 import { io } from "../support/io.js";
+import { commandError } from "../../src/circle/mediums/bash/observation.js";
 
 const dir = mkdtempSync(join(tmpdir(), "progress-error-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -96,5 +97,22 @@ describe("spell run's progress line", () => {
     const code = await runCommand(write("run-gate.yaml", GATE), { loom: "memory" }, o);
     expect(code).toBe(EXIT.ok);
     expect(o.err).toMatch(/turn 1 · read · error: [^\n]*missing\.txt[^\n]* · \d+ tokens/);
+  });
+});
+
+describe("a bash command that failed", () => {
+  it("is told in a line: how it ended, then its first line of stderr", () => {
+    const limits = { maxOutputKb: 64, maxCommandMs: 30000 };
+    const base = {
+      stdout: "out\n",
+      stdoutCut: false,
+      stderrCut: false,
+      signal: null,
+      timedOut: false,
+    };
+    expect(commandError({ ...base, stderr: "ls: no such file\nmore\n", exitCode: 2 }, limits)).toBe(
+      "[exit 2] ls: no such file",
+    );
+    expect(commandError({ ...base, stderr: "", exitCode: 1 }, limits)).toBe("[exit 1]");
   });
 });
