@@ -45,9 +45,10 @@ describe("spell run --resume with a scripted llm that ran out", { timeout: 120_0
       const first = await runCli(args, {}, dir);
       expect(first.code).toBe(3);
       expect(first.stderr).toMatch(/no response left for query 3 \(it lists 2\)/);
-      const hint = /add replies under llm\.responses, then resume with: (spell run counter\.yaml --resume (\S+) --loom loom\.jsonl)\n/.exec(
-        first.stderr,
-      );
+      const hint =
+        /add replies under llm\.responses, then resume with: (spell run counter\.yaml --resume (\S+) --loom loom\.jsonl)\n/.exec(
+          first.stderr,
+        );
       expect(hint, first.stderr).not.toBeNull();
       const id = hint![2]!;
       const two = [
@@ -65,7 +66,10 @@ describe("spell run --resume with a scripted llm that ran out", { timeout: 120_0
       // A reply added: the cast goes on with it, the variables replayed from the recorded turns.
       writeFileSync(
         join(dir, "counter.yaml"),
-        SPELL.replace('    - code: "n = n + 1; n"\n', '    - code: "n = n + 1; n"\n    - code: "done(n + 1)"\n'),
+        SPELL.replace(
+          '    - code: "n = n + 1; n"\n',
+          '    - code: "n = n + 1; n"\n    - code: "done(n + 1)"\n',
+        ),
       );
       const done = await runCli([...args, "--resume", id, "-q"], {}, dir);
       expect(done.stderr).toBe("");
