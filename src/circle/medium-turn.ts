@@ -66,6 +66,11 @@ export interface CallRun {
   /** The tool message's content: what the entity observes of this call. */
   text: string;
   isError: boolean;
+  /**
+   * When `isError`: the error said shortly (code that threw: its name and message; a command
+   * that failed: how it ended). Absent: the text stands for it (a gate's error message).
+   */
+  error?: string | undefined;
   /** The source the call ran, when the call carries code (the turn's utterance is made of it). */
   code?: string | undefined;
   /** Set when `done` completed in this call (LOOP-3); a failed done leaves it unset (LOOP-7). */
@@ -180,8 +185,9 @@ export class MediumTurn {
 
   private stepOf(turn: TurnRun, response: LLMResponse): MediumStep {
     const { runs, done } = turn;
-    let isError = false;
-    for (const r of runs) if (r.isError) isError = true;
+    let failed: CallRun | undefined;
+    for (const r of runs) if (r.isError && !failed) failed = r;
+    const isError = failed !== undefined;
     const step: MediumStep = {
       utterance: this.rules.utterance(response, runs),
       observation: this.rules.observation(runs),
@@ -190,6 +196,7 @@ export class MediumTurn {
       outcome: done ? { kind: "done", result: done.result } : { kind: "continue" },
       isError,
     };
+    if (failed) step.error = failed.error ?? failed.text;
     if (turn.approvals.length) step.approvals = turn.approvals;
     return step;
   }

@@ -22,10 +22,20 @@ export function progressLines(): {
   return { line, tag };
 }
 
+/** Characters of a turn's error its progress line shows. */
+const ERROR_SHOWN = 100;
+
 function turnLine(e: Extract<CantripEvent, { type: "step_complete" }>): string {
-  const gates = e.gates.length ? e.gates.join(", ") : "no gates";
+  // A turn that erred says so (its error's first line, already redacted), after any gates.
+  const erred = e.isError ? `error: ${clip(e.error ?? "")}` : "";
+  const called = e.gates.join(", ");
+  const gates = called && erred ? `${called} · ${erred}` : called || erred || "no gates";
   const tokens = e.usage.promptTokens + e.usage.completionTokens;
   const end = e.outcome === "continue" ? "" : ` → ${e.outcome}`;
   const cached = e.usage.cachedTokens ? `, ${e.usage.cachedTokens} cached` : "";
   return `turn ${e.sequence} · ${gates} · ${tokens} tokens (${e.usage.promptTokens} in, ${e.usage.completionTokens} out${cached}) · ${Math.round(e.durationMs)} ms${end}\n`;
+}
+
+function clip(text: string): string {
+  return text.length > ERROR_SHOWN ? `${text.slice(0, ERROR_SHOWN - 1)}…` : text;
 }

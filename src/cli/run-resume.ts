@@ -7,7 +7,10 @@
  */
 import { resolve } from "node:path";
 import type { CastResult } from "../core/result.js";
-import { ConfigError } from "../core/errors.js";
+import type { LLM } from "../core/contract.js";
+import { ConfigError, SpellbookError } from "../core/errors.js";
+import { ScriptedLLM } from "../llm/providers/scripted.js";
+import { unpriced } from "../llm/priced.js";
 import { newEntityId } from "../core/ids.js";
 import type { Loom } from "../loom/loom.js";
 import { checkEntityId, readState } from "../loom/entity-keeper.js";
@@ -18,6 +21,8 @@ export interface RunTarget {
   entityId: string;
   /** The intent the entity's cast recorded; null when it has no turn yet (cast the spell's). */
   intent: string | null;
+  /** Replies the LLM gave the unfinished recorded cast (turns not cut off): a script goes on after them. */
+  answered: number;
 }
 
 /** The entity this run casts as; undefined for a memory loom without --resume (a plain cast). */
@@ -34,7 +39,7 @@ export function runTarget(
       "--resume needs a loom file (--loom FILE or the spell's loom.path): a memory loom keeps nothing after its run",
     );
   }
-  if (resumeId === undefined) return { entityId: newEntityId(), intent: null };
+  if (resumeId === undefined) return { entityId: newEntityId(), intent: null, answered: 0 };
   const id = resumeId === "last" ? lastEntityOf(file, loomFile) : resumeId;
   if (id === undefined)
     throw new ConfigError("unknown_entity", `no entity of ${file} in loom ${loomFile} to resume`);
@@ -48,10 +53,28 @@ export function runTarget(
       "resume_other_spell",
       `entity ${id} was cast from ${entry.spell}, not ${resolve(file)}: resume it with its own spell`,
     );
-  return {
-    entityId: id,
-    intent: turns ? (loom.resumeEntity(id, null)?.cast.intent ?? null) : null,
-  };
+  const cast = turns ? loom.resumeEntity(id, null)?.cast : undefined;
+  // A cast that had ended gives back its result without asking: no reply to go on from.
+  const answered = cast && !cast.end ? cast.answered : 0;
+  return { entityId: id, intent: cast?.intent ?? null, answered };
+}
+
+/**
+ * A scripted llm goes on at the reply after the ones the recorded cast used (each answered turn
+ * took one): resumed, it never gives the first replies again. Counted from the entity's own turns:
+ * a reply that made no turn (an `error:` reply) or that a child entity took is not counted.
+ */
+export function continueScript(llm: LLM, target: RunTarget | undefined): void {
+  const scripted = unpriced(llm);
+  if (target && target.answered > 0 && scripted instanceof ScriptedLLM)
+    scripted.skip(target.answered);
+}
+
+/** What to do before the resume command: add replies, when the script ran out. */
+export function resumeAdvice(err: unknown): string {
+  return err instanceof SpellbookError && err.code === "script_exhausted"
+    ? "add replies under llm.responses, then resume with"
+    : "resume with";
 }
 
 /** The command that continues this run's cast, when it stopped without ending (else undefined). */

@@ -19,7 +19,13 @@ import { runIntent } from "./run-inputs.js";
 import { ownEntry } from "../core/own.js";
 import { formatUsd } from "../core/spend.js";
 import { cliApprover } from "./approver.js";
-import { resumeCommand, runTarget, type RunTarget } from "./run-resume.js";
+import {
+  continueScript,
+  resumeAdvice,
+  resumeCommand,
+  runTarget,
+  type RunTarget,
+} from "./run-resume.js";
 import { repeatRun } from "./run-repeat.js";
 
 export type { RunFlags } from "./run-flags.js";
@@ -57,6 +63,7 @@ export async function runCommand(file: string, flags: RunFlags, io: CliIO): Prom
     cantrip.loom.close();
     return exitFor(err);
   }
+  continueScript(cantrip.llm, target);
   const intent = target?.intent ?? (await runIntent(loaded, flags, io));
   if (typeof intent === "number") return intent;
   if (flags.repeat !== undefined) {
@@ -145,7 +152,7 @@ function castFailed(
       `the loom keeps every turn recorded before the failure (${cantrip.loom.store.location})\n`,
     ),
   );
-  if (again) io.stderr(`resume with: ${again}\n`);
+  if (again) io.stderr(`${resumeAdvice(err)}: ${again}\n`);
   cantrip.loom.close();
   return exitFor(err);
 }

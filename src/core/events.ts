@@ -37,6 +37,10 @@ export type CantripEvent =
       usage: Usage;
       durationMs: number;
       outcome: "continue" | "terminated" | "truncated";
+      /** The turn's observation was an error (code that threw, a gate call that failed). */
+      isError: boolean;
+      /** When `isError`: the error's first line, at most `ERROR_LINE_CHARS` (turn-events.ts). */
+      error?: string;
     }
   | {
       type: "final";

@@ -106,6 +106,8 @@ export interface ResumePoint {
 export interface RecordedCast {
   intent: string | null;
   turns: number;
+  /** Turns the LLM answered (a turn cut off before it answered is none): replies a script gave. */
+  answered: number;
   usage: Usage;
   /** USD; undefined when a turn's price was unknown. */
   costUsd: number | undefined;

@@ -41,6 +41,8 @@ export interface MediumStep {
   outcome: MediumOutcome;
   /** The turn's observation is an error (a failed gate, code that threw). */
   isError?: boolean;
+  /** When `isError`: the turn's first error as its medium tells it (events show its first line). */
+  error?: string;
   /** Every approval question of the turn and its answer (issue 25); absent when none was asked. */
   approvals?: ApprovalRecord[];
 }

@@ -8,6 +8,9 @@ import type { EventBus } from "./events.js";
 import type { GateCallRecord, MediumStep } from "./medium.js";
 import type { TurnOutcome } from "./outcome.js";
 
+/** The most characters of a turn's error its `step_complete` event carries: one short line. */
+export const ERROR_LINE_CHARS = 200;
+
 export interface FinishedTurn {
   turnId: string;
   sequence: number;
@@ -45,6 +48,7 @@ export function emitTurnEvents(
       });
     bus.emit({ type: "tool_result", entityId, record });
   }
+  const isError = step.isError === true;
   bus.emit({
     type: "step_complete",
     entityId,
@@ -54,5 +58,13 @@ export function emitTurnEvents(
     usage: turn.response.usage,
     durationMs: turn.durationMs,
     outcome: turn.outcome.kind === "continue" ? "continue" : turn.outcome.kind,
+    isError,
+    ...(isError ? { error: firstLine(step.error ?? step.observation) } : {}),
   });
+}
+
+/** The first non-blank line of an error, cut to ERROR_LINE_CHARS (with an ellipsis). */
+function firstLine(text: string): string {
+  const line = text.trim().split("\n", 1)[0]!.trim();
+  return line.length > ERROR_LINE_CHARS ? `${line.slice(0, ERROR_LINE_CHARS - 1)}…` : line;
 }

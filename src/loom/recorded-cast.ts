@@ -34,18 +34,22 @@ export function recordedCast(path: readonly Turn[], entityId: string): RecordedC
   let costUsd: number | undefined = 0;
   const gates: Record<string, number> = {};
   let lastUtterance = "";
+  let answered = 0;
   for (const t of turns) {
     usage.promptTokens += t.metadata.tokens_prompt;
     usage.completionTokens += t.metadata.tokens_completion;
     usage.cachedTokens += t.metadata.tokens_cached;
     costUsd = costUsd === undefined || t.cost_usd === undefined ? undefined : costUsd + t.cost_usd;
     for (const g of t.gate_calls) gates[g.gate_name] = (gates[g.gate_name] ?? 0) + 1;
-    if (!cutOff(t)) lastUtterance = t.utterance;
+    if (cutOff(t)) continue;
+    lastUtterance = t.utterance;
+    answered++;
   }
   const first = turns[0]?.metadata["intent"];
   return {
     intent: typeof first === "string" ? first : null,
     turns: turns.length,
+    answered,
     usage,
     costUsd,
     gates,

@@ -72,6 +72,15 @@ export class ScriptedLLM implements LLM {
     return this.next;
   }
 
+  /**
+   * Goes on as if `replies` replies had been given (a resumed cast's recorded turns took them):
+   * the next query gets the one after; a cycling script wraps around.
+   */
+  skip(replies: number): void {
+    const { length } = this.options.responses;
+    this.next = this.options.cycle && length > 0 ? replies % length : replies;
+  }
+
   unused(): number {
     return this.options.responses.length - this.next;
   }

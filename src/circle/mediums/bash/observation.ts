@@ -25,5 +25,14 @@ function ending(r: CommandResult, maxCommandMs: number): string {
   return `[exit ${r.exitCode}]`;
 }
 
+/** A failed command in a line: how it ended, then its first line of stderr, if any. */
+export function commandError(
+  r: CommandResult,
+  limits: { maxOutputKb: number; maxCommandMs: number },
+): string {
+  const said = r.stderr.trim().split("\n", 1)[0];
+  return said ? `${ending(r, limits.maxCommandMs)} ${said}` : ending(r, limits.maxCommandMs);
+}
+
 export const commandFailed = (r: CommandResult): boolean =>
   r.stopped === undefined && (r.timedOut || r.exitCode !== 0);

@@ -24,7 +24,7 @@ import {
 import { namedArguments } from "../code/arguments.js";
 import { BASH_TOOL } from "./capability.js";
 import { GateServer, type GateRequest, type GateResponse } from "./gate-server.js";
-import { commandFailed, renderCommand } from "./observation.js";
+import { commandError, commandFailed, renderCommand } from "./observation.js";
 import {
   DEFAULT_MAX_COMMAND_MS,
   DEFAULT_MAX_OUTPUT_KB,
@@ -147,6 +147,7 @@ export class BashSession implements MediumSession {
       const result = await running.result;
       run.text = renderCommand(result, limits);
       run.isError = run.done === undefined && commandFailed(result);
+      if (run.isError) run.error = commandError(result, limits);
     } finally {
       this.current = undefined;
     }

@@ -118,6 +118,7 @@ export class CodeSession implements MediumSession {
     }
     run.text = renderObservation(run.records, out);
     run.isError = out.error !== undefined && run.done === undefined;
+    if (run.isError) run.error = `${out.error!.name}: ${out.error!.message}`;
     return run;
   }
 
