@@ -25,7 +25,8 @@ async function serve(options: ServeOptions = {}): Promise<string> {
 }
 
 async function answer(res: Response) {
-  return { status: res.status, type: res.headers.get("content-type"), body: await res.json() };
+  const body: unknown = await res.json();
+  return { status: res.status, type: res.headers.get("content-type"), body };
 }
 
 describe("spell serve: a route it does not have", () => {
