@@ -4,7 +4,7 @@
  * Loading for DNA never queries a model: cast spells get a stand-in LLM, so no API key is needed.
  */
 import { readFileSync } from "node:fs";
-import { ConfigError, errorMessage } from "../core/errors.js";
+import { ConfigError, errorMessage, unreadableBecause } from "../core/errors.js";
 import type { LLM } from "../core/contract.js";
 import type { SignedDna } from "../flows/index.js";
 import type { CompiledFlow } from "../spell/kinds/flow-kind.js";
@@ -22,7 +22,7 @@ function readText(io: CliIO, file: string, what: string): string {
   } catch (err) {
     throw new ConfigError(
       "unreadable",
-      `cannot read the ${what} ${file}: ${(err as Error).message}`,
+      `cannot read the ${what} ${file}: ${unreadableBecause(err)}`,
     );
   }
 }

@@ -1,6 +1,6 @@
 import { displayPath } from "./io.js";
-import { SpellErrors, errorMessage } from "../core/errors.js";
-import { loadDocument } from "../spell/index.js";
+import { ConfigError, SpellErrors, errorMessage } from "../core/errors.js";
+import { loadDocument, type LoadedDocument } from "../spell/index.js";
 import { EXIT, type CliIO } from "./io.js";
 import {
   ApprovalPolicy,
@@ -19,6 +19,8 @@ export async function validateCommand(files: string[], io: CliIO): Promise<numbe
       });
       for (const w of loaded.warnings)
         io.stderr(`${file}:${w.position.line}:${w.position.col}: warning: ${w.message}\n`);
+      const unchecked = await expectationErrors(loaded);
+      if (unchecked.length) throw new SpellErrors(unchecked);
       io.stdout(`${file}: ok\n`);
       for (const line of asksFor(loaded.document)) io.stdout(`${file}: asks before ${line}\n`);
     } catch (err) {
@@ -29,6 +31,28 @@ export async function validateCommand(files: string[], io: CliIO): Promise<numbe
     }
   }
   return bad ? EXIT.invalid : EXIT.ok;
+}
+
+/**
+ * A spell's `tests:` expecting what `spell test` cannot check (a misspelt key): one error per key,
+ * at the key, by the runner's own check, so a typo is found before any test runs.
+ */
+async function expectationErrors(loaded: LoadedDocument): Promise<ConfigError[]> {
+  const tests = loaded.kind === "cantrip" ? loaded.document["tests"] : undefined;
+  if (!Array.isArray(tests) || tests.length === 0) return [];
+  const { unsupportedExpectation } = await import("../conformance/runner.js");
+  const errors: ConfigError[] = [];
+  for (const [i, test] of tests.entries()) {
+    const expect = (test as { expect?: unknown } | null)?.expect;
+    if (expect === null || typeof expect !== "object" || Array.isArray(expect)) continue;
+    for (const key of Object.keys(expect)) {
+      const why = unsupportedExpectation(key);
+      if (!why) continue;
+      const at = loaded.source.position(["tests", i, "expect", key], { key: true });
+      errors.push(new ConfigError("unsupported_expectation", loaded.redactor.redact(why), at));
+    }
+  }
+  return errors;
 }
 
 /** What a spell will ask a person for (issue 25): one line per `circle.approve` item. */

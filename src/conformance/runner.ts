@@ -21,11 +21,20 @@ export interface RunCaseOptions {
   baseDir?: string;
 }
 
+/**
+ * The one check of an expectation key: why the runner cannot check it ("did you mean" a key it
+ * can), or null when it can. `spell test` refuses the case; `spell validate` reports the key.
+ */
+export function unsupportedExpectation(key: string): string | null {
+  if (key === "error" || checkFor(key)) return null;
+  return `unsupported expectation: ${key}${didYouMean(key, [...expectationKeys(), "error"])}`;
+}
+
 /** A case whose expectations cannot be checked is refused, never passed: the reason, or null. */
 function refusal(expect: Record<string, unknown>): string | null {
   for (const key of Object.keys(expect)) {
-    if (key !== "error" && !checkFor(key))
-      return `unsupported expectation: ${key}${didYouMean(key, [...expectationKeys(), "error"])}`;
+    const unsupported = unsupportedExpectation(key);
+    if (unsupported) return unsupported;
   }
   if (Object.keys(expect).length === 0) return "a case must expect something";
   // An expectation that checks nothing cannot fail: refuse it rather than pass it.

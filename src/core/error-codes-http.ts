@@ -56,6 +56,11 @@ export const HTTP_CODES = {
     http: 404,
     meaning: "spell serve /mcp: the Mcp-Session-Id names no open MCP session (it ended)",
   },
+  unknown_route: {
+    http: 404,
+    meaning:
+      "spell serve: no route takes that method and path (an unknown path, or a method the path does not take)",
+  },
   unknown_session: {
     http: 404,
     meaning: "spell serve: no session of that id (never opened, or opened in another server)",

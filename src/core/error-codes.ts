@@ -104,7 +104,6 @@ const TEST_CODES = {
   no_such_turn: "a conformance action names a turn the loom does not have",
   suite_not_sequence: "a conformance suite is not a YAML sequence of cases",
   unsupported_action: "a conformance case uses an action the runner does not support",
-  unsupported_expectation: "a conformance case expects something the runner does not check",
   unsupported_setup: "a conformance case's setup is not supported (or malformed)",
 } as const;
 
@@ -141,6 +140,11 @@ const MIXED_CODES = {
     exit: [3, 4],
     meaning:
       "a spell names a medium no registry has (3), or call_entity does (4, reaches the model)",
+  },
+  unsupported_expectation: {
+    exit: [1, 3],
+    meaning:
+      "a conformance case expects something the runner does not check: spell test counts the case (1), spell validate reports the key of a spell's tests: (3)",
   },
 } as const satisfies Record<string, ErrorCodeInfo>;
 

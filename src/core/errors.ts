@@ -4,6 +4,7 @@
  */
 
 import type { ErrorCode } from "./error-codes.js";
+import { ownEntry } from "./own.js";
 
 export type { ErrorCode } from "./error-codes.js";
 
@@ -94,4 +95,22 @@ export function errorMessage(err: unknown): string {
   if (err instanceof SpellbookError) return err.format();
   if (err instanceof Error) return err.message;
   return String(err);
+}
+
+/** The common reasons a file cannot be read, in words (Node's message repeats the path). */
+const UNREADABLE: Readonly<Record<string, string>> = {
+  ENOENT: "no such file",
+  ENOTDIR: "a part of its path is not a folder",
+  EISDIR: "it is a folder, not a file",
+  EACCES: "permission denied",
+  EPERM: "permission denied",
+};
+
+/**
+ * Why a file could not be read, for "cannot read FILE: …" (the caller names the file): the
+ * common errno codes in plain words, any other error's own message.
+ */
+export function unreadableBecause(err: unknown): string {
+  const code = (err as { code?: unknown } | null)?.code;
+  return (typeof code === "string" && ownEntry(UNREADABLE, code)) || errorMessage(err);
 }

@@ -14,7 +14,7 @@
  * and a warning on stderr says so.
  */
 import { closeSync, existsSync, fstatSync, openSync, readSync, writeSync } from "node:fs";
-import { SystemError } from "../core/errors.js";
+import { SystemError, unreadableBecause } from "../core/errors.js";
 import { isoNow } from "../core/clock.js";
 import { createStateFile, rebuildState } from "./entity-state-rebuild.js";
 import {
@@ -178,6 +178,11 @@ export function entityLine(
 }
 
 function unreadable(path: string, err: unknown): SystemError {
-  const text = err instanceof Error ? err.message : String(err);
-  return new SystemError("loom_state_unreadable", `cannot read ${path}: ${text}`, { cause: err });
+  return new SystemError(
+    "loom_state_unreadable",
+    `cannot read ${path}: ${unreadableBecause(err)}`,
+    {
+      cause: err,
+    },
+  );
 }

@@ -6,7 +6,13 @@ import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type { Cantrip } from "../core/cantrip.js";
 import type { Loom } from "../loom/loom.js";
-import { ConfigError, SpellErrors, SystemError, type SpellbookError } from "../core/errors.js";
+import {
+  ConfigError,
+  SpellErrors,
+  SystemError,
+  unreadableBecause,
+  type SpellbookError,
+} from "../core/errors.js";
 import { Redactor } from "../core/redact.js";
 import type { Spell, TestCase } from "../generated/spell.js";
 import {
@@ -65,8 +71,8 @@ function readDocument(file: string): string {
     // No such file is the user's mistake (exit 3), like a bad flag; other IO failures are not.
     const code = (err as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "ENOTDIR" || code === "EISDIR")
-      throw new ConfigError("spell_not_found", `cannot read ${file}: ${(err as Error).message}`);
-    throw new SystemError("spell_unreadable", `cannot read ${file}: ${(err as Error).message}`, {
+      throw new ConfigError("spell_not_found", `cannot read ${file}: ${unreadableBecause(err)}`);
+    throw new SystemError("spell_unreadable", `cannot read ${file}: ${unreadableBecause(err)}`, {
       cause: err,
     });
   }

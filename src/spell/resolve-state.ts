@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { extname, isAbsolute, resolve } from "node:path";
 import { parse } from "yaml";
-import { ConfigError } from "../core/errors.js";
+import { ConfigError, unreadableBecause } from "../core/errors.js";
 import { isJsonObject } from "../core/json.js";
 
 const FILE_PREFIX = "$file:";
@@ -52,7 +52,7 @@ function loadFile(path: string, baseDir: string): unknown {
   } catch (err) {
     throw new ConfigError(
       "state_file_unreadable",
-      `circle.state: cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      `circle.state: cannot read ${path}: ${unreadableBecause(err)}`,
     );
   }
   const ext = extname(host).toLowerCase();

@@ -1,5 +1,5 @@
 import { isAbsolute, resolve } from "node:path";
-import { ConfigError } from "../../core/errors.js";
+import { ConfigError, unreadableBecause } from "../../core/errors.js";
 import type { LLM, LLMResponse, Message, QueryOptions } from "../../core/contract.js";
 import { replayRecord } from "./replay-record.js";
 import { readRecordedTree, type RecordedEntity, type RecordedTree } from "./replay-tree.js";
@@ -176,7 +176,7 @@ export function createReplay(
     if (err instanceof ConfigError) throw err;
     throw new ConfigError(
       "replay_loom_unreadable",
-      `cannot read the recorded loom ${file}: ${(err as Error).message}`,
+      `cannot read the recorded loom ${file}: ${unreadableBecause(err)}`,
     );
   }
   return new ReplayLLM(tree, spec.loom);

@@ -70,6 +70,7 @@ export async function createHttpServer(
   const redact = (t: string) => loaded.redactor.redact(t);
   guard(app, options);
   app.setErrorHandler(errorHandler(loaded, redact));
+  app.setNotFoundHandler((req, reply) => fail(reply, 404, "unknown_route", noRoute(req, redact)));
   app.addHook("onClose", () => sessions.close());
   app.get("/healthz", () => ({
     ok: true,
@@ -88,6 +89,12 @@ export async function createHttpServer(
   a2aRoutes(app, loaded, state, secrets, options.maxSessions ?? DEFAULT_SESSION_LIMITS.maxSessions);
   mcpRoutes(app, loaded);
   return app;
+}
+
+/** A method and path no route takes (Fastify sends both here): what was asked, and where routes are listed. */
+function noRoute(req: FastifyRequest, redact: (t: string) => string): string {
+  const path = req.url.split("?")[0] ?? "";
+  return redact(`no route ${req.method} ${path} (GET /openapi.json lists the routes)`);
 }
 
 /** Every error a route throws, as `{ error: { code, message } }` with its status. */

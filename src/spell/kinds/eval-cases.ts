@@ -6,7 +6,12 @@
  */
 import { readFileSync } from "node:fs";
 import { isSeq, LineCounter, parseDocument } from "yaml";
-import { ConfigError, errorMessage, type SourcePosition } from "../../core/errors.js";
+import {
+  ConfigError,
+  errorMessage,
+  unreadableBecause,
+  type SourcePosition,
+} from "../../core/errors.js";
 
 export interface CaseRow {
   value: unknown;
@@ -18,7 +23,10 @@ export function readCaseRows(file: string): CaseRow[] {
   try {
     text = readFileSync(file, "utf8");
   } catch (err) {
-    throw new ConfigError("eval_cases", `cannot read cases file ${file}: ${errorMessage(err)}`);
+    throw new ConfigError(
+      "eval_cases",
+      `cannot read cases file ${file}: ${unreadableBecause(err)}`,
+    );
   }
   if (file.endsWith(".jsonl")) return jsonlRows(file, text);
   if (file.endsWith(".csv")) return csvRows(file, text);
