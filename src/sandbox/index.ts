@@ -13,7 +13,8 @@
  *   or with a promise (`GateReply`); `hooks.loom(known)` answers reads of the `loom` global;
  * - limits: `sandboxLimits(wards)` (max_eval_ms of compute, max_memory_mb of heap,
  *   max_stack_kb of stack);
- * - dispose: `sandbox.dispose()` (a run in progress finishes first); the engine's worker
+ * - dispose: `sandbox.dispose()` (every run asked for before it finishes first, even one still
+ *   queued for its lane or waiting for the sandbox to be built); the engine's worker
  *   threads (lanes) are shared by every sandbox of the process.
  *
  * The engine runs no sandbox code on the main thread: each context lives in a lane's worker

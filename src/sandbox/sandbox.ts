@@ -25,6 +25,9 @@ export class Sandbox implements LaneClient {
   private ready: Promise<void> = Promise.resolve();
   private openError: Error | undefined;
   private current: Watchdog | undefined;
+  /** Runs asked for and not yet answered (queued for the lane, opening, or running). */
+  private runs = 0;
+  private released = false;
 
   private constructor(
     private readonly engine: CodeEngine,
@@ -78,37 +81,58 @@ export class Sandbox implements LaneClient {
   evaluate(code: string, hooks: EvalHooks): Promise<EvalOutput> {
     if (this.openError) return Promise.reject(this.openError);
     if (!this.alive) return Promise.resolve(crashOutput());
+    // A run asked for before a dispose is run all the same (queued for the lane, or waiting for
+    // the worker to build the sandbox): the sandbox goes once its last run is answered.
+    this.runs++;
     return new Promise<EvalOutput>((resolve, reject) => {
       void this.lane.exclusive(async () => {
         try {
-          await this.ready;
+          await this.run(code, hooks, resolve);
         } catch (err) {
-          return reject(this.openError ?? new Error(String(err)));
+          reject(err instanceof Error ? err : new Error(String(err)));
+        } finally {
+          // The lane was held until the worker answered (which may be after the caller was
+          // answered: a cancel); only then may the sandbox go.
+          if (--this.runs === 0 && this.disposed && !this.openError) this.release();
         }
-        if (!this.alive) return resolve(crashOutput());
-        const run = new Watchdog(this.lane, this.evalMs, hooks);
-        this.current = run;
-        void run.outcome.then((out) => {
-          if (out.stopped === "aborted" && out.error?.name === "CancelledError")
-            out.error.message = `the run was cancelled (${abortReason(hooks.signal.reason)})`;
-          resolve(out);
-        });
-        this.lane.request({ op: "eval", id: this.id, code });
-        await run.settled;
-        this.current = undefined;
       });
     });
+  }
+
+  /** One run, with the lane held: settles when the worker answered or is gone. */
+  private async run(
+    code: string,
+    hooks: EvalHooks,
+    resolve: (out: EvalOutput) => void,
+  ): Promise<void> {
+    try {
+      await this.ready;
+    } catch (err) {
+      throw this.openError ?? new Error(String(err));
+    }
+    if (this.lane.dead || this.released) return resolve(crashOutput());
+    const run = new Watchdog(this.lane, this.evalMs, hooks);
+    this.current = run;
+    void run.outcome.then((out) => {
+      if (out.stopped === "aborted" && out.error?.name === "CancelledError")
+        out.error.message = `the run was cancelled (${abortReason(hooks.signal.reason)})`;
+      resolve(out);
+    });
+    this.lane.request({ op: "eval", id: this.id, code });
+    await run.settled;
+    this.current = undefined;
   }
 
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
-    // A run in progress still talks to this sandbox (its gate calls wait for an answer).
-    if (this.current) void this.current.settled.then(() => this.release());
-    else this.release();
+    // A run asked for still talks to this sandbox (its gate calls wait for an answer).
+    if (this.runs === 0) this.release();
   }
 
   private release(): void {
+    if (this.released) return;
+    this.released = true;
     this.lane.detach(this.id);
     this.lane.residentBytes -= this.memoryBytes;
     this.lane.send({ op: "dispose", id: this.id });

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { Gate } from "../../src/circle/gate.js";
 import { behaviorGate } from "../../src/circle/gates/index.js";
 import { loadCodeEngine, sandboxLimits } from "../../src/sandbox/index.js";
@@ -217,16 +217,61 @@ describe("code sandbox: handles and lanes", () => {
       state: {},
       limits,
     });
+    // The dispose comes when the code is inside its gate call (an event, not a wait of 20 ms:
+    // on a busy machine the code had not reached the gate by then — issue 21).
+    let entered!: () => void;
+    const inGate = new Promise<void>((r) => (entered = r));
+    let answer!: () => void;
     const running = sandbox.evaluate("wait() + 1", {
       signal: new AbortController().signal,
       callGate: () =>
-        new Promise((resolve) => setTimeout(() => resolve({ ok: true, value: 41 }), 100)),
+        new Promise((resolve) => {
+          answer = () => resolve({ ok: true, value: 41 });
+          entered();
+        }),
     });
-    await new Promise((r) => setTimeout(r, 20));
+    await inGate;
     sandbox.dispose();
+    expect(engine.stats().live).toBe(before + 1); // it stays while its run waits on the gate
+    answer();
     expect((await running).value?.text).toBe("42");
-    await new Promise((r) => setTimeout(r, 20));
-    expect(engine.stats().live).toBe(before);
+    await vi.waitFor(() => expect(engine.stats().live).toBe(before), { timeout: 60_000 });
+  });
+
+  it("a sandbox disposed before the worker built it still runs what was asked, then goes", async () => {
+    // Found under `stress --cpu 8` (issue 21): a dispose while the sandbox was still being built
+    // left the run waiting for an answer that never came, and held its lane for good.
+    const engine = await loadCodeEngine();
+    const before = engine.stats().live;
+    const sandbox = await Sandbox.open(engine, {
+      gates: [],
+      aliases: {},
+      warded: {},
+      state: {},
+      limits: sandboxLimits({}),
+    });
+    const running = sandbox.evaluate("6 * 7", {
+      signal: new AbortController().signal,
+      callGate: () => ({ ok: false, message: "no gates" }),
+    });
+    sandbox.dispose(); // at once: before the worker said it built the sandbox, or just after
+    expect((await running).value?.text).toBe("42");
+    expect(sandbox.alive).toBe(false);
+    await vi.waitFor(() => expect(engine.stats().live).toBe(before), { timeout: 60_000 });
+    // The lane is free: a new sandbox runs in it.
+    const next = await Sandbox.open(engine, {
+      gates: [],
+      aliases: {},
+      warded: {},
+      state: {},
+      limits: sandboxLimits({}),
+    });
+    const out = await next.evaluate("1 + 1", {
+      signal: new AbortController().signal,
+      callGate: () => ({ ok: false, message: "no gates" }),
+    });
+    expect(out.value?.text).toBe("2");
+    next.dispose();
   });
 
   it("runs the sandboxes of concurrent entities at the same time", async () => {
