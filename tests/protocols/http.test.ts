@@ -23,8 +23,23 @@ afterEach(async () => {
   app = undefined;
 });
 
-async function serve(responses: unknown[], options = {}) {
-  const loaded = await loadSpellText(spellText(responses), "echoer.yaml", { loomPath: "memory" });
+/** A gate that holds a cast for `ms`: a cast in it is surely running when the test looks. */
+const hold = (ms: number) => `, { name: hold, behavior: { delay_ms: ${ms}, result: held } }`;
+
+/** Waits until /healthz counts `n` casts running (polled, bounded: the server gives no other sign). */
+async function runningIs(url: string, n: number): Promise<void> {
+  for (let i = 0; i < 1200; i++) {
+    const health = (await (await fetch(`${url}/healthz`)).json()) as { running: number };
+    if (health.running === n) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`/healthz never counted ${n} running`);
+}
+
+async function serve(responses: unknown[], options = {}, extra = "") {
+  const loaded = await loadSpellText(spellText(responses, extra), "echoer.yaml", {
+    loomPath: "memory",
+  });
   app = await createHttpServer(loaded, options);
   const url = await app.listen({ port: 0, host: "127.0.0.1" });
   const post = (path: string, body?: unknown, headers: Record<string, string> = {}) =>
@@ -189,10 +204,10 @@ describe("spell serve (HTTP, on loopback)", () => {
   });
 
   it("beyond --max-concurrent casts get 429 with Retry-After", async () => {
-    const slow = { tool_calls: [{ gate: "wait", args: {} }] };
-    const { post } = await serve([slow, done("1")], { maxConcurrent: 1 });
+    const slow = { tool_calls: [{ gate: "hold", args: {} }] };
+    const { url, post } = await serve([slow, done("1")], { maxConcurrent: 1 }, hold(5000));
     const first = post("/cast", { intent: "slow" });
-    await new Promise((r) => setTimeout(r, 100));
+    await runningIs(url, 1); // the first holds its slot (an event: on a busy machine 100 ms was a guess)
     const second = await post("/cast", { intent: "again" });
     expect(second.status).toBe(429);
     expect(second.headers.get("retry-after")).toBe("1");
@@ -209,8 +224,8 @@ describe("spell serve (HTTP, on loopback)", () => {
   });
 
   it("a client that disconnects cancels its cast", async () => {
-    const slow = { tool_calls: [{ gate: "wait", args: {} }] };
-    const { url, loaded } = await serve([slow, done("late")]);
+    const slow = { tool_calls: [{ gate: "hold", args: {} }] };
+    const { url, loaded } = await serve([slow, done("late")], {}, hold(20_000));
     const controller = new AbortController();
     const pending = fetch(`${url}/cast`, {
       method: "POST",
@@ -218,12 +233,10 @@ describe("spell serve (HTTP, on loopback)", () => {
       body: JSON.stringify({ intent: "x" }),
       signal: controller.signal,
     }).catch(() => "aborted");
-    await new Promise((r) => setTimeout(r, 100));
+    await runningIs(url, 1); // the cast is running (in its held gate call)
     controller.abort();
     expect(await pending).toBe("aborted");
-    await new Promise((r) => setTimeout(r, 600));
-    const health = (await (await fetch(`${url}/healthz`)).json()) as { running: number };
-    expect(health.running).toBe(0);
+    await runningIs(url, 0); // the cancel ended it long before the gate's 20 s
     // The cast was truncated by the disconnect; its turns are in the loom.
     const last = loaded.cantrip!.loom.turns().at(-1)!;
     expect(last).toMatchObject({ truncated: true, reason: "client_disconnected" });
