@@ -57,16 +57,23 @@ describe("a child's failure (COMP-8)", () => {
 });
 
 describe("a terminated parent (COMP-9)", () => {
-  const slowChild = () =>
-    new IntentLLM("worker", async (_i, turn) => {
+  /**
+   * A child that never finishes on its own: each turn takes 30 ms and calls echo. `onTurn` hears
+   * each query (its intent and turn number), so a test can act on events, not on a guess of how
+   * far the children got in so many ms (on a busy machine they had not started — issue 21).
+   */
+  const slowChild = (onTurn: (intent: string, turn: number) => void = () => {}) =>
+    new IntentLLM("worker", async (intent, turn) => {
+      onTurn(intent, turn);
       await delay(30);
-      return turn < 50 ? { call: "echo", args: { text: `step ${turn}` } } : { done: "late" };
+      return { call: "echo", args: { text: `step ${turn}` } };
     });
 
   it("truncates running children with reason parent_terminated; their turns stay in the loom", async () => {
     const parent = parentCantrip({
       llm: scripted([call({ intent: "long job" }), finish("never")]),
-      wards: [{ max_turns: 5 }, { timeout_ms: 150 }],
+      // Long enough for the child to record turns on a busy machine; it never finishes first.
+      wards: [{ max_turns: 1000 }, { timeout_ms: 1000 }],
       spawn: { llms: llmSource({}, { 1: slowChild() }) },
     });
     const result = await parent.cast("x");
@@ -78,15 +85,20 @@ describe("a terminated parent (COMP-9)", () => {
   });
 
   it("passes a caller's cancel down to every child of a batch", async () => {
+    const controller = new AbortController();
+    // The cancel comes once each of the three children has recorded a turn and asks again.
+    const second = new Set<string>();
+    const child = slowChild((intent, turn) => {
+      if (turn === 2) second.add(intent);
+      if (second.size === 3) controller.abort("user_cancel");
+    });
     const parent = parentCantrip({
       llm: scripted([
         { tool_calls: [{ gate: "call_entity_batch", args: { intents: ["a", "b", "c"] } }] },
         finish("never"),
       ]),
-      spawn: { llms: llmSource({}, { 1: slowChild() }) },
+      spawn: { llms: llmSource({}, { 1: child }) },
     });
-    const controller = new AbortController();
-    setTimeout(() => controller.abort("user_cancel"), 100);
     const result = await parent.cast("x", { signal: controller.signal });
     expect(result).toMatchObject({ truncated: true, reason: "user_cancel" });
     const children = new Map<string, string | null>();
