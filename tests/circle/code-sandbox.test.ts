@@ -258,20 +258,8 @@ describe("code sandbox: handles and lanes", () => {
     expect((await running).value?.text).toBe("42");
     expect(sandbox.alive).toBe(false);
     await vi.waitFor(() => expect(engine.stats().live).toBe(before), { timeout: 60_000 });
-    // The lane is free: a new sandbox runs in it.
-    const next = await Sandbox.open(engine, {
-      gates: [],
-      aliases: {},
-      warded: {},
-      state: {},
-      limits: sandboxLimits({}),
-    });
-    const out = await next.evaluate("1 + 1", {
-      signal: new AbortController().signal,
-      callGate: () => ({ ok: false, message: "no gates" }),
-    });
-    expect(out.value?.text).toBe("2");
-    next.dispose();
+    // Its lane is free again (it was held for good): the next sandbox may take it.
+    expect(sandbox.lane.busy).toBe(false);
   });
 
   it("runs the sandboxes of concurrent entities at the same time", async () => {
