@@ -164,12 +164,22 @@ describe("code sandbox: wards of the medium (WARD-2)", () => {
   });
 
   it("interrupts running code when the cast is cancelled (seen when the code next waits on a gate)", async () => {
+    // The cancel comes on the code's third gate call (an event: 50 ms after the cast began, a
+    // busy machine may not have started the code yet).
+    const controller = new AbortController();
+    const slow = slowGate(10);
+    let calls = 0;
+    const counted = {
+      ...slow,
+      execute: (args: Record<string, unknown>, ctx: Parameters<typeof slow.execute>[1]) => {
+        if (++calls === 3) controller.abort("user_cancel");
+        return slow.execute(args, ctx);
+      },
+    };
     const { cantrip } = codeCantrip(["while (true) slow_gate()"], {
-      gates: [doneGate(), slowGate(10)],
+      gates: [doneGate(), counted],
       wards: [{ max_turns: 3 }],
     });
-    const controller = new AbortController();
-    setTimeout(() => controller.abort("user_cancel"), 50);
     const result = await cantrip.cast("x", { signal: controller.signal });
     expect(result).toMatchObject({ truncated: true, reason: "user_cancel" });
     expect(lastObservation(result, 0)).toMatch(/cancelled \(user_cancel\)/);
