@@ -15,7 +15,7 @@ import {
   type ChildLLMSource,
   type SpawnConfig,
 } from "../../src/circle/spawn/index.js";
-import type { LLM, LLMResponse, Message } from "../../src/core/contract.js";
+import type { LLM, LLMResponse, Message, QueryOptions } from "../../src/core/contract.js";
 import { ScriptedLLM, type ScriptedResponse } from "../../src/llm/providers/scripted.js";
 import type { Loom } from "../../src/loom/loom.js";
 
@@ -39,14 +39,15 @@ export class IntentLLM implements LLM {
       intent: string,
       turn: number,
       messages: readonly Message[],
+      signal: AbortSignal | undefined,
     ) => Reply | Promise<Reply>,
   ) {}
 
-  async query(messages: readonly Message[]): Promise<LLMResponse> {
+  async query(messages: readonly Message[], options?: QueryOptions): Promise<LLMResponse> {
     this.queries.push([...messages]);
     const intent = messages.find((m) => m.role === "user")?.content ?? "";
     const turn = messages.filter((m) => m.role === "assistant").length + 1;
-    const reply = await this.answer(String(intent), turn, messages);
+    const reply = await this.answer(String(intent), turn, messages, options?.signal);
     const id = `call_${++this.calls}`;
     const usage = { promptTokens: 1, completionTokens: 1, cachedTokens: 0 };
     if ("fail" in reply) throw new Error(reply.fail);
