@@ -27,7 +27,6 @@ export class Sandbox implements LaneClient {
   private current: Watchdog | undefined;
   /** Runs asked for and not yet answered (queued for the lane, opening, or running). */
   private runs = 0;
-  private released = false;
 
   private constructor(
     private readonly engine: CodeEngine,
@@ -87,40 +86,29 @@ export class Sandbox implements LaneClient {
     return new Promise<EvalOutput>((resolve, reject) => {
       void this.lane.exclusive(async () => {
         try {
-          await this.run(code, hooks, resolve);
-        } catch (err) {
-          reject(err instanceof Error ? err : new Error(String(err)));
+          try {
+            await this.ready;
+          } catch (err) {
+            return reject(this.openError ?? new Error(String(err)));
+          }
+          if (this.lane.dead) return resolve(crashOutput());
+          const run = new Watchdog(this.lane, this.evalMs, hooks);
+          this.current = run;
+          void run.outcome.then((out) => {
+            if (out.stopped === "aborted" && out.error?.name === "CancelledError")
+              out.error.message = `the run was cancelled (${abortReason(hooks.signal.reason)})`;
+            resolve(out);
+          });
+          this.lane.request({ op: "eval", id: this.id, code });
+          await run.settled;
+          this.current = undefined;
         } finally {
           // The lane was held until the worker answered (which may be after the caller was
-          // answered: a cancel); only then may the sandbox go.
+          // answered: a cancel); only then may a disposed sandbox go.
           if (--this.runs === 0 && this.disposed && !this.openError) this.release();
         }
       });
     });
-  }
-
-  /** One run, with the lane held: settles when the worker answered or is gone. */
-  private async run(
-    code: string,
-    hooks: EvalHooks,
-    resolve: (out: EvalOutput) => void,
-  ): Promise<void> {
-    try {
-      await this.ready;
-    } catch (err) {
-      throw this.openError ?? new Error(String(err));
-    }
-    if (this.lane.dead || this.released) return resolve(crashOutput());
-    const run = new Watchdog(this.lane, this.evalMs, hooks);
-    this.current = run;
-    void run.outcome.then((out) => {
-      if (out.stopped === "aborted" && out.error?.name === "CancelledError")
-        out.error.message = `the run was cancelled (${abortReason(hooks.signal.reason)})`;
-      resolve(out);
-    });
-    this.lane.request({ op: "eval", id: this.id, code });
-    await run.settled;
-    this.current = undefined;
   }
 
   dispose(): void {
@@ -131,8 +119,6 @@ export class Sandbox implements LaneClient {
   }
 
   private release(): void {
-    if (this.released) return;
-    this.released = true;
     this.lane.detach(this.id);
     this.lane.residentBytes -= this.memoryBytes;
     this.lane.send({ op: "dispose", id: this.id });
