@@ -102,6 +102,10 @@ export class Sandbox implements LaneClient {
           this.lane.request({ op: "eval", id: this.id, code });
           await run.settled;
           this.current = undefined;
+        } catch (err) {
+          // Nothing above throws today; if it ever does, the caller hears of it, never waits.
+          this.current = undefined;
+          reject(err instanceof Error ? err : new Error(String(err)));
         } finally {
           // The lane was held until the worker answered (which may be after the caller was
           // answered: a cancel); only then may a disposed sandbox go.
