@@ -36,3 +36,27 @@ export function castSignal(
   if (!entity || !send) return entity ?? send;
   return AbortSignal.any([entity, send]);
 }
+
+/**
+ * `query`, unless `signal` aborts first: then a rejection with the abort's reason. For an LLM
+ * that does not say it honours the signal; its late answer (or failure) is dropped.
+ */
+export function untilAborted<T>(query: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(new Error(abortReason(signal.reason)));
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+    query.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (err: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        // The query's own failure passes through as it came, as it would without the race.
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
+        reject(err);
+      },
+    );
+  });
+}

@@ -92,6 +92,12 @@ export interface LLM {
   /** The provider and model as configured, when the LLM knows them (the loom records them). */
   readonly provider?: string;
   readonly model?: string | undefined;
+  /**
+   * True when `query` settles as soon as `options.signal` aborts (the built-in adapters do).
+   * The loop races any other LLM's query against the cast's signal, so a ward or a cancel ends
+   * the cast even when the LLM never answers; a flagged LLM saves the race's tick per turn.
+   */
+  readonly honoursSignal?: boolean;
   query(messages: readonly Message[], options?: QueryOptions): Promise<LLMResponse>;
 }
 

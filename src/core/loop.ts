@@ -20,7 +20,7 @@ import type { LLMId, RecordedCast, TurnCost } from "./loom-writer.js";
 import { llmIdOf } from "./spend.js";
 import { CastTally } from "./cast-tally.js";
 import { validateResponse } from "./validate-response.js";
-import { abortAfter, abortReason, follow } from "./cast-signal.js";
+import { abortAfter, abortReason, follow, untilAborted } from "./cast-signal.js";
 import { emitTurnEvents } from "./turn-events.js";
 
 export type { LoopHost } from "./loop-host.js";
@@ -159,9 +159,12 @@ export class CastRun<L> {
       this.emit({ type: "message_start", entityId: id, sequence, llm: this.llmId });
     const view = this.host.view();
     // Only a folding view is asynchronous: the default one costs no extra tick.
-    return view instanceof Promise
-      ? view.then((messages) => config.llm.query(messages, this.queryOptionsNow()))
-      : config.llm.query(view, this.queryOptionsNow());
+    const query =
+      view instanceof Promise
+        ? view.then((messages) => config.llm.query(messages, this.queryOptionsNow()))
+        : config.llm.query(view, this.queryOptionsNow());
+    // An LLM that may ignore the signal must not hold the cast past a ward or a cancel.
+    return config.llm.honoursSignal ? query : untilAborted(query, this.controller.signal);
   }
 
   /** With `onDelta` while someone listens to events. */
@@ -171,7 +174,7 @@ export class CastRun<L> {
 
   /** The LLM's reply as the loop takes it; null when a ward or the caller stopped the query. */
   private received(response: LLMResponse, sequence: number): LLMResponse | null {
-    // An LLM that ignored the signal: its late answer does not outrun the ward.
+    // An answer that came as the cast was stopped does not outrun the ward.
     if (this.controller.signal.aborted) return null;
     if (this.observed) {
       const id = this.host.id;

@@ -8,6 +8,7 @@ import { costOf, priceOf, type Price } from "./prices.js";
  */
 export class PricedLLM implements LLM {
   readonly name: string;
+  readonly honoursSignal: boolean | undefined;
   readonly price: Price | undefined;
 
   constructor(
@@ -17,6 +18,7 @@ export class PricedLLM implements LLM {
     price: Price | undefined,
   ) {
     this.name = inner.name;
+    this.honoursSignal = inner.honoursSignal;
     this.price = price ?? priceOf(provider, model) ?? freeOf(provider);
   }
 

@@ -23,12 +23,14 @@ export const DEFAULT_REPROMPTS = 2;
  */
 export class RequiredToolChoiceLLM implements LLM {
   readonly name: string;
+  readonly honoursSignal: boolean | undefined;
 
   constructor(
     readonly inner: LLM,
     private readonly maxReprompts = DEFAULT_REPROMPTS,
   ) {
     this.name = inner.name;
+    this.honoursSignal = inner.honoursSignal;
   }
 
   async query(messages: readonly Message[], options: QueryOptions = {}): Promise<LLMResponse> {

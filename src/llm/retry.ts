@@ -108,6 +108,7 @@ export const realSleep: Sleep = (ms, signal) =>
  */
 export class RetryingLLM implements LLM {
   readonly name: string;
+  readonly honoursSignal: boolean | undefined;
   private readonly sleep: Sleep;
   private readonly random: () => number;
 
@@ -117,6 +118,7 @@ export class RetryingLLM implements LLM {
     private readonly options: RetryOptions = {},
   ) {
     this.name = inner.name;
+    this.honoursSignal = inner.honoursSignal;
     this.sleep = options.sleep ?? realSleep;
     this.random = options.random ?? Math.random;
   }

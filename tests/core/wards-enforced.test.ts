@@ -26,6 +26,44 @@ describe("wards are enforced by the runtime", () => {
     expect(c.loom.turns()[0]).toMatchObject({ truncated: true, reason: "timeout_ms" });
   });
 
+  // An LLM written by hand may never settle its query and never look at the signal: without
+  // the loop's own race, these casts would hang until the test's timeout.
+  const silent = (): LLM & { asked: () => Promise<void> } => {
+    let heard!: () => void;
+    const asked = new Promise<void>((resolve) => (heard = resolve));
+    return {
+      name: "silent",
+      query: () => (heard(), new Promise(() => {})),
+      asked: () => asked,
+    };
+  };
+
+  it("an llm that never answers and ignores the signal: timeout_ms still ends the cast", async () => {
+    const c = new Cantrip({
+      llm: silent(),
+      identity: {},
+      circle: new Circle({ gates: [doneGate()], wards: [{ timeout_ms: 50 }] }),
+    });
+    const r = await c.cast("go");
+    expect(r).toMatchObject({ truncated: true, reason: "timeout_ms", turns: 1 });
+    expect(c.loom.turns()[0]).toMatchObject({ truncated: true, reason: "timeout_ms" });
+  });
+
+  it("an llm that never answers and ignores the signal: the caller's cancel ends the cast", async () => {
+    const llm = silent();
+    const c = new Cantrip({
+      llm,
+      identity: {},
+      circle: new Circle({ gates: [doneGate()], wards: [{ max_turns: 3 }] }),
+    });
+    const controller = new AbortController();
+    const cast = c.cast("go", { signal: controller.signal });
+    await llm.asked();
+    controller.abort("cancelled");
+    const r = await cast;
+    expect(r).toMatchObject({ truncated: true, reason: "cancelled", turns: 1 });
+  });
+
   it("after a timeout the remaining gate calls of the utterance do not run (LOOP-4)", async () => {
     let started = 0;
     const slow = behaviorGate({ name: "slow", behavior: { delay_ms: 150, result: "ok" } });

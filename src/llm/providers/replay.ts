@@ -31,6 +31,8 @@ interface Cursor {
  */
 export class ReplayLLM implements LLM {
   readonly name: string;
+  /** Its query answers at once (a script or a recording), so it never holds a stopped cast. */
+  readonly honoursSignal = true;
   private readonly tree: RecordedTree;
   private readonly cursors = new Map<string, Cursor>();
   private served = 0;

@@ -51,6 +51,8 @@ export interface RecordedQuery {
  */
 export class ScriptedLLM implements LLM {
   readonly name: string;
+  /** Its query answers at once (a script or a recording), so it never holds a stopped cast. */
+  readonly honoursSignal = true;
   readonly invocations: RecordedQuery[] = [];
   private next = 0;
   private calls = 0;

@@ -26,6 +26,8 @@ export interface AnthropicOptions {
 /** The network layer for the Anthropic Messages API. Converters do the work; this sends and reads. */
 export class AnthropicLLM implements LLM {
   readonly name: string;
+  /** The SDK request takes the signal: a stopped cast ends its query. */
+  readonly honoursSignal = true;
   // ES private fields (#): util.inspect, JSON.stringify and Object.values never reach the API
   // key they hold, nor the SDK client holding it (PROD-8).
   readonly #client: Anthropic;

@@ -29,6 +29,8 @@ export interface OpenAICompatibleOptions {
  */
 export class OpenAICompatibleLLM implements LLM {
   readonly name: string;
+  /** The SDK request takes the signal: a stopped cast ends its query. */
+  readonly honoursSignal = true;
   // ES private fields (#): util.inspect, JSON.stringify and Object.values never reach the API
   // key they hold, nor the SDK client holding it (PROD-8).
   readonly #client: OpenAI;
