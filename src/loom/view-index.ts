@@ -4,6 +4,10 @@
  * file is read once, then only the bytes appended since (a running cast's loom grows on the
  * page); a turn's full record is read back from its line when it is opened. Nothing of a turn's
  * text is held but its first intent, so a 100,000-turn loom is indexed in little memory.
+ *
+ * The file is opened anew at each look, by `open` when given: `spell view` passes one that
+ * walks from the served folder's handle (so a folder above the loom swapped for a link leads
+ * nowhere); alone, the path is opened without following a link at its last name.
  */
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { decodeRecord } from "./jsonl-codec.js";
@@ -28,11 +32,16 @@ export class LoomViewIndex {
   private size = 0;
   private pending = Buffer.alloc(0);
 
-  constructor(readonly path: string) {}
+  constructor(
+    readonly path: string,
+    /** Opens the loom for reading (a file descriptor the index closes). */
+    private readonly open: () => number = () =>
+      openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW),
+  ) {}
 
   /** Reads what was appended since the last look; a file that shrank is read again whole. */
   refresh(): boolean {
-    const fd = openSync(this.path, constants.O_RDONLY | constants.O_NOFOLLOW);
+    const fd = this.open();
     try {
       const size = fstatSync(fd).size;
       if (size < this.size) this.reset();
@@ -55,7 +64,7 @@ export class LoomViewIndex {
   readTurn(id: string): Turn | null {
     const t = this.turns.get(id);
     if (!t) return null;
-    const fd = openSync(this.path, constants.O_RDONLY | constants.O_NOFOLLOW);
+    const fd = this.open();
     try {
       const buf = Buffer.alloc(t.len);
       readSync(fd, buf, 0, t.len, t.off);

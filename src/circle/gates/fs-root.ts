@@ -39,12 +39,20 @@ export const at = (fd: number, name?: string): string =>
  * folder already opened (through /proc/self/fd) without following a symlink; a symlink is read
  * and its target walked the same way. So a folder swapped for a symlink between a check and an
  * open leads nowhere: there is no check apart from the open.
+ *
+ * With `hold`, the root itself is opened once, here, and every walk starts from that handle: the
+ * root's own name (or a folder above it) swapped for a link later leads nowhere either, and a
+ * root moved elsewhere is still the one walked (`spell view`, which serves a folder for long;
+ * `close()` lets go of it). Without, each walk opens the root by its real path.
  */
 export class FsRoot {
   readonly root: string;
   private readonly realRoot: string;
+  /** The handle on the root every walk starts from (`hold`), or undefined. */
+  private held: number | undefined;
+  private closed = false;
 
-  constructor(root: string) {
+  constructor(root: string, options: { hold?: boolean } = {}) {
     this.root = resolve(root);
     try {
       this.realRoot = realpathSync(this.root);
@@ -59,17 +67,28 @@ export class FsRoot {
         "gate_root_unsupported",
         "file gates need Linux's /proc/self/fd to stay inside their root",
       );
+    if (options.hold) this.held = openSync(this.realRoot, O_PATH | constants.O_DIRECTORY);
+  }
+
+  /** Lets go of the held root (`hold`); a walk after it throws. */
+  close(): void {
+    if (this.held !== undefined && !this.closed) closeSync(this.held);
+    this.closed = true;
   }
 
   /**
    * Opens a virtual path inside the root. With `makeDirs`, missing folders on the way are made;
-   * with `missingOk`, a missing last name comes back with no handle. The caller closes it (`close`).
+   * with `missingOk`, a missing last name comes back with no handle; with `noLinks`, a symlink
+   * on the way is refused even when it leads inside. The caller closes it (`close`).
    */
-  open(path: unknown, options: { makeDirs?: boolean; missingOk?: boolean } = {}): Opened {
+  open(
+    path: unknown,
+    options: { makeDirs?: boolean; missingOk?: boolean; noLinks?: boolean } = {},
+  ): Opened {
     if (typeof path !== "string") throw new Error("path must be a string");
     if (climbsOut(path)) throw outside(path);
     const queue = names(normalize(isAbsolute(path) ? path : `/${path}`));
-    const stack = [openSync(this.realRoot, O_PATH | constants.O_DIRECTORY)];
+    const stack = [this.openRoot()];
     let links = 0;
     try {
       while (queue.length > 0) {
@@ -101,6 +120,7 @@ export class FsRoot {
         const stat = fstatSync(fd);
         if (stat.isSymbolicLink()) {
           closeSync(fd);
+          if (options.noLinks) throw new Error(`ELOOP: ${quote(path)} passes through a link`);
           if (++links > MAX_LINKS) throw new Error(`ELOOP: ${quote(path)}`);
           queue.unshift(...this.linkTarget(dir, name, path, stack));
           continue;
@@ -119,6 +139,13 @@ export class FsRoot {
       for (const fd of stack) closeSync(fd);
       throw err;
     }
+  }
+
+  /** A new handle on the root: reopened through the held one, or opened by its real path. */
+  private openRoot(): number {
+    if (this.closed) throw new Error("the gate root was closed");
+    const from = this.held === undefined ? this.realRoot : at(this.held);
+    return openSync(from, O_PATH | constants.O_DIRECTORY);
   }
 
   /** Where an opened handle is, relative to the root ("" for the root, else "a/b"). */

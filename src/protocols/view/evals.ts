@@ -5,7 +5,6 @@
  * that is not an object is skipped. A row names the cast's entity when the line does, so the
  * page links the cell to it in the run's loom.
  */
-import { constants, closeSync, fstatSync, openSync, readFileSync } from "node:fs";
 
 export interface EvalRow {
   case: string;
@@ -20,24 +19,6 @@ export interface EvalRow {
 export interface EvalTable {
   summary: Record<string, unknown>;
   rows: EvalRow[];
-}
-
-const MAX_BYTES = 64 << 20;
-
-/** A file's text, not following a link at its last step (the folder was checked by the caller). */
-export function readPlain(path: string): string | null {
-  let fd: number;
-  try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
-  } catch {
-    return null;
-  }
-  try {
-    const st = fstatSync(fd);
-    return st.isFile() && st.size <= MAX_BYTES ? readFileSync(fd, "utf8") : null;
-  } finally {
-    closeSync(fd);
-  }
 }
 
 const pick = (o: Record<string, unknown>, names: string[]): unknown =>
@@ -77,9 +58,17 @@ function row(o: Record<string, unknown>): EvalRow {
   };
 }
 
-export function readEvalRun(dir: string): EvalTable {
+/**
+ * The run's table, its files read by `read` (by name: the caller knows where the run is and
+ * reads nothing outside it); null when results.jsonl cannot be read.
+ */
+export function readEvalRun(
+  read: (name: "results.jsonl" | "summary.json") => string | null,
+): EvalTable | null {
+  const results = read("results.jsonl");
+  if (results === null) return null;
   const rows: EvalRow[] = [];
-  for (const line of (readPlain(`${dir}/results.jsonl`) ?? "").split("\n")) {
+  for (const line of results.split("\n")) {
     if (!line.trim()) continue;
     try {
       const value: unknown = JSON.parse(line);
@@ -91,7 +80,7 @@ export function readEvalRun(dir: string): EvalTable {
   }
   let summary: Record<string, unknown> = {};
   try {
-    const value: unknown = JSON.parse(readPlain(`${dir}/summary.json`) ?? "{}");
+    const value: unknown = JSON.parse(read("summary.json") ?? "{}");
     if (value && typeof value === "object" && !Array.isArray(value))
       summary = value as Record<string, unknown>;
   } catch {

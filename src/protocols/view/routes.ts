@@ -48,7 +48,8 @@ export function apiRoutes(app: FastifyInstance, sources: Sources, redact: (t: st
   app.get<{ Params: Params }>("/api/evals/:s", (req, reply) => {
     const s = sources.get(req.params.s);
     if (s?.kind !== "eval") return missing(reply, "eval run");
-    const table = readEvalRun(s.path);
+    const table = readEvalRun((name) => sources.readText(`${s.path}/${name}`));
+    if (!table) return missing(reply, "eval run");
     // The summary as pairs: its keys are the run's words, redacted like its values.
     return send(reply, {
       name: s.name,
@@ -59,15 +60,31 @@ export function apiRoutes(app: FastifyInstance, sources: Sources, redact: (t: st
   });
 }
 
+/** A loom's index, its appended bytes read; undefined when it is removed or no longer a file inside. */
+function freshLoom(sources: Sources, id: string): LoomViewIndex | undefined {
+  const s = sources.get(id);
+  if (s?.kind !== "loom") return undefined;
+  try {
+    s.index.refresh();
+  } catch {
+    return undefined;
+  }
+  return s.index;
+}
+
+/** A turn read back from its line, or null when the file cannot be read now. */
+function readTurn(index: LoomViewIndex, id: string) {
+  try {
+    return index.readTurn(id);
+  } catch {
+    return null;
+  }
+}
+
 /** A loom's routes; the loom is looked at again (its appended bytes read) at each request. */
 function loomRoutes(app: FastifyInstance, sources: Sources, send: Send) {
   const layouts = new Map<string, { version: number; layout: TreeLayout }>();
-  const loom = (id: string): LoomViewIndex | undefined => {
-    const s = sources.get(id);
-    if (s?.kind !== "loom") return undefined;
-    s.index.refresh();
-    return s.index;
-  };
+  const loom = (id: string) => freshLoom(sources, id);
   // The root entities' trees are laid out before the first visit, as the looms were read.
   for (const s of sources.list())
     if (s.kind === "loom")
@@ -114,7 +131,7 @@ function loomRoutes(app: FastifyInstance, sources: Sources, send: Send) {
   });
   app.get<{ Params: Params }>("/api/l/:s/t/:t", (req, reply) => {
     const index = loom(req.params.s);
-    const turn = index?.readTurn(req.params.t ?? "");
+    const turn = index && readTurn(index, req.params.t ?? "");
     if (!index || !turn) return missing(reply, "turn");
     return send(reply, turnDetail(index, turn.id, turn));
   });

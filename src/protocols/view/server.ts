@@ -37,6 +37,10 @@ export async function createViewServer(options: ViewOptions): Promise<FastifyIns
   const { default: Fastify } = await import("fastify");
   const app = Fastify({ logger: false });
   const sources = new Sources(options.target);
+  app.addHook("onClose", (_app, done) => {
+    sources.close();
+    done();
+  });
   // The looms are read before the first visit: a page opens on an index, not on a file.
   for (const s of sources.list())
     if (s.kind === "loom")

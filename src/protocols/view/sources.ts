@@ -2,17 +2,33 @@
  * What `spell view` may read: the loom named on the command line, or the looms and eval runs
  * of the folder named (and of its folders two levels down). The list is made by the server from
  * the folder; a request names an entry by its number, never by a path, so no request can name
- * a file outside. A symbolic link inside the folder is skipped, and every file found must
- * resolve inside the folder (its real path), checked again each time it is opened.
+ * a file outside. A symbolic link inside the folder is not listed, nor followed later.
+ *
+ * Every file and folder is reached as the file gates reach theirs (FsRoot): one name at a time
+ * from a handle on the served folder, opened as the server starts, no name followed out of it.
+ * A folder of the path, or the served folder's own name, swapped for a link to outside (between
+ * the listing and a read, or during either) leads nowhere (issue 38: `O_NOFOLLOW` on the path
+ * guarded only its last name).
  */
-import { lstatSync, readdirSync, realpathSync, statSync } from "node:fs";
-import { join, relative, sep } from "node:path";
+import {
+  closeSync,
+  constants,
+  openSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  statSync,
+  type Dirent,
+} from "node:fs";
+import { basename, dirname } from "node:path";
+import { at, FsRoot } from "../../circle/gates/fs-root.js";
 import { LoomViewIndex } from "../../loom/view-index.js";
 
 export interface LoomSource {
   id: string;
   kind: "loom";
   name: string;
+  /** Where the loom is inside the served folder ("a/b.jsonl"). */
   path: string;
   index: LoomViewIndex;
 }
@@ -21,7 +37,7 @@ export interface EvalSource {
   id: string;
   kind: "eval";
   name: string;
-  /** The run's folder: results.jsonl, summary.json. */
+  /** The run's folder inside the served folder ("." for the folder itself): results.jsonl, summary.json. */
   path: string;
   /** The run's loom, when it has one. */
   loom: string | null;
@@ -29,26 +45,37 @@ export interface EvalSource {
 
 export type Source = LoomSource | EvalSource;
 
+/** The most of an eval run's file read (results.jsonl, summary.json). */
+const MAX_TEXT_BYTES = 64 << 20;
+
 const isLoomName = (name: string) =>
   name.endsWith(".jsonl") && !name.endsWith(".state.jsonl") && name !== "results.jsonl";
 
+/** A link is not listed, so none is followed: an entry swapped for one, even inside, is refused. */
+const NO_LINKS = { noLinks: true };
+
+const inDir = (dir: string, name: string) => (dir === "." ? name : `${dir}/${name}`);
+
 export class Sources {
-  private readonly root: string;
-  private readonly isDir: boolean;
+  /** The folder named, or the folder of the loom named. */
+  private readonly fs: FsRoot;
+  /** The loom named on the command line (its name in its folder), when a file was named. */
+  private readonly file: string | undefined;
   private readonly byPath = new Map<string, Source>();
   private next = 0;
 
   constructor(target: string) {
-    this.root = realpathSync(target);
-    this.isDir = statSync(this.root).isDirectory();
+    const real = realpathSync(target);
+    const isDir = statSync(real).isDirectory();
+    // Held: the folder opened now is the one served, whatever its name leads to later.
+    this.fs = new FsRoot(isDir ? real : dirname(real), { hold: true });
+    this.file = isDir ? undefined : basename(real);
     this.scan();
   }
 
-  /** True when `path` (a file's real path) lies inside what was named. */
-  inside(path: string): boolean {
-    if (!this.isDir) return path === this.root;
-    // The folder itself is inside: an eval run named by its own folder (`spell view out/`).
-    return path === this.root || path.startsWith(this.root + sep);
+  /** Lets go of the served folder's handle. */
+  close(): void {
+    this.fs.close();
   }
 
   /** Every entry, looking at the folder again (a cast may have started a new loom). */
@@ -58,64 +85,86 @@ export class Sources {
   }
 
   get(id: string): Source | undefined {
-    for (const s of this.byPath.values()) if (s.id === id) return this.checked(s);
+    for (const s of this.byPath.values()) if (s.id === id) return s;
     return undefined;
   }
 
-  /** The entry, if its file still resolves inside the folder (a file swapped for a link does not). */
-  private checked(s: Source): Source | undefined {
+  /**
+   * A regular file of the served folder, opened for reading (the caller closes it); throws when
+   * the path leads to nothing, to something else than a file (a FIFO would block), or out.
+   */
+  openFile(path: string, maxBytes = Number.POSITIVE_INFINITY): number {
+    return this.fs.with(
+      path,
+      ({ fd, stat }) => {
+        if (fd === undefined || !stat?.isFile())
+          throw new Error(`${JSON.stringify(path)} is not a file`);
+        if (stat.size > maxBytes) throw new Error(`${JSON.stringify(path)} is too large`);
+        // Reopened through the handle: the very file judged above, wherever its name went since.
+        return openSync(at(fd), constants.O_RDONLY);
+      },
+      NO_LINKS,
+    );
+  }
+
+  /** A file's text (at most 64 MiB), or null when there is none to read. */
+  readText(path: string): string | null {
+    let fd: number;
     try {
-      return this.inside(realpathSync(s.path)) && !lstatSync(s.path).isSymbolicLink()
-        ? s
-        : undefined;
+      fd = this.openFile(path, MAX_TEXT_BYTES);
     } catch {
-      return undefined;
+      return null;
+    }
+    try {
+      return readFileSync(fd, "utf8");
+    } finally {
+      closeSync(fd);
     }
   }
 
   private scan(): void {
-    if (!this.isDir) {
-      this.add("loom", this.root);
-      return;
-    }
-    this.scanDir(this.root, 0);
+    if (this.file !== undefined) this.add("loom", this.file);
+    else this.scanDir(".", 0);
   }
 
   private scanDir(dir: string, depth: number): void {
-    let names: string[];
+    let entries: Dirent[];
     try {
-      names = readdirSync(dir).sort();
+      entries = this.fs.with(
+        dir,
+        ({ fd, stat }) =>
+          fd !== undefined && stat?.isDirectory()
+            ? readdirSync(at(fd), { withFileTypes: true })
+            : [],
+        NO_LINKS,
+      );
     } catch {
-      return;
+      return; // gone, or no longer a folder inside
     }
-    if (names.includes("results.jsonl")) this.add("eval", dir, names.find(isLoomName));
-    for (const name of names) {
-      const path = join(dir, name);
-      let st;
-      try {
-        st = lstatSync(path);
-      } catch {
-        continue;
-      }
-      if (st.isSymbolicLink()) continue;
-      if (st.isDirectory() && depth < 2) this.scanDir(path, depth + 1);
-      else if (st.isFile() && isLoomName(name)) this.add("loom", path);
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const files = entries.filter((e) => e.isFile());
+    if (files.some((e) => e.name === "results.jsonl"))
+      this.add("eval", dir, files.find((e) => isLoomName(e.name))?.name);
+    for (const e of entries) {
+      // A symbolic link is not listed (a link's entry is neither a folder nor a file here).
+      if (e.isDirectory() && depth < 2) this.scanDir(inDir(dir, e.name), depth + 1);
+      else if (e.isFile() && isLoomName(e.name)) this.add("loom", inDir(dir, e.name));
     }
   }
 
   private add(kind: Source["kind"], path: string, loomName?: string): void {
     // An eval run is known by its results file: a folder may be a run and hold a loom.
-    const key = kind === "eval" ? join(path, "results.jsonl") : path;
-    if (this.byPath.has(key) || (this.isDir && !this.inside(path))) return;
-    const name = this.isDir ? relative(this.root, path) || "." : path.split(sep).pop()!;
+    const key = kind === "eval" ? inDir(path, "results.jsonl") : path;
+    if (this.byPath.has(key)) return;
     if (kind === "loom") {
       const id = String(this.next++);
-      this.byPath.set(key, { id, kind, name, path, index: new LoomViewIndex(path) });
+      const index = new LoomViewIndex(path, () => this.openFile(path));
+      this.byPath.set(key, { id, kind, name: path, path, index });
       return;
     }
-    const loomPath = loomName ? join(path, loomName) : null;
+    const loomPath = loomName ? inDir(path, loomName) : null;
     if (loomPath) this.add("loom", loomPath);
     const loom = loomPath ? (this.byPath.get(loomPath)?.id ?? null) : null;
-    this.byPath.set(key, { id: String(this.next++), kind, name, path, loom });
+    this.byPath.set(key, { id: String(this.next++), kind, name: path, path, loom });
   }
 }
