@@ -7,6 +7,7 @@ import { EXIT } from "../../src/cli/io.js";
 import { runCommand } from "../../src/cli/run.js";
 import { Redactor } from "../../src/core/redact.js";
 import { StreamRedactor } from "../../src/core/redact-stream.js";
+import { withoutUrlSecrets } from "../../src/loom/postgres-connection.js";
 import { createHttpServer } from "../../src/protocols/http/server.js";
 import { loadSpellText } from "../../src/spell/index.js";
 import { io } from "../support/io.js";
@@ -211,5 +212,16 @@ describe("an AWS access key id (AKIA…) is redacted in the loom and the output"
         expect(text, where).not.toContain(TEMP);
       }
     });
+  });
+});
+
+describe("a PostgreSQL loom's errors go through the same redactor", () => {
+  it("the URL's password, in every form a driver's message could quote it", () => {
+    const password = "Pg-pass/9f3k+é";
+    const url = `postgres://spell:${encodeURIComponent(password)}@127.0.0.1:1/looms`;
+    const quoted = Object.values(allEncodings(password)).join(" | ");
+    expectNoSecret(withoutUrlSecrets(`auth failed: ${quoted}`, url), password, "loom_db message");
+    // A password too short for the redactor is still scrubbed as written.
+    expect(withoutUrlSecrets("bad password abc", "postgres://u:abc@h/d")).toBe("bad password ***");
   });
 });
