@@ -125,6 +125,6 @@ export function unicodeEscapePattern(secret: string): RegExp {
   return new RegExp(source, "g");
 }
 
-function escapeRegExp(text: string): string {
+export function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&");
 }

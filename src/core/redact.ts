@@ -16,7 +16,13 @@ const SHAPES: readonly RegExp[] = [
 ];
 
 import { inspect } from "node:util";
-import { percentEncodable, secretForms, unicodeEscapePattern, urlPattern } from "./redact-forms.js";
+import {
+  escapeRegExp,
+  percentEncodable,
+  secretForms,
+  unicodeEscapePattern,
+  urlPattern,
+} from "./redact-forms.js";
 
 export const REDACTED = "[REDACTED]";
 
@@ -35,6 +41,11 @@ export class Redactor {
   readonly #escaped: RegExp[] = [];
   /** `values`, longest first (a form that contains another is replaced whole). */
   #ordered: string[] | null = null;
+  /**
+   * Any of `values`: one scan tells whether text holds a form at all (most text holds none),
+   * before each form is looked for on its own.
+   */
+  #any: RegExp | null = null;
 
   /**
    * Values shorter than 4 characters are not treated as secrets (they would shred text); a
@@ -81,9 +92,16 @@ export class Redactor {
 
   redact(text: string): string {
     let out = text;
-    this.#ordered ??= [...this.#values].sort((a, b) => b.length - a.length);
-    for (const value of this.#ordered)
-      if (out.includes(value)) out = out.split(value).join(REDACTED);
+    if (!this.#ordered) {
+      this.#ordered = [...this.#values].sort((a, b) => b.length - a.length);
+      // Literal alternatives only: no quantifier, so no backtracking beyond one form's length.
+      this.#any = this.#ordered.length
+        ? new RegExp(this.#ordered.map(escapeRegExp).join("|"))
+        : null;
+    }
+    if (this.#any?.test(out))
+      for (const value of this.#ordered)
+        if (out.includes(value)) out = out.split(value).join(REDACTED);
     for (const pattern of this.#patterns) out = out.replace(pattern, REDACTED);
     if (out.includes("%"))
       for (const pattern of this.#percent) out = out.replace(pattern, REDACTED);
