@@ -39,12 +39,20 @@ export function withHiddenConfig<T extends object>(
       },
     },
     // Encoded first (the redactor becomes how many secrets it knows), then every string redacted.
-    toJSON: { value: () => redactDeep(JSON.parse(JSON.stringify(data())) as unknown, redact) },
+    toJSON: {
+      value: () => redactDeep(JSON.parse(JSON.stringify(data(), once())) as unknown, redact),
+    },
     toString: { value: () => redact(`[${label} ${(shown as { file?: string }).file ?? ""}]`) },
   });
   printsRedacted(hidden["document"], redact);
   return shown;
 }
+
+/**
+ * The objects being printed by a hook below: each hook prints a copy with `util.inspect` anew,
+ * whose own circular check cannot see the callers (a YAML alias can make a document circular).
+ */
+const printing = new Set<object>();
 
 /**
  * Every object and array of a document tree prints (util.inspect) through `redact`: a debug
@@ -59,11 +67,28 @@ function printsRedacted(value: unknown, redact: Redact, seen = new Set<object>()
       value(this: object, depth: number, options: InspectOptionsStylized): string {
         if (depth < 0)
           return options.stylize(Array.isArray(this) ? "[Array]" : "[Object]", "special");
+        if (printing.has(this)) return options.stylize("[Circular]", "special");
         const copy = Array.isArray(this) ? [...(this as unknown[])] : { ...this };
-        return redactedInspect(copy, options, redact);
+        printing.add(this);
+        try {
+          return redactedInspect(copy, { ...options, depth }, redact);
+        } finally {
+          printing.delete(this);
+        }
       },
     });
   for (const child of Object.values(value)) printsRedacted(child, redact, seen);
+}
+
+/** A JSON replacer writing an object met again (a YAML alias, a cycle) as "[Circular]". */
+function once() {
+  const seen = new WeakSet<object>();
+  return (_key: string, value: unknown): unknown => {
+    if (value === null || typeof value !== "object") return value;
+    if (seen.has(value)) return "[Circular]";
+    seen.add(value);
+    return value;
+  };
 }
 
 /** `util.inspect` of `value`, redacted. Strings are never cut into `'…' +` pieces, so a secret is whole when it is redacted. */

@@ -94,4 +94,24 @@ describe("a loaded spell prints no secret (PROD-8)", () => {
     // The compiled cantrip casts with the real key (its LLM keeps it in ES private fields).
     clean(inspect(loaded.cantrip, { depth: Infinity }), "the cantrip");
   });
+
+  it("a document made circular by a YAML alias prints and encodes without end", async () => {
+    const loaded = await loadSpellText(
+      `llm: { provider: openai, model: m, api_key: '\${env:MY_KEY}' }
+identity: {}
+circle: { gates: [done], wards: [{ max_turns: 1 }] }
+intent: go
+output_schema: &a { type: object, description: '\${env:MY_KEY}', properties: { self: *a } }
+`,
+      "circular.yaml",
+      { env: { MY_KEY: KEY }, loomPath: "memory" },
+    );
+    for (const depth of [2, Infinity, null]) {
+      const printed = inspect(loaded.spell, { depth });
+      expectNoSecret(printed, KEY, `inspect depth ${depth}`);
+      if (depth !== 2) expect(printed).toContain("self: [Circular]");
+      expectNoSecret(inspect(loaded, { depth }), KEY, `inspect loaded ${depth}`);
+    }
+    expectNoSecret(JSON.stringify(loaded), KEY, "JSON.stringify");
+  });
 });
