@@ -2,13 +2,21 @@ import { inspect } from "node:util";
 
 /**
  * The forms a secret can take in text we print (PROD-8): a value is redacted not only as
- * written but as every encoding an output can carry it in. Each form is a literal string;
- * URL encodings, whose spellings vary (upper or lower case hex, `+` or `%20`, characters an
- * encoder leaves alone), are matched by one pattern instead: see `urlPattern`.
+ * written but as every encoding an output can carry it in — its text spellings (below), the
+ * same spellings of the secret reversed, and its bytes in base64 and hex (`encodedForms`).
+ * Each form is a literal string; URL encodings, whose spellings vary (upper or lower case hex,
+ * `+` or `%20`, characters an encoder leaves alone), are matched by one pattern instead: see
+ * `urlPattern`.
  */
 export function secretForms(secret: string): string[] {
+  const forms = [...textForms(secret), ...reversed(secret).flatMap(textForms)];
+  return [...new Set([...forms, ...encodedForms(secret)])];
+}
+
+/** The spellings of a text inside what we print: raw, JSON-escaped (1–3 times), inspected. */
+function textForms(secret: string): string[] {
   const json = jsonInner(secret);
-  const forms = [
+  return [
     secret,
     json, // inside a JSON string: `"` → \", `\` → \\, newline → \n
     asciiJsonInner(secret), // the same with every non-ASCII character as \uXXXX
@@ -17,7 +25,43 @@ export function secretForms(secret: string): string[] {
     inspect(secret).slice(1, -1), // util.inspect / console.log of an object
     jsonInner(inspect(secret).slice(1, -1)),
   ];
-  return [...new Set(forms)];
+}
+
+/** The secret written backwards: by code point (as a person or Python's `[::-1]` does) and by UTF-16 unit. */
+function reversed(secret: string): string[] {
+  return [...new Set([[...secret].reverse().join(""), secret.split("").reverse().join("")])];
+}
+
+/**
+ * The secret's UTF-8 bytes as binary-to-text encoders print them: hex (either case) and base64
+ * (standard and URL-safe, padded or not). Inside a longer base64 run the secret starts at one of
+ * three byte offsets, and only the characters at its edges depend on its neighbours: for each
+ * offset, the characters that depend on the secret's bytes alone are one more form (the way
+ * GitHub Actions masks a secret's base64), so `base64(prefix + secret + suffix)` hides it too.
+ */
+export function encodedForms(secret: string): string[] {
+  const bytes = Buffer.from(secret, "utf8");
+  const hex = bytes.toString("hex");
+  const base64 = bytes.toString("base64");
+  const forms = [hex, hex.toUpperCase(), base64, base64.replace(/=+$/, "")];
+  for (let offset = 0; offset < 3; offset++) {
+    const text = Buffer.concat([Buffer.alloc(offset), bytes]).toString("base64");
+    // Characters wholly inside the secret's bits: from the first after the offset's bits
+    // to the last before the bytes that follow.
+    forms.push(
+      text.slice(Math.ceil((offset * 8) / 6), Math.floor(((offset + bytes.length) * 8) / 6)),
+    );
+  }
+  // URL-safe base64 is the standard alphabet with `-` and `_` for `+` and `/`.
+  return [...forms, ...forms.map((f) => f.replace(/\+/g, "-").replace(/\//g, "_"))];
+}
+
+/**
+ * Base64 forms holding `+`, `/` or `=`, which a URL or a form body carries percent-encoded
+ * (`%2B`, `%2f`, …): matched by `urlPattern` where the text holds a `%`.
+ */
+export function percentEncodable(secret: string): string[] {
+  return encodedForms(secret).filter((f) => encodeURIComponent(f) !== f);
 }
 
 function jsonInner(text: string): string {
@@ -34,10 +78,12 @@ function asciiJsonInner(text: string): string {
 /**
  * A pattern for the secret URL-encoded in any spelling: each character as itself or as its
  * UTF-8 bytes in %XX (either case); a space also as `+`. Null when the secret has no character
- * an encoder would change (then the raw form already covers it).
+ * an encoder would change (then the raw form already covers it), unless `always`: a URL parser
+ * also decodes characters no encoder changes (`%61` is `a`), so text holding a `%` is tried
+ * with every secret's pattern.
  */
-export function urlPattern(secret: string): RegExp | null {
-  if (encodeURIComponent(secret) === secret) return null;
+export function urlPattern(secret: string, always = false): RegExp | null {
+  if (!always && encodeURIComponent(secret) === secret) return null;
   let source = "";
   for (const char of secret) {
     const bytes = [...Buffer.from(char, "utf8")]
@@ -79,6 +125,6 @@ export function unicodeEscapePattern(secret: string): RegExp {
   return new RegExp(source, "g");
 }
 
-function escapeRegExp(text: string): string {
+export function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&");
 }

@@ -1,78 +1,112 @@
 /**
  * PROD-8: secrets never reach logs, events or default loom exports. Known secret values
  * (API keys, `${env:…}` values) and common shapes (sk-…, bearer tokens) become [REDACTED].
+ * This class is the one redaction of every sink (the CLI, `spell serve`'s answers and session
+ * looms, the loom at rest, exports, OpenTelemetry, the worker's log): each known secret is
+ * redacted in every form of redact-forms.ts, wherever it is redacted.
  */
 const SHAPES: readonly RegExp[] = [
   /\bsk-[A-Za-z0-9_-]{16,}/g,
   /\b(?:Bearer|bearer)\s+[A-Za-z0-9._~+/=-]{16,}/g,
   /\bxox[abprs]-[A-Za-z0-9-]{10,}/g,
   /\bgh[pousr]_[A-Za-z0-9]{20,}/g,
-  /\bAKIA[0-9A-Z]{16}\b/g,
+  // An AWS access key id, long-term (AKIA) or temporary (ASIA), also beside `_` or a lower-case
+  // letter (`key_AKIA…`, where `\b` would not match).
+  /(?<![A-Z0-9])A[KS]IA[0-9A-Z]{16}/g,
 ];
 
 import { inspect } from "node:util";
-import { secretForms, unicodeEscapePattern, urlPattern } from "./redact-forms.js";
+import {
+  escapeRegExp,
+  percentEncodable,
+  secretForms,
+  unicodeEscapePattern,
+  urlPattern,
+} from "./redact-forms.js";
 
 export const REDACTED = "[REDACTED]";
 
 export class Redactor {
-  private readonly secrets = new Set<string>();
-  private readonly values = new Set<string>();
-  private urlLongest = 0;
-  private escapedLongest = 0;
-  private readonly patterns: RegExp[] = [];
+  // ES private fields (#): util.inspect, JSON.stringify and Object.values never reach a secret
+  // or a form of one (PROD-8).
+  readonly #secrets = new Set<string>();
+  readonly #values = new Set<string>();
+  #urlLongest = 0;
+  #escapedLongest = 0;
+  /** URL-encoded spellings tried on all text (a space as `+`, a backslash as `/`). */
+  readonly #patterns: RegExp[] = [];
+  /** URL-encoded spellings tried only on text that holds a `%`. */
+  readonly #percent: RegExp[] = [];
   /** Secrets spelled with `\uXXXX` escapes; tried only on text that has one. */
-  private readonly escaped: RegExp[] = [];
+  readonly #escaped: RegExp[] = [];
   /** `values`, longest first (a form that contains another is replaced whole). */
-  private ordered: string[] | null = null;
+  #ordered: string[] | null = null;
+  /**
+   * Any of `values`: one scan tells whether text holds a form at all (most text holds none),
+   * before each form is looked for on its own.
+   */
+  #any: RegExp | null = null;
 
   /**
-   * Values shorter than 4 characters are not treated as secrets (they would shred text).
+   * Values shorter than 4 characters are not treated as secrets (they would shred text); a
+   * value of 4 characters or more is redacted wherever it appears, inside a longer word too.
    * Every form the secret can be printed in is redacted too (see redact-forms.ts).
    */
   add(secret: string | undefined | null): void {
-    if (typeof secret !== "string" || secret.length < 4 || this.secrets.has(secret)) return;
-    this.secrets.add(secret);
-    for (const form of secretForms(secret)) this.values.add(form);
+    if (typeof secret !== "string" || secret.length < 4 || this.#secrets.has(secret)) return;
+    this.#secrets.add(secret);
+    for (const form of secretForms(secret)) this.#values.add(form);
     const url = urlPattern(secret);
-    if (url) this.patterns.push(url);
-    this.escaped.push(unicodeEscapePattern(secret));
-    this.ordered = null;
-    // The longest spelling: every UTF-8 byte as %XX.
-    this.urlLongest = Math.max(this.urlLongest, url ? Buffer.byteLength(secret) * 3 : 0);
+    if (url) this.#patterns.push(url);
+    else this.#percent.push(urlPattern(secret, true)!);
+    for (const form of percentEncodable(secret)) this.#percent.push(urlPattern(form)!);
+    this.#escaped.push(unicodeEscapePattern(secret));
+    this.#ordered = null;
+    // The longest spelling: every UTF-8 byte as %XX (base64 is a third longer than the bytes).
+    this.#urlLongest = Math.max(this.#urlLongest, Math.ceil(Buffer.byteLength(secret) * 4));
     // Every character as \\\uXXXX (three backslashes at most: JSON text twice quoted).
-    this.escapedLongest = Math.max(this.escapedLongest, secret.length * 8);
+    this.#escapedLongest = Math.max(this.#escapedLongest, secret.length * 8);
   }
 
   /** The longest secret written with `\uXXXX` escapes: a stream holding a `\u` holds this much. */
   get longestEscaped(): number {
-    return Math.max(this.longest, this.escapedLongest);
+    return Math.max(this.longest, this.#escapedLongest);
   }
 
   /** The length of the longest known secret (a stream must hold back this much text). */
   get longest(): number {
-    let n = this.urlLongest;
-    for (const value of this.values) n = Math.max(n, value.length);
+    let n = this.#urlLongest;
+    for (const value of this.#values) n = Math.max(n, value.length);
     return n;
   }
 
   /** Printed (util.inspect, console.log) with how many secrets it knows, never which (PROD-8). */
   [inspect.custom](): string {
-    return `Redactor { ${this.secrets.size} secret${this.secrets.size === 1 ? "" : "s"}: ${REDACTED} }`;
+    const n = this.#secrets.size;
+    return `Redactor { ${n} secret${n === 1 ? "" : "s"}: ${REDACTED} }`;
   }
 
   toJSON(): { secrets: number } {
-    return { secrets: this.secrets.size };
+    return { secrets: this.#secrets.size };
   }
 
   redact(text: string): string {
     let out = text;
-    this.ordered ??= [...this.values].sort((a, b) => b.length - a.length);
-    for (const value of this.ordered)
-      if (out.includes(value)) out = out.split(value).join(REDACTED);
-    for (const pattern of this.patterns) out = out.replace(pattern, REDACTED);
+    if (!this.#ordered) {
+      this.#ordered = [...this.#values].sort((a, b) => b.length - a.length);
+      // Literal alternatives only: no quantifier, so no backtracking beyond one form's length.
+      this.#any = this.#ordered.length
+        ? new RegExp(this.#ordered.map(escapeRegExp).join("|"))
+        : null;
+    }
+    if (this.#any?.test(out))
+      for (const value of this.#ordered)
+        if (out.includes(value)) out = out.split(value).join(REDACTED);
+    for (const pattern of this.#patterns) out = out.replace(pattern, REDACTED);
+    if (out.includes("%"))
+      for (const pattern of this.#percent) out = out.replace(pattern, REDACTED);
     if (out.includes("\\u"))
-      for (const pattern of this.escaped) out = out.replace(pattern, REDACTED);
+      for (const pattern of this.#escaped) out = out.replace(pattern, REDACTED);
     for (const shape of SHAPES) out = out.replace(shape, REDACTED);
     return out;
   }

@@ -1,4 +1,5 @@
 import { SpellbookError, SystemError } from "../core/errors.js";
+import { Redactor } from "../core/redact.js";
 import type { Pool, PoolClient } from "pg";
 import { migrate } from "./postgres-schema.js";
 
@@ -48,6 +49,19 @@ function secretsOf(url: string): string[] {
   } catch {
     return [];
   }
+}
+
+/**
+ * `message` with the URL's secrets redacted by the one redactor (every form: base64, hex, URL- and
+ * JSON-encoded, reversed); one too short for it (under 4 characters) still becomes `***` as written.
+ */
+export function withoutUrlSecrets(message: string, url: string): string {
+  const redactor = new Redactor();
+  const secrets = secretsOf(url);
+  for (const secret of secrets) redactor.add(secret);
+  let out = redactor.redact(message);
+  for (const secret of secrets) out = out.split(secret).join("***");
+  return out;
 }
 
 /** SQLSTATE classes and socket errors after which the same statement may simply be sent again. */
@@ -139,8 +153,9 @@ export class PostgresConnection {
   private ours(err: unknown): Error {
     if (SpellbookError.isInstance(err)) return err;
     const raw = err instanceof Error ? err.message : String(err);
-    let message = raw;
-    for (const secret of secretsOf(this.url)) message = message.split(secret).join("***");
-    return new SystemError("loom_db", `PostgreSQL loom at ${this.location}: ${message}`);
+    return new SystemError(
+      "loom_db",
+      `PostgreSQL loom at ${this.location}: ${withoutUrlSecrets(raw, this.url)}`,
+    );
   }
 }

@@ -23,6 +23,7 @@ import {
 } from "./kinds/index.js";
 import type { LoadOptions } from "./options.js";
 import { interpolateEnv, renameOldWords, type Warning } from "./rewrite.js";
+import { withHiddenConfig } from "./loaded-value.js";
 import { SpellSource } from "./source.js";
 import { schemaErrors } from "./validate.js";
 
@@ -49,18 +50,27 @@ export interface LoadedDocument<Value = unknown, Doc = Record<string, unknown>> 
   value: Value | undefined;
   warnings: Warning[];
   redactor: Redactor;
-  /** The validated, interpolated document (snake_case, as written). */
+  /**
+   * The validated, interpolated document (snake_case, as written), `${env:…}` values expanded:
+   * the real configuration. Not enumerable (PROD-8): the loaded value prints redacted
+   * (util.inspect, JSON.stringify, String) and `Object.values` never reaches it.
+   */
   document: Doc;
+  /** The parsed file (not enumerable, like `document`). */
   source: SpellSource;
+  /** `[LoadedSpell FILE]`, redacted. */
+  toString(): string;
 }
 
 /** A `kind: cantrip` document, loaded. */
 export interface LoadedSpell extends LoadedDocument<Cantrip<Loom>, Spell> {
+  /** Not enumerable, like `document` (an intent may hold a `${env:…}` value). */
   intent: string | undefined;
   /** Absent when `validateOnly`. */
   cantrip: Cantrip<Loom> | undefined;
+  /** Not enumerable, like `document`. */
   tests: TestCase[];
-  /** The validated, interpolated document (snake_case, as written). */
+  /** `document`, typed: the real configuration, not enumerable (PROD-8). */
   spell: Spell;
 }
 
@@ -125,7 +135,7 @@ export async function loadDocumentText(
   if (errors.length) throw redactedErrors(errors, redactor);
   const compiled = await kind.compile(resolved, ctx);
   if (compiled.errors.length) throw redactedErrors(compiled.errors, redactor);
-  return {
+  const shown = {
     file,
     kind: kind.name,
     name: typeof value["name"] === "string" ? value["name"] : file,
@@ -133,9 +143,14 @@ export async function loadDocumentText(
     value: options.validateOnly ? undefined : compiled.value,
     warnings,
     redactor,
-    document: value,
-    source,
   };
+  // PROD-8: the expanded document is reached by name only and prints redacted (loaded-value.ts).
+  return withHiddenConfig(
+    shown as LoadedDocument,
+    { document: value, source },
+    (t) => redactor.redact(t),
+    "LoadedDocument",
+  );
 }
 
 /** Loads a `kind: cantrip` spell; a document of another kind is an error. */
@@ -164,14 +179,20 @@ export function spellOf(loaded: LoadedDocument): LoadedSpell {
   }
   const spell = loaded.document as Spell;
   const cantrip = loaded.value as Cantrip<Loom> | undefined;
-  return {
-    ...loaded,
-    value: cantrip,
-    cantrip,
-    spell,
-    intent: spell.intent,
-    tests: spell.tests ?? [],
-  };
+  const { file, kind, name, description, warnings, redactor } = loaded;
+  const shown = { file, kind, name, description, value: cantrip, warnings, redactor, cantrip };
+  return withHiddenConfig(
+    shown as LoadedSpell,
+    {
+      document: spell,
+      spell,
+      source: loaded.source,
+      intent: spell.intent,
+      tests: spell.tests ?? [],
+    },
+    (t) => redactor.redact(t),
+    "LoadedSpell",
+  );
 }
 
 /** Parse, rewrite and validate against the kind's schema; throws SpellErrors holding every problem found. */

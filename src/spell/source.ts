@@ -1,3 +1,4 @@
+import { inspect } from "node:util";
 import {
   isMap,
   isPair,
@@ -25,10 +26,14 @@ const SECOND_DOCUMENT =
   "a second YAML document starts here (after ---): a spell file holds one document; " +
   "remove this --- (or the text after it), or put the second document in a file of its own";
 
-/** A parsed YAML document that can say where any value came from. */
+/**
+ * A parsed YAML document that can say where any value came from. Its YAML document holds the
+ * `${env:…}` values once they are interpolated (PROD-8): kept in an ES private field, reached by
+ * name (`doc`) only; the source prints (util.inspect, JSON.stringify) as its file name.
+ */
 export class SpellSource {
-  readonly doc: Document;
-  private readonly lines = new LineCounter();
+  readonly #doc: Document;
+  readonly #lines = new LineCounter();
 
   constructor(
     readonly file: string,
@@ -43,13 +48,26 @@ export class SpellSource {
     }
     // The library's own unique-keys check compares every pair with every other (quadratic:
     // 30 s for a 1 MiB mapping); duplicateKeys below does it in one pass.
-    this.doc = withPlainEnv(() =>
+    this.#doc = withPlainEnv(() =>
       parseDocument(text, {
-        lineCounter: this.lines,
+        lineCounter: this.#lines,
         prettyErrors: false,
         uniqueKeys: false,
       }),
     );
+  }
+
+  /** The YAML document, with `${env:…}` values once interpolated: never print it. */
+  get doc(): Document {
+    return this.#doc;
+  }
+
+  [inspect.custom](): string {
+    return `SpellSource { file: ${inspect(this.file)} }`;
+  }
+
+  toJSON(): { file: string } {
+    return { file: this.file };
   }
 
   /** Syntax errors of the YAML itself, and duplicate keys, each at its position. */
@@ -110,7 +128,7 @@ export class SpellSource {
   }
 
   at(offset: number): SourcePosition {
-    const { line, col } = this.lines.linePos(offset);
+    const { line, col } = this.#lines.linePos(offset);
     return { file: this.file, line, col };
   }
 }
