@@ -9,8 +9,8 @@ export interface WardKind {
   type: "number" | "boolean" | "names";
   /** Guarantees the loop ends on its own (CIRCLE-2, LOOP-2). */
   terminates?: boolean;
-  /** The medium that owns this ward (WARD-2); absent for wards of every circle. */
-  medium?: string;
+  /** The medium(s) that own this ward (WARD-2); absent for wards of every circle. */
+  medium?: string | readonly string[];
   description: string;
 }
 
@@ -37,9 +37,9 @@ export const wardKinds = {
   },
   max_memory_mb: {
     type: "number",
-    medium: "code",
+    medium: ["code", "bash"],
     description:
-      "heap of one entity's sandbox in MiB; allocation beyond it is an error in the code (default 64)",
+      "code: heap of one entity's sandbox in MiB; allocation beyond it is an error in the code (default 64). bash: what one command holds in MiB, its processes, /tmp and /dev/shm; past it the kernel refuses or kills and the turn is an error (default 1024)",
   },
   max_stack_kb: {
     type: "number",

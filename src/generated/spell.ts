@@ -353,7 +353,7 @@ export interface Ward {
    */
   max_eval_ms?: number;
   /**
-   * code medium: heap of one entity's sandbox in MiB. Default 64.
+   * code medium: heap of one entity's sandbox in MiB. Default 64. bash medium: the memory one command may hold in MiB, its processes, /tmp and /dev/shm together (a memory cgroup where the host allows one, else each process's address space and each of /tmp and /dev/shm); past it the kernel refuses or kills and the turn is an error observation. Default 1024.
    */
   max_memory_mb?: number;
   /**

@@ -102,7 +102,7 @@ describe("spell run's progress line", () => {
 
 describe("a bash command that failed", () => {
   it("is told in a line: how it ended, then its first line of stderr", () => {
-    const limits = { maxOutputKb: 64, maxCommandMs: 30000 };
+    const limits = { maxOutputKb: 64, maxCommandMs: 30000, maxMemoryMb: 1024 };
     const base = {
       stdout: "out\n",
       stdoutCut: false,

@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { existsSync, readFileSync, readlinkSync } from "node:fs";
+import { chownSync, existsSync, readFileSync, readdirSync, readlinkSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { expect } from "vitest";
-import { hasBwrap, noBwrap } from "../circle/bash-helpers.js";
+import { hasBwrap, noBwrap, spellDir } from "../circle/bash-helpers.js";
 
 /** The namespaces of this test process: a command sharing any of them is not in the sandbox. */
 export function hostNamespaces(): string[] {
@@ -143,4 +143,54 @@ export function noUnprivileged(): string | undefined {
   if (probe.status !== 0)
     return `skipped: bubblewrap cannot make a user namespace for an unprivileged user here (${(probe.stderr || String(probe.error)).trim()})`;
   return undefined;
+}
+
+/** A bash spell whose scripted model sends `commands`, one per turn, in the writable root ./work. */
+export function bashSpell(commands: readonly string[], wards = ""): string {
+  return `llm:
+  provider: scripted
+  responses:
+${commands.map((c) => `    - code: ${JSON.stringify(c)}`).join("\n")}
+identity: { system_prompt: You run commands. }
+circle:
+  medium: bash
+  root: ./work
+  writable: true
+  gates: [done]
+  wards: [{ max_turns: ${commands.length} }${wards}]
+`;
+}
+
+/** What a cast run by another user printed: its uid, and each turn's observation and error flag. */
+export interface CastAs {
+  uid: number;
+  observations: string[];
+  errors: boolean[];
+}
+
+/**
+ * Casts `spell` (its text) with the built library as `uid` (through setpriv, from a root test
+ * process), in a folder of the test's owned by that user with a writable `work/`; returns what
+ * the cast printed and the folder.
+ */
+export function castAs(uid: number, spell: string): { cast: CastAs; dir: string } {
+  const dir = spellDir({ "work/.keep": "", "spell.yaml": spell });
+  const chownTree = (p: string): void => {
+    chownSync(p, uid, uid);
+    if (statSync(p).isDirectory()) for (const n of readdirSync(p)) chownTree(join(p, n));
+  };
+  chownTree(dir);
+  const fixture = join(process.cwd(), "tests/security/fixtures/bash-cast.mjs");
+  const out = spawnSync(
+    "setpriv",
+    [`--reuid=${uid}`, `--regid=${uid}`, "--clear-groups", process.execPath].concat([
+      fixture,
+      join(dir, "spell.yaml"),
+    ]),
+    { cwd: dir, env: { PATH: process.env["PATH"], HOME: dir }, encoding: "utf8", timeout: 60_000 },
+  );
+  expect(out.stderr).toBe("");
+  const cast = JSON.parse(out.stdout) as CastAs;
+  expect(cast.uid).toBe(uid);
+  return { cast, dir };
 }

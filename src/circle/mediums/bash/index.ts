@@ -6,13 +6,8 @@ import { BashSession } from "./session.js";
 
 export { BASH_TOOL } from "./capability.js";
 export type { BashOptions } from "./options.js";
-export {
-  bwrapProblem,
-  BWRAP_INSTALL,
-  pidsLimitKind,
-  requireSandbox,
-  type SandboxMode,
-} from "./sandbox.js";
+export { bwrapProblem, BWRAP_INSTALL, requireSandbox, type SandboxMode } from "./sandbox.js";
+export { memoryLimitKind, pidsLimitKind } from "./cgroup.js";
 
 /**
  * The bash medium (seed 002 "Medium"): one shell command per turn in bubblewrap, the gates

@@ -15,6 +15,12 @@ export interface BashOptions {
 export const MAX_PROCESSES = 128;
 export const DEFAULT_MAX_COMMAND_MS = 30_000;
 export const DEFAULT_MAX_OUTPUT_KB = 64;
+/**
+ * What one command may hold in memory, in MiB (max_memory_mb): its processes, /tmp and /dev/shm.
+ * Real programs run here (compilers, git), so more than the code medium's 64; node, the gate
+ * client where there is no perl, needs about 1 GiB of address space under `ulimit -v`.
+ */
+export const DEFAULT_MAX_MEMORY_MB = 1024;
 /** Gate calls of one command the host serves at once (max_gate_connections). */
 export const DEFAULT_MAX_GATE_CONNECTIONS = 8;
 /** One gate call's request to the host, in KiB (max_gate_request_kb). */

@@ -13,9 +13,19 @@ export function withGateWords(command: string): string {
   return command.replace(DONE_AS_COMMAND, "$1$2command done");
 }
 
-/** The shell prelude: a pids limit, and `read` routed to the gate when it is one. */
-export function prelude(maxProcesses: number, gates: readonly string[]): string {
+/**
+ * The shell prelude: a pids limit; an address-space limit where no memory cgroup holds the
+ * command (`memoryMb`: each process at most that much; the hard limit too, which nothing in the
+ * sandbox may raise; the command never runs if it cannot be set); and `read` routed to the gate
+ * when it is one.
+ */
+export function prelude(
+  maxProcesses: number,
+  memoryMb: number | undefined,
+  gates: readonly string[],
+): string {
   const lines = [`ulimit -u ${maxProcesses} 2>/dev/null`];
+  if (memoryMb !== undefined) lines.push(`ulimit -v ${Math.floor(memoryMb * 1024)} || exit 125`);
   if (gates.includes("read"))
     lines.push(
       'read() { if [ $# -eq 1 ] && { ! [[ $1 =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]] || [ "$(readlink /proc/self/fd/0)" = /dev/null ]; }; then gate read "$1"; else builtin read "$@"; fi; }',

@@ -3,14 +3,9 @@ import type * as Crypto from "node:crypto";
 import type { Readable, Writable } from "node:stream";
 import { GATE_CLIENT } from "./gate-server.js";
 import { prelude, withGateWords } from "./prelude.js";
-import {
-  SANDBOX_GATES,
-  SANDBOX_NODE,
-  bwrapArgs,
-  pidsCgroup,
-  type PidsCgroup,
-  type SandboxMode,
-} from "./sandbox.js";
+import { commandCgroup, type CommandCgroup } from "./cgroup.js";
+import { SANDBOX_GATES, SANDBOX_NODE, SECCOMP_FD, bwrapArgs, type SandboxMode } from "./sandbox.js";
+import { setIdFilter } from "./seccomp.js";
 import { lazyBuiltin } from "../../../core/builtin.js";
 
 const childProcess = lazyBuiltin<typeof ChildProcess>("node:child_process");
@@ -28,6 +23,8 @@ export interface CommandResult {
   timedOut: boolean;
   /** Set when the host ended the command (done was called, the loop stopped). */
   stopped?: string | undefined;
+  /** Processes the kernel killed for going past max_memory_mb (a memory cgroup counts them). */
+  oomKills?: number | undefined;
 }
 
 /** What a command's sandbox is made of, fixed for a session: it can be started ahead. */
@@ -37,6 +34,8 @@ export interface SandboxSpec {
   writable: boolean;
   gateDir: string;
   maxProcesses: number;
+  /** What the command may hold in memory: processes, /tmp and /dev/shm (max_memory_mb). */
+  maxMemoryMb: number;
   /** The circle's gate names (the prelude routes `read` to its gate). */
   gates: readonly string[];
 }
@@ -86,18 +85,19 @@ const AWAIT_SCRIPT = [
   'LC_ALL=C; IFS= read -r -N 1000000000 s; unset LC_ALL; exec </dev/null; exec /bin/bash -c "$s"',
 ];
 
-/** The process to start: bash in bubblewrap (or bare), inside a pids cgroup when there is one. */
-function sandboxArgv(spec: SandboxSpec, cgroupTasks: string | undefined): string[] {
-  const { root, writable, gateDir } = spec;
+/** The process to start: bash in bubblewrap (or bare), inside its cgroups when there are any. */
+function sandboxArgv(spec: SandboxSpec, cgroupTasks: readonly string[]): string[] {
+  const { root, writable, gateDir, maxMemoryMb } = spec;
   const inner =
     spec.mode === "bwrap"
-      ? ["bwrap", ...bwrapArgs({ root, writable, gateDir, env: commandEnv(spec) })]
+      ? ["bwrap", ...bwrapArgs({ root, writable, gateDir, maxMemoryMb, env: commandEnv(spec) })]
       : [];
   inner.push(...AWAIT_SCRIPT);
-  // `0` is the writing shell itself (see PidsCgroup.tasks); a failed write runs nothing.
-  return cgroupTasks
-    ? ["/bin/sh", "-c", 'echo 0 > "$0" && exec "$@"', cgroupTasks, ...inner]
-    : inner;
+  if (cgroupTasks.length === 0) return inner;
+  // `0` is the writing shell itself (see CommandCgroup.tasks); a failed write runs nothing.
+  const joins = cgroupTasks.map((_, i) => `echo 0 > "$${i + 1}"`).join(" && ");
+  const script = `${joins} && shift ${cgroupTasks.length} && exec "$@"`;
+  return ["/bin/sh", "-c", script, "sh", ...cgroupTasks, ...inner];
 }
 
 /** A sandbox started ahead of its command, waiting for it: one command's, never reused. */
@@ -121,17 +121,23 @@ interface Ended {
  * and pids cgroup included.
  */
 export function prepareCommand(spec: SandboxSpec): PreparedCommand {
-  // The pids limit: a cgroup where the host allows one, else the shell's own ulimit.
-  const cgroup = pidsCgroup(`spellbook-${randomHex(6)}`, spec.maxProcesses);
-  const argv = sandboxArgv(spec, cgroup?.tasks);
+  // The pids and memory limits: cgroups where the host allows them, else the shell's ulimits.
+  const cgroup = commandCgroup(`spellbook-${randomHex(6)}`, spec);
+  const argv = sandboxArgv(spec, cgroup?.tasks ?? []);
+  const bwrap = spec.mode === "bwrap";
   const child = childProcess().spawn(argv[0]!, argv.slice(1), {
     cwd: spec.root,
     // bwrap clears the environment itself; passthrough gets only the filtered one.
-    env:
-      spec.mode === "bwrap" ? { PATH: process.env["PATH"] ?? "/usr/bin:/bin" } : commandEnv(spec),
+    env: bwrap ? { PATH: process.env["PATH"] ?? "/usr/bin:/bin" } : commandEnv(spec),
     detached: true, // its own process group: the whole tree is killed at turn end
-    stdio: ["pipe", "pipe", "pipe"],
-  });
+    // bwrap reads its seccomp filter from SECCOMP_FD (then closes it: the command never has it)
+    stdio: bwrap ? ["pipe", "pipe", "pipe", "pipe"] : ["pipe", "pipe", "pipe"],
+  }) as ChildProcess.ChildProcessByStdio<Writable, Readable, Readable>;
+  if (bwrap) {
+    const filterPipe = child.stdio[SECCOMP_FD] as Writable;
+    filterPipe.on("error", () => undefined); // a sandbox that failed says so through its exit
+    filterPipe.end(setIdFilter());
+  }
   // A sandbox that ended before its script arrived says so through its exit, not a write error.
   child.stdin.on("error", () => undefined);
   const ended = new Promise<Ended>((resolve) => {
@@ -164,7 +170,7 @@ export function runCommand(spec: CommandSpec): RunningCommand {
 /** Hands the waiting sandbox its script; the turn's clock starts here. */
 function startCommand(
   child: ChildProcess.ChildProcessByStdio<Writable, Readable, Readable>,
-  cgroup: PidsCgroup | undefined,
+  cgroup: CommandCgroup | undefined,
   ended: Promise<Ended>,
   spec: CommandSpec,
 ): RunningCommand {
@@ -172,7 +178,10 @@ function startCommand(
   const err = new Capped(spec.maxOutputBytes);
   child.stdout.on("data", (b: Buffer) => out.push(b));
   child.stderr.on("data", (b: Buffer) => err.push(b));
-  child.stdin.end(prelude(spec.maxProcesses, spec.gates) + withGateWords(spec.command));
+  const memoryUlimit = cgroup?.memory ? undefined : spec.maxMemoryMb;
+  child.stdin.end(
+    prelude(spec.maxProcesses, memoryUlimit, spec.gates) + withGateWords(spec.command),
+  );
   let stopped: string | undefined;
   let timedOut = false;
   const kill = (): void => killTree(child.pid, cgroup);
@@ -201,8 +210,9 @@ function startCommand(
       stdoutCut: out.cut,
       stderrCut: err.cut,
     };
+    const oomKills = cgroup?.oomKills();
     if (cgroup) await cgroup.drain();
-    return { ...streams, exitCode: code, signal, timedOut, stopped };
+    return { ...streams, exitCode: code, signal, timedOut, stopped, oomKills };
   });
   if (spec.signal.aborted) onAbort();
   return { result, stop };
@@ -212,7 +222,7 @@ function startCommand(
  * Ends the command's tree: its process group, and its cgroup where there is one (a process that
  * left the group with setsid is still in the cgroup, and ends with the rest).
  */
-function killTree(pid: number | undefined, cgroup: PidsCgroup | undefined): void {
+function killTree(pid: number | undefined, cgroup: CommandCgroup | undefined): void {
   killGroup(pid);
   if (cgroup) void cgroup.drain();
 }

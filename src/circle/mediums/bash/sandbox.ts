@@ -1,9 +1,9 @@
 import type * as ChildProcess from "node:child_process";
-import { existsSync, lstatSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
-import { setTimeout as sleep } from "node:timers/promises";
+import { existsSync, lstatSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import { ConfigError } from "../../../core/errors.js";
 import { lazyBuiltin } from "../../../core/builtin.js";
+import { setIdFilter } from "./seccomp.js";
 
 const childProcess = lazyBuiltin<typeof ChildProcess>("node:child_process");
 
@@ -60,11 +60,17 @@ export function bwrapProblem(): string | undefined {
     probed = `bubblewrap (bwrap) is not installed; install it: ${BWRAP_INSTALL}`;
     return probed;
   }
-  // The strongest walls of bwrapArgs this bubblewrap can raise.
+  const filter = setIdFilter();
+  if (!filter) {
+    probed = `the bash sandbox has no seccomp filter for this CPU (${process.arch}); it runs on x64 and arm64 Linux`;
+    return probed;
+  }
+  // The strongest walls of bwrapArgs this bubblewrap can raise (its filter read from stdin here).
   let why = "";
   for (const candidate of ISOLATIONS) {
-    const args = [...candidate, ...systemBinds(), ...procWalls(), "true"];
-    const out = childProcess().spawnSync("bwrap", args, { timeout: 5000 });
+    const walls = [...systemBinds(), ...procWalls(), ...memoryWalls(1)];
+    const args = [...candidate, "--seccomp", "0", ...walls, "true"];
+    const out = childProcess().spawnSync("bwrap", args, { timeout: 5000, input: filter });
     if (out.status === 0) {
       isolation = candidate;
       probed = "";
@@ -90,6 +96,28 @@ function procWalls(): string[] {
     "--ro-bind-try",
     "/proc/sysrq-trigger",
     "/proc/sysrq-trigger",
+  ];
+}
+
+/**
+ * Where a command may hold memory outside its processes, each a tmpfs of `maxMemoryMb`: /tmp and
+ * /dev/shm; the rest of /dev (bubblewrap's own tmpfs, unbounded) is read-only.
+ */
+function memoryWalls(maxMemoryMb: number): string[] {
+  const size = String(maxMemoryMb * 1024 * 1024);
+  return [
+    "--dev",
+    "/dev",
+    "--size",
+    size,
+    "--tmpfs",
+    "/dev/shm",
+    "--remount-ro",
+    "/dev",
+    "--size",
+    size,
+    "--tmpfs",
+    "/tmp",
   ];
 }
 
@@ -129,20 +157,27 @@ export interface BwrapPlan {
   /** The host folder holding the gate commands, the client and the socket. */
   gateDir: string;
   env: Readonly<Record<string, string>>;
+  /** The size of /tmp and of /dev/shm, each (max_memory_mb). */
+  maxMemoryMb: number;
 }
 
-/** bwrap's arguments: no network, fresh /tmp, system read-only, only the root bound. */
+/** The file descriptor bubblewrap reads the seccomp filter from (`setIdFilter`, written there). */
+export const SECCOMP_FD = 3;
+
+/**
+ * bwrap's arguments: no network, fresh /tmp, system read-only, only the root bound, and no
+ * set-id bit on any file the command makes (the filter on SECCOMP_FD).
+ */
 export function bwrapArgs(plan: BwrapPlan): string[] {
   const args = [
     ...isolationFlags(),
     "--die-with-parent",
     "--new-session",
+    "--seccomp",
+    String(SECCOMP_FD),
     ...systemBinds(),
     ...procWalls(),
-    "--dev",
-    "/dev",
-    "--tmpfs",
-    "/tmp",
+    ...memoryWalls(plan.maxMemoryMb),
     plan.writable ? "--bind" : "--ro-bind",
     plan.root,
     SANDBOX_WORK,
@@ -160,77 +195,4 @@ export function bwrapArgs(plan: BwrapPlan): string[] {
   ];
   for (const [k, v] of Object.entries(plan.env)) args.push("--setenv", k, v);
   return args;
-}
-
-const CGROUP_PIDS = "/sys/fs/cgroup/pids";
-
-/** A pids cgroup of one command: where its shell joins, and how to end everything in it. */
-export interface PidsCgroup {
-  /**
-   * The v1 `tasks` file. The command's shell joins by writing `0` (itself) there, before it
-   * execs. Linux (6.x) moves a thread writing itself without the system-wide lock that writing a
-   * pid to `cgroup.procs` takes, which waits for an RCU grace period each time: 5–15 ms per
-   * command on a busy host (seen in perf's off-CPU stacks, issue 21). The shell is
-   * single-threaded, so the whole process joins; what it starts is born inside.
-   */
-  tasks: string;
-  /** Kills every process left in the cgroup, waits until it is empty, and removes it. */
-  drain(): Promise<void>;
-}
-
-/**
- * A pids cgroup (v1) for one command, when this host lets us make one: the hard limit a fork
- * bomb meets, and every process the command started, found and ended at turn end. Elsewhere
- * the command's shell sets `ulimit -u` (held for non-root users only).
- */
-export function pidsCgroup(name: string, max: number): PidsCgroup | undefined {
-  const dir = join(CGROUP_PIDS, name);
-  try {
-    mkdirSync(dir);
-    writeFileSync(join(dir, "pids.max"), String(max));
-  } catch {
-    return undefined;
-  }
-  const procs = join(dir, "cgroup.procs");
-  return { tasks: join(dir, "tasks"), drain: () => drain(dir, procs) };
-}
-
-/**
- * What holds a fork bomb on this host: a pids cgroup, `ulimit -u` (which the kernel does not apply
- * to root), or nothing but max_command_ms.
- */
-export function pidsLimitKind(): "cgroup" | "ulimit" | undefined {
-  const probe = pidsCgroup(`spellbook-probe-${process.pid}`, 1);
-  if (probe) {
-    void probe.drain();
-    return "cgroup";
-  }
-  return process.getuid?.() === 0 ? undefined : "ulimit";
-}
-
-async function drain(dir: string, procs: string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    let pids: string[];
-    try {
-      pids = readFileSync(procs, "utf8").split("\n").filter(Boolean);
-    } catch {
-      return;
-    }
-    if (pids.length === 0) {
-      try {
-        rmdirSync(dir);
-      } catch {
-        // the last process is still being reaped: next round
-      }
-      if (!existsSync(dir)) return;
-    }
-    for (const pid of pids) {
-      try {
-        process.kill(Number(pid), "SIGKILL");
-      } catch {
-        // gone already
-      }
-    }
-    await sleep(i < 20 ? 1 : 10);
-  }
 }

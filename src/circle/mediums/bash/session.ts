@@ -27,6 +27,7 @@ import { GateServer, type GateRequest, type GateResponse } from "./gate-server.j
 import { commandError, commandFailed, renderCommand } from "./observation.js";
 import {
   DEFAULT_MAX_COMMAND_MS,
+  DEFAULT_MAX_MEMORY_MB,
   DEFAULT_MAX_OUTPUT_KB,
   gateLimits,
   MAX_PROCESSES,
@@ -88,11 +89,12 @@ export class BashSession implements MediumSession {
     this.server = undefined;
   }
 
-  private get limits(): { maxCommandMs: number; maxOutputKb: number } {
+  private get limits(): { maxCommandMs: number; maxOutputKb: number; maxMemoryMb: number } {
     const w = this.circle.wards;
     return {
       maxCommandMs: numberWard(w, "max_command_ms") ?? DEFAULT_MAX_COMMAND_MS,
       maxOutputKb: numberWard(w, "max_output_kb") ?? DEFAULT_MAX_OUTPUT_KB,
+      maxMemoryMb: numberWard(w, "max_memory_mb") ?? DEFAULT_MAX_MEMORY_MB,
     };
   }
 
@@ -130,7 +132,7 @@ export class BashSession implements MediumSession {
         return { ...run, text: `error: ${deniedMessage("bash", answer)}`, isError: true };
     }
     const limits = this.limits;
-    const sandbox = this.sandboxSpec(server.dir);
+    const sandbox = this.sandboxSpec(server.dir, limits.maxMemoryMb);
     const prepared = this.prepared ?? prepareCommand(sandbox);
     this.prepared = undefined;
     const running = prepared.start({
@@ -154,13 +156,14 @@ export class BashSession implements MediumSession {
     return run;
   }
 
-  private sandboxSpec(gateDir: string): SandboxSpec {
+  private sandboxSpec(gateDir: string, maxMemoryMb: number): SandboxSpec {
     return {
       mode: this.options.sandbox,
       root: this.options.root,
       writable: this.options.writable,
       gateDir,
       maxProcesses: MAX_PROCESSES,
+      maxMemoryMb,
       gates: [...this.circle.gates.keys()],
     };
   }
