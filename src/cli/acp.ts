@@ -54,7 +54,9 @@ export async function acpCommand(
   }
   const { serveAcpStdio } = await import("../protocols/acp/stdio.js");
   io.stderr(
-    `spell acp: ${loaded.name} is waiting for an ACP client on stdin (idle until one writes; close stdin to stop)\n`,
+    redact(
+      `spell acp: ${loaded.name} is waiting for an ACP client on stdin (idle until one writes; close stdin to stop)\n`,
+    ),
   );
   await serveAcpStdio(
     {

@@ -5,6 +5,7 @@
  */
 import { errorMessage } from "../core/errors.js";
 import { loadSpell, type LoadedSpell } from "../spell/index.js";
+import { redactorOf } from "../protocols/redact-out.js";
 import { displayPath, EXIT, type CliIO } from "./io.js";
 import { exitFor, printWarnings, DEFAULT_LOOM } from "./load.js";
 
@@ -38,8 +39,12 @@ export async function mcpCommand(
     }
   }
   const { serveMcpStdio } = await import("../protocols/mcp/stdio.js");
+  // A name may hold a `${env:…}` secret: the line is redacted as every message is (issue 38).
+  const names = spells.map((s) => s.name).join(", ");
   io.stderr(
-    `spell mcp: ${spells.map((s) => s.name).join(", ")} waiting for an MCP client on stdin (close stdin to stop)\n`,
+    redactorOf(spells)(
+      `spell mcp: ${names} waiting for an MCP client on stdin (close stdin to stop)\n`,
+    ),
   );
   await serveMcpStdio(spells, streams, streams.stop);
   for (const s of spells) s.cantrip?.loom.close();

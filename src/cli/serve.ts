@@ -76,7 +76,8 @@ export async function serveCommand(
     ...(otel ? { observe: () => otel.listener() } : {}),
   });
   const address = await app.listen({ port: flags.port ?? 8787, host });
-  io.stderr(`spell serve: ${loaded.name} listening on ${address} (Ctrl-C or SIGTERM to stop)\n`);
+  const listening = `spell serve: ${loaded.name} listening on ${address} (Ctrl-C or SIGTERM to stop)\n`;
+  io.stderr(loaded.redactor.redact(listening)); // a name may hold a secret (issue 38)
   await stop;
   io.stderr("spell serve: draining running casts…\n");
   await app.close(); // waits for requests in flight

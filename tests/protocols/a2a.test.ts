@@ -203,9 +203,12 @@ describe("spell serve over A2A (the SDK's client, loopback)", () => {
     const { url } = await serve([done("1"), done("2"), done("3")], { maxSessions: 2 });
     const client = await a2aClient(url);
     const ids: string[] = [];
+    const contexts: string[] = [];
     for (const text of ["a", "b", "c"]) {
       const r = await client.sendMessage(sendParams(text));
-      if (isTask(r)) ids.push(r.id);
+      if (!isTask(r)) continue;
+      ids.push(r.id);
+      contexts.push(r.contextId);
     }
     expect(ids).toHaveLength(3);
     await expect(client.getTask({ tenant: "", id: ids[0]! })).rejects.toThrow(/not found/i);
@@ -213,13 +216,16 @@ describe("spell serve over A2A (the SDK's client, loopback)", () => {
       expect((await client.getTask({ tenant: "", id })).status?.state).toBe(
         TaskState.TASK_STATE_COMPLETED,
       );
-    const listed = await client.listTasks({
-      tenant: "",
-      contextId: "",
-      status: TaskState.TASK_STATE_UNSPECIFIED,
-      pageToken: "",
-      statusTimestampAfter: undefined,
-    });
-    expect(listed.tasks.map((t) => t.id).sort()).toEqual(ids.slice(1).sort());
+    // Each task has a context of its own (ListTasks names one): the forgotten one lists nothing.
+    for (const [i, contextId] of contexts.entries()) {
+      const listed = await client.listTasks({
+        tenant: "",
+        contextId,
+        status: TaskState.TASK_STATE_UNSPECIFIED,
+        pageToken: "",
+        statusTimestampAfter: undefined,
+      });
+      expect(listed.tasks.map((t) => t.id)).toEqual(i === 0 ? [] : [ids[i]]);
+    }
   });
 });

@@ -54,7 +54,11 @@ export async function createAcpAgent(options: AcpAgentOptions): Promise<AcpAgent
         loadSession: true,
         promptCapabilities: { embeddedContext: true, image: false, audio: false },
       },
-      agentInfo: { name: "spellbook", title: options.name, version: options.version ?? "0.1.0" },
+      agentInfo: {
+        name: "spellbook",
+        title: options.redactor.redact(options.name), // issue 38: a name may hold a secret
+        version: options.version ?? "0.1.0",
+      },
       authMethods: [],
     }))
     .onRequest(sdk.methods.agent.session.new, async ({ params }) => {

@@ -1,11 +1,12 @@
 /**
  * The ACP agent over stdio: newline-delimited JSON-RPC on stdin/stdout (the SDK's ndJsonStream).
  * stdout carries protocol messages only; whatever else the agent says goes to `log` (stderr).
- * With `debug`, every message in and out is logged too, redacted.
+ * Every message out is redacted; with `debug`, every message in and out is logged too, redacted.
  */
 import { Readable, Writable } from "node:stream";
 import type { AnyMessage, Stream } from "@agentclientprotocol/sdk";
 import { createAcpAgent, type AcpAgentOptions } from "./agent.js";
+import { redactMessage, type Redact } from "../redact-out.js";
 
 export interface StdioOptions {
   input: NodeJS.ReadableStream;
@@ -26,8 +27,10 @@ export async function serveAcpStdio(agent: AcpAgentOptions, io: StdioOptions): P
     Writable.toWeb(io.output as Writable) as WritableStream<Uint8Array>,
     Readable.toWeb(io.input as Readable) as ReadableStream<Uint8Array>,
   );
-  if (io.debug)
-    stream = tapped(stream, (dir, m) => io.log(agent.redactor.redact(`${dir} ${shown(m)}`)));
+  // Issue 38: every message leaves redacted (redact-out.ts), whichever handler made it.
+  const redact = (t: string) => agent.redactor.redact(t);
+  stream = redacting(stream, redact);
+  if (io.debug) stream = tapped(stream, (dir, m) => io.log(redact(`${dir} ${shown(m)}`)));
   const connection = app.connect(stream);
   void io.stop?.then(() => connection.close());
   await connection.closed;
@@ -73,4 +76,13 @@ export function tapped(stream: Stream, see: (dir: "←" | "→", m: AnyMessage) 
   });
   void outgoing.readable.pipeTo(stream.writable).catch(() => undefined);
   return { readable: stream.readable.pipeThrough(incoming), writable: outgoing.writable };
+}
+
+/** The same stream, each message out redacted on its way to the client. */
+function redacting(stream: Stream, redact: Redact): Stream {
+  const out = new TransformStream<AnyMessage, AnyMessage>({
+    transform: (m, c) => c.enqueue(redactMessage(m, redact)),
+  });
+  void out.readable.pipeTo(stream.writable).catch(() => undefined);
+  return { readable: stream.readable, writable: out.writable };
 }

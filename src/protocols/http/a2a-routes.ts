@@ -2,14 +2,16 @@
  * `spell serve` over A2A: the agent card at /.well-known/agent-card.json and the JSON-RPC
  * endpoint at /a2a, behind the same guard as every route (guard.ts: the token, or loopback
  * names and allowed origins). Every answer — a JSON-RPC envelope, each SSE event, the card — is
- * redacted as the text it is sent as, so no `${env:…}` secret leaves in any form. The SDK is
- * loaded on the first A2A request (a2a-handler.ts), not when the server starts.
+ * redacted as every surface redacts (redact-out.ts: each string and key, then the text as sent),
+ * so no `${env:…}` secret leaves in any form. The SDK is loaded on the first A2A request
+ * (a2a-handler.ts), not when the server starts.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { LoadedSpell } from "../../spell/index.js";
 import { A2A_PATH, AGENT_CARD_PATH } from "./a2a-card.js";
 import type { A2AHandler } from "./a2a-handler.js";
 import type { CastSlots, Secrets } from "./cast-route.js";
+import { redactedJson } from "../redact-out.js";
 
 export function a2aRoutes(
   app: FastifyInstance,
@@ -24,8 +26,9 @@ export function a2aRoutes(
     (handler ??= import("./a2a-handler.js").then((m) =>
       m.createA2AHandler(loaded, slots, maxTasks),
     ));
+  const redact = (t: string) => secrets.redact(t);
   const json = (reply: FastifyReply, value: unknown) =>
-    reply.type("application/json; charset=utf-8").send(secrets.redact(JSON.stringify(value)));
+    reply.type("application/json; charset=utf-8").send(redactedJson(value, redact));
 
   app.get(AGENT_CARD_PATH, async (req, reply) => {
     const card = (await load()).card(baseUrl(req), isLegacy(req));
@@ -46,7 +49,7 @@ export function a2aRoutes(
       connection: "keep-alive",
     });
     const send = (value: unknown, event = "") =>
-      raw.write(`${event}data: ${secrets.redact(JSON.stringify(value))}\n\n`);
+      raw.write(`${event}data: ${redactedJson(value, redact)}\n\n`);
     try {
       for await (const envelope of answer.events) send(envelope);
     } catch (err) {

@@ -20,6 +20,7 @@ import { DEFAULT_SESSION_LIMITS, Sessions, SessionsFull } from "./sessions.js";
 import { sessionRoutes } from "./session-routes.js";
 import { approvalRoutes, PendingApprovals } from "./approval-routes.js";
 import { mcpRoutes } from "./mcp-route.js";
+import { redactedJson } from "../redact-out.js";
 import { timeoutOptions, type ServeTimeouts } from "./timeouts.js";
 
 export interface ServeOptions {
@@ -77,7 +78,16 @@ export async function createHttpServer(
     running: state.running,
     sessions: sessions.size,
   }));
-  app.get("/openapi.json", () => openApiDocument(loaded.name));
+  // Issue 38: every answer that is not a stream leaves redacted as the text it is sent as (the
+  // streams — SSE, /mcp, A2A — redact each message themselves), whatever route made it.
+  app.addHook("onSend", (_req, _reply, payload) =>
+    Promise.resolve(typeof payload === "string" ? redact(payload) : payload),
+  );
+  app.get("/openapi.json", (_req, reply) =>
+    reply
+      .type("application/json; charset=utf-8")
+      .send(redactedJson(openApiDocument(loaded.name), redact)),
+  );
   app.post<{ Body: SpellCall }>("/cast", { schema: { body: CAST_BODY } }, async (req, reply) => {
     const intent = await castIntent(loaded.spell, req.body); // a bad input: 400, nothing cast
     return cast(req, reply, state, secrets, (onEvent, signal) =>

@@ -4,6 +4,8 @@
  * call's inputs are checked by castIntent before any cast; each turn's start is a progress
  * notification when the client asked for them; the client's cancellation aborts the cast (the
  * loom records it truncated); every failure is a tool error — the server never falls over.
+ * Every message leaves redacted with the secrets of every spell served (redact-out.ts): the
+ * tool list (names, descriptions, schemas), results, errors (issue 38).
  */
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -15,6 +17,7 @@ import type { CastResult } from "../../core/result.js";
 import type { Loom } from "../../loom/loom.js";
 import { castIntent } from "../../spell/inputs.js";
 import type { LoadedSpell } from "../../spell/index.js";
+import { redactingTransport, redactMessage, redactorOf, type Redact } from "../redact-out.js";
 import { spellTools, type SpellTool } from "./tools.js";
 
 type Sdk = {
@@ -41,9 +44,19 @@ export async function createMcpServer(
   options: McpServeOptions = {},
 ): Promise<Server> {
   const { Server, types } = await loadServerSdk();
-  const tools = spellTools(spells);
-  const server = new Server(
-    { name: options.name ?? spells[0]?.name ?? "spellbook", version: options.version ?? "0.1.0" },
+  const redact = redactorOf(spells);
+  const tools = spellTools(spells, redact);
+  /** A server whose every outgoing message is redacted, whatever transport it is connected to. */
+  class RedactingServer extends Server {
+    override connect(transport: Parameters<Server["connect"]>[0]): Promise<void> {
+      return super.connect(redactingTransport(transport, redact));
+    }
+  }
+  const server = new RedactingServer(
+    {
+      name: redact(options.name ?? spells[0]?.name ?? "spellbook"),
+      version: options.version ?? "0.1.0",
+    },
     { capabilities: { tools: {} } },
   );
   server.setRequestHandler(types.ListToolsRequestSchema, () => ({
@@ -72,7 +85,13 @@ export async function createMcpServer(
                 })
                 .catch(() => undefined),
             );
-    const result = await callTool(tool, request.params.arguments ?? {}, extra.signal, progress);
+    const result = await callTool(
+      tool,
+      request.params.arguments ?? {},
+      extra.signal,
+      progress,
+      redact,
+    );
     await Promise.all(sent);
     return result;
   });
@@ -84,9 +103,9 @@ async function callTool(
   args: Record<string, unknown>,
   signal: AbortSignal,
   progress: ((turn: number) => void) | undefined,
+  redact: Redact,
 ): Promise<CallToolResult> {
   const { loaded } = tool;
-  const redact = (t: string) => loaded.redactor.redact(t);
   let intent: string;
   try {
     intent = loaded.spell.inputs
@@ -126,11 +145,7 @@ function resultOf(
   const text = typeof r.result === "string" ? r.result : JSON.stringify(r.result ?? null);
   const content = [{ type: "text" as const, text: redact(text) }];
   if (!tool.outputSchema) return { content };
-  const structured = JSON.parse(redact(JSON.stringify(tool.structured(r.result)))) as Record<
-    string,
-    unknown
-  >;
-  return { content, structuredContent: structured };
+  return { content, structuredContent: redactMessage(tool.structured(r.result), redact) };
 }
 
 const toolError = (message: string): CallToolResult => ({
