@@ -122,7 +122,8 @@ export class Circle implements CircleLike, GateHost {
     const startedAt = isoNow();
     const t0 = monotonicMs();
     // Issue 25: a call the circle's approve: names waits for its answer; nothing runs before.
-    const rule = this.gates.has(name) ? this.approvals.asks(name, args) : undefined;
+    const gate = this.gates.get(name);
+    const rule = gate ? this.approvals.asks(name, args, gate.reached) : undefined;
     if (rule !== undefined)
       return settleLater(
         this.askFirst(rule, name, args, encoded, ctx),

@@ -64,6 +64,14 @@ export interface Gate {
   readonly ephemeral?: boolean;
   execute(args: Record<string, unknown>, ctx: GateContext): unknown;
   /**
+   * What a call reaches, by argument name (a file gate's path resolved inside its root), for the
+   * circle's `unless:` globs (issue 38); an argument it leaves out is judged by its name
+   * (`reachedByName`). Undefined for an argument means it cannot be told: the call asks.
+   */
+  readonly reached?: (
+    args: Record<string, unknown>,
+  ) => Readonly<Record<string, string | undefined>>;
+  /**
    * Reaches what the gate's description and parameters come from when they live outside the
    * spell (an MCP server's tool list), before a cast is presented. Resolves true when they
    * changed; never rejects (a gate that could not learn them says why when it is called).

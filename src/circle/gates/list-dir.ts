@@ -12,6 +12,7 @@ export function listDirGate(options: { root: string }): Gate {
       type: "object",
       properties: { path: { type: "string", description: "Directory path; default the root." } },
     },
+    reached: (args) => ({ path: fs.reached(args["path"]) }),
     execute(args) {
       const path = args["path"] ?? ".";
       return fs.with(path, ({ fd, stat }) => {

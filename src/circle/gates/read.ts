@@ -22,6 +22,7 @@ export function readGate(options: ReadOptions): Gate {
       required: ["path"],
     },
     ephemeral: options.ephemeral ?? false,
+    reached: (args) => ({ path: fs.reached(args["path"]) }),
     execute(args) {
       const path = args["path"];
       return fs.with(path, ({ fd, stat }) => {

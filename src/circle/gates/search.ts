@@ -40,6 +40,7 @@ export function searchGate(options: { root: string }): Gate {
       },
       required: ["pattern"],
     },
+    reached: (args) => ({ path: fs.reached(args["path"]) }),
     execute(args, ctx) {
       const pattern = args["pattern"];
       if (typeof pattern !== "string" || pattern === "")

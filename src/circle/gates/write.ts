@@ -40,6 +40,7 @@ export function writeGate(options: WriteOptions): Gate {
       },
       required: ["path", "content"],
     },
+    reached: (args) => ({ path: fs.reached(args["path"]) }),
     execute(args) {
       const { path, content } = args as { path: unknown; content: unknown };
       if (typeof content !== "string") throw new Error("content must be a string");
