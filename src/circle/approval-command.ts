@@ -62,9 +62,10 @@ function collect(
         // A static word that reads as a line (`sh -c 'cd . && git push'`) is judged as one too;
         // one that does not is data (a message, a file name), not a failure of the line.
         if (depth < MAX_NESTING)
-          for (const w of words.slice(1))
-            if (!w.includes(ANY) && /[\s;&|()`$]/.test(String.fromCodePoint(...w)))
-              collect(p, String.fromCodePoint(...w), into, depth + 1, false);
+          for (const w of words.slice(1)) {
+            const line = w.includes(ANY) ? "" : textOf(w);
+            if (/[\s;&|()`$]/.test(line)) collect(p, line, into, depth + 1, false);
+          }
       }
       for (const child of node.namedChildren) if (child) pending.push(child);
     }
@@ -124,7 +125,7 @@ function doubleQuoted(node: SyntaxNode, text: string): number[] {
     const part = text
       .slice(pos, to)
       .replace(/\\([$`"\\\n])/g, (_, c: string) => (c === "\n" ? "" : c));
-    out.push(...points(part));
+    for (const c of points(part)) out.push(c);
   };
   for (const child of node.namedChildren) {
     if (!child || child.type === "string_content") continue;
@@ -137,6 +138,8 @@ function doubleQuoted(node: SyntaxNode, text: string): number[] {
 }
 
 const points = (s: string): number[] => [...s].map((c) => c.codePointAt(0)!);
+/** Code points back to text (no spread: a word may be longer than the call stack allows). */
+const textOf = (w: number[]): string => w.map((c) => String.fromCodePoint(c)).join("");
 
 /**
  * Whether a glob (`*` any run, `?` one character, the rest literal) matches a command's words
@@ -153,9 +156,10 @@ export function commandMatches(glob: string, words: Words): boolean {
   words.forEach((w, i) => {
     if (i > 0) text.push(0x20);
     starts.add(text.length);
-    text.push(...w);
+    for (const c of w) text.push(c);
   });
   let at = new Uint8Array(g.length + 1);
+  let next = new Uint8Array(g.length + 1);
   for (let j = 0; ; j++) {
     if (starts.has(j)) at[0] = 1;
     // Within position j: a star may match nothing; an ANY part may stand for any glob run.
@@ -163,7 +167,7 @@ export function commandMatches(glob: string, words: Words): boolean {
       if (at[i] && (g[i] === STAR || text[j] === ANY)) at[i + 1] = 1;
     if (j === text.length) return at[g.length] === 1;
     const c = text[j]!;
-    const next = new Uint8Array(g.length + 1);
+    next.fill(0);
     for (let i = 0; i <= g.length; i++) {
       if (!at[i]) continue;
       if (c === ANY)
@@ -171,6 +175,6 @@ export function commandMatches(glob: string, words: Words): boolean {
       else if (g[i] === STAR) next[i] = 1;
       else if (i < g.length && (g[i] === ONE || g[i] === c)) next[i + 1] = 1;
     }
-    at = next;
+    [at, next] = [next, at];
   }
 }

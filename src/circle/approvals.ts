@@ -97,7 +97,7 @@ export class ApprovalPolicy {
     if (every) return describe(every);
     const globs = this.rules.filter((r) => r.command !== undefined);
     if (!globs.length) return undefined;
-    const commands = await simpleCommands(line);
+    const commands = await simpleCommands(line).catch(() => undefined); // fail closed
     if (commands === undefined) return `${describe(globs[0]!)} (a line that cannot be parsed asks)`;
     const rule = globs.find((r) => commands.some((words) => commandMatches(r.command!, words)));
     return rule ? describe(rule) : undefined;
