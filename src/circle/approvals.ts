@@ -76,12 +76,18 @@ export class ApprovalPolicy {
   /**
    * The rule that asks for this gate call, described; undefined when the call needs no ask.
    * `unless:` globs match what the call reaches (`reach`, the gate's own account: a file gate's
-   * path resolved inside its root), not the text the model wrote (issue 38).
+   * path resolved inside its root), not the text the model wrote (issue 38). What an exempting
+   * glob judged is put in `judged`, by argument name: the call must reach it when it runs.
    */
-  asks(gate: string, args: unknown, reach?: Reach): string | undefined {
+  asks(
+    gate: string,
+    args: unknown,
+    reach?: Reach,
+    judged: Record<string, string> = {},
+  ): string | undefined {
     for (const rule of this.rules) {
       if (rule.gate === undefined || !globMatch(rule.gate, gate)) continue;
-      if (rule.unless && exempt(rule.unless, args, reach)) continue;
+      if (rule.unless && exempt(rule.unless, args, reach, judged)) continue;
       return describe(rule);
     }
     return undefined;
@@ -118,7 +124,12 @@ export class ApprovalPolicy {
   }
 }
 
-function exempt(unless: Readonly<Record<string, string>>, args: unknown, reach?: Reach): boolean {
+function exempt(
+  unless: Readonly<Record<string, string>>,
+  args: unknown,
+  reach: Reach | undefined,
+  judged: Record<string, string>,
+): boolean {
   let parsed = args;
   if (typeof args === "string") {
     try {
@@ -132,11 +143,16 @@ function exempt(unless: Readonly<Record<string, string>>, args: unknown, reach?:
   const reached = reach?.(values) ?? {};
   // Every named argument must reach what its glob names; an absent one, or one whose reach cannot
   // be told, asks.
-  return Object.entries(unless).every(([key, glob]) => {
+  const seen: Record<string, string> = {};
+  const all = Object.entries(unless).every(([key, glob]) => {
     if (!Object.hasOwn(values, key)) return false;
     const value = Object.hasOwn(reached, key) ? reached[key] : reachedByName(key, values[key]);
-    return value !== undefined && globMatch(glob, value);
+    if (value === undefined || !globMatch(glob, value)) return false;
+    seen[key] = value;
+    return true;
   });
+  if (all) Object.assign(judged, seen);
+  return all;
 }
 
 function describe(rule: ApprovalRule): string {

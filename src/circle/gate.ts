@@ -33,6 +33,12 @@ export interface GateContext {
   readonly approver?: Approver | undefined;
   /** The turn's approval records: every question and its answer (issue 25). */
   readonly approvals?: ApprovalRecord[] | undefined;
+  /**
+   * What an `unless:` glob judged this call to reach, by argument name (issue 38; `Gate.reached`'s
+   * values): a gate that reaches something else by the time it runs (a folder swapped for a link
+   * since) refuses the call instead of running unasked.
+   */
+  readonly judged?: Readonly<Record<string, string>> | undefined;
 }
 
 export interface GateOutcome {

@@ -5,12 +5,23 @@
  * bash line (a real shell grammar) and a line it cannot parse asks. Every file and folder here is
  * the test's own, in a temporary folder; no URL is fetched.
  */
-import { existsSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { ApprovalRecord } from "../../src/core/approval.js";
 import { ApprovalPolicy } from "../../src/circle/approvals.js";
+import { Circle } from "../../src/circle/circle.js";
+import type { Gate, GateContext } from "../../src/circle/gate.js";
+import { doneGate } from "../../src/circle/gates/done.js";
 import { writeGate } from "../../src/circle/gates/write.js";
 import { readGate } from "../../src/circle/gates/read.js";
 import { loadSpell } from "../../src/spell/index.js";
@@ -98,6 +109,79 @@ circle:
     expect(existsSync(join(dir, "NOT-A-NOTE.txt"))).toBe(false);
     expect(existsSync(join(dir, "notes", "b.txt"))).toBe(true);
     expect(result.loom.turns()[0]!.gate_calls.map((c) => c.is_error)).toEqual([true, false]);
+  });
+});
+
+describe("an exempted call runs on what was judged", () => {
+  const policy = new ApprovalPolicy([{ gate: "*", unless: { path: "notes/*" } }]);
+  const contextWith = (judged: Record<string, string>) =>
+    ({
+      entityId: "ent_test",
+      turnId: "turn_test",
+      depth: 0,
+      signal: new AbortController().signal,
+      judged,
+    }) as unknown as GateContext;
+
+  /** A root with notes/a.txt and hooks/; judged, then notes/ swapped for a link to hooks/. */
+  function judgedThenSwapped(gate: (root: string) => Gate, args: Record<string, string>) {
+    const root = temp("approval-swap-");
+    mkdirSync(join(root, "notes"));
+    mkdirSync(join(root, "hooks"));
+    writeFileSync(join(root, "notes", "a.txt"), "a note");
+    writeFileSync(join(root, "hooks", "a.txt"), "a hook");
+    const g = gate(root);
+    const judged: Record<string, string> = {};
+    expect(policy.asks(g.name, args, g.reached, judged)).toBeUndefined();
+    expect(judged).toEqual({ path: args["path"] });
+    renameSync(join(root, "notes"), join(root, "notes-before"));
+    symlinkSync("hooks", join(root, "notes"));
+    return { root, run: () => g.execute(args, contextWith(judged)) };
+  }
+
+  it("a write whose folder became a link since the judgement is refused; nothing lands there", () => {
+    const { root, run } = judgedThenSwapped((r) => writeGate({ root: r, writable: true }), {
+      path: "notes/a.txt",
+      content: "overwritten",
+    });
+    expect(run).toThrow(/changed since it was approved/);
+    expect(readFileSync(join(root, "hooks", "a.txt"), "utf8")).toBe("a hook");
+  });
+
+  it("a read whose folder became a link since the judgement is refused", () => {
+    const { run } = judgedThenSwapped((r) => readGate({ root: r }), { path: "notes/a.txt" });
+    expect(run).toThrow(/changed since it was approved/);
+  });
+
+  it("Circle.callGate hands the gate what the glob judged (and nothing when it asked)", async () => {
+    const probe: Gate = {
+      name: "probe",
+      description: "says what it was handed",
+      parameters: { type: "object", properties: { path: { type: "string" } } },
+      execute: (_args, ctx) => ctx.judged ?? "none",
+    };
+    const circle = new Circle({
+      gates: [doneGate(), probe],
+      wards: [{ max_turns: 1 }],
+      approvals: policy,
+    });
+    const ctx = contextWith({});
+    const exempted = await circle.callGate(
+      "probe",
+      { path: "notes/../notes/x" },
+      { ...ctx, judged: undefined },
+    );
+    expect(exempted.value).toEqual({ path: "notes/x" });
+    const asked = await circle.callGate(
+      "probe",
+      { path: "x" },
+      {
+        ...ctx,
+        judged: undefined,
+        approver: () => true,
+      },
+    );
+    expect(asked.value).toBe("none");
   });
 });
 

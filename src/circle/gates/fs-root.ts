@@ -149,15 +149,29 @@ export class FsRoot {
       return undefined;
     }
     try {
-      const names = [this.relativeOf(opened.dir), opened.name, ...(opened.rest ?? [])];
-      const rel = posix.normalize(names.filter((n) => n !== "").join("/"));
-      if (rel === ".." || rel.startsWith("../")) return undefined;
-      return rel === "." ? "" : rel;
+      return this.landed(opened);
     } catch {
       return undefined;
     } finally {
       close(opened);
     }
+  }
+
+  /**
+   * Where an opened path is, as `reached` says it ("notes/a.txt"); throws when it left the root.
+   * With `judged` (what an `unless:` glob exempted, `GateContext.judged`), throws unless it is
+   * that very place: a folder swapped for a link between the judgement and the open.
+   */
+  landed(opened: Opened, judged?: string): string {
+    const names = [this.relativeOf(opened.dir), opened.name, ...(opened.rest ?? [])];
+    const rel = posix.normalize(names.filter((n) => n !== "").join("/"));
+    if (rel === ".." || rel.startsWith("../")) throw new Error("a path left the gate root");
+    const where = rel === "." ? "" : rel;
+    if (judged !== undefined && where !== judged)
+      throw new Error(
+        `${quote(judged)} changed since it was approved: it now leads to ${quote(where)}`,
+      );
+    return where;
   }
 
   /** Runs `fn` on an opened path and closes its handles after. */
