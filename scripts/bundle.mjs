@@ -5,7 +5,8 @@
 // - dist/spell.cjs: oclif and every command;
 // - dist/run.cjs: `spell run` without oclif (src/cli/run-main.ts);
 // - dist/start.cjs + dist/start.json: what bin/run.js decides with, and the help it prints.
-// Provider SDKs, the MCP and A2A SDKs and QuickJS stay outside: they load from node_modules on first use.
+// Provider SDKs, the MCP and A2A SDKs, QuickJS and the bash grammar stay outside: they load from
+// node_modules on first use.
 import { spawnSync } from "node:child_process";
 import { rmSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -53,6 +54,8 @@ for (const [name, entry] of Object.entries(BUNDLES)) {
       "@opentelemetry/*",
       "bullmq",
       "ioredis",
+      // The bash grammar (approve: command: globs) finds its .wasm files beside its own modules.
+      "web-tree-sitter",
     ],
     logLevel: "warning",
   });

@@ -15,6 +15,11 @@ import { NO_APPROVER } from "../core/approval.js";
 import { errorMessage } from "../core/errors.js";
 import { newId } from "../core/ids.js";
 import { monotonicMs } from "../core/clock.js";
+import { reachedByName } from "./approval-reach.js";
+import { commandMatches, simpleCommands } from "./approval-command.js";
+
+/** What a gate call reaches, by argument name (`Gate.reached`). */
+export type Reach = (args: Record<string, unknown>) => Readonly<Record<string, string | undefined>>;
 
 /** Two minutes: `approval_timeout_ms` changes it. */
 export const DEFAULT_APPROVAL_TIMEOUT_MS = 120_000;
@@ -24,7 +29,7 @@ export interface ApprovalRule {
   gate?: string;
   /** Bash medium: a command matching this glob asks (as the pseudo-gate `bash`). */
   command?: string;
-  /** Argument name → glob: when every one matches, the call needs no ask. */
+  /** Argument name → glob: when every one matches what the call reaches, the call needs no ask. */
   unless?: Readonly<Record<string, string>>;
 }
 
@@ -68,21 +73,39 @@ export class ApprovalPolicy {
     return this.rules.length === 0;
   }
 
-  /** The rule that asks for this gate call, described; undefined when the call needs no ask. */
-  asks(gate: string, args: unknown): string | undefined {
+  /**
+   * The rule that asks for this gate call, described; undefined when the call needs no ask.
+   * `unless:` globs match what the call reaches (`reach`, the gate's own account: a file gate's
+   * path resolved inside its root), not the text the model wrote (issue 38). What an exempting
+   * glob judged is put in `judged`, by argument name: the call must reach it when it runs.
+   */
+  asks(
+    gate: string,
+    args: unknown,
+    reach?: Reach,
+    judged: Record<string, string> = {},
+  ): string | undefined {
     for (const rule of this.rules) {
       if (rule.gate === undefined || !globMatch(rule.gate, gate)) continue;
-      if (rule.unless && exempt(rule.unless, args)) continue;
+      if (rule.unless && exempt(rule.unless, args, reach, judged)) continue;
       return describe(rule);
     }
     return undefined;
   }
 
-  /** The rule that asks for this bash command; undefined when it needs no ask. */
-  asksCommand(command: string): string | undefined {
-    const rule = this.rules.find(
-      (r) => (r.command !== undefined && globMatch(r.command, command)) || r.gate === "bash",
-    );
+  /**
+   * The rule that asks for this bash command line; undefined when it needs no ask. A `gate: bash`
+   * rule asks for every line; a `command:` glob for a line any simple command of which it matches
+   * (issue 38: `cd . && git push` is asked by `git push*`), and for a line that cannot be parsed.
+   */
+  async asksCommand(line: string): Promise<string | undefined> {
+    const every = this.rules.find((r) => r.gate === "bash");
+    if (every) return describe(every);
+    const globs = this.rules.filter((r) => r.command !== undefined);
+    if (!globs.length) return undefined;
+    const commands = await simpleCommands(line).catch(() => undefined); // fail closed
+    if (commands === undefined) return `${describe(globs[0]!)} (a line that cannot be parsed asks)`;
+    const rule = globs.find((r) => commands.some((words) => commandMatches(r.command!, words)));
     return rule ? describe(rule) : undefined;
   }
 
@@ -101,7 +124,12 @@ export class ApprovalPolicy {
   }
 }
 
-function exempt(unless: Readonly<Record<string, string>>, args: unknown): boolean {
+function exempt(
+  unless: Readonly<Record<string, string>>,
+  args: unknown,
+  reach: Reach | undefined,
+  judged: Record<string, string>,
+): boolean {
   let parsed = args;
   if (typeof args === "string") {
     try {
@@ -110,13 +138,21 @@ function exempt(unless: Readonly<Record<string, string>>, args: unknown): boolea
       return false;
     }
   }
-  if (parsed === null || typeof parsed !== "object") return false;
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) return false;
   const values = parsed as Record<string, unknown>;
-  // Every named argument must be a string matching its glob; anything else asks.
-  return Object.entries(unless).every(([key, glob]) => {
-    const value = Object.hasOwn(values, key) ? values[key] : undefined;
-    return typeof value === "string" && globMatch(glob, value);
+  const reached = reach?.(values) ?? {};
+  // Every named argument must reach what its glob names; an absent one, or one whose reach cannot
+  // be told, asks.
+  const seen: Record<string, string> = {};
+  const all = Object.entries(unless).every(([key, glob]) => {
+    if (!Object.hasOwn(values, key)) return false;
+    const value = Object.hasOwn(reached, key) ? reached[key] : reachedByName(key, values[key]);
+    if (value === undefined || !globMatch(glob, value)) return false;
+    seen[key] = value;
+    return true;
   });
+  if (all) Object.assign(judged, seen);
+  return all;
 }
 
 function describe(rule: ApprovalRule): string {

@@ -122,7 +122,9 @@ export class Circle implements CircleLike, GateHost {
     const startedAt = isoNow();
     const t0 = monotonicMs();
     // Issue 25: a call the circle's approve: names waits for its answer; nothing runs before.
-    const rule = this.gates.has(name) ? this.approvals.asks(name, args) : undefined;
+    const gate = this.gates.get(name);
+    const judged: Record<string, string> = {};
+    const rule = gate ? this.approvals.asks(name, args, gate.reached, judged) : undefined;
     if (rule !== undefined)
       return settleLater(
         this.askFirst(rule, name, args, encoded, ctx),
@@ -131,9 +133,11 @@ export class Circle implements CircleLike, GateHost {
         t0,
         ctx,
       );
+    // Issue 38: an exempted call runs on what was judged; the gate refuses to reach elsewhere.
+    const runCtx = Object.keys(judged).length ? { ...ctx, judged } : ctx;
     const budget = ctx.budget;
     if (!budget) {
-      const out = this.run(name, args, encoded, ctx);
+      const out = this.run(name, args, encoded, runCtx);
       return out instanceof Promise
         ? settleLater(out, undefined, startedAt, t0, ctx)
         : settled(out, startedAt, t0, ctx);
@@ -141,7 +145,7 @@ export class Circle implements CircleLike, GateHost {
     // Issue 20: what the turn records is bounded; past the budget a call is an error (CIRCLE-5).
     const refused = budget.before(name, encoded);
     if (refused) return settled(refused, startedAt, t0, ctx);
-    const out = this.run(name, args, encoded, ctx);
+    const out = this.run(name, args, encoded, runCtx);
     return out instanceof Promise
       ? settleLater(out, budget, startedAt, t0, ctx)
       : settled(budget.settle(out), startedAt, t0, ctx);

@@ -33,6 +33,12 @@ export interface GateContext {
   readonly approver?: Approver | undefined;
   /** The turn's approval records: every question and its answer (issue 25). */
   readonly approvals?: ApprovalRecord[] | undefined;
+  /**
+   * What an `unless:` glob judged this call to reach, by argument name (issue 38; `Gate.reached`'s
+   * values): a gate that reaches something else by the time it runs (a folder swapped for a link
+   * since) refuses the call instead of running unasked.
+   */
+  readonly judged?: Readonly<Record<string, string>> | undefined;
 }
 
 export interface GateOutcome {
@@ -63,6 +69,14 @@ export interface Gate {
   /** PROD-5: the result leaves the working context after the next turn; the loom keeps it. */
   readonly ephemeral?: boolean;
   execute(args: Record<string, unknown>, ctx: GateContext): unknown;
+  /**
+   * What a call reaches, by argument name (a file gate's path resolved inside its root), for the
+   * circle's `unless:` globs (issue 38); an argument it leaves out is judged by its name
+   * (`reachedByName`). Undefined for an argument means it cannot be told: the call asks.
+   */
+  readonly reached?: (
+    args: Record<string, unknown>,
+  ) => Readonly<Record<string, string | undefined>>;
   /**
    * Reaches what the gate's description and parameters come from when they live outside the
    * spell (an MCP server's tool list), before a cast is presented. Resolves true when they

@@ -47,29 +47,85 @@ export function cliApprover(
     if (gates.some((g) => globMatch(g, request.gate))) return { allow: true, by: "flag" };
     if (always.has(request.gate)) return { allow: true, by: "terminal" };
     if (!question) return { allow: false, by: "none", reason: NO_APPROVER };
-    const answer = await question(promptText(request, redact), request.signal);
-    if (answer === null)
-      return { allow: false, by: "terminal", reason: "the terminal closed before an answer" };
-    const word = answer.trim().toLowerCase();
-    if (word === "a" || word === "always") {
-      always.add(request.gate);
-      return { allow: true, by: "terminal" };
+    let full = false;
+    for (;;) {
+      const answer = await question(promptText(request, redact, full), request.signal);
+      if (answer === null)
+        return { allow: false, by: "terminal", reason: "the terminal closed before an answer" };
+      const word = answer.trim().toLowerCase();
+      if (word === "f" || word === "full") {
+        full = true; // the same question again, with every argument shown
+        continue;
+      }
+      if (word === "a" || word === "always") {
+        always.add(request.gate);
+        return { allow: true, by: "terminal" };
+      }
+      if (word === "y" || word === "yes") return { allow: true, by: "terminal" };
+      return { allow: false, by: "terminal", reason: "denied by the user" };
     }
-    if (word === "y" || word === "yes") return { allow: true, by: "terminal" };
-    return { allow: false, by: "terminal", reason: "denied by the user" };
   };
 }
 
+/** Arguments shown in a question before `[f]` asks for them all. */
 const SHOWN = 500;
+/** The arguments that decide what a call does: shown first and whole (issue 38). */
+const DECIDING = ["path", "url", "command"];
 
-function promptText(request: ApprovalRequest, redact: (text: string) => string): string {
+/**
+ * The terminal's question. The deciding arguments come first, whole, so 600 characters of notes
+ * cannot push a `path` out of sight; every control character (a raw `\r` would move the cursor
+ * back over the line), line separator and bidirectional override is escaped, so what is shown is
+ * what the model sent; `[f]` shows every argument.
+ */
+export function promptText(
+  request: ApprovalRequest,
+  redact: (text: string) => string,
+  full = false,
+): string {
   const args = redact(request.arguments);
-  const shown = args.length > SHOWN ? `${args.slice(0, SHOWN)}… (${args.length} chars)` : args;
+  const shown =
+    full || args.length <= SHOWN
+      ? args
+      : `${args.slice(0, SHOWN)}… (${args.length} chars; [f] shows them all)`;
   const who = request.depth > 0 ? ` (child entity, depth ${request.depth})` : "";
+  const deciding = decidingFields(request.arguments)
+    .map(([k, v]) => `  ${k}: ${escapeControls(redact(v))}\n`)
+    .join("");
   return (
-    `\napproval needed: ${request.gate}${who} — approve: ${request.rule}\n` +
-    `  arguments: ${shown}\n` +
-    `  allow? [y] once · [a] always for this cast · [n] deny: `
+    `\napproval needed: ${escapeControls(request.gate)}${who} — approve: ${escapeControls(request.rule)}\n` +
+    deciding +
+    `  arguments: ${escapeControls(shown)}\n` +
+    `  allow? [y] once · [a] always for this cast · [n] deny · [f] full arguments: `
+  );
+}
+
+/** `path`, `url` and `command` of a call's arguments, when they are there, as text. */
+function decidingFields(encoded: string): [string, string][] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(encoded);
+  } catch {
+    return [];
+  }
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) return [];
+  const args = parsed as Record<string, unknown>;
+  return DECIDING.filter((k) => Object.hasOwn(args, k)).map((k) => {
+    const v = args[k];
+    return [k, typeof v === "string" ? v : (JSON.stringify(v) ?? String(v))];
+  });
+}
+
+/** C0 and C1 controls, DEL, line and paragraph separators, bidirectional marks and overrides. */
+// eslint-disable-next-line no-control-regex
+const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const NAMED: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
+
+/** Text safe to write to a terminal: every control shown as an escape (`\r`, `\u001b`). */
+export function escapeControls(text: string): string {
+  return text.replace(
+    CONTROLS,
+    (c) => NAMED[c] ?? `\\u${c.codePointAt(0)!.toString(16).padStart(4, "0")}`,
   );
 }
 

@@ -9,7 +9,7 @@ import {
   realpathSync,
   type Stats,
 } from "node:fs";
-import { isAbsolute, normalize, relative, resolve, sep } from "node:path";
+import { isAbsolute, normalize, posix, relative, resolve, sep } from "node:path";
 import { ConfigError } from "../../core/errors.js";
 
 /** Linux's O_PATH (a handle to a name that opens nothing); node:fs does not export it. */
@@ -25,6 +25,8 @@ export interface Opened {
   /** The folder holding the last name (an O_PATH handle), and that name. */
   dir: number;
   name: string;
+  /** When `name` is missing: the names after it, not walked (empty when it was the last). */
+  rest?: string[];
 }
 
 /** The host path that reaches what `fd` is open on, or `name` inside it, without a lookup above it. */
@@ -78,12 +80,13 @@ export class FsRoot {
 
   /**
    * Opens a virtual path inside the root. With `makeDirs`, missing folders on the way are made;
-   * with `missingOk`, a missing last name comes back with no handle; with `noLinks`, a symlink
-   * on the way is refused even when it leads inside. The caller closes it (`close`).
+   * with `missingOk`, a missing last name comes back with no handle; with `partial`, so does a
+   * missing folder, with the names after it in `rest`; with `noLinks`, a symlink on the way is
+   * refused even when it leads inside. The caller closes it (`close`).
    */
   open(
     path: unknown,
-    options: { makeDirs?: boolean; missingOk?: boolean; noLinks?: boolean } = {},
+    options: { makeDirs?: boolean; missingOk?: boolean; partial?: boolean; noLinks?: boolean } = {},
   ): Opened {
     if (typeof path !== "string") throw new Error("path must be a string");
     if (climbsOut(path)) throw outside(path);
@@ -105,8 +108,8 @@ export class FsRoot {
           fd = openSync(at(dir, name), O_PATH | constants.O_NOFOLLOW);
         } catch (err) {
           const code = (err as NodeJS.ErrnoException).code;
-          if (code === "ENOENT" && last && options.missingOk) {
-            return { fd: undefined, stat: undefined, dir: this.keep(stack), name };
+          if (code === "ENOENT" && ((last && options.missingOk) || options.partial)) {
+            return { fd: undefined, stat: undefined, dir: this.keep(stack), name, rest: queue };
           }
           if (code === "ENOENT" && !last && options.makeDirs && links++ < MAX_LINKS) {
             mkdirQuiet(at(dir, name));
@@ -154,6 +157,45 @@ export class FsRoot {
     if (rel.startsWith(`..${sep}`) || rel === ".." || isAbsolute(rel))
       throw new Error("a folder moved outside the gate root");
     return rel.split(sep).join("/");
+  }
+
+  /**
+   * Where a path leads inside the root, as `unless:` globs see it (issue 38): "notes/a.txt",
+   * relative to the root, every link followed as `open` follows it, `..` resolved; names past a
+   * missing folder are read as written (they are made as written). Undefined when the path
+   * leaves the root or cannot be walked. Makes nothing and opens only O_PATH handles.
+   */
+  reached(path: unknown): string | undefined {
+    let opened: Opened;
+    try {
+      opened = this.open(path, { missingOk: true, partial: true });
+    } catch {
+      return undefined;
+    }
+    try {
+      return this.landed(opened);
+    } catch {
+      return undefined;
+    } finally {
+      close(opened);
+    }
+  }
+
+  /**
+   * Where an opened path is, as `reached` says it ("notes/a.txt"); throws when it left the root.
+   * With `judged` (what an `unless:` glob exempted, `GateContext.judged`), throws unless it is
+   * that very place: a folder swapped for a link between the judgement and the open.
+   */
+  landed(opened: Opened, judged?: string): string {
+    const names = [this.relativeOf(opened.dir), opened.name, ...(opened.rest ?? [])];
+    const rel = posix.normalize(names.filter((n) => n !== "").join("/"));
+    if (rel === ".." || rel.startsWith("../")) throw new Error("a path left the gate root");
+    const where = rel === "." ? "" : rel;
+    if (judged !== undefined && where !== judged)
+      throw new Error(
+        `${quote(judged)} changed since it was approved: it now leads to ${quote(where)}`,
+      );
+    return where;
   }
 
   /** Runs `fn` on an opened path and closes its handles after. */

@@ -12,9 +12,12 @@ export function listDirGate(options: { root: string }): Gate {
       type: "object",
       properties: { path: { type: "string", description: "Directory path; default the root." } },
     },
-    execute(args) {
+    reached: (args) => ({ path: fs.reached(args["path"]) }),
+    execute(args, ctx) {
       const path = args["path"] ?? ".";
-      return fs.with(path, ({ fd, stat }) => {
+      return fs.with(path, (opened) => {
+        const { fd, stat } = opened;
+        if (ctx.judged?.["path"] !== undefined) fs.landed(opened, ctx.judged["path"]);
         if (fd === undefined || !stat?.isDirectory())
           throw new Error(`ENOTDIR: ${JSON.stringify(path)}`);
         return readdirSync(at(fd), { withFileTypes: true })

@@ -22,9 +22,12 @@ export function readGate(options: ReadOptions): Gate {
       required: ["path"],
     },
     ephemeral: options.ephemeral ?? false,
-    execute(args) {
+    reached: (args) => ({ path: fs.reached(args["path"]) }),
+    execute(args, ctx) {
       const path = args["path"];
-      return fs.with(path, ({ fd, stat }) => {
+      return fs.with(path, (opened) => {
+        const { fd, stat } = opened;
+        if (ctx.judged?.["path"] !== undefined) fs.landed(opened, ctx.judged["path"]);
         if (fd === undefined || stat === undefined)
           throw new Error(`ENOENT: ${JSON.stringify(path)}`);
         if (stat.isDirectory()) throw new Error(`EISDIR: ${JSON.stringify(path)} is a directory`);

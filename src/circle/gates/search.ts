@@ -40,6 +40,7 @@ export function searchGate(options: { root: string }): Gate {
       },
       required: ["pattern"],
     },
+    reached: (args) => ({ path: fs.reached(args["path"]) }),
     execute(args, ctx) {
       const pattern = args["pattern"];
       if (typeof pattern !== "string" || pattern === "")
@@ -47,9 +48,12 @@ export function searchGate(options: { root: string }): Gate {
       const matcher = new LineMatcher(pattern, args["literal"] === true);
       const path = args["path"] ?? ".";
       const start = fs.open(path);
-      if (!start.stat?.isDirectory()) {
+      try {
+        if (ctx.judged?.["path"] !== undefined) fs.landed(start, ctx.judged["path"]);
+        if (!start.stat?.isDirectory()) throw new Error(`ENOTDIR: ${JSON.stringify(path)}`);
+      } catch (err) {
         close(start);
-        throw new Error(`ENOTDIR: ${JSON.stringify(path)}`);
+        throw err;
       }
       return searchBelow(fs, start, new Run(matcher, ctx));
     },

@@ -40,7 +40,8 @@ export function writeGate(options: WriteOptions): Gate {
       },
       required: ["path", "content"],
     },
-    execute(args) {
+    reached: (args) => ({ path: fs.reached(args["path"]) }),
+    execute(args, ctx) {
       const { path, content } = args as { path: unknown; content: unknown };
       if (typeof content !== "string") throw new Error("content must be a string");
       const size = Buffer.byteLength(content);
@@ -51,7 +52,9 @@ export function writeGate(options: WriteOptions): Gate {
       // Missing folders are made inside the root; an existing file is judged where it lands.
       return fs.with(
         path,
-        ({ dir, name, stat }) => {
+        (opened) => {
+          const { dir, name, stat } = opened;
+          if (ctx.judged?.["path"] !== undefined) fs.landed(opened, ctx.judged["path"]);
           if (name === "." || stat?.isDirectory())
             throw new Error(`EISDIR: ${JSON.stringify(path)} is a directory`);
           // Both names are looked up in the folder already opened: a swapped folder changes nothing.

@@ -119,7 +119,7 @@ export class BashSession implements MediumSession {
     const run: CallRun = { records: [], text: "", isError: false, code: command };
     const ctx = gateContext(scope, this.context);
     // Issue 25: a command an `approve: - command:` rule names waits for its answer.
-    const rule = this.circle.approvals?.asksCommand(command);
+    const rule = await this.circle.approvals?.asksCommand(command);
     if (rule !== undefined) {
       const answer = await ask(
         this.circle.approvals!,
