@@ -53,8 +53,7 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
   const connection = connectionOf(o.queue);
   const redactor = new Redactor();
   for (const name of KEY_ENV_VARS) redactor.add(o.env[name]);
-  // The worker's own database password, wherever it comes from, is a secret of its log too.
-  redactor.add(o.env["PGPASSWORD"]);
+  // Its --loom URL's password, as `spell run --loom postgres://…` does (spell/loom-store.ts).
   redactor.add(passwordOf(o.loom));
   const scheduler = new Scheduler(o.concurrency);
   const pauses = await sharedPauses(o.queue, scheduler, o.rates);
