@@ -27,8 +27,11 @@ export async function workerCommand(
   io: CliIO,
   stop: Promise<void>,
 ): Promise<number> {
+  // A file is resolved here; a URL, or `memory`, is kept as it is.
   const loom =
-    flags.loom && !/^[a-z]+:\/\//.test(flags.loom) ? resolve(io.cwd, flags.loom) : flags.loom;
+    flags.loom && flags.loom !== "memory" && !/^[a-z]+:\/\//.test(flags.loom)
+      ? resolve(io.cwd, flags.loom)
+      : flags.loom;
   let running;
   try {
     const rates = Object.fromEntries((flags.rate ?? []).map(parseRate));

@@ -45,7 +45,7 @@ export default class Eval extends Command {
     }),
     loom: Flags.string({
       description:
-        "with --queue: the loom every worker records these casts to (a URL all of them reach); default: each worker's --loom",
+        "with --queue: the loom every worker records these casts to (each worker's own --loom URL, or memory: a worker refuses any other); default: each worker's --loom",
       dependsOn: ["queue"],
     }),
     replay: Flags.string({

@@ -58,7 +58,7 @@ export default class Run extends Command {
     }),
     queue: Flags.string({
       description:
-        "with --repeat: put the casts on this Redis (redis://HOST:PORT) for `spell worker` processes to run, as spell eval --queue does; --loom then names the loom the workers record to (default: each worker's --loom)",
+        "with --repeat: put the casts on this Redis (redis://HOST:PORT) for `spell worker` processes to run, as spell eval --queue does; --loom then names the loom the workers record to (each worker's own --loom URL, or memory; default: each worker's --loom)",
     }),
     ...otelFlags,
   };

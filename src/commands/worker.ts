@@ -17,7 +17,7 @@ export default class Worker extends Command {
     concurrency: Flags.integer({ min: 1, description: "casts at once; default 4" }),
     loom: Flags.string({
       description:
-        "where casts whose job names no loom record their turns (a loom file or URL); default: none kept",
+        "the loom this worker records to (a loom file or URL, or memory); a job may name it (a URL, without its password), memory, or none — any other loom is refused; default: memory",
     }),
     spells: Flags.string({
       description:

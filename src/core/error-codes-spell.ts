@@ -69,7 +69,7 @@ export const SPELL_CODES = {
   not_a_cantrip: "a cantrip was asked for and the document is of another kind",
   not_a_flow: "spell flow was given a document that is not a flow",
   queue_job:
-    "a queued job names a spell outside the worker's --spells folder or a loom file (a job may name a loom URL only)",
+    "a queued job is not a cast, or names a spell outside the worker's --spells folder, or a loom other than the worker's own --loom or memory",
   replay_exhausted: "the replay provider has no recorded reply left for this query",
   replay_loom_missing: "the replay provider is given no recorded loom",
   replay_loom_unreadable: "the replay provider's recorded loom cannot be read",

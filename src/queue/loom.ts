@@ -2,7 +2,7 @@
  * A worker's loom for a job: the file or URL the job (or `spell worker --loom`) names, opened
  * once and shared by every cast that names it — a `postgres://…` URL is a PostgreSQL loom that
  * every worker writes at once (appends fenced by entity and sequence: loom_fenced); none named,
- * an in-memory loom (the rows still come back; the turns are not kept).
+ * or `memory`, an in-memory loom (the rows still come back; the turns are not kept).
  *
  * The hand-over (docs/design/SCALE.md): before a job's cast, `prepare(entityId)` reads the
  * entity's thread back from PostgreSQL into the loom, so `cast(intent, { resumeEntity })`
@@ -10,9 +10,10 @@
  * a file loom rereads itself when the entity is held, a memory loom is this process's alone.
  *
  * Credentials: anyone who can read the queue's Redis reads every job's data, so a job names its
- * PostgreSQL loom without the password (`jobLoom`); a worker connects with its own (`workerLoomFor`):
- * its `--loom` URL's when that names the same user, host and database, else what `pg` finds
- * itself (PGPASSWORD, ~/.pgpass).
+ * PostgreSQL loom without the password (`jobLoom`); a worker connects only with its own `--loom`
+ * URL, and only when the job names that database (trust.ts `workerLoomFor`): a job's URL never
+ * reaches `pg`, so neither the worker's password nor what `pg` finds itself (PGPASSWORD,
+ * ~/.pgpass) goes to a host a job names.
  */
 import type { Redactor } from "../core/redact.js";
 import { entityRecords } from "../loom/entity-read.js";
@@ -55,20 +56,6 @@ export function jobLoom(where: string | undefined): string | undefined {
   return url.href;
 }
 
-/**
- * Where a worker records a job's cast: the job's loom, or the worker's own `--loom` when the job
- * names none or names the same PostgreSQL database as the same user (then with the worker's
- * password, which the job does not carry).
- */
-export function workerLoomFor(
-  job: string | undefined,
-  own: string | undefined,
-): string | undefined {
-  if (job === undefined) return own;
-  if (own && isPostgresUrl(own) && isPostgresUrl(job) && jobLoom(job) === jobLoom(own)) return own;
-  return job;
-}
-
 export function openWorkerLoom(
   where: string | undefined,
   redactor: Redactor,
@@ -84,7 +71,10 @@ export function openWorkerLoom(
       close: () => store.close(),
     });
   }
-  const loom = !where ? new Loom() : new Loom(openLoomStore(where, process.cwd(), redactor, env));
+  const loom =
+    !where || where === "memory"
+      ? new Loom()
+      : new Loom(openLoomStore(where, process.cwd(), redactor, env));
   return Promise.resolve({
     loom,
     prepare: () => Promise.resolve(),

@@ -1,17 +1,16 @@
 /**
  * What a job may make a worker do (docs/design/SCALE.md "Who may add jobs"). Anyone who can write
- * to the queue's Redis can add a job, so a job is not trusted: a worker runs only a spell inside
- * its own folder (`spell worker --spells DIR`, default: the folder it was started in; symlinks
- * resolved), and records only to its own `--loom`, to memory or to a PostgreSQL URL, never to a
- * file the job names. A refused job fails on the worker and comes back to its eval as an errored
- * row naming why; no model is queried for it.
+ * to the queue's Redis can add a job, so a job is not trusted: its data must be a cast (job.ts),
+ * a worker runs only a spell inside its own folder (`spell worker --spells DIR`, default: the
+ * folder it was started in; symlinks resolved), and records only to its own `--loom` or to memory,
+ * never to a file or another database the job names. A refused job fails on the worker with
+ * `queue_job` and comes back to its eval as an errored row naming why; no model is queried for it.
  */
 import { realpathSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative } from "node:path";
 import { ConfigError } from "../core/errors.js";
 import { isPostgresUrl, redactUrl } from "../loom/postgres-connection.js";
-import type { QueuedCast } from "./job.js";
-import { JOB_LOOM_OPTIONS } from "./loom.js";
+import { castOf, type QueuedCast } from "./job.js";
 
 /** The real path of `p`, or its nearest existing parent's joined with the rest. */
 function real(p: string): string {
@@ -32,47 +31,64 @@ export function spellsRoot(dir: string): string {
   }
 }
 
-/** Throws when the job asks for what this worker does not do (`root`: from spellsRoot). */
-export function checkJob(c: QueuedCast, root: string): void {
-  const spell: unknown = c.spell;
-  if (typeof spell !== "string" || !isAbsolute(spell))
-    throw new ConfigError(
-      "queue_job",
-      `a job's spell must be an absolute path, not ${String(spell)}`,
-    );
-  const rel = relative(root, real(spell));
+/**
+ * The cast a job asks for, checked: its data is a cast (job.ts castOf) whose spell is inside
+ * this worker's folder (`root`: from spellsRoot). Throws `queue_job` otherwise.
+ */
+export function checkJob(data: unknown, root: string): QueuedCast {
+  const c = castOf(data);
+  if (!isAbsolute(c.spell))
+    throw new ConfigError("queue_job", `a job's spell must be an absolute path, not ${c.spell}`);
+  const rel = relative(root, real(c.spell));
   if (rel === ".." || rel.startsWith("../") || isAbsolute(rel))
     throw new ConfigError(
       "queue_job",
-      `the job's spell ${spell} is outside the folder this worker runs spells from (${root}; spell worker --spells DIR)`,
+      `the job's spell ${c.spell} is outside the folder this worker runs spells from (${root}; spell worker --spells DIR)`,
     );
-  const loom: unknown = c.loom;
-  if (loom !== undefined && loom !== "memory" && !(typeof loom === "string" && isPostgresUrl(loom)))
-    throw new ConfigError(
-      "queue_job",
-      `the job names the loom ${JSON.stringify(loom)}: a job may name a loom URL, not a file (a worker's own file is its --loom)`,
-    );
-  if (typeof loom === "string" && isPostgresUrl(loom)) checkLoomUrl(loom);
+  return c;
 }
 
-/** A job's PostgreSQL URL names a host by name or address, with no option that reads a file. */
-function checkLoomUrl(loom: string): void {
-  const refuse = (why: string) =>
-    new ConfigError(
-      "queue_job",
-      `the job's loom ${redactUrl(loom)} ${why} (a worker's own --loom may; a job's may not)`,
-    );
-  let url: URL;
-  try {
-    url = new URL(loom);
-  } catch {
-    throw refuse("is not a URL");
-  }
-  if (decodeURIComponent(url.hostname).startsWith("/")) throw refuse("names a socket");
-  const allowed = (key: string) => JOB_LOOM_OPTIONS.has(key) || key === "password";
-  const others = [...url.searchParams.keys()].filter((key) => !allowed(key));
-  if (others.length)
-    throw refuse(
-      `carries ${others.join(", ")}: only ${[...JOB_LOOM_OPTIONS].join(", ")} are taken from a job`,
-    );
+/**
+ * Where this worker records a job's cast: its own `--loom` (`own`) when the job names none or
+ * names that PostgreSQL database (the same user, host, port and database; its options aside),
+ * or memory. Any other loom is refused: a file, and a PostgreSQL URL elsewhere — a worker connects
+ * only with its own `--loom` URL, never with one a job wrote, so its credentials (the URL's
+ * password, PGPASSWORD, ~/.pgpass) never go to a host a job names.
+ */
+export function workerLoomFor(
+  job: string | undefined,
+  own: string | undefined,
+): string | undefined {
+  if (job === undefined) return own;
+  if (job === "memory") return job;
+  if (own !== undefined && sameDatabase(job, own)) return own;
+  const shown = isPostgresUrl(job)
+    ? redactUrl(job)
+    : JSON.stringify(job.length > 200 ? `${job.slice(0, 200)}…` : job);
+  const mine = own && isPostgresUrl(own) ? `its --loom ${redactUrl(own)}` : "no PostgreSQL --loom";
+  throw new ConfigError(
+    "queue_job",
+    `the job names the loom ${shown}: a job may name only this worker's own loom (${mine}) or memory, never a file or another database`,
+  );
+}
+
+/** Whether two PostgreSQL URLs name the same database as the same user (options aside). */
+function sameDatabase(a: string, b: string): boolean {
+  const key = (url: string) => {
+    if (!isPostgresUrl(url)) return null;
+    try {
+      const u = new URL(url);
+      const name = (part: string) => decodeURIComponent(part);
+      return JSON.stringify([
+        name(u.username),
+        name(u.hostname).toLowerCase(),
+        u.port,
+        name(u.pathname),
+      ]);
+    } catch {
+      return null;
+    }
+  };
+  const k = key(a);
+  return k !== null && k === key(b);
 }

@@ -17,10 +17,11 @@ import { castOne } from "../eval/cast.js";
 import { Scheduler } from "../eval/scheduler.js";
 import { judges, loadTarget, type Target, type TargetOptions } from "../eval/targets.js";
 import { KEY_ENV_VARS } from "../llm/providers/profiles.js";
+import { isPostgresUrl } from "../loom/postgres-connection.js";
 import { connectionOf, loadBullMQ, shownQueue } from "./connection.js";
 import { QUEUE_NAME, type QueuedCast, type QueuedOutcome } from "./job.js";
-import { openWorkerLoom, workerLoomFor, type WorkerLoom } from "./loom.js";
-import { checkJob, spellsRoot } from "./trust.js";
+import { openWorkerLoom, type WorkerLoom } from "./loom.js";
+import { checkJob, spellsRoot, workerLoomFor } from "./trust.js";
 import { sharedPauses } from "./pauses.js";
 import type { Rate } from "./rates.js";
 
@@ -52,17 +53,18 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
   const connection = connectionOf(o.queue);
   const redactor = new Redactor();
   for (const name of KEY_ENV_VARS) redactor.add(o.env[name]);
+  // Its --loom URL's password, as `spell run --loom postgres://…` does (spell/loom-store.ts).
+  redactor.add(passwordOf(o.loom));
   const scheduler = new Scheduler(o.concurrency);
   const pauses = await sharedPauses(o.queue, scheduler, o.rates);
   const looms = loomCache(redactor, o.env);
   const targetFor = targetCache(o.env, redactor, scheduler, looms.open);
 
-  const processor = async (job: Job<QueuedCast>): Promise<QueuedOutcome> => {
-    const c = job.data;
-    checkJob(c, root); // anyone who can write to the Redis can add a job
-    const where = workerLoomFor(c.loom, o.loom); // with this worker's password, not the job's
+  const processor = async (job: Job<unknown>): Promise<QueuedOutcome> => {
+    const c = checkJob(job.data, root); // anyone who can write to the Redis can add a job
+    const where = workerLoomFor(c.loom, o.loom); // only its own loom: a job's URL is never used
     const { target, t } = await targetFor(c, where).catch((err: unknown) => {
-      throw unloaded(c.spell, err, (line) => o.log(redactor.redact(line)));
+      throw unloaded(c.spell, err, (line) => o.log(logLine(redactor, line)));
     });
     const { loom, prepare } = await looms.open(where);
     await prepare(c.entityId); // a job taken over: the turns its first worker recorded
@@ -79,17 +81,19 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
       judgeLLM: judges(t),
       linear: true, // the case's patterns are the job's: RE2, never backtracking
     });
-    o.log(redactor.redact(doneLine(job, outcome)));
+    o.log(logLine(redactor, doneLine(job.id, c, outcome)));
     return outcome;
   };
 
-  const worker = new Worker<QueuedCast, QueuedOutcome>(QUEUE_NAME, processor, {
+  const worker = new Worker<unknown, QueuedOutcome>(QUEUE_NAME, processor, {
     connection,
     concurrency: o.concurrency,
     ...(o.lockDuration ? { lockDuration: o.lockDuration } : {}),
     ...(o.stalledInterval ? { stalledInterval: o.stalledInterval } : {}),
   });
-  worker.on("error", (err) => o.log(`queue error: ${err.message}`));
+  worker.on("error", (err) => o.log(logLine(redactor, `queue error: ${err.message}`)));
+  // A refused or failed job: its eval gets the row; the worker's owner reads why here.
+  worker.on("failed", (job, err) => o.log(logLine(redactor, failedLine(job?.id, err))));
   await worker.waitUntilReady();
   o.log(`spell worker: waiting for casts on ${shownQueue(o.queue)} (concurrency ${o.concurrency})`);
   return {
@@ -100,6 +104,16 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
       await looms.close();
     },
   };
+}
+
+/** A loom URL's password (decoded), if it has one. */
+function passwordOf(loom: string | undefined): string | undefined {
+  if (!loom || !isPostgresUrl(loom)) return undefined;
+  try {
+    return decodeURIComponent(new URL(loom).password) || undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Each loom the jobs name (a file or URL; none: an in-memory loom), opened once. */
@@ -155,8 +169,25 @@ function unloaded(spell: string, err: unknown, log: (line: string) => void): Err
   );
 }
 
+/**
+ * A line for the worker's log: redacted, then its control characters escaped (`\u000a`), so a
+ * job's or a model's text cannot write lines of its own into the log. Redacted first: an escaped
+ * secret is a spelling the redactor would not know.
+ */
+function logLine(redactor: Redactor, text: string): string {
+  return redactor
+    .redact(text)
+    .replace(/\p{Cc}/gu, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+/** The worker's line for a job that failed: its id, the error's code and message. */
+function failedLine(id: string | undefined, err: Error): string {
+  const code = SpellbookError.isInstance(err) ? err.code : "unknown";
+  return `job ${id ?? "?"} failed (${code}): ${errorMessage(err)}`;
+}
+
 /** The worker's line for a finished cast: its status, and why when it did not pass. */
-function doneLine(job: Job<QueuedCast>, { row }: QueuedOutcome): string {
+function doneLine(id: string | undefined, c: QueuedCast, { row }: QueuedOutcome): string {
   const why = row.status === "pass" || !row.reason ? "" : `: ${row.reason}`;
-  return `cast done ${job.id} (${job.data.case.id} #${job.data.repeat}: ${row.status}${why})`;
+  return `cast done ${id} (${c.case.id} #${c.repeat}: ${row.status}${why})`;
 }

@@ -1,10 +1,11 @@
 // No secret travels in a queued job (docs/design/SCALE.md "What a job carries"): anyone who can
 // read the queue's Redis reads every job's data, kept there for a day, so the PostgreSQL loom's
-// password never goes in it, in any spelling. A worker connects with its own credentials:
-// its own `--loom` when the job names the same database, else PGPASSWORD or ~/.pgpass.
+// password never goes in it, in any spelling. A worker connects only with its own `--loom`,
+// when the job names that database; any other database a job names is refused.
 import { Queue, QueueEvents } from "bullmq";
 import { afterEach, describe, expect, it } from "vitest";
-import { jobLoom, workerLoomFor } from "../../src/queue/loom.js";
+import { jobLoom } from "../../src/queue/loom.js";
+import { workerLoomFor } from "../../src/queue/trust.js";
 import { openRemote } from "../../src/queue/remote.js";
 import { encodings, SECRET } from "../support/secret-encodings.js";
 import { REDIS_MISSING, RedisServer } from "../support/redis.js";
@@ -52,33 +53,44 @@ describe.skipIf(REDIS_MISSING !== undefined)("a queued job carries no loom passw
       expect(stored.includes(spelling), `${name}: ${spelling}`).toBe(false);
   });
 
-  it("a worker connects with its own --loom's password when the job names that database", () => {
+  it("a worker connects only with its own --loom, and only when the job names that database", () => {
     const own = "postgres://spell:own-pw@db.internal:5432/looms";
     expect(jobLoom(own)).toBe("postgres://spell@db.internal:5432/looms");
     expect(workerLoomFor(jobLoom(own), own)).toBe(own);
-    // Another database, user or host: the job's URL as it is (PGPASSWORD, ~/.pgpass).
+    // Another database, user, host or port: refused. A job's URL never reaches `pg`, so neither
+    // this password nor PGPASSWORD or ~/.pgpass goes to a host a job names
+    // (tests/security/worker-credentials.test.ts: a listener that asks for the password).
     for (const other of [
       "postgres://spell@db.internal:5432/other",
       "postgres://someone@db.internal:5432/looms",
       "postgres://spell@db.elsewhere:5432/looms",
+      "postgres://spell@db.internal:6543/looms",
+      "postgres://spell@db.internal/looms",
     ])
-      expect(workerLoomFor(other, own)).toBe(other);
-    // No loom named by the job: the worker's own.
+      expect(() => workerLoomFor(other, own), other).toThrow(/only this worker's own loom/);
+    // The same database in another spelling of the scheme or host case: the worker's own URL.
+    expect(workerLoomFor("postgresql://spell@DB.internal:5432/looms", own)).toBe(own);
+    // No loom named by the job: the worker's own; `memory`: memory.
     expect(workerLoomFor(undefined, own)).toBe(own);
     expect(workerLoomFor(undefined, undefined)).toBe(undefined);
-    // The worker's own loom is a file: a job's URL is used as it is.
-    expect(workerLoomFor(jobLoom(own), "/var/looms/a.jsonl")).toBe(jobLoom(own));
+    expect(workerLoomFor("memory", own)).toBe("memory");
+    // A worker without a PostgreSQL --loom (a file, memory) takes no job's URL.
+    expect(() => workerLoomFor(jobLoom(own), "/var/looms/a.jsonl")).toThrow(/own loom/);
+    expect(() => workerLoomFor(jobLoom(own), undefined)).toThrow(/own loom/);
     // A password in the query (libpq's ?password=, ?sslpassword=) goes too; other options stay.
     const query =
       "postgres://spell@db.internal:5432/looms?sslmode=require&password=q&sslpassword=s";
     expect(jobLoom(query)).toBe("postgres://spell@db.internal:5432/looms?sslmode=require");
     expect(workerLoomFor(jobLoom(query), query)).toBe(query);
-    // Options that read a file (a CA, a key) are the worker's to give: its --loom's are used.
+    // Options that read a file (a CA, a key) are the worker's to give: its --loom's are used,
+    // and a job's own options (a host, a key file) are never used.
     const tls =
       "postgres://spell@db.internal:5432/looms?sslmode=verify-full&sslrootcert=/etc/ca.pem";
     expect(jobLoom(tls)).toBe("postgres://spell@db.internal:5432/looms?sslmode=verify-full");
     expect(workerLoomFor(jobLoom(tls), tls)).toBe(tls);
-    // A file or "memory" stays as it is (the worker refuses a file: trust.ts).
+    expect(workerLoomFor(`${jobLoom(own)}?host=evil&sslkey=/dev/zero`, own)).toBe(own);
+    // A file stays as it is for the enqueuer; a worker refuses it.
     expect(jobLoom("memory")).toBe("memory");
+    expect(() => workerLoomFor("/var/looms/a.jsonl", "/var/looms/a.jsonl")).toThrow(/never a file/);
   });
 });

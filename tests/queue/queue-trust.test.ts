@@ -69,7 +69,7 @@ describe.skipIf(QUEUE_UNREADY)(
       const r = await queueEval(redis.url, "out", dir, ["--loom", target]);
       expect(r.code, r.stderr).not.toBe(0);
       for (const row of rowsOf(dir, "out"))
-        expect(JSON.stringify(row)).toContain("a job may name a loom URL, not a file");
+        expect(JSON.stringify(row)).toContain("never a file or another database");
       expect(existsSync(target)).toBe(false);
       expect((await server.stats()).requests).toBe(0);
     });
