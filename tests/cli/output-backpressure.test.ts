@@ -16,6 +16,7 @@ import { loomExportCommand, loomTreeCommand } from "../../src/cli/loom-export.js
 import { runCommand } from "../../src/cli/run.js";
 import { Loom } from "../../src/loom/loom.js";
 import { JsonlStore } from "../../src/loom/storage-jsonl.js";
+import { onlyWhere } from "../support/needs.js";
 
 /**
  * Bounded memory on the way out (issue 20): a command that prints a lot waits while its reader
@@ -139,7 +140,7 @@ function readOffset(pid: number, path: string): number | null {
   return null;
 }
 
-describe.skipIf(process.platform !== "linux")(
+onlyWhere(process.platform === "linux" ? undefined : "needs Linux's /proc").describe(
   "spell loom export into a pipe (Linux: /proc)",
   () => {
     it("reads the loom no further ahead than its reader, and the output is whole", async () => {

@@ -5,17 +5,16 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, expect, it } from "vitest";
 import { loomExportCommand, loomTreeCommand } from "../../src/cli/loom-export.js";
 import { loomImportCommand } from "../../src/cli/loom-import.js";
 import { loomStatsCommand } from "../../src/cli/loom-tools.js";
 import { io } from "../support/io.js";
-import { POSTGRES_MISSING, postgresBin, usePostgres } from "../support/postgres.js";
+import { noPostgres, usePostgres } from "../support/postgres.js";
 import { recordTwoCasts } from "../support/recorded-loom.js";
+import { needs } from "../support/needs.js";
 
 const server = usePostgres();
-const skip = !postgresBin;
-if (skip) console.warn(`loom-cli-postgres.test.ts: ${POSTGRES_MISSING}`);
 const dir = mkdtempSync(join(tmpdir(), "loom-cli-pg-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -32,7 +31,7 @@ const lines = (text: string) =>
     .split("\n")
     .map((l) => JSON.parse(l) as unknown);
 
-describe.skipIf(skip)("spell loom on a PostgreSQL URL", () => {
+needs(noPostgres).describe("spell loom on a PostgreSQL URL", () => {
   it("imports a JSONL loom and exports the same records back (a round trip)", async () => {
     const file = await recordedLoom();
     const url = await server().createDatabase();
