@@ -24,6 +24,8 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: "forks",
+    // After vitest's own summary: how many tests skipped, and why (tests/support/needs.ts).
+    reporters: ["default", "./tests/support/skip-reporter.ts"],
     env: { SPELLBOOK_SANDBOX_WORKER: `${process.cwd()}/${sandboxWorker}` },
   },
 });

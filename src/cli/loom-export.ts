@@ -120,8 +120,8 @@ export async function eachLoomRecord(
     readRecords(path, onRecord, (piece) => io.stderr(`warning: ${tornMessage(path, piece)}\n`));
     return;
   }
-  const { readPostgresRecords } = await import("../loom/postgres-records.js");
-  for (const record of await readPostgresRecords(path)) onRecord(record);
+  const { postgresRecords } = await import("../loom/postgres-records.js");
+  for await (const record of postgresRecords(path)) onRecord(record);
 }
 
 /** The password of a postgres URL, when it has one. */

@@ -115,6 +115,23 @@ export class PostgresConnection {
     }
   }
 
+  /**
+   * A client of its own, for statements that must share one session (a cursor in a
+   * transaction): never retried (a dropped session loses its cursor). Release it when done.
+   */
+  async session(): Promise<PoolClient> {
+    try {
+      return await (await this.open()).connect();
+    } catch (err) {
+      throw this.ours(err);
+    }
+  }
+
+  /** An error of a session's statement as this connection's (the URL's password never in it). */
+  error(err: unknown): Error {
+    return this.ours(err);
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     const pool = this.pool;

@@ -18,8 +18,22 @@ export async function readPostgresRecords(url: string): Promise<StoredRecord[]> 
 }
 
 /**
+ * Every record of the PostgreSQL loom at `url`, in append order, a page at a time (see
+ * PostgresLoomStore.recordPages): the next page is read only when the caller asks for it.
+ */
+export async function* postgresRecords(url: string): AsyncGenerator<StoredRecord, void, undefined> {
+  const store = postgresLoomStore(url);
+  try {
+    for await (const page of store.recordPages()) yield* page;
+  } finally {
+    await store.close();
+  }
+}
+
+/**
  * The loom as JSONL, as `exportLoomFile` writes a file's: every string value redacted before it
- * is encoded (when `redact` is given), one record a line, in append order.
+ * is encoded (when `redact` is given), one record a line, in append order — read a page at a
+ * time, the next page only once stdout has taken the last record (bounded memory).
  */
 export async function exportPostgresLoom(
   url: string,
@@ -28,7 +42,7 @@ export async function exportPostgresLoom(
 ): Promise<void> {
   const { redact } = options;
   const replacer = redact ? redactingReplacer(redact) : undefined;
-  for (const record of await readPostgresRecords(url)) {
+  for await (const record of postgresRecords(url)) {
     const open = write(`${JSON.stringify(record, replacer)}\n`);
     if (!(typeof open === "boolean" ? open : await open)) return;
   }

@@ -42,6 +42,14 @@ const ALL_RECORDS = `SELECT seq, 'identity' AS type, record FROM loom_identities
   UNION ALL SELECT seq, 'fold', record FROM loom_folds
   ORDER BY seq`;
 
+/** The records of ALL_RECORDS with their size, read by cursors (recordPages). */
+const RECORD_SIZES = `SELECT octet_length(a.record::text) AS bytes FROM (${ALL_RECORDS}) a`;
+
+/** A page of records read by `recordPages`: at most this many bytes of JSON (or one record). */
+export const RECORD_PAGE_BYTES = 4 << 20;
+/** …and at most this many records. */
+const RECORD_PAGE_ROWS = 256;
+
 interface TurnRow {
   record: Turn;
   reward: number | null;
@@ -191,6 +199,47 @@ export class PostgresLoomStore implements LoomStore {
     type Row = { type: StoredRecord["type"]; record: Record<string, unknown> };
     const rows = await this.db.run((c) => c.query<Row>(ALL_RECORDS));
     return rows.rows.map((r) => ({ type: r.type, ...r.record }) as StoredRecord);
+  }
+
+  /**
+   * Every record in append order, as `records()` gives them, a page at a time (bounded memory
+   * whatever the loom's size): two cursors over one read-only snapshot, one reading the records'
+   * sizes ahead, so a page holds at most RECORD_PAGE_BYTES of records (or one record, whatever
+   * its size). The next page is read only when the caller asks for it.
+   */
+  async *recordPages(): AsyncGenerator<StoredRecord[], void, undefined> {
+    type Row = { type: StoredRecord["type"]; record: Record<string, unknown> };
+    const client = await this.db.session();
+    let inTransaction = false;
+    try {
+      await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+      inTransaction = true;
+      await client.query(`DECLARE loom_sizes SCROLL CURSOR FOR ${RECORD_SIZES}`);
+      await client.query(`DECLARE loom_records NO SCROLL CURSOR FOR ${ALL_RECORDS}`);
+      // The sizes cursor reads ahead, then goes back to the first record not yet read.
+      for (let read = 0; ;) {
+        const sizes = await client.query<{ bytes: number }>(
+          `FETCH ${RECORD_PAGE_ROWS} FROM loom_sizes`,
+        );
+        if (sizes.rows.length === 0) break;
+        let count = 0;
+        for (let bytes = 0; count < sizes.rows.length; count++) {
+          bytes += sizes.rows[count]!.bytes;
+          if (count > 0 && bytes > RECORD_PAGE_BYTES) break;
+        }
+        read += count;
+        await client.query(`MOVE ABSOLUTE ${read} FROM loom_sizes`);
+        const page = await client.query<Row>(`FETCH ${count} FROM loom_records`);
+        yield page.rows.map((r) => ({ type: r.type, ...r.record }) as StoredRecord);
+      }
+      await client.query("COMMIT");
+      inTransaction = false;
+    } catch (err) {
+      throw this.db.error(err);
+    } finally {
+      if (inTransaction) await client.query("ROLLBACK").catch(() => undefined);
+      client.release();
+    }
   }
 
   close(): Promise<void> {

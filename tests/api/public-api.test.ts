@@ -5,11 +5,12 @@
  * reaching the request.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import * as api from "../../src/index.js";
 import * as council from "../../src/spell/crucible.js";
 import { startLoopbackProvider, type LoopbackServer } from "../support/providers.js";
+import { needs, notBuilt } from "../support/needs.js";
 
 /** Every name the package exports at run time. A new one is a decision: add it here. */
 const PUBLIC = [
@@ -102,7 +103,7 @@ describe("the package's entry points", () => {
 
   // The built package imported by its name, as a user's code does. Without dist/ (no
   // `npm run build` yet) there is nothing to import: the source entries above stand for it.
-  it.skipIf(!existsSync("dist/index.js"))(
+  needs(notBuilt("dist/index.js")).it(
     "import('spellbook') from the built package gives the same list",
     () => {
       const out = execFileSync(

@@ -1,17 +1,17 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { pidsLimitKind } from "../../src/circle/mediums/bash/index.js";
 import { insideOnly, victim } from "../security/bash-probes.js";
-import { castBash, hasBwrap, noBwrap } from "./bash-helpers.js";
+import { castBash, noBwrap } from "./bash-helpers.js";
+import { needs, onlyWhere } from "../support/needs.js";
 
 const pidsLimit = pidsLimitKind();
-const SKIP = hasBwrap ? "in bubblewrap" : `skipped: ${noBwrap}`;
 const ROOT = "  root: ./work";
 
 /** Escapes tried from inside the sandbox (issue 13): every one must be held. */
-describe.skipIf(!hasBwrap)(`bash sandbox holds (${SKIP})`, () => {
+needs(noBwrap).describe(`bash sandbox holds (in bubblewrap)`, () => {
   it("has no network: no interface but loopback, no route out", async () => {
     const { turns } = await castBash({
       commands: [
@@ -123,8 +123,8 @@ describe.skipIf(!hasBwrap)(`bash sandbox holds (${SKIP})`, () => {
     expect(left).not.toContain(`sleep ${mark}`);
   });
 
-  it.skipIf(!pidsLimit)(
-    `a fork bomb meets the pids limit and the host stays up (${pidsLimit ?? "skipped: no pids cgroup here and ulimit -u does not bind root"})`,
+  onlyWhere(pidsLimit ? undefined : "no pids cgroup here and ulimit -u does not bind root").it(
+    `a fork bomb meets the pids limit and the host stays up (${pidsLimit ?? "no pids limit"})`,
     async () => {
       // A bomb with a floor: 2^9 processes at most (4 × the limit), each leaf a marked sleep, so
       // were the limit gone it would hold a bounded number of processes, ended with the command.

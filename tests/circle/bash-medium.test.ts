@@ -5,9 +5,8 @@ import { describe, expect, it } from "vitest";
 import { Circle } from "../../src/circle/circle.js";
 import { doneGate, readGate } from "../../src/circle/gates/index.js";
 import { createBashMedium, type SandboxMode } from "../../src/circle/mediums/bash/index.js";
-import { bashStep, castBash, hasBwrap, noBwrap } from "./bash-helpers.js";
-
-const SKIP = hasBwrap ? "in bubblewrap" : `skipped: ${noBwrap}`;
+import { bashStep, castBash, noBwrap } from "./bash-helpers.js";
+import { needs } from "../support/needs.js";
 
 /** One bash turn run straight through the medium, so the step's isError is visible. */
 async function step(command: string, sandbox: SandboxMode, wards = [{ max_turns: 3 }]) {
@@ -56,8 +55,8 @@ describe("bash medium (seed 002 Medium)", () => {
     expect((await step("true", "passthrough")).isError).toBe(false);
   });
 
-  it.skipIf(!hasBwrap)(
-    `runs in bubblewrap: commands start in the root, done ends the loop (${SKIP})`,
+  needs(noBwrap).it(
+    `runs in bubblewrap: commands start in the root, done ends the loop (in bubblewrap)`,
     async () => {
       const { turns, result } = await castBash({
         commands: ["pwd; cat a.txt; echo $HOME", 'done "the answer"; echo after'],
@@ -80,8 +79,8 @@ describe("bash medium (seed 002 Medium)", () => {
     },
   );
 
-  it.skipIf(!hasBwrap)(
-    `nothing after done runs, however fast the shell goes on (LOOP-3; 20 casts) (${SKIP})`,
+  needs(noBwrap).it(
+    `nothing after done runs, however fast the shell goes on (LOOP-3; 20 casts) (in bubblewrap)`,
     async () => {
       for (let i = 0; i < 20; i++) {
         const { turns, result } = await castBash({
@@ -95,8 +94,8 @@ describe("bash medium (seed 002 Medium)", () => {
     },
   );
 
-  it.skipIf(!hasBwrap)(
-    `gates on PATH call back to the host and are recorded in the turn (${SKIP})`,
+  needs(noBwrap).it(
+    `gates on PATH call back to the host and are recorded in the turn (in bubblewrap)`,
     async () => {
       const { turns } = await castBash({
         commands: [
@@ -118,7 +117,7 @@ describe("bash medium (seed 002 Medium)", () => {
     },
   );
 
-  it.skipIf(!hasBwrap)(`stdout is capped at max_output_kb with a marker (${SKIP})`, async () => {
+  needs(noBwrap).it(`stdout is capped at max_output_kb with a marker (in bubblewrap)`, async () => {
     const out = await step("head -c 5000 /dev/zero | tr '\\0' x", "bwrap", [
       { max_turns: 1 },
       { max_output_kb: 1 } as never,

@@ -9,12 +9,13 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { Circle } from "../../src/circle/circle.js";
 import { doneGate } from "../../src/circle/gates/index.js";
 import { createBashMedium } from "../../src/circle/mediums/bash/index.js";
 import type { SandboxMode } from "../../src/circle/mediums/bash/sandbox.js";
-import { hasBwrap, noBwrap } from "./bash-helpers.js";
+import { noBwrap } from "./bash-helpers.js";
+import { needs } from "../support/needs.js";
 
 /**
  * Issue 21: a bash session starts the next command's sandbox while the model writes the command
@@ -69,9 +70,7 @@ async function eventually(cond: () => boolean, ms = 20_000): Promise<boolean> {
   return cond();
 }
 
-const SKIP = hasBwrap ? "in bubblewrap" : `skipped: ${noBwrap}`;
-
-describe.skipIf(!hasBwrap)(`bash: the next sandbox started ahead (${SKIP})`, () => {
+needs(noBwrap).describe(`bash: the next sandbox started ahead (in bubblewrap)`, () => {
   it("each command still has a sandbox of its own: /tmp, pid and mount namespace, no process of the command before", async () => {
     const root = realpathSync(mkdtempSync(join(tmpdir(), "bash-prepared-")));
     const mark = `3602.${Date.now() % 1_000_000}`;

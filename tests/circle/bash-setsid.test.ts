@@ -1,11 +1,12 @@
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { Circle } from "../../src/circle/circle.js";
 import { doneGate } from "../../src/circle/gates/index.js";
 import { createBashMedium } from "../../src/circle/mediums/bash/index.js";
 import { bashStep } from "./bash-helpers.js";
+import { needs } from "../support/needs.js";
 
 const SETSID = existsSync("/usr/bin/setsid");
 
@@ -34,29 +35,28 @@ function killPidFile(file: string): void {
   }
 }
 
-describe.skipIf(!SETSID)(
-  `bash passthrough: a process that leaves the group${SETSID ? "" : " (skipped: /usr/bin/setsid is missing, the probe's way to leave the group)"}`,
-  () => {
-    it("`setsid done x` ends the loop with x instead of waiting for itself", async () => {
-      const root = mkdtempSync(join(tmpdir(), "bash-escape-"));
-      const out = await step(root, 'setsid done "x"; echo after');
-      expect(out.gateCalls.map((g) => [g.gate_name, g.result])).toEqual([["done", "x"]]);
-      expect(out.observation).not.toContain("after");
-    });
+needs(
+  SETSID ? undefined : "/usr/bin/setsid is missing, the probe's way to leave the group",
+).describe("bash passthrough: a process that leaves the group", () => {
+  it("`setsid done x` ends the loop with x instead of waiting for itself", async () => {
+    const root = mkdtempSync(join(tmpdir(), "bash-escape-"));
+    const out = await step(root, 'setsid done "x"; echo after');
+    expect(out.gateCalls.map((g) => [g.gate_name, g.result])).toEqual([["done", "x"]]);
+    expect(out.observation).not.toContain("after");
+  });
 
-    it("an escaped process holding stdout does not keep the turn open", async () => {
-      const root = mkdtempSync(join(tmpdir(), "bash-escape-"));
-      const pidFile = join(root, "esc.pid");
-      try {
-        const out = await step(
-          root,
-          "setsid sh -c 'echo $$ > esc.pid; exec sleep 600' & " +
-            "while [ ! -s esc.pid ]; do sleep 0.02; done; echo hi",
-        );
-        expect(out.observation).toMatch(/^hi\n/);
-      } finally {
-        killPidFile(pidFile);
-      }
-    });
-  },
-);
+  it("an escaped process holding stdout does not keep the turn open", async () => {
+    const root = mkdtempSync(join(tmpdir(), "bash-escape-"));
+    const pidFile = join(root, "esc.pid");
+    try {
+      const out = await step(
+        root,
+        "setsid sh -c 'echo $$ > esc.pid; exec sleep 600' & " +
+          "while [ ! -s esc.pid ]; do sleep 0.02; done; echo hi",
+      );
+      expect(out.observation).toMatch(/^hi\n/);
+    } finally {
+      killPidFile(pidFile);
+    }
+  });
+});

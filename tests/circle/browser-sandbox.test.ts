@@ -17,6 +17,7 @@ import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { chromiumArgs } from "../../src/circle/gates/browser-engine.js";
 import { chromiumProblem, noChromium } from "../support/browser.js";
+import { needs } from "../support/needs.js";
 
 const root = process.getuid?.() === 0;
 const SETPRIV = "/usr/bin/setpriv";
@@ -49,8 +50,8 @@ describe("Chromium's own sandbox", () => {
     expect(chromiumArgs(65534)).not.toContain("--no-sandbox");
   });
 
-  it.skipIf(cannot !== undefined)(
-    `a launch as a non-root user keeps it: no --no-sandbox, renderers in their own pid namespace${cannot ? ` (skipped: ${cannot})` : ""}`,
+  needs(cannot).it(
+    "a launch as a non-root user keeps it: no --no-sandbox, renderers in their own pid namespace",
     async () => {
       const dir = mkdtempSync(join(tmpdir(), "chromium-sandbox-"));
       chmodSync(dir, 0o755);

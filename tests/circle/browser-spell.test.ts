@@ -10,100 +10,98 @@ import { SpellErrors } from "../../src/core/errors.js";
 import { loadSpell } from "../../src/spell/index.js";
 import { browserSpell, chromiumWrapper, noChromium, useBrowserSites } from "../support/browser.js";
 import { alive } from "../support/mcp.js";
-import { hasBwrap, noBwrap } from "./bash-helpers.js";
+import { noBwrap } from "./bash-helpers.js";
+import { needs } from "../support/needs.js";
 
 const fx = useBrowserSites();
 const { wrapper } = fx;
 
-describe.skipIf(noChromium !== undefined)(
-  `browser gates in a spell (${noChromium ?? "Chromium found"})`,
-  () => {
-    it("the code medium calls them as functions (crossing to the main thread); errors are catchable", async () => {
-      const url = `http://${fx.sites.site}/`;
-      const spell = browserSpell({
-        site: fx.sites.site,
-        medium: "code",
-        responses: [
-          `- code: 'browser_goto(${JSON.stringify(url)}); browser_type("#q", "moths"); browser_click("#go"); var a = browser_text("#out"); try { browser_goto("http://${fx.sites.other}/") } catch (e) { a += " | " + e.message } done(a)'`,
-        ],
-      });
-      const loaded = await loadSpell(spell.file, { loomPath: "memory" });
-      const result = await loaded.cantrip!.cast("search moths");
-      expect(result.status).toBe("terminated");
-      expect(result.result).toMatch(
-        /^You searched: moths \| browser: host 127\.0\.0\.1 is not allowed|^You searched: moths \| browser: http:\/\/127\.0\.0\.1:\d+ is not allowed/,
-      );
-      expect(fx.sites.otherHits).toEqual([]);
-    }, 120_000); // a real Chromium: at a load of 20 on 2 cores, past 20 s (issue 21)
-
-    it("a resumed code entity replays its recorded browser results without launching a browser", async () => {
-      const spell = browserSpell({
-        site: fx.sites.site,
-        medium: "code",
-        loom: "loom.jsonl",
-        responses: [
-          `- code: 'var page = browser_goto("http://${fx.sites.site}/next"); done(page.length)'`,
-          `- code: 'done(page.split("\\n").pop().toUpperCase())'`,
-        ],
-      });
-      const first = await loadSpell(spell.file);
-      const entity = first.cantrip!.summon();
-      expect((await entity.send("open it")).status).toBe("terminated");
-      entity.dispose();
-      await closeSharedBrowser();
-      const launched = wrapper.pids().length;
-      process.env["SPELLBOOK_CHROMIUM"] = "/nonexistent/chromium";
-      try {
-        writeFileSync(
-          spell.file,
-          readFileSync(spell.file, "utf8").replace(/responses:\n.*\n/, "responses:\n"),
-        );
-        const again = await loadSpell(spell.file);
-        const resumed = again.cantrip!.summon({ entity: entity.id });
-        const result = await resumed.send("shout it");
-        resumed.dispose();
-        expect(result.status).toBe("terminated");
-        expect(result.result).toBe("SECOND PAGE");
-        expect(wrapper.pids()).toHaveLength(launched);
-      } finally {
-        process.env["SPELLBOOK_CHROMIUM"] = wrapper.path;
-      }
+needs(noChromium).describe("browser gates in a spell", () => {
+  it("the code medium calls them as functions (crossing to the main thread); errors are catchable", async () => {
+    const url = `http://${fx.sites.site}/`;
+    const spell = browserSpell({
+      site: fx.sites.site,
+      medium: "code",
+      responses: [
+        `- code: 'browser_goto(${JSON.stringify(url)}); browser_type("#q", "moths"); browser_click("#go"); var a = browser_text("#out"); try { browser_goto("http://${fx.sites.other}/") } catch (e) { a += " | " + e.message } done(a)'`,
+      ],
     });
+    const loaded = await loadSpell(spell.file, { loomPath: "memory" });
+    const result = await loaded.cantrip!.cast("search moths");
+    expect(result.status).toBe("terminated");
+    expect(result.result).toMatch(
+      /^You searched: moths \| browser: host 127\.0\.0\.1 is not allowed|^You searched: moths \| browser: http:\/\/127\.0\.0\.1:\d+ is not allowed/,
+    );
+    expect(fx.sites.otherHits).toEqual([]);
+  }, 120_000); // a real Chromium: at a load of 20 on 2 cores, past 20 s (issue 21)
 
-    it("a spell run process ends with no Chromium process left", async () => {
-      const spell = browserSpell({
-        site: fx.sites.site,
-        responses: [
-          `- tool_calls: [{ gate: browser_goto, args: { url: "http://${fx.sites.site}/next" } }]`,
-          `- tool_calls: [{ gate: done, args: { answer: ok } }]`,
-        ],
-      });
-      const own = chromiumWrapper(mkdtempSync(join(tmpdir(), "chromium-run-")));
-      // Spawned, not spawnSync: the pages are served by this process.
-      const child = spawn(
-        process.execPath,
-        [resolve("bin/run.js"), "run", spell.file, "--intent", "go", "--loom", "memory", "--json"],
-        { env: { ...process.env, SPELLBOOK_CHROMIUM: own.path } },
+  it("a resumed code entity replays its recorded browser results without launching a browser", async () => {
+    const spell = browserSpell({
+      site: fx.sites.site,
+      medium: "code",
+      loom: "loom.jsonl",
+      responses: [
+        `- code: 'var page = browser_goto("http://${fx.sites.site}/next"); done(page.length)'`,
+        `- code: 'done(page.split("\\n").pop().toUpperCase())'`,
+      ],
+    });
+    const first = await loadSpell(spell.file);
+    const entity = first.cantrip!.summon();
+    expect((await entity.send("open it")).status).toBe("terminated");
+    entity.dispose();
+    await closeSharedBrowser();
+    const launched = wrapper.pids().length;
+    process.env["SPELLBOOK_CHROMIUM"] = "/nonexistent/chromium";
+    try {
+      writeFileSync(
+        spell.file,
+        readFileSync(spell.file, "utf8").replace(/responses:\n.*\n/, "responses:\n"),
       );
-      const run = { stdout: "", stderr: "", status: null as number | null };
-      child.stdout.on("data", (d: Buffer) => (run.stdout += String(d)));
-      child.stderr.on("data", (d: Buffer) => (run.stderr += String(d)));
-      run.status = await new Promise<number | null>((r) => child.on("exit", r));
-      expect(run.status, run.stderr).toBe(0);
-      expect((JSON.parse(run.stdout) as { status: string }).status).toBe("terminated");
-      const [pid] = own.pids();
-      expect(pid).toBeGreaterThan(0);
-      expect(alive(pid!)).toBe(false);
-      // The browser's helpers (zygote, renderers) share its process group: none is left running
-      // either. (An exited one may stay a zombie where init does not reap, as in some containers.)
-      const running = () =>
-        spawnSync("ps", ["-o", "stat=,args=", "-g", String(pid)], { encoding: "utf8" })
-          .stdout.split("\n")
-          .filter((line) => line.trim() !== "" && !line.trim().startsWith("Z"));
-      await expect.poll(running, { timeout: 3000 }).toEqual([]);
-    }, 120_000); // a real Chromium: at a load of 20 on 2 cores, past 20 s (issue 21)
-  },
-);
+      const again = await loadSpell(spell.file);
+      const resumed = again.cantrip!.summon({ entity: entity.id });
+      const result = await resumed.send("shout it");
+      resumed.dispose();
+      expect(result.status).toBe("terminated");
+      expect(result.result).toBe("SECOND PAGE");
+      expect(wrapper.pids()).toHaveLength(launched);
+    } finally {
+      process.env["SPELLBOOK_CHROMIUM"] = wrapper.path;
+    }
+  });
+
+  it("a spell run process ends with no Chromium process left", async () => {
+    const spell = browserSpell({
+      site: fx.sites.site,
+      responses: [
+        `- tool_calls: [{ gate: browser_goto, args: { url: "http://${fx.sites.site}/next" } }]`,
+        `- tool_calls: [{ gate: done, args: { answer: ok } }]`,
+      ],
+    });
+    const own = chromiumWrapper(mkdtempSync(join(tmpdir(), "chromium-run-")));
+    // Spawned, not spawnSync: the pages are served by this process.
+    const child = spawn(
+      process.execPath,
+      [resolve("bin/run.js"), "run", spell.file, "--intent", "go", "--loom", "memory", "--json"],
+      { env: { ...process.env, SPELLBOOK_CHROMIUM: own.path } },
+    );
+    const run = { stdout: "", stderr: "", status: null as number | null };
+    child.stdout.on("data", (d: Buffer) => (run.stdout += String(d)));
+    child.stderr.on("data", (d: Buffer) => (run.stderr += String(d)));
+    run.status = await new Promise<number | null>((r) => child.on("exit", r));
+    expect(run.status, run.stderr).toBe(0);
+    expect((JSON.parse(run.stdout) as { status: string }).status).toBe("terminated");
+    const [pid] = own.pids();
+    expect(pid).toBeGreaterThan(0);
+    expect(alive(pid!)).toBe(false);
+    // The browser's helpers (zygote, renderers) share its process group: none is left running
+    // either. (An exited one may stay a zombie where init does not reap, as in some containers.)
+    const running = () =>
+      spawnSync("ps", ["-o", "stat=,args=", "-g", String(pid)], { encoding: "utf8" })
+        .stdout.split("\n")
+        .filter((line) => line.trim() !== "" && !line.trim().startsWith("Z"));
+    await expect.poll(running, { timeout: 3000 }).toEqual([]);
+  }, 120_000); // a real Chromium: at a load of 20 on 2 cores, past 20 s (issue 21)
+});
 
 describe("a bad browser declaration", () => {
   it("is a spell error at the gate's file:line:col, and loading launches nothing", async () => {
@@ -162,26 +160,23 @@ describe("a browser that does not start", () => {
   });
 });
 
-describe.skipIf(noChromium !== undefined || !hasBwrap)(
-  `browser gates in the bash medium (${noChromium ?? noBwrap ?? "Chromium and bubblewrap found"})`,
-  () => {
-    it("a command calls a browser gate by name; a host not allowed is the command's failure", async () => {
-      const spell = browserSpell({
-        site: fx.sites.site,
-        medium: "bash",
-        responses: [
-          `- command: 'browser_goto http://${fx.sites.site}/next'`,
-          `- command: 'browser_goto http://${fx.sites.other}/ || done refused'`,
-        ],
-      });
-      const loaded = await loadSpell(spell.file, { loomPath: "memory" });
-      const result = await loaded.cantrip!.cast("browse");
-      expect(result.result).toBe("refused");
-      const [first, second] = result.loom.turns();
-      expect(first!.gate_calls[0]).toMatchObject({ gate_name: "browser_goto", is_error: false });
-      expect(first!.observation).toContain(`URL: http://${fx.sites.site}/next`);
-      expect(second!.gate_calls[0]).toMatchObject({ gate_name: "browser_goto", is_error: true });
-      expect(fx.sites.otherHits).toEqual([]);
+needs(noChromium, noBwrap).describe("browser gates in the bash medium", () => {
+  it("a command calls a browser gate by name; a host not allowed is the command's failure", async () => {
+    const spell = browserSpell({
+      site: fx.sites.site,
+      medium: "bash",
+      responses: [
+        `- command: 'browser_goto http://${fx.sites.site}/next'`,
+        `- command: 'browser_goto http://${fx.sites.other}/ || done refused'`,
+      ],
     });
-  },
-);
+    const loaded = await loadSpell(spell.file, { loomPath: "memory" });
+    const result = await loaded.cantrip!.cast("browse");
+    expect(result.result).toBe("refused");
+    const [first, second] = result.loom.turns();
+    expect(first!.gate_calls[0]).toMatchObject({ gate_name: "browser_goto", is_error: false });
+    expect(first!.observation).toContain(`URL: http://${fx.sites.site}/next`);
+    expect(second!.gate_calls[0]).toMatchObject({ gate_name: "browser_goto", is_error: true });
+    expect(fx.sites.otherHits).toEqual([]);
+  });
+});

@@ -9,7 +9,8 @@ import { Loom } from "../../src/loom/loom.js";
 import { JsonlStore } from "../../src/loom/storage-jsonl.js";
 import { loadSpell } from "../../src/spell/index.js";
 import { mcpSpell } from "../support/mcp.js";
-import { hasBwrap, noBwrap } from "./bash-helpers.js";
+import { noBwrap } from "./bash-helpers.js";
+import { needs } from "../support/needs.js";
 
 describe("mcp gates in the code medium", () => {
   it("a sandbox calls a tool as a function, positional arguments named by the server's schema", async () => {
@@ -177,30 +178,27 @@ describe("a spell run process", () => {
   });
 });
 
-describe.skipIf(!hasBwrap)(
-  `mcp gates in the bash medium${hasBwrap ? "" : ` (skipped: ${noBwrap})`}`,
-  () => {
-    it("a command calls a tool by its gate name, its words the server's parameters in order", async () => {
-      const spell = mcpSpell({
-        medium: "bash",
-        responses: [
-          "- command: 'notes_read groceries'",
-          "- command: 'notes_read nope; done checked'",
-        ],
-      });
-      const loaded = await loadSpell(spell.file, { loomPath: "memory" });
-      const result = await loaded.cantrip!.cast("what do I buy?");
-      expect(result.status).toBe("terminated");
-      expect(result.result).toBe("checked");
-      const [first, second] = result.loom.turns();
-      expect(first!.observation).toContain("milk, eggs, bread");
-      expect(first!.gate_calls.map((c) => [c.gate_name, c.arguments])).toEqual([
-        ["notes_read", '{"title":"groceries"}'],
-      ]);
-      // A tool's error is the command's failure, and the entity reads why.
-      expect(second!.gate_calls[0]).toMatchObject({ gate_name: "notes_read", is_error: true });
-      expect(second!.observation).toContain("no note titled nope");
-      expect(await spell.stopped()).toBe(true);
+needs(noBwrap).describe("mcp gates in the bash medium", () => {
+  it("a command calls a tool by its gate name, its words the server's parameters in order", async () => {
+    const spell = mcpSpell({
+      medium: "bash",
+      responses: [
+        "- command: 'notes_read groceries'",
+        "- command: 'notes_read nope; done checked'",
+      ],
     });
-  },
-);
+    const loaded = await loadSpell(spell.file, { loomPath: "memory" });
+    const result = await loaded.cantrip!.cast("what do I buy?");
+    expect(result.status).toBe("terminated");
+    expect(result.result).toBe("checked");
+    const [first, second] = result.loom.turns();
+    expect(first!.observation).toContain("milk, eggs, bread");
+    expect(first!.gate_calls.map((c) => [c.gate_name, c.arguments])).toEqual([
+      ["notes_read", '{"title":"groceries"}'],
+    ]);
+    // A tool's error is the command's failure, and the entity reads why.
+    expect(second!.gate_calls[0]).toMatchObject({ gate_name: "notes_read", is_error: true });
+    expect(second!.observation).toContain("no note titled nope");
+    expect(await spell.stopped()).toBe(true);
+  });
+});

@@ -12,6 +12,7 @@ import { describe, expect, it } from "vitest";
 import { EXIT } from "../../src/cli/io.js";
 import { validateCommand } from "../../src/cli/validate.js";
 import { io } from "../support/io.js";
+import { needs } from "../support/needs.js";
 
 const hasScript = spawnSync("script", ["--version"]).status === 0;
 const BIN = resolve("bin/run.js");
@@ -58,8 +59,8 @@ function runOnTerminal(dir: string, answers: string[]): Promise<{ out: string; c
   return new Promise((done) => child.on("close", (code) => done({ out, code: code ?? -1 })));
 }
 
-describe.skipIf(!hasScript)(
-  "spell run asks on a terminal (skipped without util-linux script)",
+needs(hasScript ? undefined : "util-linux's script is not installed").describe(
+  "spell run asks on a terminal",
   () => {
     it("yes: the prompt shows the gate and its arguments, and the write runs", async () => {
       const dir = spellDir();

@@ -1,12 +1,13 @@
 // `spell run --resume` of a cast whose scripted llm ran out of replies: the resumed cast goes on
 // at the reply after the last one its recorded turns used (never from the first again), and the
 // hint says to add replies first. The real CLI (bin/run.js, built by `npm run build`).
-import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { describe, expect, it } from "vitest";
+import { join } from "node:path";
+import { describe, expect } from "vitest";
 import { readLoomFile } from "../../src/loom/storage-jsonl.js";
 import { runCli } from "../eval/support/harness.js";
+import { needs, notBuilt } from "../support/needs.js";
 
 const SPELL = `name: counter
 llm:
@@ -31,11 +32,9 @@ const turnsIn = (dir: string) =>
     }[]
   ).map((t) => [t.sequence, t.utterance]);
 
-const built = existsSync(resolve(__dirname, "../../dist"));
-
 describe("spell run --resume with a scripted llm that ran out", { timeout: 120_000 }, () => {
   // Skipped only when dist/ is missing: run `npm run build` first (the test spawns bin/run.js).
-  it.skipIf(!built)(
+  needs(notBuilt("dist")).it(
     "continues at the next reply once replies are added; resumed as is, it runs out again and replays nothing",
     async () => {
       const dir = mkdtempSync(join(tmpdir(), "resume-scripted-"));

@@ -4,7 +4,7 @@
  * sets every role; the offline example survives a demonstration of several queries.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -14,6 +14,7 @@ import { runCommand } from "../../src/cli/run.js";
 import { startLoopbackProvider, type LoopbackReply } from "../../src/llm/index.js";
 import { io } from "../support/io.js";
 import { triageJson } from "./helpers.js";
+import { needs, notBuilt } from "../support/needs.js";
 
 async function* linesOf(...lines: string[]) {
   for (const l of lines) yield await Promise.resolve(l);
@@ -171,9 +172,8 @@ describe("spell council FILE", () => {
     }
   });
 
-  const built = existsSync(new URL("../../dist/spell.cjs", import.meta.url));
-  it.skipIf(!built)(
-    "through the CLI with piped stdin, the example survives three queries (needs npm run build)",
+  needs(notBuilt()).it(
+    "through the CLI with piped stdin, the example survives three queries",
     () => {
       const r = spawnSync(process.execPath, ["bin/run.js", "council", SPELL, "--loom", "memory"], {
         input: "Should we?\nAnd for a 10-person team?\nWhat first?\nexit\n",

@@ -1,9 +1,10 @@
 /** §11 criterion 9: `spellbook/council` exposes the engine, its config and its result, nothing else. */
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import * as council from "../../src/spell/crucible.js";
+import { needs, notBuilt } from "../support/needs.js";
 
 const ENTRY = new URL("../../src/spell/crucible.ts", import.meta.url);
 
@@ -46,7 +47,7 @@ describe("spellbook/council", () => {
   });
 
   // The built package (npm run build, as the CLI tests need too), imported by its name.
-  it.skipIf(!existsSync(new URL("../../dist/spell/crucible.js", import.meta.url)))(
+  needs(notBuilt("dist/spell/crucible.js")).it(
     "import('spellbook/council') from the built package gives only Crucible",
     () => {
       const out = execFileSync(

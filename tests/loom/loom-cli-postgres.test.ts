@@ -2,20 +2,22 @@
  * `spell loom import FILE --to postgres://…`, and `spell loom export/tree/stats` on a postgres
  * URL as on a file: a real JSONL loom (a real cast) → PostgreSQL → JSONL gives the same records.
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, expect, it } from "vitest";
 import { loomExportCommand, loomTreeCommand } from "../../src/cli/loom-export.js";
 import { loomImportCommand } from "../../src/cli/loom-import.js";
 import { loomStatsCommand } from "../../src/cli/loom-tools.js";
+import { forEachLine } from "../../src/loom/jsonl-lines.js";
+import { postgresLoomStore } from "../../src/loom/storage-postgres.js";
 import { io } from "../support/io.js";
-import { POSTGRES_MISSING, postgresBin, usePostgres } from "../support/postgres.js";
+import { noPostgres, usePostgres } from "../support/postgres.js";
 import { recordTwoCasts } from "../support/recorded-loom.js";
+import { needs } from "../support/needs.js";
 
 const server = usePostgres();
-const skip = !postgresBin;
-if (skip) console.warn(`loom-cli-postgres.test.ts: ${POSTGRES_MISSING}`);
 const dir = mkdtempSync(join(tmpdir(), "loom-cli-pg-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -32,7 +34,7 @@ const lines = (text: string) =>
     .split("\n")
     .map((l) => JSON.parse(l) as unknown);
 
-describe.skipIf(skip)("spell loom on a PostgreSQL URL", () => {
+needs(noPostgres).describe("spell loom on a PostgreSQL URL", () => {
   it("imports a JSONL loom and exports the same records back (a round trip)", async () => {
     const file = await recordedLoom();
     const url = await server().createDatabase();
@@ -87,4 +89,49 @@ describe.skipIf(skip)("spell loom on a PostgreSQL URL", () => {
     expect(out.err).toContain("nosuchdb");
     expect(out.out + out.err).not.toContain("s3cret");
   });
+
+  it("exports a PostgreSQL loom bigger than the heap it is given, a page at a time", async () => {
+    const url = await server().createDatabase();
+    const store = postgresLoomStore(url);
+    const big = "w".repeat(1_000_000);
+    for (let i = 0; i < 64; i++)
+      await store.append({
+        type: "turn",
+        id: `t${i}`,
+        parent_id: null,
+        cantrip_id: "c",
+        entity_id: "e",
+        role: "turn",
+        sequence: i + 1,
+        utterance: "u",
+        observation: "small",
+        gate_calls: [{ gate_name: "echo", arguments: "{}", result: big, is_error: false }],
+        metadata: {
+          tokens_prompt: 0,
+          tokens_completion: 0,
+          tokens_cached: 0,
+          duration_ms: 0,
+          timestamp: "t",
+        },
+        reward: null,
+        terminated: false,
+        truncated: false,
+        reason: null,
+      });
+    await store.close();
+    // The bundle's export in a process whose heap (48 MB) could not hold the 64 MB loom at once.
+    const outPath = join(dir, "pg-out.jsonl");
+    const out = openSync(outPath, "w");
+    const r = spawnSync(
+      process.execPath,
+      ["--max-old-space-size=48", "bin/run.js", "loom", "export", url],
+      { stdio: ["ignore", out, "pipe"], encoding: "utf8" },
+    );
+    closeSync(out);
+    expect(r.stderr).toBe("");
+    expect(r.status).toBe(0);
+    const ids: string[] = [];
+    forEachLine(outPath, (line) => ids.push((JSON.parse(line) as { id: string }).id));
+    expect(ids).toEqual(Array.from({ length: 64 }, (_, i) => `t${i}`));
+  }, 120_000);
 });

@@ -10,15 +10,14 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, expect, it } from "vitest";
 import { loomExportCommand } from "../../src/cli/loom-export.js";
 import { loomImportCommand } from "../../src/cli/loom-import.js";
 import { io } from "../support/io.js";
-import { POSTGRES_MISSING, postgresBin, usePostgres } from "../support/postgres.js";
+import { noPostgres, usePostgres } from "../support/postgres.js";
+import { needs } from "../support/needs.js";
 
 const server = usePostgres();
-const skip = !postgresBin;
-if (skip) console.warn(`loom-import-batch.test.ts: ${POSTGRES_MISSING}`);
 const dir = mkdtempSync(join(tmpdir(), "loom-import-batch-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -79,7 +78,7 @@ async function countTurns(url: string): Promise<number> {
   }
 }
 
-describe.skipIf(skip)("spell loom import in batches", () => {
+needs(noPostgres).describe("spell loom import in batches", () => {
   it("killed mid-way leaves whole batches in file order; importing again completes it, then adds nothing", async () => {
     const { path, records } = loomFile("big.jsonl", 40 * BATCH + 123);
     const url = await server().createDatabase();

@@ -6,7 +6,7 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { loadSpell } from "../../src/spell/index.js";
 import {
   Cantrip,
@@ -19,12 +19,11 @@ import {
 } from "../../src/index.js";
 import { postgresLoomStore } from "../../src/loom/storage-postgres.js";
 import { QueuedRecordStore } from "../../src/loom/store-queued.js";
-import { POSTGRES_MISSING, postgresBin, usePostgres } from "../support/postgres.js";
+import { noPostgres, usePostgres } from "../support/postgres.js";
 import { turn } from "./store-contract.js";
+import { needs } from "../support/needs.js";
 
 const server = usePostgres();
-const skip = !postgresBin;
-if (skip) console.warn(`loom-postgres.test.ts: ${POSTGRES_MISSING}`);
 
 const echo = (text: string) => ({ tool_calls: [{ gate: "echo", args: { text } }] });
 
@@ -67,7 +66,7 @@ function takenScene(url: string) {
   return { other, loom, llm, seen, onEvent, close };
 }
 
-describe.skipIf(skip)("a Loom writing to PostgreSQL", () => {
+needs(noPostgres).describe("a Loom writing to PostgreSQL", () => {
   it("has every turn of a cast on the store when the cast is done", async () => {
     const url = await server().createDatabase();
     const loom = new Loom(new QueuedRecordStore(postgresLoomStore(url)));

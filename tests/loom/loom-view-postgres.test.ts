@@ -6,18 +6,17 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, expect, it } from "vitest";
 import { loomExportCommand } from "../../src/cli/loom-export.js";
 import { loomImportCommand } from "../../src/cli/loom-import.js";
 import { loomRewardCommand, loomThreadCommand } from "../../src/cli/loom-tools.js";
 import { loomViewCommand, viewCommand } from "../../src/cli/view.js";
 import { io } from "../support/io.js";
-import { POSTGRES_MISSING, postgresBin, usePostgres } from "../support/postgres.js";
+import { noPostgres, usePostgres } from "../support/postgres.js";
 import { recordTwoCasts } from "../support/recorded-loom.js";
+import { needs } from "../support/needs.js";
 
 const server = usePostgres();
-const skip = !postgresBin;
-if (skip) console.warn(`loom-view-postgres.test.ts: ${POSTGRES_MISSING}`);
 const dir = mkdtempSync(join(tmpdir(), "loom-view-pg-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -39,108 +38,111 @@ const pageData = (path: string): Record<string, unknown> => {
   return data;
 };
 
-describe.skipIf(skip)("spell loom thread/reward/view and spell view on a PostgreSQL URL", () => {
-  it("thread gives the trajectory the file gives, in every format", async () => {
-    const { file, url, turns } = await both();
-    for (const format of ["text", "openai", "anthropic"] as const) {
-      const fromFile = io();
-      const fromDb = io();
-      const flags = { turn: turns[1]!, format, redact: true };
-      expect(await loomThreadCommand(file, flags, fromFile), fromFile.err).toBe(0);
-      expect(await loomThreadCommand(url, flags, fromDb), fromDb.err).toBe(0);
-      expect(fromDb.out).toBe(fromFile.out);
-    }
-    const unknown = io();
-    expect(
-      await loomThreadCommand(url, { turn: "turn_nope", format: "text", redact: true }, unknown),
-    ).not.toBe(0);
-    expect(unknown.err).toContain("no turn turn_nope");
-  });
+needs(noPostgres).describe(
+  "spell loom thread/reward/view and spell view on a PostgreSQL URL",
+  () => {
+    it("thread gives the trajectory the file gives, in every format", async () => {
+      const { file, url, turns } = await both();
+      for (const format of ["text", "openai", "anthropic"] as const) {
+        const fromFile = io();
+        const fromDb = io();
+        const flags = { turn: turns[1]!, format, redact: true };
+        expect(await loomThreadCommand(file, flags, fromFile), fromFile.err).toBe(0);
+        expect(await loomThreadCommand(url, flags, fromDb), fromDb.err).toBe(0);
+        expect(fromDb.out).toBe(fromFile.out);
+      }
+      const unknown = io();
+      expect(
+        await loomThreadCommand(url, { turn: "turn_nope", format: "text", redact: true }, unknown),
+      ).not.toBe(0);
+      expect(unknown.err).toContain("no turn turn_nope");
+    });
 
-  it("reward appends a reward (with its reason) to a turn of the database; an unknown turn or a bad value writes nothing", async () => {
-    const { url, turns } = await both();
-    const rewarded = io();
-    const flags = { turn: turns[3]!, value: "0.5", reason: "half" };
-    expect(await loomRewardCommand(url, flags, rewarded), rewarded.err).toBe(0);
-    expect(rewarded.out).toContain(`reward 0.5 on ${turns[3]}`);
-    const thread = io();
-    expect(
-      await loomThreadCommand(url, { turn: turns[3]!, format: "jsonl", redact: true }, thread),
-    ).toBe(0);
-    const records = async () => {
-      const out = io();
-      expect(await loomExportCommand(url, { redact: false }, out)).toBe(0);
-      return out.out
-        .trim()
-        .split("\n")
-        .map((l) => JSON.parse(l) as Record<string, unknown>);
-    };
-    const rewards = (await records()).filter((r) => r["type"] === "reward");
-    expect(rewards.map((r) => [r["turn_id"], r["reward"], r["reason"]])).toEqual([
-      [turns[1], 1, "right"],
-      [turns[3], 0.5, "half"],
-    ]);
-
-    const unknown = io();
-    expect(await loomRewardCommand(url, { turn: "turn_nope", value: "1" }, unknown)).not.toBe(0);
-    expect(unknown.err).toContain("no turn turn_nope in the loom");
-    const bad = io();
-    expect(await loomRewardCommand(url, { turn: turns[0]!, value: "lots" }, bad)).not.toBe(0);
-    expect(bad.err).toContain("reward must be a finite number");
-    expect((await records()).filter((r) => r["type"] === "reward")).toHaveLength(2);
-  });
-
-  it("loom view writes the page the file gives", async () => {
-    const { file, url } = await both();
-    const fromFile = join(dir, "file.html");
-    const fromDb = join(dir, "db.html");
-    const a = io();
-    const b = io();
-    expect(await loomViewCommand(file, { out: fromFile }, a, "/* app */"), a.err).toBe(0);
-    expect(await loomViewCommand(url, { out: fromDb }, b, "/* app */"), b.err).toBe(0);
-    expect(pageData(fromDb)).toEqual(pageData(fromFile));
-  });
-
-  it("spell view serves the database's loom", async () => {
-    const { url, turns } = await both();
-    let stop!: () => void;
-    const stopped = new Promise<void>((resolve) => (stop = resolve));
-    const out = io();
-    const serving = viewCommand(url, { port: 0 }, out, stopped, "/* app */");
-    let ended = false;
-    void serving.then(() => (ended = true));
-    let address: string | undefined;
-    for (let i = 0; i < 600 && !address && !ended; i++) {
-      address = /listening on (http:\/\/[^/\s]+)\//.exec(out.err)?.[1];
-      if (!address) await new Promise((r) => setTimeout(r, 50));
-    }
-    try {
-      expect(address, out.err).toBeDefined();
-      const entities = (await (await fetch(`${address}/api/l/0/entities`)).json()) as {
-        rows: { id: string }[];
+    it("reward appends a reward (with its reason) to a turn of the database; an unknown turn or a bad value writes nothing", async () => {
+      const { url, turns } = await both();
+      const rewarded = io();
+      const flags = { turn: turns[3]!, value: "0.5", reason: "half" };
+      expect(await loomRewardCommand(url, flags, rewarded), rewarded.err).toBe(0);
+      expect(rewarded.out).toContain(`reward 0.5 on ${turns[3]}`);
+      const thread = io();
+      expect(
+        await loomThreadCommand(url, { turn: turns[3]!, format: "jsonl", redact: true }, thread),
+      ).toBe(0);
+      const records = async () => {
+        const out = io();
+        expect(await loomExportCommand(url, { redact: false }, out)).toBe(0);
+        return out.out
+          .trim()
+          .split("\n")
+          .map((l) => JSON.parse(l) as Record<string, unknown>);
       };
-      expect(entities.rows).toHaveLength(2);
-      const thread = (await (
-        await fetch(`${address}/api/l/0/e/${encodeURIComponent(entities.rows[0]!.id)}/thread`)
-      ).json()) as { rows: { id: string }[] };
-      expect(thread.rows.map((r) => r.id)).toEqual(turns.slice(0, 2));
-    } finally {
-      stop();
-    }
-    expect(await serving, out.err).toBe(0);
-  });
+      const rewards = (await records()).filter((r) => r["type"] === "reward");
+      expect(rewards.map((r) => [r["turn_id"], r["reward"], r["reason"]])).toEqual([
+        [turns[1], 1, "right"],
+        [turns[3], 0.5, "half"],
+      ]);
 
-  it("never prints the URL's password, and says what went wrong", async () => {
-    const url = (await server().createDatabase()).replace("postgres@", "postgres:s3cretpw@");
-    const missing = url.replace(/\/\w+$/, "/nosuchdb");
-    const out = io();
-    expect(
-      await loomThreadCommand(missing, { turn: "t", format: "text", redact: true }, out),
-    ).not.toBe(0);
-    expect(await loomRewardCommand(missing, { turn: "t", value: "1" }, out)).not.toBe(0);
-    expect(await loomViewCommand(missing, { out: join(dir, "x.html") }, out, "")).not.toBe(0);
-    expect(await viewCommand(missing, { port: 0 }, out, Promise.resolve(), "")).not.toBe(0);
-    expect(out.out + out.err).not.toContain("s3cretpw");
-    expect(out.err.match(/nosuchdb/g)?.length).toBeGreaterThanOrEqual(4);
-  });
-});
+      const unknown = io();
+      expect(await loomRewardCommand(url, { turn: "turn_nope", value: "1" }, unknown)).not.toBe(0);
+      expect(unknown.err).toContain("no turn turn_nope in the loom");
+      const bad = io();
+      expect(await loomRewardCommand(url, { turn: turns[0]!, value: "lots" }, bad)).not.toBe(0);
+      expect(bad.err).toContain("reward must be a finite number");
+      expect((await records()).filter((r) => r["type"] === "reward")).toHaveLength(2);
+    });
+
+    it("loom view writes the page the file gives", async () => {
+      const { file, url } = await both();
+      const fromFile = join(dir, "file.html");
+      const fromDb = join(dir, "db.html");
+      const a = io();
+      const b = io();
+      expect(await loomViewCommand(file, { out: fromFile }, a, "/* app */"), a.err).toBe(0);
+      expect(await loomViewCommand(url, { out: fromDb }, b, "/* app */"), b.err).toBe(0);
+      expect(pageData(fromDb)).toEqual(pageData(fromFile));
+    });
+
+    it("spell view serves the database's loom", async () => {
+      const { url, turns } = await both();
+      let stop!: () => void;
+      const stopped = new Promise<void>((resolve) => (stop = resolve));
+      const out = io();
+      const serving = viewCommand(url, { port: 0 }, out, stopped, "/* app */");
+      let ended = false;
+      void serving.then(() => (ended = true));
+      let address: string | undefined;
+      for (let i = 0; i < 600 && !address && !ended; i++) {
+        address = /listening on (http:\/\/[^/\s]+)\//.exec(out.err)?.[1];
+        if (!address) await new Promise((r) => setTimeout(r, 50));
+      }
+      try {
+        expect(address, out.err).toBeDefined();
+        const entities = (await (await fetch(`${address}/api/l/0/entities`)).json()) as {
+          rows: { id: string }[];
+        };
+        expect(entities.rows).toHaveLength(2);
+        const thread = (await (
+          await fetch(`${address}/api/l/0/e/${encodeURIComponent(entities.rows[0]!.id)}/thread`)
+        ).json()) as { rows: { id: string }[] };
+        expect(thread.rows.map((r) => r.id)).toEqual(turns.slice(0, 2));
+      } finally {
+        stop();
+      }
+      expect(await serving, out.err).toBe(0);
+    });
+
+    it("never prints the URL's password, and says what went wrong", async () => {
+      const url = (await server().createDatabase()).replace("postgres@", "postgres:s3cretpw@");
+      const missing = url.replace(/\/\w+$/, "/nosuchdb");
+      const out = io();
+      expect(
+        await loomThreadCommand(missing, { turn: "t", format: "text", redact: true }, out),
+      ).not.toBe(0);
+      expect(await loomRewardCommand(missing, { turn: "t", value: "1" }, out)).not.toBe(0);
+      expect(await loomViewCommand(missing, { out: join(dir, "x.html") }, out, "")).not.toBe(0);
+      expect(await viewCommand(missing, { port: 0 }, out, Promise.resolve(), "")).not.toBe(0);
+      expect(out.out + out.err).not.toContain("s3cretpw");
+      expect(out.err.match(/nosuchdb/g)?.length).toBeGreaterThanOrEqual(4);
+    });
+  },
+);

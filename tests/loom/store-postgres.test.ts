@@ -3,15 +3,14 @@
  * store contract, fencing by (entity, sequence), versioned migrations, many writers at once.
  */
 import pg from "pg";
-import { describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { postgresLoomStore } from "../../src/loom/storage-postgres.js";
 import { SCHEMA_VERSION } from "../../src/loom/postgres-schema.js";
-import { POSTGRES_MISSING, postgresBin, usePostgres } from "../support/postgres.js";
+import { noPostgres, usePostgres } from "../support/postgres.js";
 import { loomStoreContract, turn } from "./store-contract.js";
+import { needs } from "../support/needs.js";
 
 const server = usePostgres();
-const skip = !postgresBin;
-if (skip) console.warn(`store-postgres.test.ts: ${POSTGRES_MISSING}`);
 
 async function sql(url: string, text: string, values: unknown[] = []) {
   const client = new pg.Client({ connectionString: url });
@@ -23,7 +22,7 @@ async function sql(url: string, text: string, values: unknown[] = []) {
   }
 }
 
-describe.skipIf(skip)("PostgreSQL loom store (real server)", () => {
+needs(noPostgres).describe("PostgreSQL loom store (real server)", () => {
   loomStoreContract("PostgreSQL", async () => {
     const url = await server().createDatabase();
     return {

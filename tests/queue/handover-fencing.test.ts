@@ -3,17 +3,16 @@
 // worker wakes (SIGCONT) with its call answered: its late turn is refused (loom_fenced), never
 // merged, and the loom keeps each turn exactly once. The refusal is that cast's alone: the woken
 // worker then takes a new cast on the same loom and finishes it.
-import { describe, expect, it } from "vitest";
-import { POSTGRES_MISSING, postgresBin, usePostgres } from "../support/postgres.js";
+import { expect, it } from "vitest";
+import { noPostgres, usePostgres } from "../support/postgres.js";
 import { handoverScene } from "./support/handover.js";
-import { cleanupAfterEach, QUEUE_UNREADY } from "./support/queue-scene.js";
-
-if (!postgresBin) console.log(`skipping: ${POSTGRES_MISSING}`);
+import { cleanupAfterEach, QUEUE_NEEDS } from "./support/queue-scene.js";
+import { needs } from "../support/needs.js";
 
 const server = usePostgres();
 const cleanup = cleanupAfterEach();
 
-describe.skipIf(QUEUE_UNREADY || !postgresBin)(
+needs(...QUEUE_NEEDS, noPostgres).describe(
   "a worker frozen past its lock",
   { timeout: 180_000 },
   () => {

@@ -1,6 +1,6 @@
 // The hand-over's read side: a worker's loom over PostgreSQL continues an entity that another
 // process (a worker since killed) recorded there — from its last turn, never from scratch.
-import { describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import {
   Cantrip,
   Circle,
@@ -15,9 +15,9 @@ import type { ScriptedResponse } from "../../src/llm/providers/scripted.js";
 import { QueuedRecordStore } from "../../src/loom/store-queued.js";
 import { postgresLoomStore } from "../../src/loom/storage-postgres.js";
 import { openWorkerLoom } from "../../src/queue/loom.js";
-import { POSTGRES_MISSING, postgresBin, usePostgres } from "../support/postgres.js";
+import { noPostgres, usePostgres } from "../support/postgres.js";
+import { needs } from "../support/needs.js";
 
-if (!postgresBin) console.log(`skipping: ${POSTGRES_MISSING}`);
 const server = usePostgres();
 
 const echo: ScriptedResponse = { tool_calls: [{ gate: "echo", args: { text: "hi" } }] };
@@ -29,7 +29,7 @@ function echoCantrip(loom: Loom, responses: ScriptedResponse[]) {
   return { llm, cantrip: new Cantrip({ llm, identity: { systemPrompt: "echo" }, circle, loom }) };
 }
 
-describe.skipIf(!postgresBin)("a worker's PostgreSQL loom continues another's entity", () => {
+needs(noPostgres).describe("a worker's PostgreSQL loom continues another's entity", () => {
   it("reads the entity's turns back and casts on from its last one", async () => {
     const url = await server().createDatabase();
     const id = newEntityId();

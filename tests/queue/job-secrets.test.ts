@@ -3,22 +3,21 @@
 // password never goes in it, in any spelling. A worker connects only with its own `--loom`,
 // when the job names that database; any other database a job names is refused.
 import { Queue, QueueEvents } from "bullmq";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, expect, it } from "vitest";
 import { jobLoom } from "../../src/queue/loom.js";
 import { workerLoomFor } from "../../src/queue/trust.js";
 import { openRemote } from "../../src/queue/remote.js";
 import { encodings, SECRET } from "../support/secret-encodings.js";
 import { REDIS_MISSING, RedisServer } from "../support/redis.js";
 import { redisText } from "./support/redis-dump.js";
-
-if (REDIS_MISSING) console.log(`skipping: ${REDIS_MISSING}`);
+import { needs } from "../support/needs.js";
 
 const cleanup: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const f of cleanup.splice(0).reverse()) await f();
 }, 120_000);
 
-describe.skipIf(REDIS_MISSING !== undefined)("a queued job carries no loom password", () => {
+needs(REDIS_MISSING).describe("a queued job carries no loom password", () => {
   it("the job data in Redis holds the loom URL without its password", async () => {
     const redis = await RedisServer.start();
     cleanup.push(() => redis.close());

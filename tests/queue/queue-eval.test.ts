@@ -3,7 +3,7 @@
 // document against the same (deterministic) wire server.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import {
   envFor,
   evalFolder,
@@ -16,11 +16,12 @@ import { RedisServer } from "../support/redis.js";
 import {
   castsDone,
   cleanupAfterEach,
-  QUEUE_UNREADY,
+  QUEUE_NEEDS,
   queueEval,
   workersOn,
 } from "./support/queue-scene.js";
 import { stableSummary, stableTable } from "./support/report.js";
+import { needs } from "../support/needs.js";
 
 const cleanup = cleanupAfterEach();
 
@@ -31,7 +32,7 @@ const wire = async () => {
   return s;
 };
 
-describe.skipIf(QUEUE_UNREADY)("spell eval --queue", { timeout: 180_000 }, () => {
+needs(...QUEUE_NEEDS).describe("spell eval --queue", { timeout: 180_000 }, () => {
   it("runs on two workers and reports the same as a local run", async () => {
     const local = await wire();
     const dir = evalFolder(THREE_CASES);

@@ -5,20 +5,21 @@
 // only the job's label can have reached the server.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { evalFolder, startWireServer, THREE_CASES } from "../eval/support/harness.js";
 import { RedisServer } from "../support/redis.js";
 import {
   cleanupAfterEach,
   NOWHERE,
-  QUEUE_UNREADY,
+  QUEUE_NEEDS,
   queueEval,
   workersOn,
 } from "./support/queue-scene.js";
+import { needs } from "../support/needs.js";
 
 const cleanup = cleanupAfterEach();
 
-describe.skipIf(QUEUE_UNREADY)("a job's llm label", { timeout: 180_000 }, () => {
+needs(...QUEUE_NEEDS).describe("a job's llm label", { timeout: 180_000 }, () => {
   it("local/MODEL reaches the worker's local model server, no key needed", async () => {
     const redis = await RedisServer.start();
     const server = await startWireServer();

@@ -3,18 +3,15 @@
 // (`^(a+)+$` against forty a's and a "!") must not hold the worker's thread — held, it renews no
 // job lock and takes no other job, and every worker that takes the job over is held in turn. On
 // a worker they match in linear time (RE2), so the cast ends as an ordinary failed row.
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import type { ChildProcess } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, expect, it } from "vitest";
 import { runCli } from "../eval/support/harness.js";
 import { REDIS_MISSING, RedisServer } from "../support/redis.js";
 import { startWorker } from "./support/workers.js";
-
-if (REDIS_MISSING) console.log(`skipping: ${REDIS_MISSING}`);
-const built = existsSync("dist/spell.cjs");
-if (!built) console.log("skipping: the CLI is not built (npm run build)");
+import { needs, notBuilt } from "../support/needs.js";
 
 const cleanup: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -42,7 +39,7 @@ repeat: 1
 concurrency: 2
 `;
 
-describe.skipIf(REDIS_MISSING !== undefined || !built)(
+needs(REDIS_MISSING, notBuilt()).describe(
   "a queued case's patterns cannot hold a worker",
   { timeout: 240_000 },
   () => {

@@ -1,14 +1,15 @@
 // A 429 with Retry-After met by one `spell worker` slows every worker: after the 429, no worker
 // queries that provider until the Retry-After (3 s) has passed. Two real workers, a real Redis,
 // the loopback wire server answering its 3rd request 429.
-import { describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { envFor, evalFolder, startWireServer, THREE_CASES } from "../eval/support/harness.js";
 import { RedisServer } from "../support/redis.js";
-import { cleanupAfterEach, QUEUE_UNREADY, queueEval, workersOn } from "./support/queue-scene.js";
+import { cleanupAfterEach, QUEUE_NEEDS, queueEval, workersOn } from "./support/queue-scene.js";
+import { needs } from "../support/needs.js";
 
 const cleanup = cleanupAfterEach();
 
-describe.skipIf(QUEUE_UNREADY)("queue rate limits", { timeout: 180_000 }, () => {
+needs(...QUEUE_NEEDS).describe("queue rate limits", { timeout: 180_000 }, () => {
   it("a 429 with Retry-After met by one worker holds every worker's queries", async () => {
     const redis = await RedisServer.start();
     const server = await startWireServer({ rateLimit: [3], retryAfter: 3, delayMs: 20 });

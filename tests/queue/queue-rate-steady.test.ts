@@ -4,11 +4,12 @@
 // machine a late process), so the server's own count allows one window of slack: never more
 // than 2 × 5 queries in any 1 s, and the 30 take at least 4 s (5 s at 5/s, less a window).
 // Without the shared rate, four casts at once send all 30 in about a second.
-import { describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { envFor, evalFolder, startWireServer, THREE_CASES } from "../eval/support/harness.js";
 import { RedisServer } from "../support/redis.js";
-import { cleanupAfterEach, QUEUE_UNREADY, queueEval, workersOn } from "./support/queue-scene.js";
+import { cleanupAfterEach, QUEUE_NEEDS, queueEval, workersOn } from "./support/queue-scene.js";
 import { startWorker } from "./support/workers.js";
+import { needs } from "../support/needs.js";
 
 const cleanup = cleanupAfterEach();
 
@@ -16,7 +17,7 @@ const cleanup = cleanupAfterEach();
 const busiest = (at: number[], ms: number) =>
   Math.max(...at.map((t) => at.filter((u) => u >= t && u < t + ms).length));
 
-describe.skipIf(QUEUE_UNREADY)("a steady rate shared by the workers", { timeout: 180_000 }, () => {
+needs(...QUEUE_NEEDS).describe("a steady rate shared by the workers", { timeout: 180_000 }, () => {
   it("--rate openai=5/s: never more than 5 queries in a window over both workers", async () => {
     const redis = await RedisServer.start();
     const server = await startWireServer();

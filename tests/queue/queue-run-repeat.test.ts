@@ -6,18 +6,19 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { runCli } from "../eval/support/harness.js";
 import { ADDER_SPELL as SPELL, alternatingWire } from "../support/adder-wire.js";
 import { RedisServer } from "../support/redis.js";
 import {
-  built,
+  noCli,
   castsDone,
   cleanupAfterEach,
-  QUEUE_UNREADY,
+  QUEUE_NEEDS,
   workersOn,
 } from "./support/queue-scene.js";
 import { stableSummary, stableTable } from "./support/report.js";
+import { needs } from "../support/needs.js";
 
 const wire = alternatingWire();
 beforeAll(() => wire.start());
@@ -25,7 +26,7 @@ afterAll(() => wire.stop());
 
 const cleanup = cleanupAfterEach();
 
-describe.skipIf(QUEUE_UNREADY)("spell run --repeat --queue", { timeout: 180_000 }, () => {
+needs(...QUEUE_NEEDS).describe("spell run --repeat --queue", { timeout: 180_000 }, () => {
   it("runs the K casts on two workers with the same progress and summary as a local --repeat", async () => {
     const dir = mkdtempSync(join(tmpdir(), "run-repeat-queue-"));
     writeFileSync(join(dir, "adder.yaml"), SPELL);
@@ -55,7 +56,7 @@ describe.skipIf(QUEUE_UNREADY)("spell run --repeat --queue", { timeout: 180_000 
   });
 });
 
-describe.skipIf(!built)("spell run --queue without --repeat", { timeout: 60_000 }, () => {
+needs(noCli).describe("spell run --queue without --repeat", { timeout: 60_000 }, () => {
   it("is a usage error that says --queue goes with --repeat", async () => {
     const dir = mkdtempSync(join(tmpdir(), "run-queue-alone-"));
     writeFileSync(join(dir, "adder.yaml"), SPELL);

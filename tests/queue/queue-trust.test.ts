@@ -6,12 +6,13 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { Queue, QueueEvents } from "bullmq";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { envFor, evalFolder, startWireServer, THREE_CASES } from "../eval/support/harness.js";
 import { RedisServer } from "../support/redis.js";
 import { redisText } from "./support/redis-dump.js";
-import { cleanupAfterEach, QUEUE_UNREADY, queueEval, workersOn } from "./support/queue-scene.js";
+import { cleanupAfterEach, QUEUE_NEEDS, queueEval, workersOn } from "./support/queue-scene.js";
 import { startWorker } from "./support/workers.js";
+import { needs } from "../support/needs.js";
 
 const cleanup = cleanupAfterEach();
 
@@ -21,7 +22,7 @@ const rowsOf = (dir: string, out: string) =>
     .split("\n")
     .map((l) => JSON.parse(l) as { status: string; error?: string });
 
-describe.skipIf(QUEUE_UNREADY)(
+needs(...QUEUE_NEEDS).describe(
   "what a queued job may make a worker do",
   { timeout: 180_000 },
   () => {

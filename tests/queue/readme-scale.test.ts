@@ -9,15 +9,14 @@ import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
-import { describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { runCli } from "../eval/support/harness.js";
 import { parseCommand } from "../support/doc-commands.js";
-import { POSTGRES_MISSING, postgresBin, usePostgres } from "../support/postgres.js";
+import { noPostgres, usePostgres } from "../support/postgres.js";
 import { ping } from "../support/redis.js";
-import { castsDone, cleanupAfterEach, QUEUE_UNREADY } from "./support/queue-scene.js";
+import { castsDone, cleanupAfterEach, QUEUE_NEEDS } from "./support/queue-scene.js";
 import { startWorker, type WorkerProcess } from "./support/workers.js";
-
-if (!postgresBin) console.log(`skipping: ${POSTGRES_MISSING}`);
+import { needs } from "../support/needs.js";
 
 const server = usePostgres();
 const cleanup = cleanupAfterEach();
@@ -47,70 +46,66 @@ async function answering(port: number): Promise<void> {
   throw new Error(`nothing answered PING on ${port} within 60 s`);
 }
 
-describe.skipIf(QUEUE_UNREADY || !postgresBin)(
-  "README: Running at scale",
-  { timeout: 240_000 },
-  () => {
-    it("its four commands start a Redis and two workers and run the eval on them", async () => {
-      const lines = scaleLines();
-      expect(lines).toHaveLength(4);
-      const [redisLine, ...spellLines] = lines as [string, string, string, string];
-      expect(redisLine).toMatch(/^redis-server /);
-      const port = await freePort();
-      const db = await server().createDatabase();
-      const local = (line: string) =>
-        line
-          .replaceAll("redis://127.0.0.1:6379", `redis://127.0.0.1:${port}`)
-          .replaceAll("postgres://spell@127.0.0.1/looms", db);
-      const dir = mkdtempSync(join(tmpdir(), "readme-scale-"));
-      cpSync("spells", join(dir, "spells"), { recursive: true });
+needs(...QUEUE_NEEDS, noPostgres).describe("README: Running at scale", { timeout: 240_000 }, () => {
+  it("its four commands start a Redis and two workers and run the eval on them", async () => {
+    const lines = scaleLines();
+    expect(lines).toHaveLength(4);
+    const [redisLine, ...spellLines] = lines as [string, string, string, string];
+    expect(redisLine).toMatch(/^redis-server /);
+    const port = await freePort();
+    const db = await server().createDatabase();
+    const local = (line: string) =>
+      line
+        .replaceAll("redis://127.0.0.1:6379", `redis://127.0.0.1:${port}`)
+        .replaceAll("postgres://spell@127.0.0.1/looms", db);
+    const dir = mkdtempSync(join(tmpdir(), "readme-scale-"));
+    cpSync("spells", join(dir, "spells"), { recursive: true });
 
-      // 1. Redis, as the README starts it (its port replaced).
-      const words = local(redisLine).replace("6379", String(port)).split(" ");
-      const args = words.slice(1).map((w) => (w === "''" ? "" : w));
-      const redis = spawn(words[0]!, args, { cwd: dir, stdio: "ignore" });
-      cleanup.push(
-        () =>
-          new Promise<void>((resolve) => {
-            if (redis.exitCode !== null) return resolve();
-            redis.once("exit", () => resolve());
-            redis.kill("SIGTERM");
-          }),
-      );
-      await answering(port);
+    // 1. Redis, as the README starts it (its port replaced).
+    const words = local(redisLine).replace("6379", String(port)).split(" ");
+    const args = words.slice(1).map((w) => (w === "''" ? "" : w));
+    const redis = spawn(words[0]!, args, { cwd: dir, stdio: "ignore" });
+    cleanup.push(
+      () =>
+        new Promise<void>((resolve) => {
+          if (redis.exitCode !== null) return resolve();
+          redis.once("exit", () => resolve());
+          redis.kill("SIGTERM");
+        }),
+    );
+    await answering(port);
 
-      // 2, 3. The two workers.
-      const [w1, w2, evalLine] = spellLines.map((l) => parseCommand(local(l))!);
-      expect([w1!.argv[0], w2!.argv[0], evalLine!.argv[0]]).toEqual(["worker", "worker", "eval"]);
-      const workers: WorkerProcess[] = [w1!, w2!].map((c) => startWorker(c.argv.slice(1), {}, dir));
-      cleanup.push(() => Promise.all(workers.map((w) => w.stop())).then(() => undefined));
-      await Promise.all(workers.map((w) => w.waitFor("waiting for casts")));
+    // 2, 3. The two workers.
+    const [w1, w2, evalLine] = spellLines.map((l) => parseCommand(local(l))!);
+    expect([w1!.argv[0], w2!.argv[0], evalLine!.argv[0]]).toEqual(["worker", "worker", "eval"]);
+    const workers: WorkerProcess[] = [w1!, w2!].map((c) => startWorker(c.argv.slice(1), {}, dir));
+    cleanup.push(() => Promise.all(workers.map((w) => w.stop())).then(() => undefined));
+    await Promise.all(workers.map((w) => w.waitFor("waiting for casts")));
 
-      // 4. The eval.
-      const e = await runCli([...evalLine!.argv, "--out", "report"], {}, dir);
-      expect(e.code, e.stderr).not.toBe(3); // no usage error
-      expect(e.stderr).toMatch(/6\/6 casts/);
-      expect(e.stdout).toContain("arithmetic");
-      const rows = readFileSync(join(dir, "report", "results.jsonl"), "utf8")
-        .trim()
-        .split("\n")
-        .map((l) => JSON.parse(l) as { status: string });
-      expect(rows).toHaveLength(6);
-      expect(rows.filter((r) => r.status === "error")).toEqual([]);
-      // The scripted spell cycles its replies per process, one of six wrong on purpose: which
-      // casts each worker takes decides how many are wrong, so the pass rate may fall below
-      // pass.rate (exit 1, said on stderr); it never errors.
-      if (e.code !== 0) expect(e.stderr).toContain("is below pass.rate");
-      expect(e.code === 0 || e.code === 1).toBe(true);
-      expect(castsDone(workers)).toBe(6);
-      const c = new pg.Client({ connectionString: db });
-      await c.connect();
-      try {
-        const turns = await c.query<{ n: string }>("SELECT count(*) AS n FROM loom_turns");
-        expect(Number(turns.rows[0]!.n)).toBe(6); // one turn per cast, each in PostgreSQL
-      } finally {
-        await c.end();
-      }
-    });
-  },
-);
+    // 4. The eval.
+    const e = await runCli([...evalLine!.argv, "--out", "report"], {}, dir);
+    expect(e.code, e.stderr).not.toBe(3); // no usage error
+    expect(e.stderr).toMatch(/6\/6 casts/);
+    expect(e.stdout).toContain("arithmetic");
+    const rows = readFileSync(join(dir, "report", "results.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { status: string });
+    expect(rows).toHaveLength(6);
+    expect(rows.filter((r) => r.status === "error")).toEqual([]);
+    // The scripted spell cycles its replies per process, one of six wrong on purpose: which
+    // casts each worker takes decides how many are wrong, so the pass rate may fall below
+    // pass.rate (exit 1, said on stderr); it never errors.
+    if (e.code !== 0) expect(e.stderr).toContain("is below pass.rate");
+    expect(e.code === 0 || e.code === 1).toBe(true);
+    expect(castsDone(workers)).toBe(6);
+    const c = new pg.Client({ connectionString: db });
+    await c.connect();
+    try {
+      const turns = await c.query<{ n: string }>("SELECT count(*) AS n FROM loom_turns");
+      expect(Number(turns.rows[0]!.n)).toBe(6); // one turn per cast, each in PostgreSQL
+    } finally {
+      await c.end();
+    }
+  });
+});

@@ -4,16 +4,15 @@
 // lost or doubled: 12 entities, each with its 3 turns once (sequences 1..3), the intent once,
 // 4 casts per case. Before, the eval waited forever for casts the old Redis took with it.
 // Redis stopped for good: the run ends after 60 s with an error naming the Redis, non-zero.
-import { describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { envFor, startWireServer } from "../eval/support/harness.js";
-import { POSTGRES_MISSING, postgresBin, usePostgres } from "../support/postgres.js";
+import { noPostgres, usePostgres } from "../support/postgres.js";
 import { RedisServer } from "../support/redis.js";
 import { loomTurns } from "./support/loom-turns.js";
-import { cleanupAfterEach, QUEUE_UNREADY, queueEval, workersOn } from "./support/queue-scene.js";
+import { cleanupAfterEach, QUEUE_NEEDS, queueEval, workersOn } from "./support/queue-scene.js";
 import { stepperFolder } from "./support/stepper.js";
 import { startWorker } from "./support/workers.js";
-
-if (!postgresBin) console.log(`skipping: ${POSTGRES_MISSING}`);
+import { needs } from "../support/needs.js";
 
 /** A folder with the stepper spell and the eval: three cases, four casts each. */
 const scene = () =>
@@ -31,7 +30,7 @@ const scene = () =>
 const server = usePostgres();
 const cleanup = cleanupAfterEach();
 
-describe.skipIf(QUEUE_UNREADY || !postgresBin)(
+needs(...QUEUE_NEEDS, noPostgres).describe(
   "Redis restarted during a queued run",
   { timeout: 240_000 },
   () => {

@@ -1,11 +1,10 @@
 // The test Redis: a real redis-server on loopback that answers PING, restarts on the same port
 // (answering again) and is gone after stop.
-import { describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { ping, REDIS_MISSING, RedisServer } from "../support/redis.js";
+import { needs } from "../support/needs.js";
 
-if (REDIS_MISSING) console.log(`skipping: ${REDIS_MISSING}`);
-
-describe.skipIf(REDIS_MISSING !== undefined)("tests/support/redis.ts", { timeout: 60_000 }, () => {
+needs(REDIS_MISSING).describe("tests/support/redis.ts", { timeout: 60_000 }, () => {
   it("starts a real redis-server, restarts it on the same port, and stops it", async () => {
     const r = await RedisServer.start();
     try {

@@ -5,11 +5,10 @@
 // `completed` event was missed) or came back as a failure (the finished job already removed).
 import { spawn } from "node:child_process";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, expect, it } from "vitest";
 import { openRemote } from "../../src/queue/remote.js";
 import { REDIS_MISSING, RedisServer } from "../support/redis.js";
-
-if (REDIS_MISSING) console.log(`skipping: ${REDIS_MISSING}`);
+import { needs } from "../support/needs.js";
 
 const cleanup: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -18,7 +17,7 @@ afterEach(async () => {
 
 const CASE = { id: "c", intent: "What is 1 + 2?", expect: [], location: "x.yaml" };
 
-describe.skipIf(REDIS_MISSING !== undefined)("queued casts' outcomes", { timeout: 120_000 }, () => {
+needs(REDIS_MISSING).describe("queued casts' outcomes", { timeout: 120_000 }, () => {
   it("comes back when the worker finished the job before the enqueuer listened", async () => {
     const redis = await RedisServer.start();
     cleanup.push(() => redis.close());

@@ -1,9 +1,10 @@
 import { spawnSync } from "node:child_process";
 import { chownSync, existsSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
-import { castBash, hasBwrap, noBwrap, spellDir } from "../circle/bash-helpers.js";
-import { NOBODY, noUnprivileged } from "./bash-probes.js";
+import { describe, expect } from "vitest";
+import { castBash, noBwrap, spellDir } from "../circle/bash-helpers.js";
+import { asNobody, NOBODY } from "./bash-probes.js";
+import { needs } from "../support/needs.js";
 
 /**
  * LOOP-3: nothing of a bash command runs after `done`. The done gate answers only once the
@@ -25,11 +26,11 @@ circle:
   wards: [{ max_turns: 1 }]
 `;
 
-const unprivileged = noUnprivileged();
+const unprivileged = asNobody();
 
 describe("done answers only once the command has ended (LOOP-3)", () => {
-  it.skipIf(!hasBwrap)(
-    `as this process's user: nothing after done runs (${CASTS} casts; ${hasBwrap ? "bubblewrap" : noBwrap})`,
+  needs(noBwrap).it(
+    `as this process's user: nothing after done runs (${CASTS} casts; bubblewrap)`,
     async () => {
       for (let i = 0; i < CASTS; i++) {
         const { turns, result, dir } = await castBash({
@@ -44,8 +45,8 @@ describe("done answers only once the command has ended (LOOP-3)", () => {
     },
   );
 
-  it.skipIf(unprivileged !== undefined)(
-    `as an unprivileged user (nobody, through setpriv; no pids cgroup): nothing after done runs (${CASTS} casts; ${unprivileged ?? "setpriv"})`,
+  unprivileged.it(
+    `as an unprivileged user (nobody, through setpriv; no pids cgroup): nothing after done runs (${CASTS} casts)`,
     () => {
       const dir = spellDir({ "work/.keep": "", "spell.yaml": SPELL });
       for (const p of [dir, join(dir, "work"), join(dir, "work/.keep"), join(dir, "spell.yaml")])

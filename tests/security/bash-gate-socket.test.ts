@@ -5,11 +5,11 @@
  * bound. Past each limit the command reads an error; the cast goes on.
  * Every probe here talks only to the socket of the entity the test itself started.
  */
-import { describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import type { Turn } from "../../src/loom/turn.js";
-import { castBash, hasBwrap, noBwrap } from "../circle/bash-helpers.js";
+import { castBash, noBwrap } from "../circle/bash-helpers.js";
+import { needs } from "../support/needs.js";
 
-const SKIP = hasBwrap ? "in bubblewrap" : `skipped: ${noBwrap}`;
 const KiB = 1024;
 const MiB = 1024 * KiB;
 
@@ -77,7 +77,7 @@ const recordedBytes = (turn: Turn) =>
 const lines = (observation: string, prefix: string) =>
   observation.split("\n").filter((l) => l.startsWith(prefix));
 
-describe.skipIf(!hasBwrap)(`the gate socket's limits (issue 20; ${SKIP})`, () => {
+needs(noBwrap).describe(`the gate socket's limits (issue 20; in bubblewrap)`, () => {
   it("a request over 1 MiB is answered with an error and never reaches a gate", async () => {
     // 20 connections of 2 MB each: before, every one was echoed whole (80 MB in the loom).
     const { result, turns } = await castFlood(

@@ -1,8 +1,9 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { chownSync, existsSync, readFileSync, readdirSync, readlinkSync, statSync } from "node:fs";
+import { chownSync, readFileSync, readdirSync, readlinkSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { expect } from "vitest";
 import { hasBwrap, noBwrap, spellDir } from "../circle/bash-helpers.js";
+import { needs, notBuilt, onlyWhere, type Gate } from "../support/needs.js";
 
 /** The namespaces of this test process: a command sharing any of them is not in the sandbox. */
 export function hostNamespaces(): string[] {
@@ -118,16 +119,21 @@ function zombie(pid: number): boolean {
 export const NOBODY = 65534;
 
 /**
- * Why the bash medium cannot be started as nobody here (a written reason to skip), or undefined
- * when it can: it needs bubblewrap, a root test process (else the in-process tests already run
- * unprivileged), a built dist/, and a user namespace bubblewrap can make for nobody.
+ * Where the bash medium can be started as nobody (tests/support/needs.ts): it needs a root test
+ * process (else the in-process tests already run unprivileged: skipped everywhere), and
+ * bubblewrap, a built dist/ and a user namespace bubblewrap can make for nobody (services: a
+ * CI run without them fails).
  */
-export function noUnprivileged(): string | undefined {
-  if (!hasBwrap) return `skipped: ${noBwrap}`;
+export function asNobody(): Gate {
   if (process.getuid?.() !== 0)
-    return "skipped: the test process is not root, so the in-process tests already run unprivileged";
-  if (!existsSync(join(process.cwd(), "dist/index.js")))
-    return "skipped: dist/ is not built (npm run build)";
+    return onlyWhere(
+      "the test process is not root, so the in-process tests already run unprivileged",
+    );
+  return needs(noBwrap, notBuilt("dist/index.js"), hasBwrap ? nobodyProblem() : undefined);
+}
+
+/** Why bubblewrap cannot make a user namespace for nobody here, or undefined. */
+function nobodyProblem(): string | undefined {
   const probe = spawnSync(
     "setpriv",
     [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups"].concat([
@@ -141,7 +147,7 @@ export function noUnprivileged(): string | undefined {
     { encoding: "utf8", timeout: 10_000 },
   );
   if (probe.status !== 0)
-    return `skipped: bubblewrap cannot make a user namespace for an unprivileged user here (${(probe.stderr || String(probe.error)).trim()})`;
+    return `bubblewrap cannot make a user namespace for an unprivileged user here (${(probe.stderr || String(probe.error)).trim()})`;
   return undefined;
 }
 

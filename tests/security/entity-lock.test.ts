@@ -17,6 +17,7 @@ import {
   ScriptedLLM,
 } from "../../src/index.js";
 import { entityFiles } from "../../src/loom/entity-keeper.js";
+import { onlyWhere } from "../support/needs.js";
 
 const run = promisify(execFile);
 const WORKER = "tests/support/summon-worker.mjs";
@@ -91,41 +92,44 @@ function splits(turns: LoomTurn[]): string[] {
   return twice;
 }
 
-describe.skipIf(!onLinux)("a lock whose pid is alive again (Linux: /proc)", () => {
-  it("a live pid with another start time is a dead holder: its lock is taken over", async () => {
-    const loom = tempLoom();
-    const id = (await worker(loom, ["1", "2", "0"])).stdout.trim();
-    // The pid is alive (a sleep this test started) but the holder that wrote the lock was
-    // another process: its start time differs (a reused pid).
-    const other = sleeper();
-    writeLock(loom, id, `${other.pid} ${bootId()} 1\n`);
-    const again = await worker(loom, ["1", "2", "0", id]);
-    expect(again.stdout.trim()).toBe(id);
-    expect(other.exitCode).toBeNull(); // the live process is left alone
-  }, 120_000);
+onlyWhere(onLinux ? undefined : "needs Linux's /proc").describe(
+  "a lock whose pid is alive again (Linux: /proc)",
+  () => {
+    it("a live pid with another start time is a dead holder: its lock is taken over", async () => {
+      const loom = tempLoom();
+      const id = (await worker(loom, ["1", "2", "0"])).stdout.trim();
+      // The pid is alive (a sleep this test started) but the holder that wrote the lock was
+      // another process: its start time differs (a reused pid).
+      const other = sleeper();
+      writeLock(loom, id, `${other.pid} ${bootId()} 1\n`);
+      const again = await worker(loom, ["1", "2", "0", id]);
+      expect(again.stdout.trim()).toBe(id);
+      expect(other.exitCode).toBeNull(); // the live process is left alone
+    }, 120_000);
 
-  it("a lock from another boot (a restarted container's pid 1) is taken over", async () => {
-    const loom = tempLoom();
-    const id = (await worker(loom, ["1", "2", "0"])).stdout.trim();
-    writeLock(loom, id, `1 00000000-0000-0000-0000-000000000000 1\n`);
-    const again = await worker(loom, ["1", "2", "0", id]);
-    expect(again.stdout.trim()).toBe(id);
-  }, 120_000);
+    it("a lock from another boot (a restarted container's pid 1) is taken over", async () => {
+      const loom = tempLoom();
+      const id = (await worker(loom, ["1", "2", "0"])).stdout.trim();
+      writeLock(loom, id, `1 00000000-0000-0000-0000-000000000000 1\n`);
+      const again = await worker(loom, ["1", "2", "0", id]);
+      expect(again.stdout.trim()).toBe(id);
+    }, 120_000);
 
-  it("a live holder's lock is kept, and the refusal says how to recover", async () => {
-    const loom = tempLoom();
-    const id = (await worker(loom, ["1", "2", "0"])).stdout.trim();
-    const holder = sleeper();
-    const path = writeLock(loom, id, `${holder.pid} ${bootId()} ${startTime(holder.pid!)}\n`);
-    const refused = await worker(loom, ["1", "2", "0", id]).then(
-      () => "",
-      (err: { stderr: string }) => err.stderr,
-    );
-    expect(refused).toContain(`in use by pid ${holder.pid}`);
-    expect(refused).toContain(`remove ${path}`);
-    expect(readFileSync(path, "utf8")).toContain(`${holder.pid} `);
-  }, 120_000);
-});
+    it("a live holder's lock is kept, and the refusal says how to recover", async () => {
+      const loom = tempLoom();
+      const id = (await worker(loom, ["1", "2", "0"])).stdout.trim();
+      const holder = sleeper();
+      const path = writeLock(loom, id, `${holder.pid} ${bootId()} ${startTime(holder.pid!)}\n`);
+      const refused = await worker(loom, ["1", "2", "0", id]).then(
+        () => "",
+        (err: { stderr: string }) => err.stderr,
+      );
+      expect(refused).toContain(`in use by pid ${holder.pid}`);
+      expect(refused).toContain(`remove ${path}`);
+      expect(readFileSync(path, "utf8")).toContain(`${holder.pid} `);
+    }, 120_000);
+  },
+);
 
 describe("20 processes racing for a dead holder's lock", () => {
   it("exactly one holds it, take-over after take-over", async () => {

@@ -235,10 +235,15 @@ describe("loom export streams", () => {
     // The bundle's export in a process whose heap (48 MB) could not hold the file as a string.
     const outPath = join(tmp(), "out.jsonl");
     const out = openSync(outPath, "w");
+    // NODE_ENV=test, as under vitest: the CLI must not be heavier there than for a user.
     const r = spawnSync(
       process.execPath,
       ["--max-old-space-size=48", "bin/run.js", "loom", "export", path],
-      { stdio: ["ignore", out, "pipe"], encoding: "utf8" },
+      {
+        stdio: ["ignore", out, "pipe"],
+        encoding: "utf8",
+        env: { ...process.env, NODE_ENV: "test" },
+      },
     );
     closeSync(out);
     expect(r.stderr).toBe("");
@@ -250,4 +255,30 @@ describe("loom export streams", () => {
     });
     expect(lines).toBe(120);
   }, 120_000);
+
+  // What made the test above die in full runs: under NODE_ENV=test (vitest sets it) oclif read
+  // tsconfig.json with the TypeScript compiler, and 25 of the 48 MB were taken before the first
+  // record — the little left was eaten by the garbage V8 keeps while a marking is under way on a
+  // busy machine. The CLI now starts as light whatever NODE_ENV says.
+  it.each(["test", "development"])(
+    "the CLI under NODE_ENV=%s loads no TypeScript compiler",
+    (nodeEnv) => {
+      const r = spawnSync(
+        process.execPath,
+        [
+          "--require",
+          "./tests/cli/trace-require.cjs",
+          "bin/run.js",
+          "loom",
+          "export",
+          "tests/fixtures/loom-v2.jsonl",
+        ],
+        { encoding: "utf8", env: { ...process.env, NODE_ENV: nodeEnv } },
+      );
+      expect(r.status).toBe(0);
+      const loaded = r.stderr.split("\n").filter((l) => l.startsWith("LOADED "));
+      expect(loaded.some((l) => l.endsWith("dist/spell.cjs"))).toBe(true);
+      expect(loaded.filter((l) => /typescript|ts-node|tsx/.test(l))).toEqual([]);
+    },
+  );
 });

@@ -6,10 +6,11 @@ import { randomUUID } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, expect, it } from "vitest";
 import { mcpGates } from "../../src/circle/gates/mcp.js";
 import type { GateContext } from "../../src/circle/gate.js";
-import { hasBwrap, noBwrap } from "../circle/bash-helpers.js";
+import { noBwrap } from "../circle/bash-helpers.js";
+import { needs } from "../support/needs.js";
 
 const HOSTILE = resolve("tests/fixtures/mcp/hostile-server.mjs");
 
@@ -65,8 +66,8 @@ afterEach(() => {
     }
 });
 
-describe.skipIf(!hasBwrap)(
-  `an MCP server's processes${hasBwrap ? "" : ` (skipped: the server's pid namespace needs bubblewrap: ${noBwrap})`}`,
+needs(noBwrap && `the server's pid namespace needs bubblewrap: ${noBwrap}`).describe(
+  "an MCP server's processes",
   () => {
     it("a process the server started with `setsid -f` ends when the server is stopped", async () => {
       const marker = `spellbook-mcp-escapee-${randomUUID()}`;

@@ -1,9 +1,10 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, expect, it } from "vitest";
 import { CodeEngine } from "../../src/sandbox/engine.js";
 import { sandboxLimits } from "../../src/sandbox/index.js";
 import { Sandbox } from "../../src/sandbox/index.js";
+import { needs, onlyWhere } from "../support/needs.js";
 
 /**
  * Issue 21: on a loaded machine a runaway loop lost its sandbox's variables — grimoire 06's
@@ -16,13 +17,14 @@ import { Sandbox } from "../../src/sandbox/index.js";
  * The busy machine, made on purpose: the lane's worker thread is given the idle scheduling class
  * on CPU 0, beside two processes of this test spinning there.
  */
-const why = ((): string | undefined => {
-  if (process.platform !== "linux" || !existsSync("/proc/self/task"))
-    return "skipped: needs Linux's /proc/self/task to find the worker thread";
-  for (const tool of ["chrt", "taskset"])
-    if (spawnSync(tool, ["--help"]).error) return `skipped: ${tool} is not installed`;
-  return undefined;
-})();
+const gate =
+  process.platform !== "linux" || !existsSync("/proc/self/task")
+    ? onlyWhere("needs Linux's /proc/self/task to find the worker thread")
+    : needs(
+        ...["chrt", "taskset"].map((tool) =>
+          spawnSync(tool, ["--help"]).error ? `${tool} is not installed` : undefined,
+        ),
+      );
 
 const hogs: ChildProcess[] = [];
 const engines: CodeEngine[] = [];
@@ -75,34 +77,31 @@ async function runStarved(sandbox: Sandbox, code: string, ms: number) {
   return out;
 }
 
-describe.skipIf(why !== undefined)(
-  `a starved worker keeps its sandbox (${why ?? "chrt --idle, taskset"})`,
-  () => {
-    it("a runaway loop in a worker the machine barely runs is stopped by max_eval_ms; its variables stay", async () => {
-      // The worker barely runs for 2 s of wall time, far past the budget and the watchdog's grace;
-      // then it runs, spins its 300 ms of CPU and stops itself (a starved loop stops only
-      // once it has had its compute: run.ts counts the thread's CPU time).
-      const sandbox = await starvedSandbox(300);
-      for (let i = 0; i < 2; i++) {
-        const out = await runStarved(sandbox, "while (true) {}", 2000);
-        expect(out.stopped, `run ${i}`).toBe("max_eval_ms");
-        expect(out.crashed, `run ${i}: the watchdog replaced the sandbox`).toBeFalsy();
-        expect(out.error?.message).toMatch(/exceeded max_eval_ms \(300 ms/);
-      }
-      expect((await run(sandbox, "kept")).value?.text).toBe("7");
-      sandbox.dispose();
-    }, 120_000);
+gate.describe("a starved worker keeps its sandbox (chrt --idle, taskset)", () => {
+  it("a runaway loop in a worker the machine barely runs is stopped by max_eval_ms; its variables stay", async () => {
+    // The worker barely runs for 2 s of wall time, far past the budget and the watchdog's grace;
+    // then it runs, spins its 300 ms of CPU and stops itself (a starved loop stops only
+    // once it has had its compute: run.ts counts the thread's CPU time).
+    const sandbox = await starvedSandbox(300);
+    for (let i = 0; i < 2; i++) {
+      const out = await runStarved(sandbox, "while (true) {}", 2000);
+      expect(out.stopped, `run ${i}`).toBe("max_eval_ms");
+      expect(out.crashed, `run ${i}: the watchdog replaced the sandbox`).toBeFalsy();
+      expect(out.error?.message).toMatch(/exceeded max_eval_ms \(300 ms/);
+    }
+    expect((await run(sandbox, "kept")).value?.text).toBe("7");
+    sandbox.dispose();
+  }, 120_000);
 
-    it("code that needs less CPU than max_eval_ms ends with its value, however long it waited to run", async () => {
-      // ~0.1 s of compute; the worker barely runs for the first 3 s of wall time, three times
-      // its budget. max_eval_ms counts the thread's CPU time (run.ts), not the time it waited.
-      const sandbox = await starvedSandbox(1000);
-      const code = "var n = 0; for (var i = 0; i < 1000000; i++) n += i; n";
-      const out = await runStarved(sandbox, code, 3000);
-      expect(out.error?.message).toBeUndefined();
-      expect(out.value?.text).toBe("499999500000");
-      expect((await run(sandbox, "kept")).value?.text).toBe("7");
-      sandbox.dispose();
-    }, 120_000);
-  },
-);
+  it("code that needs less CPU than max_eval_ms ends with its value, however long it waited to run", async () => {
+    // ~0.1 s of compute; the worker barely runs for the first 3 s of wall time, three times
+    // its budget. max_eval_ms counts the thread's CPU time (run.ts), not the time it waited.
+    const sandbox = await starvedSandbox(1000);
+    const code = "var n = 0; for (var i = 0; i < 1000000; i++) n += i; n";
+    const out = await runStarved(sandbox, code, 3000);
+    expect(out.error?.message).toBeUndefined();
+    expect(out.value?.text).toBe("499999500000");
+    expect((await run(sandbox, "kept")).value?.text).toBe("7");
+    sandbox.dispose();
+  }, 120_000);
+});

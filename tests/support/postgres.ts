@@ -4,9 +4,10 @@
  * fresh database on it.
  *
  *   const pg = usePostgres();            // beforeAll starts, afterAll stops
- *   describe.skipIf(!postgresBin)(…, () => { … await pg().createDatabase() … });
+ *   needs(noPostgres).describe(…, () => { … await pg().createDatabase() … });
  *
- * Without the binaries, the tests skip with `POSTGRES_MISSING` as the reason.
+ * Without the binaries, the tests skip with `POSTGRES_MISSING` as the reason (and fail under
+ * CI=true: tests/support/needs.ts).
  */
 import { afterAll, beforeAll } from "vitest";
 import {
@@ -18,7 +19,8 @@ import {
 
 export { POSTGRES_MISSING, postgresBin, startPostgres, type PostgresServer };
 
-if (!postgresBin) console.warn(`PostgreSQL tests skipped: ${POSTGRES_MISSING}`);
+/** Why the PostgreSQL tests cannot run here, or undefined when the binaries are there. */
+export const noPostgres: string | undefined = postgresBin ? undefined : POSTGRES_MISSING;
 
 /** One server for the test file: started before its tests, stopped after. */
 export function usePostgres(): () => PostgresServer {

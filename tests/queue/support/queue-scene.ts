@@ -1,20 +1,18 @@
 /**
- * What the queue tests set up alike: why they skip (no redis-server, no built CLI; said once on
- * import), a cleanup list run after each test, `spell worker`s on a fresh Redis, and the queued
+ * What the queue tests set up alike: what they need (redis-server, a built CLI: see
+ * tests/support/needs.ts), a cleanup list run after each test, `spell worker`s on a fresh Redis, and the queued
  * eval pointed at no server (port 9, nothing listens) so that only the workers cast.
  */
-import { existsSync } from "node:fs";
 import { afterEach } from "vitest";
 import { runCli, type CliRun } from "../../eval/support/harness.js";
+import { notBuilt } from "../../support/needs.js";
 import { REDIS_MISSING, type RedisServer } from "../../support/redis.js";
 import { startWorker, type WorkerProcess } from "./workers.js";
 
-/** Whether the CLI is built: the workers run bin/run.js on dist/. */
-export const built = existsSync("dist/spell.cjs");
-if (REDIS_MISSING) console.log(`skipping: ${REDIS_MISSING}`);
-if (!built) console.log("skipping: the CLI is not built (npm run build)");
-/** True when a test needing a Redis and workers must skip (the reason is logged above). */
-export const QUEUE_UNREADY = REDIS_MISSING !== undefined || !built;
+/** Why the CLI cannot run here (the workers run bin/run.js on dist/), or undefined. */
+export const noCli = notBuilt();
+/** What a test needing a Redis and workers needs: `needs(...QUEUE_NEEDS).describe(…)`. */
+export const QUEUE_NEEDS = [REDIS_MISSING, noCli] as const;
 
 export type Cleanup = (() => Promise<void>)[];
 
