@@ -13,6 +13,7 @@ import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { ApprovalRequest } from "../../src/core/approval.js";
 import { cliApprover } from "../../src/cli/approver.js";
+import { needs } from "../support/needs.js";
 
 const NOTES = "n".repeat(600);
 const SECRET = "sk-test-0123456789abcdef";
@@ -112,7 +113,7 @@ describe("the terminal's approval question", () => {
 const hasScript = spawnSync("script", ["--version"]).status === 0;
 const BIN = resolve("bin/run.js");
 
-describe.skipIf(!hasScript)(
+needs(hasScript ? undefined : "util-linux's script is not installed").describe(
   "spell run on a pseudo-terminal (skipped without util-linux script)",
   () => {
     it("a write to .git/hooks behind 600 characters of notes and a \\r: the path is shown, the \\r is not", async () => {

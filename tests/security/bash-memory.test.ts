@@ -1,8 +1,9 @@
 import { rmSync } from "node:fs";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, expect, it } from "vitest";
 import { memoryLimitKind } from "../../src/circle/mediums/bash/index.js";
 import { castBash, hasBwrap, noBwrap } from "../circle/bash-helpers.js";
-import { bashSpell, castAs, insideOnly, NOBODY, noUnprivileged } from "./bash-probes.js";
+import { bashSpell, castAs, insideOnly, NOBODY, asNobody } from "./bash-probes.js";
+import { needs } from "../support/needs.js";
 
 /**
  * Issue 38: `dd` of 3,000 MiB into the sandbox's /tmp grew the host's shared memory by 3 GB, and
@@ -63,11 +64,11 @@ function expectBounded(observations: string[], errors: boolean[]): void {
 const dirs: string[] = [];
 afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));
 
-const unprivileged = noUnprivileged();
+const unprivileged = asNobody();
 const kind = hasBwrap ? memoryLimitKind() : undefined;
 const WARDS = `, { max_memory_mb: ${BOUND_MB} }`;
 
-describe.skipIf(!hasBwrap)(
+needs(noBwrap).describe(
   `a bash command's memory is bounded by max_memory_mb (${hasBwrap ? "bubblewrap" : noBwrap})`,
   () => {
     it(`run by this process's user (uid ${process.getuid?.()}, ${kind === "cgroup" ? "a memory cgroup" : "ulimit -v"}): /tmp, /dev/shm and the heap stop at ${BOUND_MB} MiB, each an error observation`, async () => {
@@ -86,8 +87,8 @@ describe.skipIf(!hasBwrap)(
       if (kind === "cgroup") expect(turns[2]!.observation).toContain("(max_memory_mb");
     });
 
-    it.skipIf(unprivileged !== undefined)(
-      `run by an unprivileged user (nobody, through setpriv; no cgroup: ulimit -v and the tmpfs sizes): the same (${unprivileged ?? "setpriv"})`,
+    unprivileged.it(
+      `run by an unprivileged user (nobody, through setpriv; no cgroup: ulimit -v and the tmpfs sizes): the same`,
       () => {
         const { cast, dir } = castAs(NOBODY, bashSpell(COMMANDS, WARDS));
         dirs.push(dir);

@@ -1,9 +1,10 @@
 import { spawnSync } from "node:child_process";
 import { chmodSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, expect, it } from "vitest";
 import { castBash, hasBwrap, noBwrap } from "../circle/bash-helpers.js";
-import { bashSpell, castAs, insideOnly, NOBODY, noUnprivileged } from "./bash-probes.js";
+import { bashSpell, castAs, insideOnly, NOBODY, asNobody } from "./bash-probes.js";
+import { needs } from "../support/needs.js";
 
 /**
  * Issue 38: inside the sandbox a command is uid 1000, but outside it is the user running
@@ -93,9 +94,9 @@ function expectNoPrivilege(dir: string, observation: string): void {
   }
 }
 
-const unprivileged = noUnprivileged();
+const unprivileged = asNobody();
 
-describe.skipIf(!hasBwrap)(
+needs(noBwrap).describe(
   `no file a bash command makes grants privilege on the host (${hasBwrap ? "bubblewrap" : noBwrap})`,
   () => {
     it(`run by this process's user (uid ${process.getuid?.()}): no set-id bit, no file capability; run by uid ${OTHER} it is uid ${OTHER}`, async () => {
@@ -108,13 +109,10 @@ describe.skipIf(!hasBwrap)(
       expectNoPrivilege(dir, turns[0]!.observation);
     });
 
-    it.skipIf(unprivileged !== undefined)(
-      `run by an unprivileged user (nobody, through setpriv): the same (${unprivileged ?? "setpriv"})`,
-      () => {
-        const { cast, dir } = castAs(NOBODY, bashSpell([MAKE]));
-        dirs.push(dir);
-        expectNoPrivilege(dir, cast.observations[0]!);
-      },
-    );
+    unprivileged.it(`run by an unprivileged user (nobody, through setpriv): the same`, () => {
+      const { cast, dir } = castAs(NOBODY, bashSpell([MAKE]));
+      dirs.push(dir);
+      expectNoPrivilege(dir, cast.observations[0]!);
+    });
   },
 );

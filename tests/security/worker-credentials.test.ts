@@ -14,10 +14,9 @@ import { envFor, evalFolder, startWireServer, THREE_CASES } from "../eval/suppor
 import { startPgRecorder, type PgRecorder } from "../support/pg-recorder.js";
 import { POSTGRES_MISSING, postgresBin, usePostgres } from "../support/postgres.js";
 import { RedisServer } from "../support/redis.js";
-import { cleanupAfterEach, QUEUE_UNREADY, queueEval } from "../queue/support/queue-scene.js";
+import { needs } from "../support/needs.js";
+import { cleanupAfterEach, QUEUE_NEEDS, queueEval } from "../queue/support/queue-scene.js";
 import { startWorker, type WorkerProcess } from "../queue/support/workers.js";
-
-if (!postgresBin) console.log(`skipping: ${POSTGRES_MISSING}`);
 
 const pgServer = usePostgres();
 const cleanup = cleanupAfterEach();
@@ -58,7 +57,7 @@ describe("the password-recording listener (the control)", () => {
   });
 });
 
-describe.skipIf(QUEUE_UNREADY || !postgresBin)(
+needs(...QUEUE_NEEDS, postgresBin ? undefined : POSTGRES_MISSING).describe(
   "a job naming another PostgreSQL host",
   { timeout: 240_000 },
   () => {

@@ -4,15 +4,16 @@
 // TypeError — no model is queried for it, and the worker goes on to the next job.
 import { join } from "node:path";
 import { Queue, QueueEvents } from "bullmq";
-import { describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { envFor, evalFolder, startWireServer, THREE_CASES } from "../eval/support/harness.js";
 import { RedisServer } from "../support/redis.js";
-import { cleanupAfterEach, QUEUE_UNREADY } from "../queue/support/queue-scene.js";
+import { needs } from "../support/needs.js";
+import { cleanupAfterEach, QUEUE_NEEDS } from "../queue/support/queue-scene.js";
 import { startWorker } from "../queue/support/workers.js";
 
 const cleanup = cleanupAfterEach();
 
-describe.skipIf(QUEUE_UNREADY)("a poison job on the queue", { timeout: 180_000 }, () => {
+needs(...QUEUE_NEEDS).describe("a poison job on the queue", { timeout: 180_000 }, () => {
   it("fails with a clear queue_job error, queries no model, and the worker keeps going", async () => {
     const redis = await RedisServer.start();
     const server = await startWireServer();

@@ -7,16 +7,15 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
-import { describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { runCli } from "../eval/support/harness.js";
 import { POSTGRES_MISSING, postgresBin, usePostgres } from "../support/postgres.js";
 import { startLoopbackProvider, type LoopbackReply } from "../support/providers.js";
 import { RedisServer } from "../support/redis.js";
+import { needs } from "../support/needs.js";
 import { SECRET, encodings, expectClean } from "../support/secret-encodings.js";
-import { cleanupAfterEach, NOWHERE, QUEUE_UNREADY } from "../queue/support/queue-scene.js";
+import { cleanupAfterEach, NOWHERE, QUEUE_NEEDS } from "../queue/support/queue-scene.js";
 import { startWorker } from "../queue/support/workers.js";
-
-if (!postgresBin) console.log(`skipping: ${POSTGRES_MISSING}`);
 
 const pgServer = usePostgres();
 const cleanup = cleanupAfterEach();
@@ -73,7 +72,7 @@ async function databaseText(url: string): Promise<string> {
   }
 }
 
-describe.skipIf(QUEUE_UNREADY || !postgresBin)(
+needs(...QUEUE_NEEDS, postgresBin ? undefined : POSTGRES_MISSING).describe(
   "a queued cast's secrets",
   { timeout: 180_000 },
   () => {
