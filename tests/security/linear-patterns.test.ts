@@ -174,6 +174,19 @@ process.exit(0);
       expect(out["result"]).toBe("over");
       expect(out["first"]).toMatch(/does not match|must match pattern/);
     });
+
+    it("search: a .gitignore's glob of many stars (data a model may write) ends at once", () => {
+      const root = mkdtempSync(join(tmpdir(), "linear-search-"));
+      writeFileSync(join(root, ".gitignore"), "*a*a*a*a*a*a*a*a*a*a*a*a*b\n*.skip\n");
+      writeFileSync(join(root, `${"a".repeat(60)}c.txt`), "needle here\n");
+      writeFileSync(join(root, "other.skip"), "needle skipped\n");
+      const out = inChild(`import { searchGate } from "DIST/circle/gates/index.js";
+const ctx = { entityId: "e", turnId: "t", signal: new AbortController().signal, depth: 0 };
+const found = await searchGate({ root: ${JSON.stringify(root)} }).execute({ pattern: "needle" }, ctx);
+console.log(JSON.stringify({ found }));
+`);
+      expect(out["found"]).toBe(`${"a".repeat(60)}c.txt:1: needle here`);
+    });
   },
 );
 
@@ -202,5 +215,34 @@ describe("the linear engine (core/linear-pattern.ts)", () => {
     expect(resultChecks.result_schema(props, last('{"x1": "no"}'))).toMatch(/must be number/);
     expect(() => resultChecks.result_schema(schema("(?!a)"), last("b"))).toThrow(/RE2 syntax/);
     expect(() => resultChecks.result_matches("(?<=a)b", last("ab"))).toThrow(/RE2 syntax/);
+  });
+});
+
+describe("a .gitignore's patterns (circle/gates/gitignore.ts, git's rules on RE2)", () => {
+  it("anchors, folders only, **, classes, escapes, !, and a folder's content", async () => {
+    const { GitIgnore } = await import("../../src/circle/gates/gitignore.js");
+    const says = (text: string, path: string, isDir = false) => {
+      const v = new GitIgnore(text).test(path, isDir);
+      return v.ignored ? "ignored" : v.unignored ? "unignored" : "-";
+    };
+    expect(says("*.log", "x/a.log")).toBe("ignored");
+    expect(says("/build", "src/build", true)).toBe("-");
+    expect(says("/build", "build", true)).toBe("ignored");
+    expect(says("build/", "build")).toBe("-"); // a file: the pattern names folders
+    expect(says("build/", "src/build/x.js")).toBe("ignored"); // inside an ignored folder
+    expect(says("a/**/b", "a/x/y/b")).toBe("ignored");
+    expect(says("a/**/b", "a/b")).toBe("ignored");
+    expect(says("**/foo", "p/q/foo")).toBe("ignored");
+    expect(says("abc/**", "abc/x/y")).toBe("ignored");
+    expect(says("doc/*.txt", "doc/x/a.txt")).toBe("-"); // * stops at /
+    expect(says("[!x]y", "ay")).toBe("ignored"); // git's negated class
+    expect(says("[!x]y", "xy")).toBe("-");
+    expect(says("*.[oa]", "lib.a")).toBe("ignored");
+    expect(says("\\#hash", "#hash")).toBe("ignored");
+    expect(says("# comment", "# comment")).toBe("-");
+    expect(says("trail   ", "trail")).toBe("ignored");
+    expect(says("*.log\n!keep.log", "keep.log")).toBe("unignored");
+    expect(says("dir/\n!dir/keep", "dir/keep")).toBe("ignored"); // no re-include below it
+    expect(says("a.b", "axb")).toBe("-"); // a dot is a dot
   });
 });
