@@ -187,6 +187,16 @@ console.log(JSON.stringify({ found }));
 `);
       expect(out["found"]).toBe(`${"a".repeat(60)}c.txt:1: needle here`);
     });
+
+    it("a flow receiver reads a model's answer of a megabyte of spaces at once (no pattern backtracks over it)", () => {
+      const out = inChild(`import { eventOf } from "DIST/flows/cast-handlers.js";
+const spaces = " ".repeat(1 << 20);
+const a = eventOf("stay ok" + spaces + "!");
+console.log(JSON.stringify({ a: { ...a, trigger: a.trigger.length }, b: eventOf("move" + spaces) }));
+`);
+      expect(out["a"]).toEqual({ action: "STAY", trigger: 3 + (1 << 20) }); // "ok", the spaces, "!"
+      expect(out["b"]).toEqual({ action: "MOVE", trigger: null });
+    });
   },
 );
 
