@@ -21,7 +21,7 @@ export interface LinearPattern {
 export class NotLinearPattern extends Error {
   constructor(source: string, why: string) {
     super(
-      `/${source}/ is not RE2 syntax, which patterns are (linear-time matching: no lookaround, no backreferences): ${why}`,
+      `/${source}/ is not RE2 syntax (patterns match in linear time: no lookaround, no backreferences): ${why}`,
     );
     this.name = "NotLinearPattern";
   }
