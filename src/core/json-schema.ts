@@ -1,7 +1,8 @@
 /**
  * JSON Schemas written in a spell (`inputs:`, `output_schema:`), checked at run time with ajv.
  * ajv is loaded on first use (a spell without them loads none of it), and each schema is
- * compiled once per process.
+ * compiled once per process. Their `pattern`s match a caller's inputs and a model's answer in
+ * linear time (RE2: core/linear-pattern.ts); one RE2 cannot take is a schema that does not compile.
  */
 import type { ErrorObject, ValidateFunction } from "ajv";
 
@@ -21,13 +22,15 @@ export async function compileSchema(
   schema: Readonly<Record<string, unknown>>,
   options: SchemaOptions = {},
 ): Promise<ValidateFunction> {
-  ajvs ??= import("ajv/dist/2020.js").then((m) => {
-    // CommonJS through ESM: the class is `default`, or `default.default` under some loaders.
-    const mod = m as unknown as { default: AjvClass | { default: AjvClass } };
-    const Class = typeof mod.default === "function" ? mod.default : mod.default.default;
-    const base = { strict: false, allErrors: false, validateFormats: false };
-    return { plain: new Class(base), defaults: new Class({ ...base, useDefaults: true }) };
-  });
+  ajvs ??= Promise.all([import("ajv/dist/2020.js"), import("./linear-pattern.js")]).then(
+    ([m, l]) => {
+      // CommonJS through ESM: the class is `default`, or `default.default` under some loaders.
+      const mod = m as unknown as { default: AjvClass | { default: AjvClass } };
+      const Class = typeof mod.default === "function" ? mod.default : mod.default.default;
+      const base = { strict: false, allErrors: false, validateFormats: false, ...l.LINEAR_AJV };
+      return { plain: new Class(base), defaults: new Class({ ...base, useDefaults: true }) };
+    },
+  );
   const { plain, defaults } = await ajvs;
   const key = `${options.useDefaults ? "d" : "p"}${JSON.stringify(schema)}`;
   let validate = compiled.get(key);

@@ -32,8 +32,6 @@ export interface AssessContext {
   latencyMs: number;
   /** The judge LLM for `provider/model`. */
   judgeLLM(name: string): Promise<LLM>;
-  /** A queued case (anyone's who can write to the Redis): its patterns match in linear time. */
-  linear?: boolean | undefined;
 }
 
 /** What a conformance check reads, limited to this cast: its own thread is its loom. */
@@ -100,10 +98,6 @@ async function own(
   ctx: AssessContext,
   judgeUsage: Verdict["judgeUsage"],
 ): Promise<string | null | undefined> {
-  if (ctx.linear && (key === "result_matches" || key === "result_schema")) {
-    const { linearCheck } = await import("./linear-checks.js"); // re2js: loaded only on a worker
-    return linearCheck(key, want, cast);
-  }
   if (key === "max_latency_ms")
     return ctx.latencyMs <= Number(want)
       ? null

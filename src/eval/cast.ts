@@ -30,8 +30,6 @@ export interface CastJob {
   judged: CastScope;
   loom: Loom;
   judgeLLM: (name: string) => Promise<LLM>;
-  /** A queued case: its patterns match in linear time (linear-checks.ts). */
-  linear?: boolean | undefined;
   /** Who watches this cast (`spell eval --otel`), if anyone. */
   observer?: CastObserver | undefined;
 }
@@ -61,7 +59,7 @@ export async function castOne(j: CastJob): Promise<CastOutcome> {
     const cast = result;
     const latencyMs = performance.now() - started;
     verdict = await castScope.run(j.judged, () =>
-      assess(cast, c, { latencyMs, judgeLLM: watchedJudge(j), linear: j.linear }),
+      assess(cast, c, { latencyMs, judgeLLM: watchedJudge(j) }),
     );
   } catch (err) {
     verdict = { status: "error", score: 0, reason: errorMessage(err), judgeUsage: [] };

@@ -45,7 +45,7 @@ export class EvalLLM implements LLM {
         `${scope?.key ?? "this cast"}: no recorded replies`,
       );
     for (let attempt = 1; ; attempt++) {
-      await this.gate.ready(options.signal);
+      const done = await this.gate.ready(options.signal);
       try {
         const response = await this.inner.query(messages, options);
         scope?.replies?.push(response);
@@ -53,6 +53,8 @@ export class EvalLLM implements LLM {
       } catch (err) {
         if (!isRateLimit(err) || attempt >= MAX_RATE_LIMITED || options.signal?.aborted) throw err;
         this.gate.pause(err.retryAfterMs ?? Math.min(30_000, 500 * 2 ** (attempt - 1)));
+      } finally {
+        done(); // a steady rate's slot counts until a window after this
       }
     }
   }

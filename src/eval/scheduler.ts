@@ -36,10 +36,15 @@ export interface SharedPauses {
   until(provider: string): Promise<number>;
   /**
    * Takes a slot of the provider's steady rate shared by every worker (`spell worker --rate`):
-   * 0 when one was taken, else how long (ms) until one frees. Absent: no shared rate.
+   * `waitMs` 0 when one was taken (then `done`, when given, is called once the query ended:
+   * the slot counts until a window after it), else how long (ms) before asking again. Absent:
+   * no shared rate.
    */
-  take?(provider: string): Promise<number>;
+  take?(provider: string): Promise<{ waitMs: number; done?: () => void }>;
 }
+
+/** Called once a query that `ready()` let go has ended (its answer or its error came back). */
+export type QueryDone = () => void;
 
 /** Where one provider's queries wait while a 429 holds them back. */
 export class ProviderGate {
@@ -60,15 +65,21 @@ export class ProviderGate {
     this.shared?.pause(this.name, ms);
   }
 
-  /** Waits out the provider's pause, then for a slot of its shared steady rate (if any). */
-  async ready(signal?: AbortSignal): Promise<void> {
+  /**
+   * Waits out the provider's pause, then for a slot of its shared steady rate (if any); the
+   * query then goes, and calls what this returns when it has ended.
+   */
+  async ready(signal?: AbortSignal): Promise<QueryDone> {
     for (;;) {
       if (this.shared) this.until = Math.max(this.until, await this.shared.until(this.name));
-      const wait = this.until - Date.now();
-      const slot = wait > 0 ? wait : ((await this.shared?.take?.(this.name)) ?? 0);
-      if (slot <= 0) return;
-      this.waitedMs += slot;
-      await sleep(slot, signal);
+      let wait = this.until - Date.now();
+      if (wait <= 0) {
+        const slot = (await this.shared?.take?.(this.name)) ?? { waitMs: 0 };
+        if (slot.waitMs <= 0) return slot.done ?? (() => {});
+        wait = slot.waitMs;
+      }
+      this.waitedMs += wait;
+      await sleep(wait, signal);
     }
   }
 }

@@ -33,9 +33,13 @@ function parsedResult(result: unknown): unknown {
  */
 export function eventOf(result: unknown): unknown {
   if (typeof result !== "string") return result;
-  const m = /^\s*(test|stay|move)\b[\s:]*(.*?)\s*$/i.exec(result);
-  if (!m) return { action: result };
-  return { action: m[1]!.toUpperCase(), trigger: m[2] ? m[2] : null };
+  // The model's text: read without a pattern that backtracks over it (`(.*?)\s*$` was
+  // quadratic in a run of spaces: a megabyte of them held the flow for minutes).
+  const text = result.trimStart();
+  const m = /^(test|stay|move)\b[\s:]*/i.exec(text);
+  const trigger = m ? text.slice(m[0].length).trimEnd() : "";
+  if (!m || /[\n\r\u2028\u2029]/.test(trigger)) return { action: result };
+  return { action: m[1]!.toUpperCase(), trigger: trigger || null };
 }
 
 export function castReceiver(cantrip: Cantrip): ReceiverFn {

@@ -8,7 +8,7 @@
 import { randomUUID } from "node:crypto";
 import type { Scheduler, SharedPauses } from "../eval/scheduler.js";
 import { connectionOf } from "./connection.js";
-import { RATE_KEY, TAKE_SLOT, type Rate } from "./rates.js";
+import { IN_FLIGHT_MS, RATE_KEY, SLOT_DONE, TAKE_SLOT, type Rate } from "./rates.js";
 
 const KEY = (provider: string) => `spellbook:pause:${provider}`;
 
@@ -46,19 +46,31 @@ export async function sharedPauses(
     },
     async take(provider) {
       const rate = Object.hasOwn(rates, provider) ? rates[provider] : undefined;
-      if (!rate) return 0;
+      if (!rate) return { waitMs: 0 };
       const member = `${process.pid}-${++taken}-${randomUUID()}`; // unique across machines
       try {
-        return Number(
-          await redis.eval(TAKE_SLOT, 1, RATE_KEY(provider), rate.ms, rate.max, member),
+        const waitMs = Number(
+          await redis.eval(
+            TAKE_SLOT,
+            1,
+            RATE_KEY(provider),
+            rate.ms,
+            rate.max,
+            member,
+            IN_FLIGHT_MS,
+          ),
         );
+        if (waitMs > 0) return { waitMs };
+        const done = () =>
+          void redis.eval(SLOT_DONE, 1, RATE_KEY(provider), member).catch(() => {});
+        return { waitMs: 0, done };
       } catch {
         // Redis away: this worker alone keeps one query per 1/rate.
         const now = Date.now();
         const next = alone.get(provider) ?? 0;
-        if (now < next) return next - now;
+        if (now < next) return { waitMs: next - now };
         alone.set(provider, now + Math.ceil(rate.ms / rate.max));
-        return 0;
+        return { waitMs: 0 };
       }
     },
     async close() {

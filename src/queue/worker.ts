@@ -79,7 +79,6 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
       judged: scope(`${key}|judge`),
       loom,
       judgeLLM: judges(t),
-      linear: true, // the case's patterns are the job's: RE2, never backtracking
     });
     o.log(logLine(redactor, doneLine(job.id, c, outcome)));
     return outcome;

@@ -88,7 +88,9 @@ repeat: 3
       new RegExp(`^${file}:5:13: .*\\{\\{a\\}\\} is not among the case's vars`),
     );
     expect(errs[1]).toMatch(
-      new RegExp(`^${file}:7:14: .*result_matches: Invalid regular expression`),
+      new RegExp(
+        `^${file}:7:14: .*result_matches: /\\(/ is not RE2 syntax .*: missing closing \\)`,
+      ),
     );
     expect(errs[2]).toMatch(new RegExp(`^${file}:9:14: .*unknown assertion resul`));
     writeFileSync(

@@ -129,6 +129,70 @@ describe("spell loom otel", () => {
     expect(BigInt(echo.endTimeUnixNano)).toBe(nanos("2026-01-02T03:04:04.500Z", 120));
   });
 
+  it("--otel-content: a ${env:…} secret in a gate's arguments is redacted; the arguments are sent", async () => {
+    const loom = join(dir, "content.jsonl");
+    const o = io();
+    o.env = { OTEL_TEST_SECRET: SECRET };
+    expect(await runCommand(spell, { loom, quiet: true }, o)).toBe(EXIT.ok);
+    const sent = io();
+    sent.env = { OTEL_TEST_SECRET: SECRET };
+    const flags = { to: receiver.url, name: "greeter", "otel-content": true };
+    expect(await loomOtelCommand(loom, flags, sent)).toBe(EXIT.ok);
+    const echo = receiver.spans().find((s) => s.name === "execute_tool echo")!;
+    expect(attr(echo, "gen_ai.tool.call.arguments")).toBe('{"text":"the key is [REDACTED]"}');
+    const body = receiver.bodies.join("\n");
+    expect(body).toContain("the key is");
+    expect(body).not.toContain(SECRET);
+    expect(body).not.toContain(SECRET.slice(3, -3)); // no piece of it either
+  });
+
+  it("--otel-content: a provider key in the environment is redacted from gate arguments and results of any loom", async () => {
+    // A loom written elsewhere (not redacted when it was recorded): the key of this environment
+    // in a gate's arguments as written, JSON-escaped inside JSON, and in its result.
+    const KEY = "sk-otel-provider-key-4f1d9c2a7b";
+    const loom = join(dir, "foreign.jsonl");
+    const call = {
+      gate_name: "echo",
+      arguments: JSON.stringify({ text: `key ${KEY}`, nested: JSON.stringify({ key: KEY }) }),
+      result: `echoed ${KEY}`,
+      is_error: false,
+    };
+    const turn = {
+      type: "turn",
+      id: "t1",
+      parent_id: null,
+      cantrip_id: "c1",
+      entity_id: "ent_a",
+      role: "turn",
+      sequence: 1,
+      utterance: `I will send ${KEY}`,
+      observation: "o",
+      gate_calls: [call],
+      metadata: { timestamp: "2026-01-02T03:04:05.000Z" },
+      reward: null,
+      terminated: true,
+      truncated: false,
+      reason: "done",
+    };
+    writeFileSync(
+      loom,
+      [{ type: "loom", version: LOOM_FORMAT_VERSION, created: "2026-01-02T03:04:04.000Z" }, turn]
+        .map((r) => JSON.stringify(r))
+        .join("\n") + "\n",
+    );
+    const sent = io();
+    sent.env = { OPENAI_API_KEY: KEY };
+    expect(await loomOtelCommand(loom, { to: receiver.url, "otel-content": true }, sent)).toBe(
+      EXIT.ok,
+    );
+    const echo = receiver.spans().find((s) => s.name === "execute_tool echo")!;
+    expect(String(attr(echo, "gen_ai.tool.call.arguments"))).toContain("key [REDACTED]");
+    expect(attr(echo, "gen_ai.tool.call.result")).toBe("echoed [REDACTED]");
+    const body = receiver.bodies.join("\n");
+    expect(body).not.toContain(KEY);
+    expect(body).not.toContain(KEY.slice(3, -3));
+  });
+
   it("needs a collector URL (exit 3)", async () => {
     const o = io();
     expect(await loomOtelCommand(join(dir, "timed.jsonl"), {}, o)).toBe(EXIT.invalid);

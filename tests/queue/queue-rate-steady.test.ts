@@ -1,9 +1,9 @@
 // A steady per-provider rate kept over every worker: two real workers started with
-// `--rate openai=5/s` run 30 one-query casts. The slots are taken on Redis's clock; a query
-// arrives at the loopback wire server some time after its slot (its trip, and on a loaded
-// machine a late process), so the server's own count allows one window of slack: never more
-// than 2 × 5 queries in any 1 s, and the 30 take at least 4 s (5 s at 5/s, less a window).
-// Without the shared rate, four casts at once send all 30 in about a second.
+// `--rate openai=5/s` run 30 one-query casts, four at once. The loopback wire server notes when
+// each query arrives: no window of 1 s starting at an arrival holds more than 5 of them, however
+// late a query arrives after its slot (a slot counts until a window after the query's answer).
+// The property is the whole check: no figure of how fast the machine is. Without the shared
+// rate, four casts at once send all 30 in about a second.
 import { expect, it } from "vitest";
 import { envFor, evalFolder, startWireServer, THREE_CASES } from "../eval/support/harness.js";
 import { RedisServer } from "../support/redis.js";
@@ -18,7 +18,7 @@ const busiest = (at: number[], ms: number) =>
   Math.max(...at.map((t) => at.filter((u) => u >= t && u < t + ms).length));
 
 needs(...QUEUE_NEEDS).describe("a steady rate shared by the workers", { timeout: 180_000 }, () => {
-  it("--rate openai=5/s: never more than 5 queries in a window over both workers", async () => {
+  it("--rate openai=5/s: the provider never sees 6 queries in a second over both workers", async () => {
     const redis = await RedisServer.start();
     const server = await startWireServer();
     cleanup.push(() => server.close());
@@ -32,8 +32,7 @@ needs(...QUEUE_NEEDS).describe("a steady rate shared by the workers", { timeout:
     const at = log.map((l) => l.at).sort((a, b) => a - b);
     expect(at).toHaveLength(30);
     const seen = JSON.stringify(at.map((t) => t - at[0]!));
-    expect(busiest(at, 1000), seen).toBeLessThanOrEqual(10);
-    expect(at.at(-1)! - at[0]!, seen).toBeGreaterThanOrEqual(4000);
+    expect(busiest(at, 1000), seen).toBeLessThanOrEqual(5);
     console.log(
       `rate 5/s: busiest 1 s window ${busiest(at, 1000)}; 30 queries in ${at.at(-1)! - at[0]!} ms`,
     );

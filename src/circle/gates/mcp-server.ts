@@ -45,13 +45,35 @@ interface Live {
   stderr: string;
 }
 
-type Sdk = { Client: typeof Client; StdioClientTransport: typeof StdioClientTransport };
+type Sdk = {
+  /** A client whose check of a tool's structured result against the server's `outputSchema`
+   * matches the schema's patterns in linear time (a server's pattern cannot hold this process). */
+  client: () => Client;
+  StdioClientTransport: typeof StdioClientTransport;
+};
 let sdk: Promise<Sdk> | undefined;
 const loadSdk = (): Promise<Sdk> =>
   (sdk ??= Promise.all([
     import("@modelcontextprotocol/sdk/client/index.js"),
     import("@modelcontextprotocol/sdk/client/stdio.js"),
-  ]).then(([c, s]) => ({ Client: c.Client, StdioClientTransport: s.StdioClientTransport })));
+    import("@modelcontextprotocol/sdk/validation/ajv"),
+    import("ajv"),
+    import("../../core/linear-pattern.js"),
+  ]).then(([c, s, v, a, l]) => {
+    // The SDK's own validator (draft-07 ajv), its patterns on RE2; formats not checked.
+    const ajv = new a.Ajv({
+      strict: false,
+      validateSchema: false,
+      validateFormats: false,
+      allErrors: true,
+      ...l.LINEAR_AJV,
+    });
+    const jsonSchemaValidator = new v.AjvJsonSchemaValidator(ajv);
+    return {
+      client: () => new c.Client({ name: "spellbook", version: "0.1.0" }, { jsonSchemaValidator }),
+      StdioClientTransport: s.StdioClientTransport,
+    };
+  }));
 
 /** The client transport of a server over streamable HTTP: its headers, no redirect followed. */
 async function httpTransport(url: string, headers: Readonly<Record<string, string>>) {
@@ -190,7 +212,7 @@ export class McpServer {
 
   private async start(): Promise<Live> {
     if (this.config.url !== undefined) return this.startRemote(this.config.url);
-    const { Client, StdioClientTransport } = await loadSdk();
+    const { client: newClient, StdioClientTransport } = await loadSdk();
     const { command, args, env, cwd, name, timeoutMs } = this.config;
     const spawn = serverSpawn(command, args, cwd);
     const transport = new StdioClientTransport({
@@ -200,7 +222,7 @@ export class McpServer {
       cwd,
       stderr: "pipe",
     });
-    const client = new Client({ name: "spellbook", version: "0.1.0" });
+    const client = newClient();
     const live: Live = { client, transport, closed: false, stderr: "" };
     transport.stderr?.on("data", (chunk: Buffer) => {
       const all = live.stderr + String(chunk);
@@ -229,8 +251,7 @@ export class McpServer {
 
 /** A server over streamable HTTP: connected (initialize) once, closed like a process. */
 async function remote(config: McpServerConfig, url: string): Promise<Live> {
-  const { Client } = await loadSdk();
-  const client = new Client({ name: "spellbook", version: "0.1.0" });
+  const client = (await loadSdk()).client();
   const live: Live = { client, transport: null, closed: false, stderr: "" };
   try {
     await client.connect(await httpTransport(url, config.headers ?? {}), {

@@ -1,19 +1,16 @@
-import ignoreModule, { type Ignore } from "ignore";
-
-// A CommonJS module whose function is both module.exports and its .default.
-const ignore = ignoreModule.default;
+import { GitIgnore } from "./gitignore.js";
 
 /** One folder's ignore rules: its own .gitignore on top of its parents'. */
 export interface Rules {
   /** The folder the rules' patterns are relative to ("" for the root, else "a/b"). */
   base: string;
-  ig: Ignore;
+  ig: GitIgnore;
   parent: Rules | undefined;
 }
 
 /** The rules in force in folder `base`, given its .gitignore's text (if it has one). */
 export function withRules(parent: Rules | undefined, base: string, text: string | undefined) {
-  return text === undefined ? parent : { base, ig: ignore().add(text), parent };
+  return text === undefined ? parent : { base, ig: new GitIgnore(text), parent };
 }
 
 /**
@@ -25,7 +22,7 @@ export function ignored(rules: Rules | undefined, path: string, isDir: boolean):
   for (let r = rules; r; r = r.parent) {
     const rel = r.base === "" ? path : path.slice(r.base.length + 1);
     if (!rel) continue;
-    const { ignored, unignored } = r.ig.test(isDir ? `${rel}/` : rel);
+    const { ignored, unignored } = r.ig.test(rel, isDir);
     if (ignored) return true;
     if (unignored) return false;
   }

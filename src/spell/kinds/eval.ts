@@ -8,6 +8,7 @@
 import { readFileSync } from "node:fs";
 import { resolve as resolvePath } from "node:path";
 import Ajv2020 from "ajv/dist/2020.js";
+import { LINEAR_AJV, linearPattern } from "../../core/linear-pattern.js";
 import {
   ConfigError,
   SpellErrors,
@@ -175,7 +176,10 @@ function caseOf(row: Row, errors: SpellbookError[]): Case | undefined {
   return v;
 }
 
-/** Keys the vocabulary does not have, regexes that do not compile, schemas ajv refuses. */
+/**
+ * Keys the vocabulary does not have, regexes RE2 cannot take (they match in linear time:
+ * core/linear-pattern.ts), schemas ajv refuses (their patterns RE2's too).
+ */
 function assertionErrors(
   list: EvalAssertion[],
   at: (path: Path) => SourcePosition,
@@ -192,13 +196,13 @@ function assertionErrors(
     const assertion = a as Assertion;
     if (key === "result_matches")
       try {
-        new RegExp(String(assertion.result_matches));
+        linearPattern(String(assertion.result_matches));
       } catch (err) {
         where(`result_matches: ${errorMessage(err)}`);
       }
     if (key === "result_schema")
       try {
-        new Ajv2020.default({ strict: false }).compile(value as object);
+        new Ajv2020.default({ strict: false, ...LINEAR_AJV }).compile(value as object);
       } catch (err) {
         where(`result_schema: ${errorMessage(err)}`);
       }
