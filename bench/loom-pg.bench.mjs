@@ -14,6 +14,7 @@ import { jsonlLoomStore } from "../dist/loom/loom-store.js";
 import { importLoomFile } from "../dist/loom/postgres-records.js";
 import { postgresLoomStore } from "../dist/loom/storage-postgres.js";
 import { startPostgres } from "./postgres-server.mjs";
+import { row } from "./report.mjs";
 
 const N = 2000;
 const DEPTH = 1000;
@@ -59,9 +60,14 @@ async function measure(name, open) {
   await reader.readThread(`deep-${DEPTH}`);
   const again = performance.now() - t;
   await reader.close();
-  console.log(
-    `${name.padEnd(11)} append ${(append * 1000).toFixed(0).padStart(6)} µs/turn · thread at depth ${DEPTH}: ${first.toFixed(1)} ms first read, ${again.toFixed(1)} ms again`,
-  );
+  row(`${name}: append, one awaited at a time`, append * 1000, {
+    unit: "µs/turn",
+    digits: 0,
+    better: "lower",
+  });
+  const ms = { unit: "ms", digits: 1, better: "lower" };
+  row(`${name}: thread at depth ${DEPTH}, first read`, first, ms);
+  row(`${name}: thread at depth ${DEPTH}, again`, again, ms);
 }
 
 const IMPORT_TURNS = Number(process.env.SPELLBOOK_BENCH_IMPORT_TURNS ?? 10000);
@@ -94,8 +100,13 @@ async function measureImport(url) {
     const done = await importLoomFile(path, target);
     const wall = performance.now() - t;
     const { user, system } = process.cpuUsage(cpu);
-    console.log(
-      `import     ${records} records (${done.added} new) in ${wall.toFixed(0)} ms wall, ${((user + system) / 1000).toFixed(0)} ms CPU of this process (round ${round}, a new database)`,
+    const ms = { unit: "ms", digits: 0, better: "lower" };
+    const note = `(${records} records, ${done.added} new)`;
+    row(`import into a new database, round ${round}: wall`, wall, { ...ms, note });
+    row(
+      `import into a new database, round ${round}: CPU of this process`,
+      (user + system) / 1000,
+      ms,
     );
   }
   await admin.end();
@@ -105,7 +116,7 @@ const dir = mkdtempSync(join(tmpdir(), "bench-loom-pg-"));
 let server = null;
 try {
   const url = process.env.SPELLBOOK_BENCH_PG_URL ?? (server = await startPostgres())?.url;
-  if (!url) console.log("skipped: PostgreSQL not installed (apt-get install postgresql)");
+  if (!url) row("loom-pg", "skipped: PostgreSQL not installed (apt-get install postgresql)");
   else {
     await measure("JSONL", () => jsonlLoomStore(join(dir, "loom.jsonl")));
     await measure("PostgreSQL", () => postgresLoomStore(url));

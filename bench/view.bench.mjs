@@ -11,11 +11,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { URL, fileURLToPath } from "node:url";
 import { createViewServer } from "../dist/protocols/view/server.js";
+import { row } from "./report.mjs";
 
 const TURNS = Number(process.env.SPELLBOOK_BENCH_VIEW_TURNS ?? 100_000);
 const chromiumPath = process.env.SPELLBOOK_CHROMIUM || "/usr/bin/chromium";
 if (!existsSync(chromiumPath)) {
-  console.log(`skipped: no Chromium at ${chromiumPath} (set SPELLBOOK_CHROMIUM)`);
+  row("view", `skipped: no Chromium at ${chromiumPath} (set SPELLBOOK_CHROMIUM)`);
   process.exit(0);
 }
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -80,7 +81,7 @@ function writeLoom(path) {
   closeSync(fd);
 }
 
-const ms = (t) => `${t.toFixed(0)} ms`;
+const ms = { unit: "ms", digits: 0, better: "lower" };
 const dir = mkdtempSync(join(tmpdir(), "view-bench-"));
 const loom = join(dir, "loom.jsonl");
 writeLoom(loom);
@@ -134,14 +135,17 @@ try {
   await page.locator(`[data-open-turn="turn_${TURNS}"]`).waitFor({ timeout: 60_000 });
   const open = performance.now() - t2;
   const drawn = await page.locator("[data-turn-id]").count();
-  console.log(`server start (reads and indexes the file): ${ms(startup)}`);
-  console.log(
-    `page open on the tree, first row drawn: ${ms(warm.took)} — target < 2000 ms: ${warm.took < 2000 ? "met" : "NOT met"}`,
-  );
-  console.log(
-    `jump to the last row: ${ms(jump)} (${drawn} rows drawn of ${TURNS + Math.floor(TURNS / 1000)})`,
-  );
-  console.log(`open the last turn: ${ms(open)}`);
+  row("server start (reads and indexes the file)", startup, ms);
+  row("page open on the tree, first row drawn", warm.took, {
+    ...ms,
+    target: "< 2000 ms",
+    ok: warm.took < 2000,
+  });
+  row("jump to the last row", jump, {
+    ...ms,
+    note: `(${drawn} rows drawn of ${TURNS + Math.floor(TURNS / 1000)})`,
+  });
+  row("open the last turn", open, ms);
   await page.close();
   await server.app.close();
 } finally {
