@@ -37,6 +37,8 @@ export interface ComparedRow {
 
 export interface Comparison {
   rows: ComparedRow[];
+  /** The load average at each bench's start and end, in the recorded run and now. */
+  loads?: { bench: string; was?: number[] | undefined; now?: number[] | undefined }[];
   flagged: number;
   notRun: number;
   tolerance: number;

@@ -74,7 +74,15 @@ export function compareRuns(recorded, current, tolerance = DEFAULT_TOLERANCE) {
     if (ran.has(was.bench)) rows.push({ key: k, status: "missing", was });
     else notRun++;
   }
-  return { rows, flagged: rows.filter((r) => r.status === "worse").length, notRun, tolerance };
+  // The load average at each bench's start and end, then and now: a ratio whose sides wait on
+  // other processes (a child, a server) drifts towards 1 on a busy machine.
+  const loads = [...ran].map((bench) => ({
+    bench,
+    was: recorded.benches?.[bench]?.load,
+    now: current.benches?.[bench]?.load,
+  }));
+  const flagged = rows.filter((r) => r.status === "worse").length;
+  return { rows, flagged, notRun, tolerance, loads };
 }
 
 const num = (x) =>
@@ -96,7 +104,7 @@ const LABEL = {
 };
 
 /** The comparison as text lines: one per row, then a summary. */
-export function formatComparison({ rows, flagged, notRun, tolerance }) {
+export function formatComparison({ rows, flagged, notRun, tolerance, loads = [] }) {
   const w = Math.min(70, Math.max(20, ...rows.map((r) => r.key.length)));
   const lines = [
     `${"row".padEnd(w)}  ${"recorded".padEnd(24)}  ${"now".padEnd(24)}  ${"now/rec".padEnd(7)}  flag`,
@@ -111,9 +119,12 @@ export function formatComparison({ rows, flagged, notRun, tolerance }) {
   lines.push(
     `${flagged} row(s) worse beyond their spread (tolerance ${Math.round(tolerance * 100)}%), ${count("better")} better, ${count("same")} within it; ${count("info")} shown for information (not paired ratios over ≥ ${MIN_ROUNDS} rounds); ${count("new")} new, ${count("missing")} missing${notRun ? `; ${notRun} recorded row(s) of benches not run` : ""}`,
   );
+  const load = (l) => (Array.isArray(l) ? l.join(" → ") : "?");
+  for (const l of loads)
+    lines.push(`${l.bench}: load average recorded ${load(l.was)}, now ${load(l.now)}`);
   if (count("better"))
     lines.push(
-      "rows got better beyond their spread: re-record the baseline (docs in bench/README)",
+      "rows got better beyond their spread: re-record the baseline (docs/design/BENCH.md)",
     );
   return lines;
 }

@@ -102,19 +102,19 @@ console.log(`\n${run.rows.length} rows written to ${out}`);
 
 if (recordPath) {
   const path = resolve(recordPath);
-  const base = existsSync(path) ? readRun(path) : { ...run, benches: {}, rows: [] };
+  const base = existsSync(path) ? readRun(path) : { benches: {}, rows: [] };
   const ran = new Set(Object.keys(run.benches));
+  // Each bench says when, from which commit and at which load it was recorded.
+  const benches = { ...base.benches };
+  for (const b of ran) benches[b] = { ...run.benches[b], date: run.date, commit: run.commit };
   const merged = {
-    ...base,
     version: 1,
     date: run.date,
-    benches: { ...base.benches },
-    rows: base.rows.filter((r) => !ran.has(r.bench)),
+    node: run.node,
+    cpus: run.cpus,
+    benches,
+    rows: [...base.rows.filter((r) => !ran.has(r.bench)), ...run.rows],
   };
-  for (const b of ran)
-    merged.benches[b] = { ...run.benches[b], date: run.date, commit: run.commit };
-  merged.rows.push(...run.rows);
-  delete merged.args;
   writeFileSync(path, `${JSON.stringify(merged, null, 1)}\n`);
   console.log(`${run.rows.length} rows recorded into ${path} (${ran.size} bench(es) replaced)`);
 }
