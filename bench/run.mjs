@@ -40,7 +40,12 @@ if (!argv.includes("--no-build"))
 const rowsFile = join(tmpdir(), `spellbook-bench-rows-${process.pid}.jsonl`);
 writeFileSync(rowsFile, "");
 const env = { ...userEnv(), SPELLBOOK_BENCH_ROWS: rowsFile };
-if (flag("--rounds")) env.SPELLBOOK_BENCH_ROUNDS = flag("--rounds");
+if (flag("--rounds")) {
+  env.SPELLBOOK_BENCH_ROUNDS = flag("--rounds");
+  // Few rounds give a narrow spread by chance: a flag from them may be noise (BENCH.md).
+  if (comparePath || recordPath)
+    console.warn("--rounds: a quick run; compare and record with each bench's own rounds");
+}
 const commit = spawnSync("git", ["rev-parse", "--short", "HEAD"], { cwd: root, encoding: "utf8" });
 const dirty = spawnSync("git", ["status", "--porcelain", "--", "src", "bench"], {
   cwd: root,
