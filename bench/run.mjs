@@ -47,10 +47,15 @@ if (flag("--rounds")) {
     console.warn("--rounds: a quick run; compare and record with each bench's own rounds");
 }
 const commit = spawnSync("git", ["rev-parse", "--short", "HEAD"], { cwd: root, encoding: "utf8" });
-const dirty = spawnSync("git", ["status", "--porcelain", "--", "src", "bench"], {
-  cwd: root,
-  encoding: "utf8",
-});
+// Changes to what is measured (not the recorded baseline or results themselves).
+const dirty = spawnSync(
+  "git",
+  ["status", "--porcelain", "--", "src", "bench", ":!bench/baseline.json"],
+  {
+    cwd: root,
+    encoding: "utf8",
+  },
+);
 const run = {
   version: 1,
   date: new Date().toISOString(),
