@@ -14,12 +14,10 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { Circle } from "../dist/circle/circle.js";
 import { doneGate, echoGate } from "../dist/circle/gates/index.js";
 import { bwrapProblem, createBashMedium } from "../dist/circle/mediums/bash/index.js";
-import { printTable } from "./table.mjs";
+import { row } from "./report.mjs";
 
 const N = 40;
-const rows = [];
-const row = (metric, value, target, ok) =>
-  rows.push({ metric, value, target, ok: ok === undefined ? "-" : ok ? "yes" : "NO" });
+const ms = { unit: "ms", better: "lower" };
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const usage = { promptTokens: 0, completionTokens: 0, cachedTokens: 0 };
 
@@ -56,34 +54,27 @@ async function turnMs(sandbox, command, modelMs = 0) {
 
 const problem = bwrapProblem();
 const pass = await turnMs("passthrough", "true");
-row("passthrough: one command turn (`true`), median ms", pass.toFixed(2), "-");
+row("passthrough: one command turn (`true`), median", pass, ms);
 const passGate = await turnMs("passthrough", "gate echo hi");
-row(
-  "passthrough: gate round trip (`gate echo hi` − `true`), ms",
-  (passGate - pass).toFixed(2),
-  "-",
-);
+row("passthrough: gate round trip (`gate echo hi` − `true`)", passGate - pass, ms);
 if (problem) {
-  row(`bubblewrap: not measured (${problem})`, "-", "≤ 15", undefined);
+  row("bubblewrap", `not measured (${problem})`);
 } else {
   const real = await turnMs("bwrap", "true", MODEL_MS);
   row(
-    `bubblewrap: one sandboxed command turn (\`true\`) after ${MODEL_MS} ms of model time, median ms`,
-    real.toFixed(2),
-    "≤ 15",
-    real <= 15,
+    `bubblewrap: one sandboxed command turn (\`true\`) after ${MODEL_MS} ms of model time, median`,
+    real,
+    { ...ms, target: "≤ 15 ms", ok: real <= 15 },
   );
   const box = await turnMs("bwrap", "true");
-  row(
-    "bubblewrap: one sandboxed command turn (`true`), back to back, median ms",
-    box.toFixed(2),
-    "≤ 15",
-    box <= 15,
-  );
-  row("bubblewrap: overhead over passthrough, ms", (box - pass).toFixed(2), "-");
+  row("bubblewrap: one sandboxed command turn (`true`), back to back, median", box, {
+    ...ms,
+    target: "≤ 15 ms",
+    ok: box <= 15,
+  });
+  row("bubblewrap: overhead over passthrough", box - pass, ms);
   const boxGate = await turnMs("bwrap", "gate echo hi");
-  row("bubblewrap: gate round trip (`gate echo hi` − `true`), ms", (boxGate - box).toFixed(2), "-");
+  row("bubblewrap: gate round trip (`gate echo hi` − `true`)", boxGate - box, ms);
 }
 
-printTable(rows);
 process.exit(0);

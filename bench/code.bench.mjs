@@ -32,16 +32,13 @@ import {
 } from "../dist/index.js";
 // The sandbox engine is internal (not in the public API): the bench reaches it by its path.
 import { loadCodeEngine } from "../dist/sandbox/index.js";
-import { interleave, ratio as ratioOf, showRatio } from "./paired.mjs";
-import { printTable } from "./table.mjs";
+import { interleave, ratio as ratioOf } from "./paired.mjs";
+import { rounds, row } from "./report.mjs";
 
 const SNIPPET = "var v = fetch_value(); v + 1";
 const TURNS = 200;
 /** Rounds of raw / layer / whole-turn measurements; each takes ~0.2 s. */
-const ROUNDS = 15;
-const rows = [];
-const row = (metric, value, target, ok) =>
-  rows.push({ metric, value, target, ok: ok ? "yes" : "NO" });
+const ROUNDS = rounds(15);
 const gc = () => globalThis.gc?.();
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const tick = () => new Promise((r) => globalThis.setImmediate(r));
@@ -174,24 +171,16 @@ for (let i = 0; i < ROUNDS; i++) {
 }
 const perEval = median(raw);
 const perAsyncEval = median(rawAsync);
-row(
-  "raw QuickJS, same work on this thread (asyncify, async host fn), ms per eval",
-  perAsyncEval.toFixed(3),
-  "",
-  true,
-);
-row(
-  "raw QuickJS interpreter alone (sync build, sync host fn), ms per eval",
-  perEval.toFixed(3),
-  "",
-  true,
-);
+const ms3 = { unit: "ms", digits: 3, better: "lower" };
+row("raw QuickJS, same work on this thread (asyncify, async host fn), per eval", perAsyncEval, ms3);
+row("raw QuickJS interpreter alone (sync build, sync host fn), per eval", perEval, ms3);
 /** A side's ms per turn, then its ratios to raw QuickJS on the same work and to the interpreter. */
 function sideRows(label, short, samples) {
-  row(`${label}, ms per turn`, median(samples).toFixed(3), "", true);
+  row(`${label}, per turn`, median(samples), ms3);
   const same = ratioOf(samples, rawAsync);
-  row(`  ${short} / raw, same work`, showRatio(same), "≤ 1.5×", same.median <= 1.5);
-  row(`  ${short} / interpreter alone`, showRatio(ratioOf(samples, raw)), "(shown)", true);
+  const paired = { better: "lower", paired: true };
+  row(`${short} / raw, same work`, same, { ...paired, target: "≤ 1.5×", ok: same.median <= 1.5 });
+  row(`${short} / interpreter alone`, ratioOf(samples, raw), paired);
 }
 sideRows("code medium layer (session.execute)", "medium layer", layer);
 sideRows("whole loop turn in the code medium", "whole turn", medium);
@@ -209,18 +198,12 @@ const firsts = [];
 for (let i = 0; i < 50; i++) firsts.push(await firstTurn(true));
 const firstsBackToBack = [];
 for (let i = 0; i < 50; i++) firstsBackToBack.push(await firstTurn(false));
-row(
-  "first turn of a code entity (summon → done), ms",
-  median(firsts).toFixed(3),
-  "< 2",
-  median(firsts) < 2,
-);
-row(
-  "  same, back to back (no idle time for a spare shell)",
-  median(firstsBackToBack).toFixed(3),
-  "",
-  true,
-);
+row("first turn of a code entity (summon → done)", median(firsts), {
+  ...ms3,
+  target: "< 2 ms",
+  ok: median(firsts) < 2,
+});
+row("first turn, back to back (no idle time for a spare shell)", median(firstsBackToBack), ms3);
 
 function parent(code, gates, childCode) {
   const spawn = {
@@ -262,13 +245,16 @@ await gateLoopMs(0);
 await gateLoopMs(8);
 const loopOne = median([await gateLoopMs(0), await gateLoopMs(0), await gateLoopMs(0)]);
 const loopEight = median([await gateLoopMs(8), await gateLoopMs(8), await gateLoopMs(8)]);
-row(
-  `${GATE_CALLS} synchronous gate calls in one run, µs per call`,
-  ((loopOne * 1000) / GATE_CALLS).toFixed(1),
-  "",
-  true,
-);
-row(`  8 children in a batch, each making them: wall ms`, loopEight.toFixed(0), "", true);
+row(`${GATE_CALLS} synchronous gate calls in one run, per call`, (loopOne * 1000) / GATE_CALLS, {
+  unit: "µs",
+  digits: 1,
+  better: "lower",
+});
+row(`8 children in a batch, each making ${GATE_CALLS} gate calls: wall`, loopEight, {
+  unit: "ms",
+  digits: 0,
+  better: "lower",
+});
 
 async function childStart() {
   // The same parent turn with a trivial child and with a trivial gate: the difference is the
@@ -287,12 +273,11 @@ async function childStart() {
 for (let i = 0; i < 20; i++) await childStart();
 const starts = [];
 for (let i = 0; i < 50; i++) starts.push(await childStart());
-row(
-  "start of a child entity (spawn → child done → back), ms",
-  median(starts).toFixed(3),
-  "< 2",
-  median(starts) < 2,
-);
+row("start of a child entity (spawn → child done → back)", median(starts), {
+  ...ms3,
+  target: "< 2 ms",
+  ok: median(starts) < 2,
+});
 
 // ── 3. batches ──────────────────────────────────────────────────────────────────────────
 const CHILD_WAIT = 50;
@@ -317,12 +302,13 @@ for (const n of [8, 50]) {
   const wall = median([await batch(n), await batch(n), await batch(n)]);
   const waves = Math.ceil(n / 8);
   const ratio = wall / (waves * single);
-  row(
-    `batch of ${n} children (${CHILD_WAIT} ms gate each), wall ms`,
-    wall.toFixed(1),
-    `≈ ${waves} × ${single.toFixed(1)}`,
-    ratio < 1.5,
-  );
+  row(`batch of ${n} children (${CHILD_WAIT} ms gate each), wall`, wall, {
+    unit: "ms",
+    digits: 1,
+    better: "lower",
+    target: `≈ ${waves} × ${single.toFixed(1)} ms`,
+    ok: ratio < 1.5,
+  });
 }
 
 // ── 4. memory per live entity ───────────────────────────────────────────────────────────
@@ -345,10 +331,9 @@ await tick();
 const lanesStarted = engine.stats().lanes - lanesBefore;
 if (lanesStarted > 0)
   row(
-    `RSS per lane (worker thread + QuickJS instance; ${lanesStarted} started), KB`,
-    ((process.memoryUsage().rss - rssBeforeLanes) / lanesStarted / 1024).toFixed(0),
-    "",
-    true,
+    "RSS per lane (worker thread + QuickJS instance)",
+    (process.memoryUsage().rss - rssBeforeLanes) / lanesStarted / 1024,
+    { unit: "KB", digits: 0, better: "lower", note: `(${lanesStarted} started)` },
   );
 const before = process.memoryUsage().rss;
 const live = [];
@@ -360,12 +345,13 @@ for (let i = 0; i < N; i++) {
 gc();
 await tick();
 const perEntity = (process.memoryUsage().rss - before) / N / 1024;
-row(
-  `RSS per live code entity (${N} summoned, sandboxes open), KB`,
-  perEntity.toFixed(1),
-  "< 200",
-  perEntity < 200,
-);
+row(`RSS per live code entity (${N} summoned, sandboxes open)`, perEntity, {
+  unit: "KB",
+  digits: 1,
+  better: "lower",
+  target: "< 200 KB",
+  ok: perEntity < 200,
+});
 for (const e of live) e.dispose();
 
 // ── 5. the limits (issue 10) ────────────────────────────────────────────────────────────
@@ -387,12 +373,12 @@ for (const [name, code] of Object.entries(RUNAWAYS)) {
   ]);
   const turn = (await c.cast("run away")).loom.turns()[0];
   const ratio = turn.metadata.duration_ms / BUDGET;
-  row(
-    `max_eval_ms ${BUDGET} ms: ${name}, turn / budget`,
-    `${ratio.toFixed(2)}×`,
-    "≤ 1.2×",
-    ratio <= 1.2,
-  );
+  row(`max_eval_ms ${BUDGET} ms: ${name}, turn / budget`, ratio, {
+    unit: "×",
+    better: "lower",
+    target: "≤ 1.2×",
+    ok: ratio <= 1.2,
+  });
 }
 for (const mb of [4, 16, 64]) {
   const c = codeCantrip(
@@ -408,12 +394,12 @@ for (const mb of [4, 16, 64]) {
   const seen = (await c.cast("fill")).loom.turns()[0].observation;
   const held = Number(/result: (\d+)/.exec(seen)?.[1] ?? NaN) / 2 ** 20;
   const bound = mb + 4 + mb * 0.1;
-  row(
-    `max_memory_mb ${mb}: MiB held by a 64 KiB typed-array bomb`,
-    held.toFixed(1),
-    `≤ ${bound.toFixed(1)}`,
-    held <= bound,
-  );
+  row(`max_memory_mb ${mb}: held by a 64 KiB typed-array bomb`, held, {
+    unit: "MiB",
+    digits: 1,
+    target: `≤ ${bound.toFixed(1)} MiB`,
+    ok: held <= bound,
+  });
 }
 
 // ── 6. the sandbox off the main thread ──────────────────────────────────────────────────
@@ -445,17 +431,16 @@ for (let i = 0; i < 5; i++) {
   cancels.push(performance.now() - t0);
   lags.push(lag);
 }
+const ms100 = (x) => ({ unit: "ms", digits: 1, better: "lower", target: "≤ 100 ms", ok: x <= 100 });
 row(
-  "cancel during while (true) {} → cast ends, ms (max of 5)",
-  Math.max(...cancels).toFixed(1),
-  "≤ 100",
-  Math.max(...cancels) <= 100,
+  "cancel during while (true) {} → cast ends (max of 5)",
+  Math.max(...cancels),
+  ms100(Math.max(...cancels)),
 );
 row(
-  "  event loop's longest stall during the spin (2 ms ticks), ms",
-  Math.max(...lags).toFixed(1),
-  "≤ 100",
-  Math.max(...lags) <= 100,
+  "event loop's longest stall during the spin (2 ms ticks)",
+  Math.max(...lags),
+  ms100(Math.max(...lags)),
 );
 const timeouts = [];
 for (let i = 0; i < 5; i++) {
@@ -465,10 +450,9 @@ for (let i = 0; i < 5; i++) {
   timeouts.push(performance.now() - t0 - 200);
 }
 row(
-  "timeout_ms 200 during while (true) {}: ms past 200 (max of 5)",
-  Math.max(...timeouts).toFixed(1),
-  "≤ 100",
-  Math.max(...timeouts) <= 100,
+  "timeout_ms 200 during while (true) {}: past 200 ms (max of 5)",
+  Math.max(...timeouts),
+  ms100(Math.max(...timeouts)),
 );
 const laneStarts = [];
 for (let i = 0; i < 5; i++) {
@@ -482,12 +466,11 @@ for (let i = 0; i < 5; i++) {
   engine.release(lane);
   for (const l of held) l.live--;
 }
-row(
-  "start of a new lane (worker thread, QuickJS instance), ms (median)",
-  median(laneStarts).toFixed(1),
-  "",
-  true,
-);
+row("start of a new lane (worker thread, QuickJS instance), median", median(laneStarts), {
+  unit: "ms",
+  digits: 1,
+  better: "lower",
+});
 
 // ── 7. LOOM-11: the loom object's cost ──────────────────────────────────────────────────
 async function loomTurns(n, read) {
@@ -502,7 +485,7 @@ async function loomTurns(n, read) {
 await loomTurns(50, true);
 // The 100- and 800-turn threads alternate within each round; growth is the median of the
 // rounds' ratios, shown with its spread.
-const threads = await interleave(3, {
+const threads = await interleave(rounds(3), {
   plain100: () => loomTurns(100, false),
   plain800: () => loomTurns(800, false),
   read100: () => loomTurns(100, true),
@@ -511,28 +494,25 @@ const threads = await interleave(3, {
 const plain100 = median(threads.plain100);
 const read100 = median(threads.read100);
 const plainGrowth = ratioOf(threads.plain800, threads.plain100);
-row("ms per turn, 100-turn thread, loom not read", plain100.toFixed(3), "", true);
+row("per turn, 100-turn thread, loom not read", plain100, ms3);
+row("800-turn thread / 100-turn thread, loom not read", plainGrowth, {
+  better: "lower",
+  paired: true,
+  target: "≈ 1 (flat)",
+  ok: plainGrowth.median < 1.5,
+});
+row("per turn, 100-turn thread, loom read every turn", read100, ms3);
 row(
-  "  800-turn thread / 100-turn thread, loom not read",
-  showRatio(plainGrowth),
-  "≈ 1 (flat)",
-  plainGrowth.median < 1.5,
-);
-row("ms per turn, 100-turn thread, loom read every turn", read100.toFixed(3), "", true);
-row(
-  "  800-turn thread / 100-turn thread, loom read every turn",
-  showRatio(ratioOf(threads.read800, threads.read100)),
-  "",
-  true,
+  "800-turn thread / 100-turn thread, loom read every turn",
+  ratioOf(threads.read800, threads.read100),
+  {
+    better: "lower",
+    paired: true,
+  },
 );
 
 const stats = engine.stats();
-row(
-  "lanes (WASM instances) at the end / dead lanes",
-  `${stats.lanes} / ${stats.dead}`,
-  "dead 0",
-  stats.dead === 0,
-);
+row("lanes (WASM instances) at the end", stats.lanes, { digits: 0 });
+row("dead lanes at the end", stats.dead, { digits: 0, target: "0", ok: stats.dead === 0 });
 
-printTable(rows);
 process.exit(0);

@@ -8,6 +8,8 @@ import { CouncilCalls } from "../dist/council/calls.js";
 import { positions } from "../dist/council/grammars/parallel.js";
 import { toTriageOutput } from "../dist/council/triage-output.js";
 import { Loom } from "../dist/loom/loom.js";
+import { ratio } from "./paired.mjs";
+import { rounds as roundsOf, row, spread } from "./report.mjs";
 
 const reply = {
   content: null,
@@ -62,9 +64,13 @@ for (let i = 0; i < 7; i++) {
   phase.push(performance.now() - t0);
 }
 const phaseMs = median(phase);
-console.log(
-  `PARALLEL phase, 5 seats × 100 ms replies: ${phaseMs.toFixed(1)} ms (target ≤ 130 ms; one after another would be 500 ms)`,
-);
+row("PARALLEL phase, 5 seats × 100 ms replies", spread(phase), {
+  unit: "ms",
+  digits: 1,
+  better: "lower",
+  target: "≤ 130 ms (one after another: 500 ms)",
+  ok: phaseMs <= 130,
+});
 
 // 2. A whole PARALLEL loop with the largest council (4 deliberating seats + red team), 100 ms each:
 // two phases by the brief's design (seats, then the red team who reads them): ~200 ms.
@@ -78,9 +84,12 @@ for (let i = 0; i < 5; i++) {
   await engine.run("q");
   loop.push((performance.now() - t0) / 2);
 }
-console.log(
-  `PARALLEL loop, 4 seats + red team, 100 ms replies: ${median(loop).toFixed(1)} ms per loop (two phases: ≥ 200 ms by design)`,
-);
+row("PARALLEL loop, 4 seats + red team, 100 ms replies, per loop", spread(loop), {
+  unit: "ms",
+  digits: 1,
+  better: "lower",
+  target: "two phases: ≥ 200 ms by design",
+});
 
 // 3. Executor overhead per loop: instant replies, 5 loops of 4 seats + red team (+ synthesis).
 async function councilRun(loom) {
@@ -104,20 +113,36 @@ async function bareCalls() {
   return performance.now() - t0;
 }
 for (let i = 0; i < 200; i++) await councilRun(true); // warm-up
-const rounds = 400;
+const rounds = roundsOf(400);
 const runs = { off: [], on: [], bare: [] };
 for (let i = 0; i < rounds; i++) {
   runs.off.push(await councilRun(false));
   runs.on.push(await councilRun(true));
   runs.bare.push(await bareCalls());
 }
-console.log(
-  `a 5-loop council run (26 calls): ${median(runs.off).toFixed(3)} ms; the same calls bare: ${median(runs.bare).toFixed(3)} ms`,
+const ms3 = { unit: "ms", digits: 3, better: "lower" };
+row("a 5-loop council run (26 calls, instant replies)", median(runs.off), ms3);
+row("the same 26 calls bare", median(runs.bare), ms3);
+// Each round runs the council and the bare calls back to back: their ratio is paired. One round
+// takes a tenth of a millisecond, so the ratio is taken per group of rounds (8 groups): the
+// median of the group's councils over the median of its bare calls.
+const groups = (xs) => {
+  const size = Math.ceil(rounds / 8);
+  return Array.from({ length: Math.ceil(xs.length / size) }, (_, g) =>
+    median(xs.slice(g * size, (g + 1) * size)),
+  );
+};
+const paired = { better: "lower", paired: true, note: "(groups of rounds)" };
+row("council run / bare calls", ratio(groups(runs.off), groups(runs.bare)), paired);
+row(
+  "council run recording into a memory loom / bare calls",
+  ratio(groups(runs.on), groups(runs.bare)),
+  paired,
 );
 const perLoop = (xs) => ((median(xs) - median(runs.bare)) / 5) * 1000;
-console.log(
-  `executor overhead per loop (4 seats + red team, instant replies): ${perLoop(runs.off).toFixed(0)} µs without a loom, ${perLoop(runs.on).toFixed(0)} µs recording every call in a memory loom`,
-);
+const us = { unit: "µs", digits: 0, better: "lower" };
+row("executor overhead per loop (4 seats + red team), no loom", perLoop(runs.off), us);
+row("executor overhead per loop, every call in a memory loom", perLoop(runs.on), us);
 
 if (phaseMs > 130) {
   console.error(`FAIL: the PARALLEL phase took ${phaseMs.toFixed(1)} ms (> 130 ms)`);

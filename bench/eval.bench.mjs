@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadDocument } from "../dist/spell/index.js";
 import { runEval } from "../dist/eval/run.js";
+import { row } from "./report.mjs";
 import { startWire, threeTurnSpell } from "./wire.mjs";
 
 const N = Number(process.env.BENCH_EVAL_N ?? 1000);
@@ -25,7 +26,6 @@ repeat: ${n}
 pass: { rate: 0 }
 `;
 const env = { ...process.env };
-const mb = (b) => (b / 1024 / 1024).toFixed(1);
 
 async function bare(n) {
   const spell = await loadDocument(join(dir, "spell.yaml"), {
@@ -60,19 +60,35 @@ try {
   const rows = [{ c: 1, n: N1, ...one }];
   for (const c of [8, 64]) rows.push({ c, n: N, ...(await scheduled(N, c)) });
   const perCastBare = (b * 1000) / N1;
-  console.log(
-    `bare loop: ${N1} casts in ${b.toFixed(1)} s — ${(N1 / b).toFixed(2)} casts/s (${perCastBare.toFixed(1)} ms/cast)`,
-  );
-  for (const r of rows)
-    console.log(
-      `concurrency ${String(r.c).padStart(2)}: ${r.n} casts in ${r.s.toFixed(1)} s — ${(r.n / r.s).toFixed(2)} casts/s, heap after ${mb(r.heap)} MB`,
-    );
+  const castsPerS = { unit: "casts/s", better: "higher" };
+  row("bare loop, casts in a row", N1 / b, {
+    ...castsPerS,
+    note: `(${N1} casts, ${perCastBare.toFixed(1)} ms/cast)`,
+  });
+  for (const r of rows) {
+    row(`concurrency ${r.c}`, r.n / r.s, { ...castsPerS, note: `(${r.n} casts)` });
+    row(`concurrency ${r.c}: heap after`, r.heap / 1024 / 1024, {
+      unit: "MB",
+      digits: 1,
+      better: "lower",
+    });
+  }
   const growth = rows[2].n / rows[2].s / (rows[0].n / rows[0].s);
   const overhead = (((one.s - b) / N1) * 1000) / perCastBare;
-  console.log(`casts/s growth 1 → 64: ${growth.toFixed(1)}× (target ≥ 30×)`);
-  console.log(
-    `scheduler overhead at concurrency 1: ${(overhead * 100).toFixed(1)}% per cast (target ≤ 5%)`,
-  );
+  row("casts/s growth 1 → 64", growth, {
+    unit: "×",
+    digits: 1,
+    better: "higher",
+    target: "≥ 30×",
+    ok: growth >= 30,
+  });
+  row("scheduler overhead at concurrency 1, per cast", overhead * 100, {
+    unit: "%",
+    digits: 1,
+    better: "lower",
+    target: "≤ 5%",
+    ok: overhead <= 0.05,
+  });
 } finally {
   server.kill("SIGTERM");
 }

@@ -13,12 +13,9 @@ import { fileURLToPath } from "node:url";
 import { Cantrip, Circle, JsonlStore, Loom, ScriptedLLM, codeMedium } from "../dist/index.js";
 import { doneGate, echoGate } from "../dist/circle/gates/index.js";
 import { bwrapProblem, createBashMedium } from "../dist/circle/mediums/bash/index.js";
-import { printTable } from "./table.mjs";
+import { row } from "./report.mjs";
 
 const MiB = 1024 * 1024;
-const rows = [];
-const row = (metric, value, target, ok) =>
-  rows.push({ metric, value, target, ok: ok === undefined ? "-" : ok ? "yes" : "NO" });
 
 /** Casts and reports the loom file's size and the peak RSS growth while it ran. */
 async function attack(medium, responses, wards) {
@@ -48,9 +45,21 @@ async function attack(medium, responses, wards) {
 function report(name, r) {
   const loomMiB = r.loom / MiB;
   const rssMB = r.rss / 1e6;
-  row(`${name}: loom file`, `${loomMiB.toFixed(1)} MiB`, "≤ 17 MiB", loomMiB <= 17);
-  row(`${name}: RSS growth at peak`, `${rssMB.toFixed(0)} MB`, "< 256 MB", rssMB < 256);
-  row(`${name}: cast`, r.status, "terminated", r.status === "terminated");
+  row(`${name}: loom file`, loomMiB, {
+    unit: "MiB",
+    digits: 1,
+    better: "lower",
+    target: "≤ 17 MiB",
+    ok: loomMiB <= 17,
+  });
+  row(`${name}: RSS growth at peak`, rssMB, {
+    unit: "MB",
+    digits: 0,
+    better: "lower",
+    target: "< 256 MB",
+    ok: rssMB < 256,
+  });
+  row(`${name}: cast`, r.status, { target: "terminated", ok: r.status === "terminated" });
 }
 
 const CALLS = Number(process.env.GATE_BUDGET_CALLS ?? 2000);
@@ -94,9 +103,7 @@ const run = (name) =>
 
 const code = run("code");
 report("code, 2,000 echo calls of 100 KB", code);
-row("code: calls that worked, refused", code.observation, "");
+row("code: calls that worked, refused", code.observation);
 const noBwrap = bwrapProblem();
-if (noBwrap) row("bash attack", `skipped: ${noBwrap}`, "");
+if (noBwrap) row("bash attack", `skipped: ${noBwrap}`);
 else report("bash, 50 connections of 4 MB", run("bash"));
-
-printTable(rows);

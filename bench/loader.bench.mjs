@@ -15,7 +15,8 @@
 import { cpus, loadavg } from "node:os";
 import { loadSpellText } from "../dist/index.js";
 import { SpellSource } from "../dist/spell/source.js";
-import { interleave, median, ratio, showRatio } from "./paired.mjs";
+import { interleave, median, ratio } from "./paired.mjs";
+import { rounds, row, spread } from "./report.mjs";
 
 const HEAD =
   "llm: scripted\nidentity: {}\ncircle: { gates: [done], wards: [{ max_turns: 1 }] }\nintent: go\n";
@@ -64,7 +65,6 @@ function parseOnly(text) {
   return cpuNow() - c0;
 }
 
-const rows = [];
 const load = () => loadavg()[0].toFixed(1);
 console.log(`load average at start: ${load()} on ${cpus().length} CPUs`);
 // The whole and the half alternate within each round; the growth is the median of the rounds'
@@ -74,7 +74,7 @@ for (const [shape, make] of Object.entries(shapes)) {
   const halfText = make(MIB / 2);
   const cpu = [];
   const parse = [];
-  const t = await interleave(5, {
+  const t = await interleave(rounds(5), {
     whole: async () => {
       const ms = await once(wholeText);
       cpu.push(cpuMs);
@@ -85,18 +85,18 @@ for (const [shape, make] of Object.entries(shapes)) {
   });
   const whole = median(t.whole);
   const growth = ratio(t.whole, t.half);
-  rows.push({
-    shape,
-    "1 MiB ms": whole.toFixed(0),
-    "cpu ms": median(cpu).toFixed(0),
-    "yaml parse cpu ms": median(parse).toFixed(0),
-    "512 KiB ms": median(t.half).toFixed(0),
-    "2x bytes → x time": showRatio(growth),
-    target: "≤ 1000 ms, ≤ 2.6x",
-    ok: whole <= 1000 && growth.median <= 2.6 ? "yes" : "NO",
-    outcome,
+  const ms = { unit: "ms", digits: 0, better: "lower" };
+  row(`${shape}: 1 MiB, wall`, spread(t.whole), { ...ms, target: "≤ 1000 ms", ok: whole <= 1000 });
+  row(`${shape}: 1 MiB, CPU`, spread(cpu), ms);
+  row(`${shape}: 1 MiB, the YAML library's parse alone, CPU`, spread(parse), ms);
+  row(`${shape}: 512 KiB, wall`, spread(t.half), ms);
+  row(`${shape}: 2× bytes → × time`, growth, {
+    better: "lower",
+    paired: true,
+    target: "≤ 2.6×",
+    ok: growth.median <= 2.6,
   });
+  row(`${shape}: outcome`, outcome);
 }
-console.table(rows);
 console.log(`load average at end: ${load()}`);
 process.exit(0);

@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Cantrip, Circle, doneGate, JsonlStore, Loom, ScriptedLLM } from "../dist/index.js";
+import { row } from "./report.mjs";
 
 /** Entities summoned before measuring, not counted. */
 const WARM = 50;
@@ -59,12 +60,18 @@ export async function entityRows() {
   gc();
   const big = await idleEntities(2_000);
   const apart = Math.max(big.perEntity, small.perEntity) / Math.min(big.perEntity, small.perEntity);
-  console.log(
-    `heap per idle summoned entity (JSONL loom): ${(small.perEntity / 1024).toFixed(1)} KB at 100 · ${(big.perEntity / 1024).toFixed(1)} KB at 2,000 (${apart.toFixed(2)}× apart) — target: within 1.5× of each other`,
-  );
-  console.log(
-    `summon + send of a new entity: ${big.first.toFixed(1)} ms with 5 entities · ${big.last.toFixed(1)} ms with 2,000 (means of 5)`,
-  );
+  const kb = { unit: "KB", digits: 1, better: "lower" };
+  row("heap per idle summoned entity (JSONL loom), 100 entities", small.perEntity / 1024, kb);
+  row("heap per idle summoned entity, 2,000 entities", big.perEntity / 1024, kb);
+  row("heap per entity at 2,000 vs 100, apart", apart, {
+    unit: "×",
+    better: "lower",
+    target: "≤ 1.5×",
+    ok: apart <= 1.5,
+  });
+  const ms = { unit: "ms", digits: 1, better: "lower" };
+  row("summon + send of a new entity with 5 entities (mean of 5)", big.first, ms);
+  row("summon + send of a new entity with 2,000 entities (mean of 5)", big.last, ms);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await entityRows();

@@ -103,7 +103,11 @@ async function measureImport(url) {
     const ms = { unit: "ms", digits: 0, better: "lower" };
     const note = `(${records} records, ${done.added} new)`;
     row(`import into a new database, round ${round}: wall`, wall, { ...ms, note });
-    row(`import into a new database, round ${round}: CPU of this process`, (user + system) / 1000, ms);
+    row(
+      `import into a new database, round ${round}: CPU of this process`,
+      (user + system) / 1000,
+      ms,
+    );
   }
   await admin.end();
 }

@@ -6,7 +6,16 @@
 // not growing with the loom: a 64 MB loom is exported first to compare). The big loom's size is SPELLBOOK_BENCH_EXPORT_MB (default
 // 1024; writing it takes a minute on a slow disk); 0 skips the row.
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -21,6 +30,8 @@ import {
   ScriptedLLM,
 } from "../dist/index.js";
 import { newId } from "../dist/core/ids.js";
+import { interleave, median, ratio } from "./paired.mjs";
+import { rounds, row, spread } from "./report.mjs";
 
 const dir = mkdtempSync(join(tmpdir(), "bench-loom-"));
 const outcome = { type: "continue" };
@@ -72,6 +83,67 @@ function appends(n, fsync) {
     perCpuSecond: n / ((user + system) / 1e6),
     bytes: statSync(path).size,
   };
+}
+
+/**
+ * The floor of an append: what any JSONL loom must do per turn — make the ids, build the record,
+ * JSON.stringify it, one write. Same turns as appendTurns(…, 100, true); seconds per turn.
+ */
+function floorAppends(n) {
+  const fd = openSync(join(dir, `floor-${Math.random()}.jsonl`), "a");
+  const t0 = performance.now();
+  let entity = "";
+  let previous = null;
+  for (let i = 0; i < n; i++) {
+    const seq = i % 100;
+    if (seq === 0) entity = newId("ent");
+    const id = newId("turn");
+    const record = {
+      type: "turn",
+      id,
+      parent_id: seq === 0 ? null : previous,
+      cantrip_id: "cantrip_bench",
+      entity_id: entity,
+      role: "turn",
+      sequence: seq + 1,
+      utterance: `echo({ text: "step ${i}" })`,
+      observation: `echo: step ${i}`,
+      gate_calls: [
+        {
+          gate_name: "echo",
+          arguments: `{"text":"step ${i}"}`,
+          result: `step ${i}`,
+          is_error: false,
+        },
+      ],
+      metadata: {
+        tokens_prompt: 120,
+        tokens_completion: 30,
+        tokens_cached: 0,
+        duration_ms: 12,
+        timestamp: new Date().toISOString(),
+      },
+      reward: null,
+      terminated: false,
+      truncated: false,
+      reason: null,
+    };
+    writeSync(fd, `${JSON.stringify(record)}\n`);
+    previous = id;
+  }
+  const s = (performance.now() - t0) / 1000;
+  closeSync(fd);
+  return s / n;
+}
+
+/** The floor of a load: read the file, split it into lines, JSON.parse each; ms. */
+function floorLoad(path) {
+  const t0 = performance.now();
+  const lines = readFileSync(path, "utf8").split("\n");
+  let turns = 0;
+  for (const l of lines) if (l && JSON.parse(l).type === "turn") turns++;
+  if (turns === 0) throw new Error("no turns");
+  return performance.now() - t0;
 }
 
 function load(path, turns) {
@@ -135,25 +207,61 @@ async function replayVersusRun(n) {
     resumed.dispose();
     if (x.result !== (n * (n - 1)) / 2) throw new Error(`resume said ${x.result}`);
   }
-  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   return { run: median(runs), replay: median(replays), resume: median(resumes) };
 }
 
 const N = 100_000;
 const plain = appends(N, false);
 const synced = appends(2_000, true);
-console.log(
-  `append, no fsync: ${Math.round(plain.perSecond).toLocaleString("en")} turns/s, ${Math.round(plain.perCpuSecond).toLocaleString("en")} per CPU second (${N.toLocaleString("en")} turns with newId ids, ${(plain.bytes / 1e6).toFixed(1)} MB) — target ≥ 100,000/s`,
-);
-console.log(
-  `append, fsync each: ${Math.round(synced.perSecond).toLocaleString("en")} turns/s (2,000 turns)`,
+const perS = { unit: "turns/s", digits: 0, better: "higher" };
+row("append, no fsync", plain.perSecond, {
+  ...perS,
+  target: "≥ 100,000/s",
+  ok: plain.perSecond >= 100_000,
+  note: `(${N.toLocaleString("en")} turns with newId ids, ${(plain.bytes / 1e6).toFixed(1)} MB)`,
+});
+row("append, no fsync, per CPU second", plain.perCpuSecond, perS);
+row("append, fsync each (2,000 turns)", synced.perSecond, perS);
+// The loom's append against its floor, alternately in each round: a ratio load does not move.
+appendTurns(new Loom(new JsonlStore(join(dir, "warm.jsonl"))), 20_000, 100, true);
+floorAppends(20_000);
+const appendPairs = await interleave(rounds(5), {
+  loom: () => {
+    const loom = new Loom(new JsonlStore(join(dir, `pair-${Math.random()}.jsonl`)));
+    const t0 = performance.now();
+    appendTurns(loom, 20_000, 100, true);
+    const s = (performance.now() - t0) / 1000;
+    loom.close();
+    return s / 20_000;
+  },
+  floor: () => floorAppends(20_000),
+});
+row(
+  "append / floor (ids, JSON.stringify, one write per turn)",
+  ratio(appendPairs.loom, appendPairs.floor),
+  {
+    better: "lower",
+    paired: true,
+    note: `(20,000 turns a round; floor ${(1e6 * median(appendPairs.floor)).toFixed(1)} µs/turn)`,
+  },
 );
 
 const big = join(dir, "append-false.jsonl");
-const loads = [load(big, N), load(big, N), load(big, N)].map((l) => l.ms).sort((a, b) => a - b);
-console.log(
-  `load a ${N.toLocaleString("en")}-turn loom: ${loads[1].toFixed(0)} ms (median of 3) — target ≤ 1000 ms`,
-);
+const loads = await interleave(rounds(3), {
+  loom: () => load(big, N).ms,
+  floor: () => floorLoad(big),
+});
+row(`load a ${N.toLocaleString("en")}-turn loom`, spread(loads.loom), {
+  unit: "ms",
+  digits: 0,
+  better: "lower",
+  target: "≤ 1000 ms",
+  ok: median(loads.loom) <= 1000,
+});
+row("load / floor (read the file, JSON.parse each line)", ratio(loads.loom, loads.floor), {
+  better: "lower",
+  paired: true,
+});
 
 const deepPath = join(dir, "deep.jsonl");
 const deep = new Loom(new JsonlStore(deepPath));
@@ -167,14 +275,20 @@ t0 = performance.now();
 for (let i = 0; i < 10; i++) deepLoom.thread("turn_9999");
 const again = (performance.now() - t0) / 10;
 if (thread.length !== 10_000) throw new Error(`thread of ${thread.length}`);
-console.log(
-  `thread at depth 10,000: ${first.toFixed(1)} ms the first time (index built), ${again.toFixed(1)} ms after (load ${deepLoad.toFixed(0)} ms)`,
-);
+const ms1 = { unit: "ms", digits: 1, better: "lower" };
+row("thread at depth 10,000, the first time (index built)", first, ms1);
+row("thread at depth 10,000, after", again, ms1);
+row("load of the 10,000-turn loom", deepLoad, { ...ms1, digits: 0 });
 
 const code = await replayVersusRun(100);
-console.log(
-  `100 code turns: run with the gate answered from memory ${code.run.toFixed(0)} ms · fork replay ${code.replay.toFixed(0)} ms · resumed entity (load + replay + 1 turn) ${code.resume.toFixed(0)} ms (medians of 5) — target: replay ≤ run`,
-);
+const ms0 = { unit: "ms", digits: 0, better: "lower" };
+row("100 code turns run, the gate answered from memory", code.run, ms0);
+row("100 code turns, fork replay", code.replay, {
+  ...ms0,
+  target: "≤ the run",
+  ok: code.replay <= code.run,
+});
+row("100 code turns, resumed entity (load + replay + 1 turn)", code.resume, ms0);
 /** A loom of about `mb` megabytes: chained turns of ~2 KB. */
 function bigLoom(path, mb) {
   const loom = new Loom(new JsonlStore(path));
@@ -224,18 +338,24 @@ async function exportIntoPipe(path) {
 
 const exportMb = Number(process.env.SPELLBOOK_BENCH_EXPORT_MB ?? 1024);
 if (exportMb > 0 && existsSync("/usr/bin/time")) {
-  for (const mb of [64, exportMb]) {
+  for (const [i, mb] of [64, exportMb].entries()) {
     const path = join(dir, `export-${mb}.jsonl`);
     const bytes = bigLoom(path, mb);
     const { rssMb, s } = await exportIntoPipe(path);
-    console.log(
-      `loom export of a ${(bytes / 1e6).toFixed(0)} MB loom into a pipe (| gzip -1): peak RSS ${rssMb.toFixed(0)} MB, ${s.toFixed(1)} s — target: bounded, not growing with the loom (compare the 64 MB row; before issue 20: 1.8–2.2 GB at 1 GB)`,
-    );
+    const label = i === 0 ? "64 MB" : "big (SPELLBOOK_BENCH_EXPORT_MB)";
+    row(`loom export of a ${label} loom into a pipe (| gzip -1): peak RSS`, rssMb, {
+      unit: "MB",
+      digits: 0,
+      better: "lower",
+      target: "bounded: as the 64 MB row's (before issue 20: 1.8–2.2 GB at 1 GB)",
+      note: `(${(bytes / 1e6).toFixed(0)} MB loom, ${s.toFixed(1)} s)`,
+    });
     rmSync(path, { force: true });
   }
 } else {
-  console.log(
-    `loom export into a pipe: skipped (${exportMb > 0 ? "no /usr/bin/time" : "SPELLBOOK_BENCH_EXPORT_MB=0"})`,
+  row(
+    "loom export into a pipe",
+    `skipped (${exportMb > 0 ? "no /usr/bin/time" : "SPELLBOOK_BENCH_EXPORT_MB=0"})`,
   );
 }
 rmSync(dir, { recursive: true, force: true });

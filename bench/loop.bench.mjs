@@ -14,7 +14,8 @@ import {
   Loom,
   ScriptedLLM,
 } from "../dist/index.js";
-import { interleave, median, ratio, showRatio, timeCommand } from "./paired.mjs";
+import { interleave, median, ratio, timeCommand } from "./paired.mjs";
+import { rounds, row } from "./report.mjs";
 
 const dir = mkdtempSync(join(tmpdir(), "bench-loop-"));
 const usage = { prompt_tokens: 10, completion_tokens: 5 };
@@ -90,7 +91,7 @@ const {
   engine1k: e1ks,
   engine: e10ks,
   floor: f10ks,
-} = await interleave(5, {
+} = await interleave(rounds(5), {
   engine1k: () => engine(1000),
   engine: () => engine(10000),
   floor: () => floor(10000),
@@ -102,7 +103,7 @@ const f10k = median(f10ks);
 // Start-up: the three commands alternate within each round (with NODE_EXTRA_CA_CERTS unset, as
 // on a user's machine), and each ratio is the median of the rounds' ratios with its spread.
 const spellRun = ["bin/run.js", "run", "grimoire/04-cantrip.yaml", "--loom", "memory", "--quiet"];
-const starts = await interleave(11, {
+const starts = await interleave(rounds(11), {
   node: () => timeCommand(["-e", ""]),
   help: () => timeCommand(["bin/run.js", "--help"]),
   run: () => timeCommand(spellRun),
@@ -114,19 +115,35 @@ const helpRatio = ratio(starts.help, starts.node);
 const runRatio = ratio(starts.run, starts.node);
 rmSync(dir, { recursive: true, force: true });
 
-const rows = [
-  ["engine per turn, N=1,000", `${(e1k * 1000).toFixed(1)} µs`, ""],
-  ["engine per turn, N=10,000", `${(e10k * 1000).toFixed(1)} µs`, ""],
-  ["floor per turn, N=10,000", `${(f10k * 1000).toFixed(1)} µs`, ""],
-  ["engine/floor at N=10,000", showRatio(ratio(e10ks, f10ks)), "target ≤ 3×"],
-  ["engine N=10,000 / N=1,000", showRatio(ratio(e10ks, e1ks)), "target ≤ 1.2×"],
-  ["node -e ''", `${nodeMs.toFixed(0)} ms`, ""],
-  ["spell --help", `${helpMs.toFixed(0)} ms, ${showRatio(helpRatio)}`, "target ≤ 2×"],
-  [
-    "spell run (1 spell, 2 turns)",
-    `${runMs.toFixed(0)} ms, ${showRatio(runRatio)}`,
-    "target ≤ 2.5×",
-  ],
-];
-const w = Math.max(...rows.map((r) => r[0].length));
-for (const [k, v, t] of rows) console.log(`${k.padEnd(w)}  ${v.padEnd(44)} ${t}`);
+row("engine per turn, N=1,000", e1k * 1000, { unit: "µs", digits: 1, better: "lower" });
+row("engine per turn, N=10,000", e10k * 1000, { unit: "µs", digits: 1, better: "lower" });
+row("floor per turn, N=10,000", f10k * 1000, { unit: "µs", digits: 1, better: "lower" });
+const engineFloor = ratio(e10ks, f10ks);
+row("engine/floor at N=10,000", engineFloor, {
+  better: "lower",
+  paired: true,
+  target: "≤ 3×",
+  ok: engineFloor.median <= 3,
+});
+const growth = ratio(e10ks, e1ks);
+row("engine N=10,000 / N=1,000", growth, {
+  better: "lower",
+  paired: true,
+  target: "≤ 1.2×",
+  ok: growth.median <= 1.2,
+});
+row("node -e ''", nodeMs, { unit: "ms", digits: 0, better: "lower" });
+row("spell --help", helpMs, { unit: "ms", digits: 0, better: "lower" });
+row("spell --help / node -e ''", helpRatio, {
+  better: "lower",
+  paired: true,
+  target: "≤ 2×",
+  ok: helpRatio.median <= 2,
+});
+row("spell run (1 spell, 2 turns)", runMs, { unit: "ms", digits: 0, better: "lower" });
+row("spell run (1 spell, 2 turns) / node -e ''", runRatio, {
+  better: "lower",
+  paired: true,
+  target: "≤ 2.5×",
+  ok: runRatio.median <= 2.5,
+});

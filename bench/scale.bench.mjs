@@ -22,6 +22,7 @@ import { runEval } from "../dist/eval/run.js";
 import { openRemote } from "../dist/queue/remote.js";
 import { startPostgres } from "./postgres-server.mjs";
 import { startRedis } from "./redis-server.mjs";
+import { row as report } from "./report.mjs";
 import { startWire, threeTurnSpell } from "./wire.mjs";
 
 const N = Number(process.env.BENCH_SCALE_N ?? 1000);
@@ -142,7 +143,7 @@ try {
   pgServer = missing.length ? null : await startPostgres();
   if (!missing.length && !pgServer) missing.push("PostgreSQL (initdb) is not installed");
   if (missing.length) {
-    console.log(`skipped: ${missing.join("; ")} (apt-get install redis-server postgresql)`);
+    report("scale", `skipped: ${missing.join("; ")} (apt-get install redis-server postgresql)`);
   } else {
     redis = await startRedis(dir);
     const port = await startWireChild();
@@ -156,16 +157,51 @@ try {
     for (const w of COUNTS) {
       const row = await run(w, redis, pgServer, admin);
       rows.push(row);
-      const per = (ms) => `${(ms / N).toFixed(1)}`;
-      console.log(
-        `${w} worker(s): ${row.rate.toFixed(1).padStart(6)} casts/s (${row.s.toFixed(1)} s) · turns in PostgreSQL ${row.turns} (${row.turns === 3 * N ? "exactly" : "NOT"} ${3 * N}) over ${row.entities} entities · CPU ms/cast: workers ${per(row.cpu.workers)}, PostgreSQL ${per(row.cpu.pg)}, Redis ${per(row.cpu.redis)}, wire server ${per(row.cpu.wire)}, enqueuer ${per(row.cpu.here)} · mean cast ${row.latency.toFixed(0)} ms on its worker · load ${row.load.map((l) => l.toFixed(1)).join(" → ")}`,
-      );
+      const cpu = { unit: "CPU ms/cast", digits: 1, better: "lower" };
+      const of = `${w} worker(s)`;
+      report(`${of}: casts/s`, row.rate, {
+        unit: "casts/s",
+        digits: 1,
+        better: "higher",
+        note: `(${row.s.toFixed(1)} s; load ${row.load.map((l) => l.toFixed(1)).join(" → ")})`,
+      });
+      report(`${of}: turns in PostgreSQL`, row.turns, {
+        digits: 0,
+        target: `exactly ${3 * N}`,
+        ok: row.turns === 3 * N,
+        note: `(over ${row.entities} entities)`,
+      });
+      report(`${of}: workers`, row.cpu.workers / N, cpu);
+      report(`${of}: PostgreSQL`, row.cpu.pg / N, cpu);
+      report(`${of}: Redis`, row.cpu.redis / N, cpu);
+      report(`${of}: wire server`, row.cpu.wire / N, cpu);
+      report(`${of}: enqueuer`, row.cpu.here / N, cpu);
+      report(`${of}: mean cast on its worker`, row.latency, {
+        unit: "ms",
+        digits: 0,
+        better: "lower",
+      });
     }
     const one = rows.find((r) => r.workers === 1);
     const four = rows.find((r) => r.workers === 4);
     if (one && four)
-      console.log(
-        `4 workers vs 1: ${(four.rate / one.rate).toFixed(2)}× (target ≥ 3×) at --concurrency ${C} per worker; all CPU ms per cast: ${rows.map((r) => `${r.workers}w ${((r.cpu.workers + r.cpu.pg + r.cpu.redis + r.cpu.wire + r.cpu.here) / N).toFixed(1)}`).join(", ")} (2 cores: 2,000 CPU ms a second for everything on the machine)`,
+      report("4 workers vs 1, casts/s", four.rate / one.rate, {
+        unit: "×",
+        better: "higher",
+        target: "≥ 3×",
+        ok: four.rate / one.rate >= 3,
+        note: `(--concurrency ${C} per worker)`,
+      });
+    for (const r of rows)
+      report(
+        `${r.workers} worker(s): all CPU per cast`,
+        (r.cpu.workers + r.cpu.pg + r.cpu.redis + r.cpu.wire + r.cpu.here) / N,
+        {
+          unit: "CPU ms/cast",
+          digits: 1,
+          better: "lower",
+          note: "(2 cores: 2,000 CPU ms a second)",
+        },
       );
     const bad = rows.filter((r) => r.turns !== 3 * N);
     if (bad.length) process.exitCode = 1;

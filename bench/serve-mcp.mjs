@@ -8,6 +8,8 @@ import { join, resolve } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { castSpell, loadSpell } from "../dist/index.js";
+import { interleave, ratio } from "./paired.mjs";
+import { rounds, row } from "./report.mjs";
 
 const CALLS = Number(process.env.MCP_BENCH_CALLS ?? 400);
 const WARMUP = 50;
@@ -50,7 +52,6 @@ export async function mcpOverhead() {
   const loaded = await loadSpell(file, { loomPath: "memory" });
   const direct = () => castSpell(loaded, { inputs: { path: "a.md" } });
   await timed(WARMUP, direct);
-  const local = await timed(CALLS, direct);
 
   const client = new Client({ name: "bench", version: "1" });
   await client.connect(
@@ -65,18 +66,36 @@ export async function mcpOverhead() {
     if (r.isError || r.structuredContent?.words !== 7) throw new Error(JSON.stringify(r));
   };
   await timed(WARMUP, call);
-  const overMcp = await timed(CALLS, call);
+  // Direct casts and MCP calls alternate, CALLS / ROUNDS of each a round: the ratio of the
+  // rounds' p50s is paired (load falls on both sides).
+  const ROUNDS = rounds(5);
+  const per = Math.ceil(CALLS / ROUNDS);
+  const local = [];
+  const overMcp = [];
+  const p50s = await interleave(ROUNDS, {
+    direct: async () => {
+      const xs = await timed(per, direct);
+      local.push(...xs);
+      return pct(xs, 0.5);
+    },
+    mcp: async () => {
+      const xs = await timed(per, call);
+      overMcp.push(...xs);
+      return pct(xs, 0.5);
+    },
+  });
   await client.close();
   rmSync(dir, { recursive: true, force: true });
 
-  const row = (name, xs) =>
-    console.log(
-      `${name.padEnd(30)} p50 ${pct(xs, 0.5).toFixed(2)} ms  p99 ${pct(xs, 0.99).toFixed(2)} ms`,
-    );
   console.log(`MCP tool call vs direct cast: ${CALLS} calls one at a time, a 1-turn typed spell`);
-  row("direct cast (castSpell)", local);
-  row("MCP tools/call over stdio", overMcp);
-  console.log(
-    `MCP adds (p50)                 ${(pct(overMcp, 0.5) - pct(local, 0.5)).toFixed(2)} ms per call`,
-  );
+  const ms = { unit: "ms", better: "lower" };
+  row("direct cast (castSpell): p50", pct(local, 0.5), ms);
+  row("direct cast (castSpell): p99", pct(local, 0.99), ms);
+  row("MCP tools/call over stdio: p50", pct(overMcp, 0.5), ms);
+  row("MCP tools/call over stdio: p99", pct(overMcp, 0.99), ms);
+  row("MCP adds (p50), per call", pct(overMcp, 0.5) - pct(local, 0.5), ms);
+  row("MCP tools/call / direct cast (p50 of each round)", ratio(p50s.mcp, p50s.direct), {
+    better: "lower",
+    paired: true,
+  });
 }

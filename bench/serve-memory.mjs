@@ -19,6 +19,7 @@ import {
 } from "../dist/index.js";
 import { createHttpServer } from "../dist/protocols/http/server.js";
 import { Redactor } from "../dist/core/redact.js";
+import { row } from "./report.mjs";
 
 const BIG = "x".repeat(Number(process.env.SERVE_BENCH_TURN_BYTES ?? 100_000));
 
@@ -83,7 +84,11 @@ function measure() {
   return { rss: rss / 1e6, heap: heapUsed / 1e6 };
 }
 
-const fmt = (m) => `RSS ${m.rss.toFixed(0)} MB, heap ${m.heap.toFixed(1)} MB`;
+/** Two rows: RSS and JS heap after full collections. */
+function memoryRows(name, m, note) {
+  row(`${name}: RSS`, m.rss, { unit: "MB", digits: 0, better: "lower", note });
+  row(`${name}: JS heap`, m.heap, { unit: "MB", digits: 1, better: "lower" });
+}
 
 export async function idleSessions() {
   const s = await server("hi");
@@ -101,9 +106,10 @@ export async function idleSessions() {
   const at1000 = measure();
   await s.close();
   const perSession = ((at1000.heap - at100.heap) * 1e6) / 900;
-  console.log(
-    `idle sessions 0 / 100 / 1,000   ${fmt(at0)} / ${fmt(at100)} / ${fmt(at1000)} (heap per session ${(perSession / 1e3).toFixed(1)} KB)`,
-  );
+  memoryRows("0 idle sessions", at0);
+  memoryRows("100 idle sessions", at100);
+  memoryRows("1,000 idle sessions", at1000);
+  row("JS heap per idle session", perSession / 1e3, { unit: "KB", digits: 1, better: "lower" });
 }
 
 export async function servedLooms(totalMb = Number(process.env.SERVE_BENCH_LOOM_MB ?? 100)) {
@@ -124,7 +130,10 @@ export async function servedLooms(totalMb = Number(process.env.SERVE_BENCH_LOOM_
   }
   rows.push([size(), measure()]);
   await s.close();
-  console.log(
-    `served looms ${rows.map(([mb]) => mb.toFixed(0)).join(" / ")} MB   ${rows.map(([, m]) => fmt(m)).join(" / ")}`,
-  );
+  for (const [i, [mb, m]] of rows.entries())
+    memoryRows(
+      `after serving ${["no", "half the", "all the"][i]} looms`,
+      m,
+      `(${mb.toFixed(0)} MB)`,
+    );
 }

@@ -28,6 +28,7 @@ import {
 } from "../dist/index.js";
 import { createHttpServer } from "../dist/protocols/http/server.js";
 import { Redactor } from "../dist/core/redact.js";
+import { row } from "./report.mjs";
 
 const CLIENTS = 50;
 const SECONDS = Number(process.env.SERVE_BENCH_SECONDS ?? 4);
@@ -179,30 +180,46 @@ await app.close();
 const loomBytes = existsSync(loomFile) ? statSync(loomFile).size : 0;
 rmSync(dir, { recursive: true, force: true });
 
-const row = (name, r) =>
-  console.log(
-    `${name.padEnd(30)} ${r.perSecond.toFixed(0).padStart(6)} casts/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms  errors ${r.errors}`,
-  );
 console.log(`${CLIENTS} concurrent clients, ${SECONDS} s per phase, a 3-turn cast`);
-row("saturated, in-process", inProcess);
-row("saturated, HTTP (client proc)", overHttp);
-row(`paced ${PACE_MS} ms, in-process`, inProcessPaced);
-row(`paced ${PACE_MS} ms, HTTP`, overHttpPaced);
+const phaseRows = (name, r) => {
+  row(`${name}: casts/s`, r.perSecond, { unit: "casts/s", digits: 0, better: "higher" });
+  row(`${name}: p50`, r.p50, { unit: "ms", better: "lower" });
+  row(`${name}: p99`, r.p99, { unit: "ms", better: "lower" });
+};
+phaseRows("saturated, in-process", inProcess);
+phaseRows("saturated, HTTP (client process)", overHttp);
+phaseRows(`paced ${PACE_MS} ms, in-process`, inProcessPaced);
+phaseRows(`paced ${PACE_MS} ms, HTTP`, overHttpPaced);
 const added = overHttpPaced.p50 - inProcessPaced.p50;
-console.log(
-  `server adds (p50, paced)       ${added.toFixed(2)} ms   target ≤ 1 ms   ${added <= 1 ? "yes" : "NO"}`,
-);
+row("server adds (p50, paced)", added, {
+  unit: "ms",
+  better: "lower",
+  target: "≤ 1 ms",
+  ok: added <= 1,
+});
 const errors = overHttp.errors + overHttpPaced.errors;
-console.log(`errors                         ${errors}   target 0   ${errors === 0 ? "yes" : "NO"}`);
-console.log(
-  `RSS after / before load        ${(rssAfter / 1e6).toFixed(0)} / ${(rssBefore / 1e6).toFixed(0)} MB over ${overHttp.casts + overHttpPaced.casts} casts (JSONL loom: ${(loomBytes / 1e6).toFixed(0)} MB on disk)`,
-);
+row("errors", errors, { digits: 0, better: "lower", target: "0", ok: errors === 0 });
+const casts = overHttp.casts + overHttpPaced.casts;
+const mb0 = { unit: "MB", digits: 0, better: "lower" };
+row("RSS before load", rssBefore / 1e6, mb0);
+row("RSS after load", rssAfter / 1e6, {
+  ...mb0,
+  note: `(${casts} casts; JSONL loom: ${(loomBytes / 1e6).toFixed(0)} MB on disk)`,
+});
 // The JS heap after a full collection is what a leak per cast would grow; RSS also holds the
 // allocator's and V8's reserves, which grow with the load's peak and are not given back at once.
-const perCast = (heapAfter - heapBefore) / (overHttp.casts + overHttpPaced.casts);
-console.log(
-  `JS heap after / before load    ${(heapAfter / 1e6).toFixed(1)} / ${(heapBefore / 1e6).toFixed(1)} MB (${perCast.toFixed(0)} bytes per cast; run with --expose-gc)`,
-);
+const perCast = (heapAfter - heapBefore) / casts;
+row("JS heap before load", heapBefore / 1e6, { ...mb0, digits: 1 });
+row("JS heap after load", heapAfter / 1e6, { ...mb0, digits: 1 });
+row("JS heap growth per cast (run with --expose-gc)", perCast, {
+  unit: "bytes",
+  digits: 0,
+  better: "lower",
+});
+
+// spell serve against a bare fastify route, side by side (issue 39): bench/serve-paired.mjs.
+const { serveVersusFastify } = await import("./serve-paired.mjs");
+await serveVersusFastify(makeCantrip);
 
 // Memory bounded by the work in flight, not by history (issue 20): bench/serve-memory.mjs.
 const { idleSessions, servedLooms } = await import("./serve-memory.mjs");

@@ -6,11 +6,14 @@ import { join } from "node:path";
 
 const root = join(import.meta.dirname, "..");
 
-/** Starts the server; resolves to { child, port } once it printed its port. */
-export async function startWire() {
+/**
+ * Starts the server (`config`: wire-server.mjs's; default 50 ms a reply, 3 turns a cast);
+ * resolves to { child, port } once it printed its port.
+ */
+export async function startWire(config = { delayMs: 50, turns: 3 }) {
   const child = spawn(
     process.execPath,
-    [join(root, "tests/eval/support/wire-server.mjs"), JSON.stringify({ delayMs: 50, turns: 3 })],
+    [join(root, "tests/eval/support/wire-server.mjs"), JSON.stringify(config)],
     { stdio: ["ignore", "pipe", "inherit"] },
   );
   const port = await new Promise((resolve) =>
