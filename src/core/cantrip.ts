@@ -1,4 +1,5 @@
 import { inspect, type InspectOptionsStylized } from "node:util";
+import { inspectRedacted, redactedJson } from "./printed.js";
 import { carried, type LLM, type Message, type ToolChoice } from "./contract.js";
 import { Entity } from "./entity.js";
 import type { EntityOptions, EntitySource } from "./entity-options.js";
@@ -118,8 +119,26 @@ export class Cantrip<L extends LoomWriter = LoomWriter> implements EntitySource<
   [inspect.custom](depth: number, options: InspectOptionsStylized): string {
     if (depth < 0) return options.stylize("[Cantrip]", "special");
     const { redact, ...fields } = this;
-    const text = inspect(fields, { ...options, breakLength: Infinity, compact: false });
-    return `Cantrip ${redact ? redact(text) : text}`;
+    return inspectRedacted("Cantrip", fields, options, redact);
+  }
+
+  /** `JSON.stringify(cantrip)`: what it is — its identity, LLM, medium and gates — redacted. */
+  toJSON(): unknown {
+    const value = {
+      id: this.id,
+      name: this.name,
+      source: this.source ?? null,
+      llm: this.llm.name,
+      identity: identityRecord(this.identity),
+      medium: this.circle.mediumName,
+      tools: this.presentation.tools.map((t) => t.name),
+    };
+    return redactedJson(value, this.redact);
+  }
+
+  /** A text as this cantrip prints it: through its spell's redaction (its entity prints so). */
+  printed(text: string): string {
+    return this.redact ? this.redact(text) : text;
   }
 
   /**
