@@ -4,7 +4,8 @@
  * printed on stdout and each turn's progress on stderr, as `spell run` does. Ctrl-C stops the
  * cast that is running, not the session; at an idle prompt a second Ctrl-C (or the end of the
  * input) ends it. With `--entity` the session continues an entity recorded in the loom, in this
- * process or another one (its turns back in the context, the code medium's variables by replay).
+ * process or another one (its turns back in the context, the code medium's variables by replay);
+ * a spell that names its loom continues its only entity there unless `--new` (summon-target.ts).
  */
 import type { Entity } from "../core/entity.js";
 import { errorMessage } from "../core/errors.js";
