@@ -27,7 +27,7 @@ export function summonTarget(
   loaded: LoadedSpell,
   flags: TargetFlags,
   io: CliIO,
-): { id: string | undefined; named: NamedLoom | undefined } {
+): { id: string | undefined; named: NamedLoom | undefined; picked?: true } {
   const location = loaded.cantrip!.loom.store.location;
   const named = namedLoom(loaded, flags);
   if (flags.continue) {
@@ -42,7 +42,7 @@ export function summonTarget(
     io.stderr(
       `continuing the entity of ${loaded.file} in its loom ${named.path} (--new starts a fresh one)\n`,
     );
-    return { id: ids[0], named };
+    return { id: ids[0], named, picked: true };
   }
   if (ids.length > 1)
     io.stderr(

@@ -8,7 +8,7 @@
  * a spell that names its loom continues its only entity there unless `--new` (summon-target.ts).
  */
 import type { Entity } from "../core/entity.js";
-import { errorMessage } from "../core/errors.js";
+import { errorMessage, SpellbookError } from "../core/errors.js";
 import type { Loom } from "../loom/loom.js";
 import { spellOf, type LoadedSpell } from "../spell/index.js";
 import { EXIT, processIO, type CliIO } from "./io.js";
@@ -118,8 +118,10 @@ async function startSummon(
   printWarnings(loaded, io);
   const cantrip = loaded.cantrip!;
   const loom = cantrip.loom;
+  let inUseHint = "";
   try {
-    const { id, named } = summonTarget(loaded, flags, io);
+    const { id, named, picked } = summonTarget(loaded, flags, io);
+    inUseHint = picked ? " (--new summons a fresh entity)" : "";
     // Issue 25: questions go to the session's terminal prompt (readIntents sets io.question).
     const ask = io.terminal ? io : undefined;
     const onApproval = cliApprover(
@@ -141,7 +143,9 @@ async function startSummon(
     );
     return { loaded, entity, named };
   } catch (err) {
-    io.stderr(loaded.redactor.redact(`spell summon: ${errorMessage(err)}\n`));
+    // The spell's entity, picked by itself, is held by another session: say how to go on.
+    const hint = err instanceof SpellbookError && err.code === "loom_in_use" ? inUseHint : "";
+    io.stderr(loaded.redactor.redact(`spell summon: ${errorMessage(err)}${hint}\n`));
     loom.close();
     return exitFor(err);
   }

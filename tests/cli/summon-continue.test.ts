@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { EXIT } from "../../src/cli/io.js";
 import { runSummon } from "../../src/cli/summon.js";
 import { readLoomFile } from "../../src/loom/storage-jsonl.js";
+import { loadSpell } from "../../src/spell/index.js";
 import { io } from "../support/io.js";
 
 const dir = mkdtempSync(join(tmpdir(), "summon-continue-"));
@@ -142,6 +143,26 @@ loom: { path: ${name}.jsonl }
     expect(back.id).toBe(fresh.id);
     expect(back.out).toBe("1\n");
     expect(turnsOf(loom, fresh.id)).toHaveLength(2);
+  });
+
+  it("the spell's entity held by another session: the error says --new summons a fresh one", async () => {
+    const spell = namedSpell("held.yaml", "done(loom.turns.length)");
+    const first = await session(spell, {}, "one");
+    // Another session holds it (here: this process, through the library).
+    const cantrip = (await loadSpell(spell)).cantrip!;
+    const holder = cantrip.summon({ entity: first.id! });
+    await holder.ready();
+    try {
+      const r = await session(spell, {}, "two");
+      expect(r.code).toBe(EXIT.failure);
+      expect(r.err).toMatch(/in use by pid \d+.*\(--new summons a fresh entity\)/);
+      const fresh = await session(spell, { new: true }, "three");
+      expect(fresh.code).toBe(EXIT.ok);
+      expect(fresh.id).not.toBe(first.id);
+    } finally {
+      holder.dispose();
+      cantrip.loom.close();
+    }
   });
 
   it("--new with --continue or --entity is a usage error; --loom on the command line keeps a new entity per summon", async () => {
