@@ -57,7 +57,8 @@ export async function familiarCommand(
   io.stderr(`the Familiar, on ${workspace}\n`);
   return runSummon(
     familiarSpellPath(),
-    { ...flags, baseDir: workspace, ...(entity === undefined ? {} : { entity }) },
+    // The Familiar chose its entity (the latest root entity of its loom) or a new one itself.
+    { ...flags, baseDir: workspace, ...(entity === undefined ? { new: true } : { entity }) },
     io,
     // A memory loom keeps nothing to continue: the session's own hint says so.
     { resumeHint: () => (flags.loom === "memory" ? undefined : `spell familiar ${dir ?? "."}`) },

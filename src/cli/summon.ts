@@ -4,14 +4,15 @@
  * printed on stdout and each turn's progress on stderr, as `spell run` does. Ctrl-C stops the
  * cast that is running, not the session; at an idle prompt a second Ctrl-C (or the end of the
  * input) ends it. With `--entity` the session continues an entity recorded in the loom, in this
- * process or another one (its turns back in the context, the code medium's variables by replay).
+ * process or another one (its turns back in the context, the code medium's variables by replay);
+ * a spell that names its loom continues its only entity there unless `--new` (summon-target.ts).
  */
 import type { Entity } from "../core/entity.js";
-import { errorMessage } from "../core/errors.js";
+import { errorMessage, SpellbookError } from "../core/errors.js";
 import type { Loom } from "../loom/loom.js";
 import { spellOf, type LoadedSpell } from "../spell/index.js";
 import { EXIT, processIO, type CliIO } from "./io.js";
-import { lastEntityOf } from "./last-entity.js";
+import { resumeHint, summonTarget, type NamedLoom } from "./summon-target.js";
 import { exitFor, loadForCast, printWarnings, type LoadFlags } from "./load.js";
 import { progressLines } from "./progress.js";
 import { printResult } from "./run.js";
@@ -24,6 +25,11 @@ export interface SummonFlags extends LoadFlags, ApproverFlags, OtelFlags {
   entity?: string | undefined;
   /** Continue the last entity of this spell in this loom (a new one when there is none). */
   continue?: boolean | undefined;
+  /**
+   * A new entity even when the spell names its loom and that loom holds one entity of this
+   * spell (which `spell summon FILE` continues by default).
+   */
+  new?: boolean | undefined;
   /** No progress lines on stderr. */
   quiet?: boolean | undefined;
   /** Each result as a JSON line on stdout. */
@@ -53,19 +59,25 @@ export async function runSummon(
   io: SummonIO,
   hooks: SummonHooks = {},
 ): Promise<number> {
-  const hint = (id: string) =>
-    hooks.resumeHint?.(id) ?? resumeHint(spellPath, id, flags.loom, flags.continue);
   if (flags.continue && flags.entity !== undefined) {
     io.stderr("--continue and --entity name the entity twice: give one of them\n");
+    return EXIT.invalid;
+  }
+  if (flags.new && (flags.continue || flags.entity !== undefined)) {
+    io.stderr(
+      `--new starts a new entity: it cannot ${flags.continue ? "--continue" : "take --entity"} too\n`,
+    );
     return EXIT.invalid;
   }
   if (flags.continue && flags.loom === "memory") {
     io.stderr("--continue needs a loom file: a memory loom keeps no entity between sessions\n");
     return EXIT.invalid;
   }
+  const hint = (id: string, named: NamedLoom | undefined): string =>
+    hooks.resumeHint?.(id) ?? resumeHint(spellPath, id, flags, named);
   const started = await startSummon(spellPath, flags, io, hint);
   if (typeof started === "number") return started;
-  const { loaded, entity } = started;
+  const { loaded, entity, named } = started;
   const loom = entity.cantrip.loom;
   const otel = await startOtel(flags, otelSetup(loaded), io);
   if (typeof otel === "number") {
@@ -83,7 +95,7 @@ export async function runSummon(
     entity.dispose();
     loom.close();
   }
-  io.stderr(`session ended · entity ${entity.id} · resume: ${hint(entity.id)}\n`);
+  io.stderr(`session ended · entity ${entity.id} · resume: ${hint(entity.id, named)}\n`);
   return EXIT.ok;
 }
 
@@ -92,8 +104,8 @@ async function startSummon(
   spellPath: string,
   flags: SummonFlags,
   io: SummonIO,
-  hint: (entityId: string) => string,
-): Promise<{ loaded: LoadedSpell; entity: Entity<Loom> } | number> {
+  hint: (entityId: string, named: NamedLoom | undefined) => string,
+): Promise<{ loaded: LoadedSpell; entity: Entity<Loom>; named: NamedLoom | undefined } | number> {
   const doc = await loadForCast(spellPath, flags, io);
   if (typeof doc === "number") return doc;
   let loaded: LoadedSpell;
@@ -106,12 +118,10 @@ async function startSummon(
   printWarnings(loaded, io);
   const cantrip = loaded.cantrip!;
   const loom = cantrip.loom;
+  let inUseHint = "";
   try {
-    const id = flags.continue ? lastEntityOf(loaded.file, loom.store.location) : flags.entity;
-    if (flags.continue && id === undefined)
-      io.stderr(
-        `no earlier entity of ${loaded.file} in ${loom.store.location}: summoned a new one\n`,
-      );
+    const { id, named, picked } = summonTarget(loaded, flags, io);
+    inUseHint = picked ? " (--new summons a fresh entity)" : "";
     // Issue 25: questions go to the session's terminal prompt (readIntents sets io.question).
     const ask = io.terminal ? io : undefined;
     const onApproval = cliApprover(
@@ -128,12 +138,14 @@ async function startSummon(
     const where = `loom ${loom.store.location}`;
     io.stderr(
       id === undefined
-        ? `summoned entity ${entity.id} · ${where} · resume: ${hint(entity.id)}\n`
+        ? `summoned entity ${entity.id} · ${where} · resume: ${hint(entity.id, named)}\n`
         : `resumed entity ${entity.id} (${earlier} earlier turn${earlier === 1 ? "" : "s"}) · ${where}\n`,
     );
-    return { loaded, entity };
+    return { loaded, entity, named };
   } catch (err) {
-    io.stderr(loaded.redactor.redact(`spell summon: ${errorMessage(err)}\n`));
+    // The spell's entity, picked by itself, is held by another session: say how to go on.
+    const hint = err instanceof SpellbookError && err.code === "loom_in_use" ? inUseHint : "";
+    io.stderr(loaded.redactor.redact(`spell summon: ${errorMessage(err)}${hint}\n`));
     loom.close();
     return exitFor(err);
   }
@@ -221,17 +233,6 @@ async function readIntents(
     unsubscribe?.();
     rl.close();
   }
-}
-
-function resumeHint(
-  spellPath: string,
-  entityId: string,
-  loom: string | undefined,
-  continued: boolean | undefined,
-): string {
-  if (loom === "memory") return "none (a memory loom: the entity ends with the session)";
-  const which = continued ? "--continue" : `--entity ${entityId}`;
-  return `spell summon ${spellPath} ${which}${loom === undefined ? "" : ` --loom ${loom}`}`;
 }
 
 /**

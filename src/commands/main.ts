@@ -11,6 +11,7 @@ import DnaVerify from "./dna/verify.js";
 import Eval from "./eval.js";
 import FlowRun from "./flow.js";
 import LoomExport from "./loom/export.js";
+import LoomFork from "./loom/fork.js";
 import LoomImport from "./loom/import.js";
 import LoomReward from "./loom/reward.js";
 import LoomStats from "./loom/stats.js";
@@ -48,6 +49,7 @@ export const COMMANDS = {
   "loom:stats": LoomStats,
   "loom:reward": LoomReward,
   "loom:thread": LoomThread,
+  "loom:fork": LoomFork,
   "loom:view": LoomView,
   "loom:otel": LoomOtel,
   "loom:import": LoomImport,

@@ -5,11 +5,12 @@ import { otelFlags } from "./otel-flags.js";
 
 export default class Summon extends Command {
   static override description =
-    "Summon a spell's entity for an interactive session: each line is an intent to the same entity. Ctrl-C stops the current cast; Ctrl-C twice at the prompt, or Ctrl-D, ends the session. --entity continues an entity recorded in the loom; --continue the last one of this spell in it.";
+    "Summon a spell's entity for an interactive session: each line is an intent to the same entity. Ctrl-C stops the current cast; Ctrl-C twice at the prompt, or Ctrl-D, ends the session. A spell that names its loom (loom.path) continues its entity there when the loom holds one of this spell (--new starts a fresh one); --entity continues an entity recorded in the loom; --continue the last one of this spell in it.";
   static override examples = [
     "spell summon grimoire/11-persistence.yaml --loom /tmp/11.jsonl",
     "spell summon spell.yaml --entity ent_019ac2f0-1d2e-7f3a-8b4c-0d1e2f3a4b5c",
     "spell summon spell.yaml --continue",
+    "spell summon spell.yaml --new",
     'printf "first\\nsecond\\n" | spell summon spell.yaml --quiet',
   ];
   static override args = {
@@ -24,6 +25,10 @@ export default class Summon extends Command {
       char: "c",
       description:
         "continue the last entity of this spell in this loom (a new one when there is none)",
+    }),
+    new: Flags.boolean({
+      description:
+        "a new entity, even when the spell's own loom holds one of this spell (which is continued by default)",
     }),
     json: Flags.boolean({ description: "print each result as a JSON line on stdout" }),
     loom: Flags.string({

@@ -1,5 +1,6 @@
 import { inspect, type InspectOptionsStylized } from "node:util";
-import type { LLM, Message, ToolChoice } from "./contract.js";
+import { inspectRedacted, redactedJson } from "./printed.js";
+import { carried, type LLM, type Message, type ToolChoice } from "./contract.js";
 import { Entity } from "./entity.js";
 import type { EntityOptions, EntitySource } from "./entity-options.js";
 import { ConfigError } from "./errors.js";
@@ -27,7 +28,19 @@ export interface CantripInit<L extends LoomWriter = LoomWriter> {
    * debug log carries no `${env:…}` value of its identity or gates (PROD-8). Default: none.
    */
   redact?: (text: string) => string;
+  /** The cantrip's id; default a new one. A cast's `nextCantrip` keeps its cantrip's. */
+  id?: string;
 }
+
+/**
+ * What `cast` returns: the outcome, and the cantrip to cast next (seed 002's `next_cantrip`): the
+ * same id, identity, circle, loom and view, with the LLM's runtime state carried forward — a
+ * scripted model goes on from where this cast left it. The cantrip that was cast is unchanged.
+ * `nextCantrip` is not enumerable: a result printed or encoded as JSON is the outcome alone.
+ */
+export type CantripCastResult<L extends LoomWriter = LoomWriter> = CastResult<L> & {
+  readonly nextCantrip: Cantrip<L>;
+};
 
 export interface CastOptions extends Omit<
   EntityOptions,
@@ -63,7 +76,7 @@ export interface SummonOptions extends CastOptions {
  * times; every cast or summon produces an independent entity (CANTRIP-2, ENTITY-6).
  */
 export class Cantrip<L extends LoomWriter = LoomWriter> implements EntitySource<L> {
-  readonly id = newId("cantrip");
+  readonly id: string;
   readonly name: string;
   readonly llm: LLM;
   readonly identity: Identity;
@@ -84,6 +97,7 @@ export class Cantrip<L extends LoomWriter = LoomWriter> implements EntitySource<
       throw new ConfigError("missing_identity", "cantrip requires an identity");
     }
     if (!init.circle) throw new ConfigError("missing_circle", "cantrip requires a circle");
+    this.id = init.id ?? newId("cantrip");
     this.name = init.name ?? "cantrip";
     this.llm = init.llm;
     this.identity = isIdentity(init.identity) ? init.identity : createIdentity(init.identity);
@@ -105,8 +119,26 @@ export class Cantrip<L extends LoomWriter = LoomWriter> implements EntitySource<
   [inspect.custom](depth: number, options: InspectOptionsStylized): string {
     if (depth < 0) return options.stylize("[Cantrip]", "special");
     const { redact, ...fields } = this;
-    const text = inspect(fields, { ...options, breakLength: Infinity, compact: false });
-    return `Cantrip ${redact ? redact(text) : text}`;
+    return inspectRedacted("Cantrip", fields, options, redact);
+  }
+
+  /** `JSON.stringify(cantrip)`: what it is — its identity, LLM, medium and gates — redacted. */
+  toJSON(): unknown {
+    const value = {
+      id: this.id,
+      name: this.name,
+      source: this.source ?? null,
+      llm: this.llm.name,
+      identity: identityRecord(this.identity),
+      medium: this.circle.mediumName,
+      tools: this.presentation.tools.map((t) => t.name),
+    };
+    return redactedJson(value, this.redact);
+  }
+
+  /** A text as this cantrip prints it: through its spell's redaction (its entity prints so). */
+  printed(text: string): string {
+    return this.redact ? this.redact(text) : text;
   }
 
   /**
@@ -125,16 +157,39 @@ export class Cantrip<L extends LoomWriter = LoomWriter> implements EntitySource<
   }
 
   /** One-shot: summon, run the intent, release the entity (casting is summoning with cleanup). */
-  async cast(intent: string, options: CastOptions = {}): Promise<CastResult<L>> {
+  async cast(intent: string, options: CastOptions = {}): Promise<CantripCastResult<L>> {
     // A cast's entity is not kept (nothing to register or hold) unless it is named to continue.
     const { resumeEntity, ...rest } = options;
     const named = resumeEntity === undefined ? {} : { entity: resumeEntity };
     const entity = this.open({ ...rest, ...named }, false, resumeEntity !== undefined);
+    let result: CastResult<L>;
     try {
-      return await entity.send(intent, { resume: resumeEntity !== undefined });
+      result = await entity.send(intent, { resume: resumeEntity !== undefined });
     } finally {
       entity.dispose();
     }
+    return withNext(result, this.next());
+  }
+
+  /**
+   * The cantrip to cast next (seed 002's `next_cantrip`): this one with its LLM's runtime state
+   * as it stands now carried into an LLM of its own (`LLM.carry`; an LLM with none is shared).
+   * Built as this cantrip's own class; the same id, so the loom keeps one identity record.
+   */
+  next(): Cantrip<L> {
+    const llm = carried(this.llm);
+    const Class = this.constructor as new (init: CantripInit<L>) => Cantrip<L>;
+    return new Class({
+      id: this.id,
+      name: this.name,
+      llm,
+      identity: this.identity,
+      circle: this.circle,
+      loom: this.loom,
+      view: this.view,
+      ...(this.source === undefined ? {} : { source: this.source }),
+      ...(this.redact ? { redact: this.redact } : {}),
+    });
   }
 
   /** A persistent entity: `send` runs an intent and state accumulates across sends (ENTITY-5). */
@@ -207,6 +262,14 @@ export class Cantrip<L extends LoomWriter = LoomWriter> implements EntitySource<
       messages.push({ role: "system", content: this.presentation.capability });
     return messages;
   }
+}
+
+function withNext<L extends LoomWriter>(
+  result: CastResult<L>,
+  nextCantrip: Cantrip<L>,
+): CantripCastResult<L> {
+  Object.defineProperty(result, "nextCantrip", { value: nextCantrip, enumerable: false });
+  return result as CantripCastResult<L>;
 }
 
 function isIdentity(value: Identity | IdentityInput): value is Identity {

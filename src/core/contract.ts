@@ -99,7 +99,16 @@ export interface LLM {
    */
   readonly honoursSignal?: boolean;
   query(messages: readonly Message[], options?: QueryOptions): Promise<LLMResponse>;
+  /**
+   * An LLM of its own that goes on from this one's runtime state as it stands now (a scripted
+   * model: its place in the script): what a cast's `nextCantrip` carries forward. Absent: the LLM
+   * keeps no runtime state of its own (a provider's client), and the next cantrip shares it.
+   */
+  carry?(): LLM;
 }
+
+/** `llm.carry()` when it has runtime state to carry forward; else the same LLM. */
+export const carried = (llm: LLM): LLM => llm.carry?.() ?? llm;
 
 export const emptyUsage = (): Usage => ({ promptTokens: 0, completionTokens: 0, cachedTokens: 0 });
 

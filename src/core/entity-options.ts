@@ -18,6 +18,8 @@ export interface EntitySource<L extends LoomWriter = LoomWriter> extends CastCon
   initialMessages(): Message[];
   /** Reaches what the circle's presentation needs from outside, before a cast (Cantrip.prepare). */
   prepare?(): Promise<void>;
+  /** A text as the entity prints it (`util.inspect`, JSON): its spell's redaction (PROD-8). */
+  printed?(text: string): string;
 }
 
 export interface EntityOptions {

@@ -1,3 +1,4 @@
+import { inspect, type InspectOptionsStylized } from "node:util";
 import { addUsage, emptyUsage, type LLMResponse, type Message, type Usage } from "./contract.js";
 import { ConfigError } from "./errors.js";
 import type { EventBus } from "./events.js";
@@ -15,6 +16,7 @@ import { castSignal } from "./cast-signal.js";
 import { recordedResult } from "./cast-resume.js";
 import { EntityHold } from "./entity-hold.js";
 import { prepareCircle, rebuildMedium } from "./entity-prepare.js";
+import { inspectRedacted, redactedJson } from "./printed.js";
 
 /**
  * The running instance of a cantrip (§1.4). Summoned, it persists across `send`s and its
@@ -61,6 +63,23 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
     this.marks = cantrip.view === wholeHistory ? [] : [...(options.marks ?? [])];
     this.session = cantrip.circle.open({ entity: this, depth: this.depth });
     this.hold = options.keeper && new EntityHold(options.keeper, this.id);
+  }
+
+  /** PROD-8: printed through its cantrip's redaction (its history holds the system prompt). */
+  [inspect.custom](depth: number, options: InspectOptionsStylized): string {
+    if (depth < 0) return options.stylize("[Entity]", "special");
+    return inspectRedacted("Entity", { ...this }, options, (t) => this.cantrip.printed?.(t) ?? t);
+  }
+
+  /** `JSON.stringify(entity)`: its id, cantrip, depth and history, redacted. */
+  toJSON(): unknown {
+    const value = {
+      id: this.id,
+      cantrip: this.cantrip.id,
+      depth: this.depth,
+      history: this.history,
+    };
+    return redactedJson(value, (t) => this.cantrip.printed?.(t) ?? t);
   }
 
   get config(): CastConfig<L> {

@@ -1,5 +1,6 @@
 import { ConfigError } from "./errors.js";
 import type { ToolChoice } from "./contract.js";
+import { printRedacted, type Redact } from "./printed.js";
 
 /** The immutable configuration that shapes the LLM: system prompt + hyperparameters (chapter 3). */
 export interface Identity {
@@ -42,8 +43,15 @@ function seal<T>(value: T): T {
   return new Proxy(Object.freeze(value), handler) as T;
 }
 
-/** The identity, sealed (IDENTITY-1). A key it does not know is an error, never dropped. */
-export function createIdentity(input: IdentityInput = {}): Identity {
+/**
+ * The identity, sealed (IDENTITY-1). A key it does not know is an error, never dropped. With
+ * `redact` (a loaded spell's), it prints through it: `console.log(cantrip.identity)` and
+ * `JSON.stringify` show no `${env:…}` value of its system prompt (PROD-8).
+ */
+export function createIdentity(
+  input: IdentityInput = {},
+  options: { redact?: Redact } = {},
+): Identity {
   const unknown = Object.keys(input).filter((k) => !INPUT_KEYS.has(k));
   if (unknown.length > 0)
     throw new ConfigError(
@@ -66,6 +74,7 @@ export function createIdentity(input: IdentityInput = {}): Identity {
     hyperparameters,
     ...(input.toolChoice === undefined ? {} : { toolChoice: input.toolChoice }),
   };
+  if (options.redact) printRedacted(identity, "Identity", options.redact);
   return seal(identity);
 }
 

@@ -1,4 +1,10 @@
-import type { LLM, LLMResponse, Message, QueryOptions } from "../core/contract.js";
+import {
+  carried,
+  type LLM,
+  type LLMResponse,
+  type Message,
+  type QueryOptions,
+} from "../core/contract.js";
 import { costOf, priceOf, type Price } from "./prices.js";
 
 /**
@@ -20,6 +26,13 @@ export class PricedLLM implements LLM {
     this.name = inner.name;
     this.honoursSignal = inner.honoursSignal;
     this.price = price ?? priceOf(provider, model) ?? freeOf(provider);
+  }
+
+  carry(): LLM {
+    const inner = carried(this.inner);
+    return inner === this.inner
+      ? this
+      : new PricedLLM(inner, this.provider, this.model, this.price);
   }
 
   async query(messages: readonly Message[], options?: QueryOptions): Promise<LLMResponse> {

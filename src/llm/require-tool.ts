@@ -1,5 +1,6 @@
 import { ModelError } from "../core/errors.js";
 import {
+  carried,
   addUsage,
   emptyUsage,
   type LLM,
@@ -31,6 +32,11 @@ export class RequiredToolChoiceLLM implements LLM {
   ) {
     this.name = inner.name;
     this.honoursSignal = inner.honoursSignal;
+  }
+
+  carry(): LLM {
+    const inner = carried(this.inner);
+    return inner === this.inner ? this : new RequiredToolChoiceLLM(inner, this.maxReprompts);
   }
 
   async query(messages: readonly Message[], options: QueryOptions = {}): Promise<LLMResponse> {

@@ -1,6 +1,12 @@
 import { ConfigError, SystemError } from "../core/errors.js";
 import type { RetrySpec, Sleep } from "./spec.js";
-import type { LLM, LLMResponse, Message, QueryOptions } from "../core/contract.js";
+import {
+  carried,
+  type LLM,
+  type LLMResponse,
+  type Message,
+  type QueryOptions,
+} from "../core/contract.js";
 import { ProviderError } from "./errors.js";
 
 /** How failed queries are retried (PROD-2, spec §7.3). */
@@ -121,6 +127,11 @@ export class RetryingLLM implements LLM {
     this.honoursSignal = inner.honoursSignal;
     this.sleep = options.sleep ?? realSleep;
     this.random = options.random ?? Math.random;
+  }
+
+  carry(): LLM {
+    const inner = carried(this.inner);
+    return inner === this.inner ? this : new RetryingLLM(inner, this.policy, this.options);
   }
 
   async query(messages: readonly Message[], options: QueryOptions = {}): Promise<LLMResponse> {

@@ -1,3 +1,5 @@
+import { inspect, type InspectOptionsStylized } from "node:util";
+import { inspectRedacted } from "../core/printed.js";
 import { ConfigError } from "../core/errors.js";
 import { isoNow } from "../core/clock.js";
 import { MemoryStore, type RecordStore } from "./store.js";
@@ -28,17 +30,30 @@ export interface LoomOptions {
    * same entity to let go before failing with "in use by pid N"; default 2000 ms.
    */
   entityWaitMs?: number;
+  /**
+   * How the loom prints itself (`util.inspect`, `console.log`, a cast result printed whole): a
+   * loaded spell's redaction, so no `${env:…}` value of its identity shows (PROD-8). Default none.
+   */
+  redact?: (text: string) => string;
 }
 
 export class Loom extends LoomReader implements LoomWriter {
   /** Identities recorded by this process (an identity is recorded once, IDENTITY-4). */
   private readonly recorded = new Set<string>();
   private readonly entityWaitMs: number;
+  private readonly redact: ((text: string) => string) | undefined;
   private memoryKeeper: MemoryKeeper | null = null;
 
   constructor(store: RecordStore = new MemoryStore(), options: LoomOptions = {}) {
     super(store);
     this.entityWaitMs = options.entityWaitMs ?? 2000;
+    this.redact = options.redact;
+  }
+
+  [inspect.custom](depth: number, options: InspectOptionsStylized): string {
+    if (depth < 0) return options.stylize("[Loom]", "special");
+    const { redact, ...fields } = this;
+    return inspectRedacted("Loom", fields, options, redact);
   }
 
   /** Records the identity root of a cantrip once (IDENTITY-4). */

@@ -15,7 +15,7 @@ import { ConfigError, type SpellbookError } from "../core/errors.js";
 import { circleShapeErrors } from "./circle-checks.js";
 import { circleOf } from "./approvals.js";
 import { childMediumWarnings } from "./child-medium-check.js";
-import type { IdentityInput } from "../core/identity.js";
+import { createIdentity, type IdentityInput } from "../core/identity.js";
 import type { Redactor } from "../core/redact.js";
 import { composeWards, numberWard, type Ward } from "../core/wards.js";
 import type { Identity as IdentitySpec, Spell } from "../generated/spell.js";
@@ -76,6 +76,13 @@ export function compileIdentity(
     hyperparameters: { ...hyper, ...(extra ?? {}) },
     ...(tool_choice ? { toolChoice: tool_choice } : {}),
   };
+}
+
+/** The spell's identity, printing through its redaction (PROD-8); null/undefined as given. */
+function identityOf(spec: IdentitySpec | null | undefined, ctx: CompileContext) {
+  const input = compileIdentity(spec);
+  if (input === null || input === undefined) return input;
+  return createIdentity(input, { redact: (text) => ctx.redactor.redact(text) });
 }
 
 function compileGate(spec: GateSpec, ctx: CompileContext): Gate[] {
@@ -186,12 +193,15 @@ function openLoom(spell: Spell, ctx: CompileContext): Loom {
   // loom.path is relative to the spell (never the current directory).
   const fromSpell = ctx.loomPath === undefined && spell.loom?.path !== undefined;
   const path = ctx.loomPath ?? spell.loom?.url ?? spell.loom?.path ?? ctx.defaultLoomPath;
-  if (!path || path === "memory") return new Loom();
-  if (isPostgresUrl(path)) return new Loom(openPostgresStore(path, ctx.redactor, ctx.env));
+  // It prints through the spell's redaction (PROD-8): its identity records hold the prompt.
+  const printing = { redact: (text: string) => ctx.redactor.redact(text) };
+  if (!path || path === "memory") return new Loom(undefined, printing);
+  if (isPostgresUrl(path))
+    return new Loom(openPostgresStore(path, ctx.redactor, ctx.env), printing);
   // Refused before the first query, not at the first turn: the file is not a loom we may write.
   const base = fromSpell ? ctx.baseDir : process.cwd();
   const store = openLoomStore(path, base, ctx.redactor, ctx.env);
-  const loom = new Loom(store);
+  const loom = new Loom(store, printing);
   for (const w of store.warnings) ctx.warnings.push({ message: w, position: ctx.locate(["loom"]) });
   return loom;
 }
@@ -248,7 +258,7 @@ export async function compileSpell(
     () =>
       new Cantrip({
         llm,
-        identity: compileIdentity(spell.identity),
+        identity: identityOf(spell.identity, ctx),
         circle,
         loom,
         ...(view ? { view } : {}),

@@ -26,6 +26,7 @@ const COMMANDS = [
   "loom:stats",
   "loom:reward",
   "loom:thread",
+  "loom:fork",
   "loom:view",
   "loom:otel",
   "loom:import",

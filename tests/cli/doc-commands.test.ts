@@ -60,6 +60,7 @@ const LOADED_MACHINE_MS = 600_000;
 const work = mkdtempSync(join(tmpdir(), "doc-commands-"));
 let entity = "";
 let turn = "";
+let replayEntity = "";
 /** The LLM of `--llm local/model`: a loopback OpenAI-compatible server that answers `done`. */
 let provider: LoopbackServer | undefined;
 
@@ -84,6 +85,10 @@ const values = (): Record<string, string> => ({
   "loom thread FILE": "runs/replay.jsonl",
   "loom thread FILE|URL": "runs/replay.jsonl",
   "loom thread ID": turn,
+  "loom fork FILE": "runs/replay.jsonl",
+  "loom fork ID|SEQ": turn,
+  "loom fork ID": replayEntity,
+  N: "2",
   X: "1",
   "text|jsonl|openai|anthropic": "openai",
   "loom otel FILE": "runs/loom.jsonl",
@@ -171,7 +176,9 @@ beforeAll(async () => {
   const signed = await spell(["dna", "spells/greeter-flow.yaml", "--sign", "key.pem"]);
   writeFileSync(join(work, "signed.json"), signed.stdout);
   const recorded = await spell(["run", "spell.yaml", "--loom", "runs/replay.jsonl", "--json"]);
-  turn = (JSON.parse(recorded.stdout) as { last_turn_id: string }).last_turn_id;
+  const replayed = JSON.parse(recorded.stdout) as { last_turn_id: string; entity_id: string };
+  turn = replayed.last_turn_id;
+  replayEntity = replayed.entity_id;
   const run = await spell(["run", "spell.yaml", "--loom", "runs/loom.jsonl", "--json"]);
   entity = (JSON.parse(run.stdout) as { entity_id: string }).entity_id;
 }, LOADED_MACHINE_MS);

@@ -162,6 +162,8 @@ beforeAll(async () => {
   ids.entity = cast.entity_id;
   ids.turn = cast.last_turn_id;
   await spell(["run", "spell.yaml", "--loom", "runs/loom.jsonl"]);
+  // The loom `spell loom fork runs/10.jsonl --turn 1 --times 3` forks: one cast of A.10's cycling script.
+  await spell(["run", "grimoire/10-loom.yaml", "--loom", "runs/10.jsonl"]);
   const yesterday = await spell(["eval", "evals.yaml", "--out", ".spellbook/evals/yesterday"]);
   expect(yesterday.code, yesterday.stderr).toBe(0);
 }, 240_000);

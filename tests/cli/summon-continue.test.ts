@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { EXIT } from "../../src/cli/io.js";
 import { runSummon } from "../../src/cli/summon.js";
 import { readLoomFile } from "../../src/loom/storage-jsonl.js";
+import { loadSpell } from "../../src/spell/index.js";
 import { io } from "../support/io.js";
 
 const dir = mkdtempSync(join(tmpdir(), "summon-continue-"));
@@ -69,5 +70,115 @@ describe("spell summon --continue", () => {
     const memory = await session(a, { continue: true, loom: "memory" });
     expect(memory.code).toBe(EXIT.invalid);
     expect(memory.err).toMatch(/--continue needs a loom file/);
+  });
+});
+
+// Seed 002, Loom: "Summon the same cantrip against the same loom path; the previous turns appear
+// in `loom.turns` of the next cast." A spell that names its loom (loom.path) continues its entity
+// there when the loom holds one of this spell; --new starts a fresh one.
+describe("spell summon FILE, the spell naming its loom", () => {
+  const namedSpell = (name: string, ...code: string[]) => {
+    const p = join(dir, name);
+    writeFileSync(
+      p,
+      `llm: { provider: scripted, responses: ${JSON.stringify(code.map((c) => ({ code: c })))} }
+identity: {}
+circle: { medium: code, gates: [done, echo], wards: [{ max_turns: 4 }] }
+loom: { path: ${name}.jsonl }
+`,
+    );
+    return p;
+  };
+  const turnsOf = (loom: string, id: string | undefined) =>
+    readLoomFile(loom).records.filter((r) => r.type === "turn" && r.entity_id === id);
+
+  it("summoned again, it continues the entity, its earlier turns in loom.turns; the hint is the bare command", async () => {
+    const spell = namedSpell("named.yaml", "var colour = echo('blue'); colour", "done(colour)");
+    const loom = `${spell}.jsonl`;
+    const first = await session(spell, {}, "pick a colour");
+    expect(first.code).toBe(EXIT.ok);
+    expect(first.out).toBe("blue\n");
+    expect(first.err).toContain(`resume: spell summon ${spell}\n`);
+    expect(first.err).toContain(
+      `session ended · entity ${first.id} · resume: spell summon ${spell}\n`,
+    );
+
+    // Another session (another process would do the same: the loom file is the truth).
+    namedSpell(
+      "named.yaml",
+      "done(loom.turns.map((t) => t.sequence + ':' + t.utterance).join(' | '))",
+    );
+    const second = await session(spell, {}, "what did you do before?");
+    expect(second.code).toBe(EXIT.ok);
+    expect(second.id).toBe(first.id);
+    expect(second.err).toContain(`continuing the entity of ${spell} in its loom ${loom}`);
+    expect(second.err).toContain(`resumed entity ${first.id} (2 earlier turns)`);
+    expect(second.out).toBe("1:var colour = echo('blue'); colour | 2:done(colour)\n");
+    expect(second.err).toContain(`resume: spell summon ${spell}\n`);
+    const turns = turnsOf(loom, first.id);
+    expect(turns).toHaveLength(3);
+    expect(turns[2]).toMatchObject({ sequence: 3, parent_id: (turns[1] as { id: string }).id });
+  });
+
+  it("--new starts a fresh entity; with two entities of the spell, a new one and the hint names its id", async () => {
+    const spell = namedSpell("fresh.yaml", "done(loom.turns.length)");
+    const loom = `${spell}.jsonl`;
+    const first = await session(spell, {}, "one");
+    expect(first.out).toBe("0\n");
+    const fresh = await session(spell, { new: true }, "two");
+    expect(fresh.code).toBe(EXIT.ok);
+    expect(fresh.id).not.toBe(first.id);
+    expect(fresh.out).toBe("0\n"); // a fresh thread: no earlier turn
+    expect(fresh.err).toMatch(/summoned entity ent_/);
+    // Two entities of the spell now: the bare command would not know which; the hint says.
+    expect(fresh.err).toContain(`resume: spell summon ${spell} --entity ${fresh.id}\n`);
+    const third = await session(spell, {}, "three");
+    expect(third.id).not.toBe(first.id);
+    expect(third.id).not.toBe(fresh.id);
+    expect(third.err).toMatch(
+      /2 entities of .*fresh\.yaml in .*fresh\.yaml\.jsonl: summoned a new one/,
+    );
+    // The hint given works: --entity continues that entity.
+    const back = await session(spell, { entity: fresh.id }, "four");
+    expect(back.id).toBe(fresh.id);
+    expect(back.out).toBe("1\n");
+    expect(turnsOf(loom, fresh.id)).toHaveLength(2);
+  });
+
+  it("the spell's entity held by another session: the error says --new summons a fresh one", async () => {
+    const spell = namedSpell("held.yaml", "done(loom.turns.length)");
+    const first = await session(spell, {}, "one");
+    // Another session holds it (here: this process, through the library).
+    const cantrip = (await loadSpell(spell)).cantrip!;
+    const holder = cantrip.summon({ entity: first.id! });
+    await holder.ready();
+    try {
+      const r = await session(spell, {}, "two");
+      expect(r.code).toBe(EXIT.failure);
+      expect(r.err).toMatch(/in use by pid \d+.*\(--new summons a fresh entity\)/);
+      const fresh = await session(spell, { new: true }, "three");
+      expect(fresh.code).toBe(EXIT.ok);
+      expect(fresh.id).not.toBe(first.id);
+    } finally {
+      holder.dispose();
+      cantrip.loom.close();
+    }
+  });
+
+  it("--new with --continue or --entity is a usage error; --loom on the command line keeps a new entity per summon", async () => {
+    const spell = namedSpell("flags.yaml", "done(loom.turns.length)");
+    for (const flags of [
+      { new: true, continue: true },
+      { new: true, entity: "ent_x" },
+    ]) {
+      const r = await session(spell, flags);
+      expect(r.code).toBe(EXIT.invalid);
+      expect(r.err).toMatch(/--new starts a new entity/);
+    }
+    const loom = join(dir, "flags-cli.jsonl");
+    const a = await session(spell, { loom }, "a");
+    const b = await session(spell, { loom }, "b");
+    expect(b.id).not.toBe(a.id);
+    expect(b.out).toBe("0\n");
   });
 });

@@ -83,6 +83,14 @@ export class ScriptedLLM implements LLM {
     this.next = this.options.cycle && length > 0 ? replies % length : replies;
   }
 
+  /** A script of its own at this one's place (nextCantrip): later queries of either move only it. */
+  carry(): ScriptedLLM {
+    const next = new ScriptedLLM(this.options);
+    next.next = this.next;
+    next.calls = this.calls;
+    return next;
+  }
+
   unused(): number {
     return this.options.responses.length - this.next;
   }
