@@ -51,7 +51,7 @@ describe.skipIf(QUEUE_UNREADY)(
         envFor(server),
         elsewhere,
       );
-      cleanup.unshift(() => allowed.stop());
+      cleanup.push(() => allowed.stop()); // the last pushed stops first: before its Redis
       await allowed.waitFor("waiting for casts");
       const ran = await queueEval(redis.url, "ran", dir);
       expect(ran.code, ran.stderr).toBe(0);
