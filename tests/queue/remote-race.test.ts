@@ -14,8 +14,9 @@ import { REDIS_MISSING, RedisServer } from "../support/redis.js";
 if (REDIS_MISSING) console.log(`skipping: ${REDIS_MISSING}`);
 
 const cleanup: (() => Promise<void>)[] = [];
+// One by one, the last pushed first: the worker stops while its Redis is still there.
 afterEach(async () => {
-  await Promise.all(cleanup.splice(0).map((f) => f()));
+  for (const f of cleanup.splice(0).reverse()) await f();
 });
 
 /** Blocks this thread (its event loop included) for `ms` without using the CPU. */
