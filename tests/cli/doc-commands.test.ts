@@ -57,6 +57,13 @@ const EXCLUDED: Record<string, string> = {
  */
 const LOADED_MACHINE_MS = 600_000;
 
+/**
+ * The --otel lines export to a closed port: the OTLP exporter retries a refused connection with
+ * back-off until its timeout (10 s by default), then the line says the spans were not sent. A
+ * timeout of 1 s (OpenTelemetry's own setting) reaches the same end sooner.
+ */
+const GIVE_UP_EXPORT = { OTEL_EXPORTER_OTLP_TIMEOUT: "1000" };
+
 const work = mkdtempSync(join(tmpdir(), "doc-commands-"));
 let entity = "";
 let turn = "";
@@ -134,7 +141,12 @@ function spell(argv: string[], opts: { stdin?: string; env?: Record<string, stri
   return new Promise<Ran>((done) => {
     const child = spawn(process.execPath, [join(root, "bin/run.js"), ...argv], {
       cwd: work,
-      env: { ...process.env, LOCAL_LLM_BASE_URL: `${provider!.url}/v1`, ...opts.env },
+      env: {
+        ...process.env,
+        LOCAL_LLM_BASE_URL: `${provider!.url}/v1`,
+        ...GIVE_UP_EXPORT,
+        ...opts.env,
+      },
     });
     let stdout = "";
     let stderr = "";

@@ -4,7 +4,7 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { EXIT } from "../../src/cli/io.js";
 import { loomOtelCommand } from "../../src/cli/otel/loom-otel.js";
 import { io } from "../support/io.js";
@@ -29,6 +29,9 @@ describe("the collector's URL is said without its credentials", () => {
   it("spell loom otel --to: 'sent … to' and 'spans not sent to' name the collector only", async () => {
     // Port 9 on loopback: nothing listens, so the export fails and says so.
     const to = `http://${USER}:${encodeURIComponent(PASSWORD)}@127.0.0.1:9/?api_key=${QUERY}`;
+    // The exporter retries a refused connection until its timeout (10 s by default): 1 s here.
+    vi.stubEnv("OTEL_EXPORTER_OTLP_TIMEOUT", "1000");
+    onTestFinished(() => void vi.unstubAllEnvs());
     const o = io();
     expect(await loomOtelCommand(loom, { to }, o), o.err).toBe(EXIT.ok);
     expect(o.err).toContain("to http://127.0.0.1:9/v1/traces");

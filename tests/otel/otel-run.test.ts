@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from "vitest";
 import { EXIT } from "../../src/cli/io.js";
 import { runCommand } from "../../src/cli/run.js";
 import { io } from "../support/io.js";
@@ -137,6 +137,9 @@ describe("spell run --otel", () => {
   it("a collector that is not there is said once on stderr; the cast still succeeds", async () => {
     const gone = await otlpReceiver();
     await gone.close();
+    // The exporter retries a refused connection until its timeout (10 s by default): 1 s here.
+    vi.stubEnv("OTEL_EXPORTER_OTLP_TIMEOUT", "1000");
+    onTestFinished(() => void vi.unstubAllEnvs());
     const o = io();
     o.env = { OTEL_TEST_SECRET: SECRET };
     expect(await runCommand(spell, { loom: "memory", quiet: true, otel: gone.url }, o)).toBe(

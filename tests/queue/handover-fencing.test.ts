@@ -19,9 +19,9 @@ needs(...QUEUE_NEEDS, noPostgres).describe(
     it("SIGSTOP, take-over, SIGCONT: the late turn is refused, the loom stays exactly-once", async () => {
       const s = await handoverScene(await server().createDatabase(), cleanup);
       const first = s.first.child;
-      // Only the worker this test started; woken in cleanup too, so it can be stopped.
+      // Only the worker this test started; woken first in cleanup too, so it can be stopped.
       first.kill("SIGSTOP");
-      cleanup.unshift(() => Promise.resolve(void first.kill("SIGCONT")));
+      cleanup.push(() => Promise.resolve(void first.kill("SIGCONT")));
 
       const q = await s.evalRun; // the second worker took the cast over and finished it
       expect(q.code, q.stderr).toBe(0);

@@ -52,7 +52,7 @@ needs(...QUEUE_NEEDS).describe(
         envFor(server),
         elsewhere,
       );
-      cleanup.unshift(() => allowed.stop());
+      cleanup.push(() => allowed.stop()); // the last pushed stops first: before its Redis
       await allowed.waitFor("waiting for casts");
       const ran = await queueEval(redis.url, "ran", dir);
       expect(ran.code, ran.stderr).toBe(0);

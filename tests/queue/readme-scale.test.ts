@@ -65,21 +65,24 @@ needs(...QUEUE_NEEDS, noPostgres).describe("README: Running at scale", { timeout
     const words = local(redisLine).replace("6379", String(port)).split(" ");
     const args = words.slice(1).map((w) => (w === "''" ? "" : w));
     const redis = spawn(words[0]!, args, { cwd: dir, stdio: "ignore" });
-    cleanup.push(
-      () =>
-        new Promise<void>((resolve) => {
-          if (redis.exitCode !== null) return resolve();
-          redis.once("exit", () => resolve());
-          redis.kill("SIGTERM");
-        }),
-    );
+    // Stopped after the workers (started below): a worker asked to stop while its Redis is gone
+    // waits for the Redis to come back, and the cleanup ran out of its time.
+    let stopWorkers: () => Promise<unknown> = () => Promise.resolve();
+    cleanup.push(async () => {
+      await stopWorkers();
+      await new Promise<void>((resolve) => {
+        if (redis.exitCode !== null) return resolve();
+        redis.once("exit", () => resolve());
+        redis.kill("SIGTERM");
+      });
+    });
     await answering(port);
 
     // 2, 3. The two workers.
     const [w1, w2, evalLine] = spellLines.map((l) => parseCommand(local(l))!);
     expect([w1!.argv[0], w2!.argv[0], evalLine!.argv[0]]).toEqual(["worker", "worker", "eval"]);
     const workers: WorkerProcess[] = [w1!, w2!].map((c) => startWorker(c.argv.slice(1), {}, dir));
-    cleanup.push(() => Promise.all(workers.map((w) => w.stop())).then(() => undefined));
+    stopWorkers = () => Promise.all(workers.map((w) => w.stop()));
     await Promise.all(workers.map((w) => w.waitFor("waiting for casts")));
 
     // 4. The eval.

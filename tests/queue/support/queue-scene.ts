@@ -17,13 +17,20 @@ export const QUEUE_NEEDS = [REDIS_MISSING, noCli] as const;
 export type Cleanup = (() => Promise<void>)[];
 
 /**
- * The steps the running test pushes, run together after it. Stopping workers lets BullMQ close
- * its blocking connections: slow on a loaded machine, hence the minute.
+ * The steps the running test pushes, run after it one by one, the last pushed first: what was
+ * started last stops first, so a worker stops while its Redis is still there (a worker told to
+ * stop after its Redis went waits for it to come back: when both were stopped at once, the
+ * afterEach ran out of its time now and then). Stopping workers lets BullMQ close its blocking
+ * connections: slow on a loaded machine, hence the two minutes. A step that fails does not keep
+ * the others from running; the first failure is thrown after them.
  */
 export function cleanupAfterEach(): Cleanup {
   const cleanup: Cleanup = [];
   afterEach(async () => {
-    await Promise.all(cleanup.splice(0).map((f) => f()));
+    const failures: unknown[] = [];
+    for (const step of cleanup.splice(0).reverse())
+      await step().catch((err: unknown) => failures.push(err));
+    if (failures.length > 0) throw failures[0];
   }, 120_000);
   return cleanup;
 }
