@@ -20,11 +20,14 @@ import { needs, onlyWhere } from "../support/needs.js";
 const gate =
   process.platform !== "linux" || !existsSync("/proc/self/task")
     ? onlyWhere("needs Linux's /proc/self/task to find the worker thread")
-    : needs(
-        ...["chrt", "taskset"].map((tool) =>
-          spawnSync(tool, ["--help"]).error ? `${tool} is not installed` : undefined,
-        ),
-      );
+    : process.getuid?.() !== 0
+      ? // An unprivileged thread may enter the idle class but not leave it (CAP_SYS_NICE).
+        onlyWhere("giving the worker thread its normal class back after the idle one needs root")
+      : needs(
+          ...["chrt", "taskset"].map((tool) =>
+            spawnSync(tool, ["--help"]).error ? `${tool} is not installed` : undefined,
+          ),
+        );
 
 const hogs: ChildProcess[] = [];
 const engines: CodeEngine[] = [];
