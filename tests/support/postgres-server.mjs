@@ -44,9 +44,13 @@ function chownToPostgres(dir) {
   if (asRoot) spawnSync("chown", ["-R", "postgres:postgres", dir], { stdio: "ignore" });
 }
 
-/** The initdb'd template directory, made once per machine and version (atomically, by rename). */
+/**
+ * The initdb'd template directory, made once per machine, version and user (atomically, by
+ * rename): root's belongs to postgres (0700), which another user running the tests cannot copy.
+ */
 function template(bin) {
-  const path = join(tmpdir(), `spellbook-pg-template-${bin.replace(/\W+/g, "_")}`);
+  const user = process.getuid?.() ?? "any";
+  const path = join(tmpdir(), `spellbook-pg-template-${user}-${bin.replace(/\W+/g, "_")}`);
   if (existsSync(join(path, "PG_VERSION"))) return path;
   const building = mkdtempSync(join(tmpdir(), "spellbook-pg-initdb-"));
   chownToPostgres(building);
