@@ -74,13 +74,16 @@ function missingKeys(
         if (key === "llm" || key === "child_llm") check(value, [...path, key]);
         if (key === "llms" && Array.isArray(value))
           value.forEach((item, i) => check(item, [...path, key, i]));
-        walk(value, [...path, key]);
+        if (!DATA_KEYS.has(key)) walk(value, [...path, key]);
       }
     }
   };
   walk(loaded.document, []);
   return warnings;
 }
+
+/** Keys whose values are the spell's data or schemas, where a key named `llm` is not an LLM. */
+const DATA_KEYS = new Set(["state", "inputs", "output_schema", "vars", "extra", "args"]);
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);

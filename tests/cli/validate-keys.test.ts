@@ -67,6 +67,16 @@ describe("spell validate and provider keys", () => {
     expect(o.err).toBe("");
   });
 
+  it("does not take data named llm for an LLM (the code medium's state, inputs)", async () => {
+    const spell = write(
+      "g.yaml",
+      `identity: {}\nllm: scripted\ninputs: { type: object, properties: { llm: { type: string, default: openai/x } } }\ncircle:\n  medium: code\n  state: { llm: openai/gpt-4.1 }\n  gates: [done]\n  wards: [{ max_turns: 3 }]\n`,
+    );
+    const o = io({});
+    expect(await validateCommand([spell], o)).toBe(EXIT.ok);
+    expect(o.err).not.toMatch(/API_KEY/);
+  });
+
   it("finds every llm of the file: a child's on call_entity and folding's", async () => {
     const spell = write(
       "f.yaml",
