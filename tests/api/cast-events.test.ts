@@ -141,4 +141,22 @@ describe("cantrip.events(intent)", () => {
     expect(result).toMatchObject({ status: "truncated", reason: "stop" });
     expect(types.at(-1)).toBe("final");
   });
+
+  it("entity.events(intent) reads one send of a summoned entity; the entity goes on after", async () => {
+    const cantrip = waiting([echo("1"), wait, done("first"), done("second")]);
+    const entity = cantrip.summon();
+    const first = entity.events("one");
+    for await (const event of first) {
+      if (event.type === "tool_call" && event.gate === "wait") break;
+    }
+    expect(await first.result).toMatchObject({ status: "truncated", reason: "cancelled" });
+    // The entity stays: its next send is read to its end, and only its own events are told.
+    const read: CantripEvent[] = [];
+    const second = entity.events("two");
+    for await (const event of second) read.push(event);
+    expect(read.at(-1)).toMatchObject({ type: "final", terminated: true });
+    expect((await second.result).result).toBe("first");
+    expect(read.filter((e) => e.type === "final")).toHaveLength(1);
+    entity.dispose();
+  });
 });
