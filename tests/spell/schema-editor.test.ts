@@ -56,6 +56,21 @@ describe("schemas as editors read them", () => {
     expect(missing, `${name}: keys without a description`).toEqual([]);
   });
 
+  it.each(names)("%s: a Markdown description always has a plain one beside it", (name) => {
+    const lonely: string[] = [];
+    const walk = (node: unknown, at: string): void => {
+      if (Array.isArray(node)) node.forEach((n, i) => walk(n, `${at}/${i}`));
+      else if (node && typeof node === "object") {
+        const o = node as Node;
+        if (typeof o["markdownDescription"] === "string" && typeof o.description !== "string")
+          lonely.push(at);
+        for (const [k, v] of Object.entries(o)) walk(v, `${at}/${k}`);
+      }
+    };
+    walk(load(name), "#");
+    expect(lonely).toEqual([]);
+  });
+
   it("spell: the circle's main keys have descriptions", () => {
     const circle = load("spell.schema.json").$defs!["circle"]!;
     for (const key of ["medium", "gates", "wards"]) {
