@@ -1,6 +1,9 @@
 import { displayPath } from "./io.js";
 import { ConfigError, SpellErrors, errorMessage } from "../core/errors.js";
 import { loadDocument, type LoadedDocument } from "../spell/index.js";
+import type { Warning } from "../spell/rewrite.js";
+import type { Path } from "../spell/source.js";
+import { PROFILES } from "../llm/providers/profiles.js";
 import { EXIT, type CliIO } from "./io.js";
 import {
   ApprovalPolicy,
@@ -17,7 +20,7 @@ export async function validateCommand(files: string[], io: CliIO): Promise<numbe
         env: io.env,
         validateOnly: true,
       });
-      for (const w of loaded.warnings)
+      for (const w of [...loaded.warnings, ...missingKeys(loaded, io.env)])
         io.stderr(`${file}:${w.position.line}:${w.position.col}: warning: ${w.message}\n`);
       const unchecked = await expectationErrors(loaded);
       if (unchecked.length) throw new SpellErrors(unchecked);
@@ -31,6 +34,59 @@ export async function validateCommand(files: string[], io: CliIO): Promise<numbe
     }
   }
   return bad ? EXIT.invalid : EXIT.ok;
+}
+
+/**
+ * Each `llm:` (and `llms:` item) of a provider whose API key `spell run` would not find: no
+ * `api_key:` written and none of the provider's variables set. A warning, not an error — the
+ * file is valid, and it may run where the key is set.
+ */
+function missingKeys(
+  loaded: LoadedDocument,
+  env: Readonly<Record<string, string | undefined>>,
+): Warning[] {
+  const warnings: Warning[] = [];
+  const told = new Set<string>();
+  const check = (spec: unknown, path: Path): void => {
+    const provider =
+      typeof spec === "string"
+        ? spec.split("/")[0]
+        : isObject(spec) && typeof spec["provider"] === "string"
+          ? spec["provider"]
+          : undefined;
+    if (!provider || !Object.hasOwn(PROFILES, provider)) return;
+    if (isObject(spec) && typeof spec["api_key"] === "string" && spec["api_key"] !== "") return;
+    const vars = PROFILES[provider as keyof typeof PROFILES].keyEnv;
+    if (vars.length === 0 || vars.some((name) => env[name])) return;
+    const position = loaded.source.position(path);
+    const key = `${position.line}:${position.col}`;
+    if (told.has(key)) return;
+    told.add(key);
+    warnings.push({
+      message: `${vars.join(" or ")} is not set: spell run would fail, as the ${provider} provider needs an API key (set it, or write api_key: \${env:YOUR_VAR} in the llm block)`,
+      position,
+    });
+  };
+  const walk = (node: unknown, path: Path): void => {
+    if (Array.isArray(node)) node.forEach((item, i) => walk(item, [...path, i]));
+    else if (isObject(node)) {
+      for (const [key, value] of Object.entries(node)) {
+        if (key === "llm" || key === "child_llm") check(value, [...path, key]);
+        if (key === "llms" && Array.isArray(value))
+          value.forEach((item, i) => check(item, [...path, key, i]));
+        if (!DATA_KEYS.has(key)) walk(value, [...path, key]);
+      }
+    }
+  };
+  walk(loaded.document, []);
+  return warnings;
+}
+
+/** Keys whose values are the spell's data or schemas, where a key named `llm` is not an LLM. */
+const DATA_KEYS = new Set(["state", "inputs", "output_schema", "vars", "extra", "args"]);
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
 /**

@@ -17,6 +17,8 @@ export const SPELL_CODES = {
   bad_dependency:
     "a gate's dependencies are wrong (a root that cannot be used, call_entity offering what it cannot, a bad fetch/mcp/browser setting)",
   bad_entity_id: "an entity id holds characters other than letters, digits, _ and -",
+  bad_gate:
+    "a gate written in code (gate()) has a bad name, a description that is not text, or parameters that are not an object's schema",
   bad_input:
     "a spell's input is missing or does not match its inputs: schema, a malformed --input, or an unreadable --inputs file (HTTP 400, an MCP tool error)",
   eval_assertion: "an eval's assertion has an unknown key, a bad regex or a bad JSON Schema",
