@@ -1,7 +1,8 @@
 /**
  * The viewer's API: the sources, a loom's entities (paged), an entity's tree rows and thread
  * (paged), one turn whole, an eval run's table. A loom is looked at again at each request (its
- * appended bytes read), so a running cast's turns appear as they land. Every answer goes out
+ * appended bytes read, or being read in the background while there are many), so a running
+ * cast's turns appear as they land. Every answer goes out
  * through `send`, which redacts every string value before it is encoded.
  */
 import { redactingReplacer } from "../../core/redact-stream.js";
@@ -60,12 +61,15 @@ export function apiRoutes(app: FastifyInstance, sources: Sources, redact: (t: st
   });
 }
 
-/** A loom's index, its appended bytes read; undefined when it is removed or no longer a file inside. */
+/**
+ * A loom's index, looked at again (a little appended is read now, much in the background);
+ * undefined when it is removed or no longer a file inside.
+ */
 function freshLoom(sources: Sources, id: string): LoomViewIndex | undefined {
   const s = sources.get(id);
   if (s?.kind !== "loom") return undefined;
   try {
-    s.index.refresh();
+    s.index.look();
   } catch {
     return undefined;
   }
@@ -85,15 +89,6 @@ function readTurn(index: LoomViewIndex, id: string) {
 function loomRoutes(app: FastifyInstance, sources: Sources, send: Send) {
   const layouts = new Map<string, { version: number; layout: TreeLayout }>();
   const loom = (id: string) => freshLoom(sources, id);
-  // The root entities' trees are laid out before the first visit, as the looms were read.
-  for (const s of sources.list())
-    if (s.kind === "loom")
-      for (const e of s.index.entities.values())
-        if (e.kind === "root")
-          layouts.set(`${s.id}\n${e.id}`, {
-            version: s.index.version,
-            layout: entityLayout(s.index, e.id),
-          });
   app.get<{ Params: Params }>("/api/l/:s/stat", (req, reply) => {
     const index = loom(req.params.s);
     if (!index) return missing(reply, "loom");
@@ -102,6 +97,7 @@ function loomRoutes(app: FastifyInstance, sources: Sources, send: Send) {
       turns: index.order.length,
       entities: index.entities.size,
       problem: index.problem,
+      reading: index.reading,
     });
   });
   app.get<{ Params: Params; Querystring: Query }>("/api/l/:s/entities", (req, reply) => {

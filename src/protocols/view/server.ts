@@ -41,11 +41,12 @@ export async function createViewServer(options: ViewOptions): Promise<FastifyIns
     sources.close();
     done();
   });
-  // The looms are read before the first visit: a page opens on an index, not on a file.
+  // The looms are read from now on, in the background (a big one a slice of the event loop at a
+  // time): the server listens at once, and answers from what is read so far.
   for (const s of sources.list())
     if (s.kind === "loom")
       try {
-        s.index.refresh();
+        s.index.look();
       } catch {
         // an unreadable file answers 404 when asked for, like a file removed since
       }
