@@ -117,14 +117,17 @@ export class LineMatcher {
   start(stop: AbortSignal): Promise<boolean> {
     if (!this.ready) {
       // worker_threads is loaded on the first search, not when a spell is loaded (start-up).
+      const nextTurn = <T>(value: T) =>
+        new Promise<T>((resolve) => setImmediate(() => resolve(value)));
       this.ready = import("node:worker_threads")
-        // Loading Node's worker modules and starting a worker are each some milliseconds of
-        // the host's thread on a first search: a turn of the event loop between them.
-        .then((m) => new Promise<typeof m>((resolve) => setImmediate(() => resolve(m))))
-        .then(({ Worker }) => {
+        // Loading Node's worker modules, finding re2js and starting a worker are each some
+        // milliseconds of the host's thread on a first search: a turn of the event loop between.
+        .then(({ Worker }) => nextTurn(Worker))
+        .then((Worker) => nextTurn({ Worker, path: re2js() }))
+        .then(({ Worker, path }) => {
           this.worker = new Worker(WORKER, {
             eval: true,
-            workerData: { re2js: re2js(), pattern: this.pattern, literal: this.literal },
+            workerData: { re2js: path, pattern: this.pattern, literal: this.literal },
             resourceLimits: { maxOldGenerationSizeMb: 256 },
           });
           return this.reply(stop);
