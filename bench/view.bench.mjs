@@ -188,7 +188,7 @@ try {
     for (;;) {
       const stat = await (await globalThis.fetch(`${server.address}/api/l/0/stat`)).json();
       if (!stat.reading) return performance.now() - t0;
-      await new Promise((resolve) => setTimeout(resolve, 5));
+      await new Promise((resolve) => setTimeout(resolve, 50));
     }
   })();
   const warm = await openTree(server.address);
