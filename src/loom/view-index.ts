@@ -52,7 +52,7 @@ export class LoomViewIndex {
   /** Reads what was appended since the last look; a file that shrank is read again whole. */
   refresh(): boolean {
     let changed = false;
-    for (let more = true; more; ) {
+    for (let more = true; more;) {
       const step = this.step(CHUNK);
       changed ||= step.changed;
       more = step.more;
@@ -95,7 +95,7 @@ export class LoomViewIndex {
   }
 
   private async readInBackground(): Promise<void> {
-    for (let more = true; more; ) {
+    for (let more = true; more;) {
       await nextTurn(); // the caller answers first: a look never reads much before it returns
       const until = performance.now() + SLICE_MS;
       try {

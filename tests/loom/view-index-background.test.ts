@@ -164,19 +164,18 @@ describe("a big loom read in the background", () => {
   it("the server, once it has read the loom in the background, answers as the saved page does", async () => {
     const viewer = await startViewer(path);
     try {
-      const get = async (p: string) => (await fetch(`${viewer.base}${p}`)).json();
-      let stat = (await get("/api/l/0/stat")) as { reading: boolean; turns: number };
-      while (stat.reading) stat = (await get("/api/l/0/stat")) as typeof stat;
-      const saved = JSON.parse(staticData(path, "big.jsonl", (t) => t)) as Record<string, any>;
-      expect(stat.turns).toBe(saved["/api/l/0/stat"].turns);
-      const entities = (await get("/api/l/0/entities?limit=1000")) as { rows: unknown[] };
-      expect(entities.rows).toEqual(saved["/api/l/0/entities"].rows);
-      const rows = (await get("/api/l/0/e/ent_long/rows?offset=7000&limit=1000")) as {
-        total: number;
-        rows: unknown[];
-      };
-      expect(rows.total).toBe(saved["/api/l/0/e/ent_long/rows"].total);
-      expect(rows.rows).toEqual(saved["/api/l/0/e/ent_long/rows"].rows.slice(7000, 8000));
+      type Answer = { reading: boolean; turns: number; total: number; rows: unknown[] };
+      const get = async (p: string) => (await (await fetch(`${viewer.base}${p}`)).json()) as Answer;
+      let stat = await get("/api/l/0/stat");
+      while (stat.reading) stat = await get("/api/l/0/stat");
+      const saved = JSON.parse(staticData(path, "big.jsonl", (t) => t)) as Record<string, Answer>;
+      expect(stat.turns).toBe(saved["/api/l/0/stat"]!.turns);
+      const entities = await get("/api/l/0/entities?limit=1000");
+      expect(entities.rows).toEqual(saved["/api/l/0/entities"]!.rows);
+      const rows = await get("/api/l/0/e/ent_long/rows?offset=7000&limit=1000");
+      const whole = saved["/api/l/0/e/ent_long/rows"]!;
+      expect(rows.total).toBe(whole.total);
+      expect(rows.rows).toEqual(whole.rows.slice(7000, 8000));
     } finally {
       await viewer.app.close();
     }
