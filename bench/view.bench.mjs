@@ -208,7 +208,9 @@ try {
   const drawn = await page.locator("[data-turn-id]").count();
   row("server start (listening; the file read in the background)", startup, ms);
   row("server start → the whole file read", indexed, ms);
-  row("page open on the tree, first row drawn", warm.took, {
+  // In this process the page's driver (playwright) shares the event loop with the server's
+  // background reading: the spawned command's row above is the user's figure.
+  row("page open on the tree while the file is read, first row drawn", warm.took, {
     ...ms,
     target: "< 2000 ms",
     ok: warm.took < 2000,
