@@ -1,4 +1,5 @@
 import { errorMessage, SpellbookError } from "../core/errors.js";
+import { openSpell } from "./open-spell.js";
 import { loadSpell, type LoadedSpell } from "../spell/index.js";
 import { DEFAULT_LOOM } from "./run.js";
 import { normalizeOrigin } from "../protocols/http/guard.js";
@@ -51,9 +52,12 @@ export async function serveCommand(
       return EXIT.invalid;
     }
   }
+  const opened = await openSpell(file, io);
+  if (typeof opened === "number") return opened;
   let loaded: LoadedSpell;
   try {
-    loaded = await loadSpell(displayPath(io.cwd, file), {
+    loaded = await loadSpell(displayPath(io.cwd, opened.path), {
+      ...(opened.remote ? { remote: opened.remote } : {}),
       env: io.env,
       loomPath: flags.loom,
       defaultLoomPath: DEFAULT_LOOM,

@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import { basename, resolve } from "node:path";
 import { displayPath } from "./io.js";
 import { ConfigError, SpellErrors, errorMessage } from "../core/errors.js";
 import { loadDocument, type LoadedDocument } from "../spell/index.js";
@@ -19,6 +21,8 @@ export async function validateCommand(files: string[], io: CliIO): Promise<numbe
       });
       for (const w of loaded.warnings)
         io.stderr(`${file}:${w.position.line}:${w.position.col}: warning: ${w.message}\n`);
+      for (const line of await unpinned(resolve(io.cwd, file)))
+        io.stderr(`${file}:${line}\n`);
       const unchecked = await expectationErrors(loaded);
       if (unchecked.length) throw new SpellErrors(unchecked);
       io.stdout(`${file}: ok\n`);
@@ -31,6 +35,26 @@ export async function validateCommand(files: string[], io: CliIO): Promise<numbe
     }
   }
   return bad ? EXIT.invalid : EXIT.ok;
+}
+
+/** `line:col: warning: …` for each registry reference the spell names that no lock pins. */
+async function unpinned(path: string): Promise<string[]> {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch {
+    return [];
+  }
+  if (!text.includes("oci://")) return [];
+  const { spellFiles, readLock, lockPathFor, parseReference } = await import("../registry/index.js");
+  const lock = readLock(lockPathFor(path));
+  const mine = spellFiles(path).remotes.filter((r) => r.from === basename(path));
+  return mine
+    .filter((r) => !(lock && Object.hasOwn(lock.remote, r.ref)) && !parseReference(r.ref).digest)
+    .map(
+      (r) =>
+        `${r.line}:${r.col}: warning: ${r.ref} is not pinned: a run fetches whatever its tag names then (spell lock ${basename(path)} pins it)`,
+    );
 }
 
 /**
