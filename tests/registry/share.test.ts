@@ -4,6 +4,7 @@
  * refusing, inspect, a tampered blob, credentials (basic auth), an unreachable registry, and
  * pulled content whose paths would leave its folder.
  */
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -21,8 +22,8 @@ import { validateCommand } from "../../src/cli/validate.js";
 import { RegistryClient, sha256, OCI_MANIFEST } from "../../src/registry/client.js";
 import { CONFIG_TYPE, FILE_TYPE, ARTIFACT_TYPE } from "../../src/registry/artifact.js";
 import { io } from "../support/io.js";
-import { needs } from "../support/needs.js";
-import { freePort, Registry, REGISTRY_MISSING } from "../support/registry.js";
+import { needs, notBuilt } from "../support/needs.js";
+import { freePort, Registry, REGISTRY_MISSING, tokenFront } from "../support/registry.js";
 
 const child = (answer: string) => `name: child
 description: Answers one question.
@@ -342,5 +343,72 @@ needs(REGISTRY_MISSING).describe("an unreachable registry", () => {
     const ran = p.io();
     expect(await runCommand(`oci://127.0.0.1:${port}/team/x:1`, { loom: "memory" }, ran)).toBe(EXIT.failure);
     expect(ran.err).toContain("cannot reach the registry");
+  });
+});
+
+needs(REGISTRY_MISSING).describe("a registry behind the token flow (Bearer challenge, token endpoint)", () => {
+  let registry: Registry;
+  let front: Awaited<ReturnType<typeof tokenFront>>;
+  const user = { username: "bob", password: "token-pass-2b8d" };
+  beforeAll(async () => {
+    registry = await Registry.start();
+    front = await tokenFront(registry, user);
+  });
+  afterAll(async () => {
+    await front?.close();
+    await registry?.stop();
+  });
+
+  it("gets a token for the scope the challenge names, pushes and pulls with it; a wrong credential is refused", async () => {
+    const p = place();
+    const main = p.write("s/spell.yaml", child("through a token"));
+    const ref = `${front.host}/team/tokened:1`;
+    const wrong = p.io();
+    expect(await loginCommand(front.host, { username: "bob", password: "nope-3c1f" }, wrong)).toBe(EXIT.failure);
+    expect(wrong.err).toContain(`the registry ${front.host} refused the stored credential (HTTP 401)`);
+    expect(wrong.err).not.toContain("nope-3c1f");
+
+    expect(await loginCommand(front.host, { ...user }, p.io())).toBe(EXIT.ok);
+    const pushed = p.io();
+    expect(await pushCommand(main, ref, {}, pushed), pushed.err).toBe(EXIT.ok);
+    expect(front.scopes).toContain("repository:team/tokened:pull,push");
+    const pulled = p.io();
+    expect(await pullCommand(ref, { out: "out" }, pulled), pulled.err).toBe(EXIT.ok);
+    expect(readFileSync(join(p.dir, "out", "spell.yaml"), "utf8")).toBe(readFileSync(main, "utf8"));
+    expect(front.scopes).toContain("repository:team/tokened:pull");
+  });
+});
+
+needs(REGISTRY_MISSING, notBuilt()).describe("the built CLI", () => {
+  let registry: Registry;
+  beforeAll(async () => {
+    registry = await Registry.start();
+  });
+  afterAll(() => registry?.stop());
+  const bin = join(import.meta.dirname, "..", "..", "bin", "run.js");
+
+  it("spell push, spell run oci://, and an unreachable registry's exit 4", async () => {
+    const p = place();
+    const main = p.write("s/hello.yaml", child("hello from the built CLI"));
+    const ref = `${registry.host}/team/hello:1`;
+    const spell = (...args: string[]) =>
+      spawnSync(process.execPath, [bin, ...args], {
+        cwd: p.dir,
+        env: { ...process.env, ...p.env },
+        encoding: "utf8",
+        timeout: 60_000,
+      });
+    const pushed = spell("push", main, ref);
+    expect(pushed.status, pushed.stderr).toBe(0);
+    expect(pushed.stdout).toMatch(/^sha256:[a-f0-9]{64}\n$/);
+    const ran = spell("run", `oci://${ref}`, "--json", "--loom", "memory");
+    expect(ran.status, ran.stderr).toBe(0);
+    expect(JSON.parse(ran.stdout).result).toBe("hello from the built CLI");
+    const port = await freePort();
+    const down = spell("pull", `127.0.0.1:${port}/team/x:1`);
+    expect(down.status).toBe(4);
+    expect(down.stderr).toContain(`cannot reach the registry 127.0.0.1:${port}: connection refused`);
+    const bad = spell("run", "oci://nohost");
+    expect(bad.status).toBe(3);
   });
 });

@@ -113,3 +113,64 @@ export class Registry {
     rmSync(this.dir, { recursive: true, force: true });
   }
 }
+
+/**
+ * A loopback front of a registry that speaks the token flow of the distribution spec's auth: a
+ * request without a valid Bearer token gets 401 and `WWW-Authenticate: Bearer realm=…/token,
+ * service=…,scope=…`; `/token` gives a token for the user's Basic credential (401 otherwise);
+ * with a token, requests pass to the registry behind. `scopes` records what was asked for.
+ */
+export async function tokenFront(
+  behind: Registry,
+  user: { username: string; password: string },
+): Promise<{ host: string; scopes: string[]; close: () => Promise<void> }> {
+  const { createServer: createHttp, request } = await import("node:http");
+  const { randomBytes } = await import("node:crypto");
+  const tokens = new Set<string>();
+  const scopes: string[] = [];
+  const basic = `Basic ${Buffer.from(`${user.username}:${user.password}`).toString("base64")}`;
+  const server = createHttp((req, res) => {
+    const url = new URL(req.url ?? "/", "http://front");
+    if (url.pathname === "/token") {
+      scopes.push(url.searchParams.get("scope") ?? "");
+      if (req.headers.authorization !== basic) {
+        res.writeHead(401, { "content-type": "application/json" }).end('{"errors":[{"code":"UNAUTHORIZED"}]}');
+        return;
+      }
+      const token = randomBytes(12).toString("hex");
+      tokens.add(token);
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ token }));
+      return;
+    }
+    const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1];
+    if (!bearer || !tokens.has(bearer)) {
+      const repo = /^\/v2\/(.+?)\/(?:blobs|manifests)\//.exec(url.pathname)?.[1];
+      const actions = req.method === "GET" || req.method === "HEAD" ? "pull" : "pull,push";
+      const scope = repo ? `,scope="repository:${repo}:${actions}"` : "";
+      res
+        .writeHead(401, {
+          "www-authenticate": `Bearer realm="http://${req.headers.host}/token",service="spellbook-tests"${scope}`,
+          "content-type": "application/json",
+        })
+        .end('{"errors":[{"code":"UNAUTHORIZED"}]}');
+      return;
+    }
+    const headers = { ...req.headers };
+    delete headers.authorization;
+    const out = request(
+      { host: "127.0.0.1", port: behind.port, method: req.method, path: req.url, headers },
+      (back) => {
+        res.writeHead(back.statusCode ?? 502, back.headers);
+        back.pipe(res);
+      },
+    );
+    req.pipe(out);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    host: `127.0.0.1:${port}`,
+    scopes,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
