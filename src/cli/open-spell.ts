@@ -65,4 +65,3 @@ function mentionsRemote(file: string): boolean {
     return false; // the loader says why it cannot read it
   }
 }
-

@@ -22,6 +22,27 @@ export interface ServeFlags extends OtelFlags {
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|localhost|::1|\[::1\])$/;
 
+/** The spell to serve (`oci://` fetched first), or the exit code when it does not load. */
+async function loadServed(
+  file: string,
+  flags: ServeFlags,
+  io: CliIO,
+): Promise<LoadedSpell | number> {
+  const opened = await openSpell(file, io);
+  if (typeof opened === "number") return opened;
+  try {
+    return await loadSpell(displayPath(io.cwd, opened.path), {
+      ...(opened.remote ? { remote: opened.remote } : {}),
+      env: io.env,
+      loomPath: flags.loom,
+      defaultLoomPath: DEFAULT_LOOM,
+    });
+  } catch (err) {
+    io.stderr(`${errorMessage(err)}\n`);
+    return err instanceof SpellbookError && err.family === "spell" ? EXIT.invalid : EXIT.failure;
+  }
+}
+
 /**
  * `spell serve FILE`: the spell over HTTP until SIGTERM or SIGINT, which drain the running
  * casts (their turns are in the loom) and exit. `stop` resolves when the server is to stop.
@@ -52,20 +73,8 @@ export async function serveCommand(
       return EXIT.invalid;
     }
   }
-  const opened = await openSpell(file, io);
-  if (typeof opened === "number") return opened;
-  let loaded: LoadedSpell;
-  try {
-    loaded = await loadSpell(displayPath(io.cwd, opened.path), {
-      ...(opened.remote ? { remote: opened.remote } : {}),
-      env: io.env,
-      loomPath: flags.loom,
-      defaultLoomPath: DEFAULT_LOOM,
-    });
-  } catch (err) {
-    io.stderr(`${errorMessage(err)}\n`);
-    return err instanceof SpellbookError && err.family === "spell" ? EXIT.invalid : EXIT.failure;
-  }
+  const loaded = await loadServed(file, flags, io);
+  if (typeof loaded === "number") return loaded;
   if (token) loaded.redactor.add(token);
   const otel = await startOtel(flags, otelSetup(loaded), io);
   if (typeof otel === "number") return otel;

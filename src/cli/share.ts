@@ -14,7 +14,7 @@ import {
   readFileSync,
   writeSync,
 } from "node:fs";
-import { basename, dirname, join, resolve } from "node:path";
+import { basename, join, resolve } from "node:path";
 import { errorMessage, SpellbookError } from "../core/errors.js";
 import { Redactor } from "../core/redact.js";
 import { EXIT, displayPath, print, type CliIO } from "./io.js";
@@ -43,7 +43,9 @@ export async function pushCommand(
     const { pack } = await import("../registry/artifact.js");
     const ref = reg.parseReference(refText);
     if (ref.digest) {
-      io.stderr(`spell push ${refText}: push to a tag, not a digest (the digest is the content's)\n`);
+      io.stderr(
+        `spell push ${refText}: push to a tag, not a digest (the digest is the content's)\n`,
+      );
       return EXIT.invalid;
     }
     const path = resolve(io.cwd, file);
@@ -52,7 +54,11 @@ export async function pushCommand(
       return EXIT.invalid;
     }
     const packed = pack(path, ref.tag ?? "latest");
-    const client = reg.clientFor(ref, { env: io.env, plainHttp: flags.plainHttp, signal: io.signal });
+    const client = reg.clientFor(ref, {
+      env: io.env,
+      plainHttp: flags.plainHttp,
+      signal: io.signal,
+    });
     for (const blob of packed.blobs) await client.pushBlob(ref.repository, blob.bytes, blob.digest);
     const digest = await client.putManifest(ref.repository, ref.tag ?? "latest", packed.manifest);
     io.stderr(
@@ -104,7 +110,9 @@ export async function pullCommand(
         closeSync(opened.dir);
       }
     }
-    io.stderr(`pulled ${reg.formatReference(ref)} (${got.digest}) into ${displayPath(io.cwd, out)}\n`);
+    io.stderr(
+      `pulled ${reg.formatReference(ref)} (${got.digest}) into ${displayPath(io.cwd, out)}\n`,
+    );
     await print(io, `${displayPath(io.cwd, join(out, ...got.config.main.split("/")))}\n`);
     return EXIT.ok;
   } catch (err) {
@@ -126,17 +134,31 @@ export async function inspectCommand(
     const reg = await registry();
     const { readManifest, layerPaths } = await import("../registry/artifact.js");
     const ref = reg.parseReference(refText);
-    const client = reg.clientFor(ref, { env: io.env, plainHttp: flags.plainHttp, signal: io.signal });
+    const client = reg.clientFor(ref, {
+      env: io.env,
+      plainHttp: flags.plainHttp,
+      signal: io.signal,
+    });
     const where = reg.formatReference(ref);
     const got = await client.getManifest(ref.repository, ref.digest ?? ref.tag ?? "latest");
     const manifest = readManifest(got.bytes, where);
     const paths = layerPaths(manifest, where);
     const config = JSON.parse(
-      (await client.getBlob(ref.repository, manifest.config.digest, manifest.config.size)).toString("utf8"),
-    ) as Record<string, unknown>;
-    const files = manifest.layers.map((l, i) => ({ path: paths[i]!, digest: l.digest, size: l.size }));
+      (await client.getBlob(ref.repository, manifest.config.digest, manifest.config.size)).toString(
+        "utf8",
+      ),
+    ) as Partial<Record<"name" | "description" | "kind" | "main" | "requires", string>> &
+      Record<"inputs" | "output_schema", unknown>;
+    const files = manifest.layers.map((l, i) => ({
+      path: paths[i]!,
+      digest: l.digest,
+      size: l.size,
+    }));
     if (flags.json) {
-      await print(io, `${JSON.stringify({ reference: where, digest: got.digest, manifest, config, files }, null, 2)}\n`);
+      await print(
+        io,
+        `${JSON.stringify({ reference: where, digest: got.digest, manifest, config, files }, null, 2)}\n`,
+      );
       return EXIT.ok;
     }
     const lines = [
@@ -218,7 +240,9 @@ export async function loginCommand(
     // shell's history and the process list): stdin only.
     const password = flags.password;
     if (!password) {
-      io.stderr("spell login: give the password on stdin: echo \"$TOKEN\" | spell login HOST --username NAME --password-stdin\n");
+      io.stderr(
+        'spell login: give the password on stdin: echo "$TOKEN" | spell login HOST --username NAME --password-stdin\n',
+      );
       return EXIT.invalid;
     }
     const { RegistryClient } = await import("../registry/client.js");

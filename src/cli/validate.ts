@@ -21,8 +21,7 @@ export async function validateCommand(files: string[], io: CliIO): Promise<numbe
       });
       for (const w of loaded.warnings)
         io.stderr(`${file}:${w.position.line}:${w.position.col}: warning: ${w.message}\n`);
-      for (const line of await unpinned(resolve(io.cwd, file)))
-        io.stderr(`${file}:${line}\n`);
+      for (const line of await unpinned(resolve(io.cwd, file))) io.stderr(`${file}:${line}\n`);
       const unchecked = await expectationErrors(loaded);
       if (unchecked.length) throw new SpellErrors(unchecked);
       io.stdout(`${file}: ok\n`);
@@ -46,7 +45,8 @@ async function unpinned(path: string): Promise<string[]> {
     return [];
   }
   if (!text.includes("oci://")) return [];
-  const { spellFiles, readLock, lockPathFor, parseReference } = await import("../registry/index.js");
+  const { spellFiles, readLock, lockPathFor, parseReference } =
+    await import("../registry/index.js");
   const lock = readLock(lockPathFor(path));
   const mine = spellFiles(path).remotes.filter((r) => r.from === basename(path));
   return mine

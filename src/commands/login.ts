@@ -27,7 +27,9 @@ export default class Login extends Command {
     if (flags["password-stdin"]) {
       const chunks: Buffer[] = [];
       for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-      password = Buffer.concat(chunks).toString("utf8").replace(/\r?\n$/, "");
+      password = Buffer.concat(chunks)
+        .toString("utf8")
+        .replace(/\r?\n$/, "");
     }
     process.exitCode = await loginCommand(
       args.host,

@@ -13,7 +13,9 @@ export default class Pull extends Command {
     ref: Args.string({ description: "HOST[:PORT]/REPOSITORY[:TAG|@DIGEST]", required: true }),
   };
   static override flags = {
-    out: Flags.string({ description: "the folder to unpack into (default: the repository's last name)" }),
+    out: Flags.string({
+      description: "the folder to unpack into (default: the repository's last name)",
+    }),
     "plain-http": Flags.boolean({
       description: "plain HTTP to a registry that is not on loopback (loopback always is)",
     }),

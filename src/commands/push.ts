@@ -11,7 +11,10 @@ export default class Push extends Command {
   ];
   static override args = {
     file: Args.string({ description: "spell file (YAML)", required: true }),
-    ref: Args.string({ description: "HOST[:PORT]/REPOSITORY[:TAG] (tag default: latest)", required: true }),
+    ref: Args.string({
+      description: "HOST[:PORT]/REPOSITORY[:TAG] (tag default: latest)",
+      required: true,
+    }),
   };
   static override flags = {
     "plain-http": Flags.boolean({
@@ -23,6 +26,11 @@ export default class Push extends Command {
     const { args, flags } = await this.parse(Push);
     const { pushCommand } = await import("../cli/share.js");
     const { processIO } = await import("../cli/io.js");
-    process.exitCode = await pushCommand(args.file, args.ref, { plainHttp: flags["plain-http"] }, processIO());
+    process.exitCode = await pushCommand(
+      args.file,
+      args.ref,
+      { plainHttp: flags["plain-http"] },
+      processIO(),
+    );
   }
 }

@@ -29,7 +29,8 @@ export const SPELL_CODES = {
   eval_var: "an eval's intent names a {{var}} the case does not give",
   bad_reference:
     "a registry reference is not HOST[:PORT]/REPOSITORY[:TAG][@sha256:DIGEST] (spell push, pull, inspect, oci://)",
-  lock_invalid: "spell.lock is not valid JSON, is of another version, or pins something to no sha256 digest",
+  lock_invalid:
+    "spell.lock is not valid JSON, is of another version, or pins something to no sha256 digest",
   lock_mismatch:
     "a run under spell.lock meets a registry reference or an MCP server script the lock does not hold as it is (spell lock --update)",
   push_refused:

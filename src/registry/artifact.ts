@@ -151,7 +151,11 @@ export function readManifest(bytes: Buffer, where: string): Manifest {
   if (m.config.mediaType !== CONFIG_TYPE)
     throw notSpell(where, `its config is ${JSON.stringify(m.config.mediaType)}, not a spell's`);
   for (const d of [m.config, ...m.layers])
-    if (typeof d?.digest !== "string" || !/^sha256:[a-f0-9]{64}$/.test(d.digest) || typeof d.size !== "number")
+    if (
+      typeof d?.digest !== "string" ||
+      !/^sha256:[a-f0-9]{64}$/.test(d.digest) ||
+      typeof d.size !== "number"
+    )
       throw notSpell(where, "a descriptor has no sha256 digest or size");
   return m as Manifest;
 }
@@ -164,9 +168,16 @@ export function layerPaths(manifest: Manifest, where: string): string[] {
     if (typeof path !== "string" || path === "")
       throw notSpell(where, `layer ${layer.digest} has no file name`);
     const bad = unsafePath(path);
-    if (bad) throw new ConfigError("unsafe_path", `${where}: refused: file ${JSON.stringify(path)} ${bad}`);
+    if (bad)
+      throw new ConfigError(
+        "unsafe_path",
+        `${where}: refused: file ${JSON.stringify(path)} ${bad}`,
+      );
     if (seen.has(path))
-      throw new ConfigError("unsafe_path", `${where}: refused: file ${JSON.stringify(path)} is in it twice`);
+      throw new ConfigError(
+        "unsafe_path",
+        `${where}: refused: file ${JSON.stringify(path)} is in it twice`,
+      );
     seen.add(path);
     return path;
   });

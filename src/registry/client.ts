@@ -13,7 +13,17 @@
 import { createHash } from "node:crypto";
 import { SystemError } from "../core/errors.js";
 import type { Credential } from "./credentials.js";
+import {
+  authorization,
+  errorCode,
+  parseChallenge,
+  readLimited,
+  why,
+  type Challenge,
+} from "./http.js";
 import { isLoopback } from "./reference.js";
+
+export { parseChallenge } from "./http.js";
 
 export const OCI_MANIFEST = "application/vnd.oci.image.manifest.v1+json";
 const MAX_MANIFEST = 4 * 1024 * 1024;
@@ -33,22 +43,6 @@ export interface ClientOptions {
 
 export const sha256 = (bytes: Uint8Array): string =>
   `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
-
-interface Challenge {
-  scheme: string;
-  params: Record<string, string>;
-}
-
-/** Parses `Bearer realm="…",service="…",scope="…"` (or `Basic realm="…"`). */
-export function parseChallenge(header: string): Challenge | undefined {
-  const m = /^\s*([A-Za-z]+)\s*(.*)$/.exec(header);
-  if (!m) return undefined;
-  const params: Record<string, string> = {};
-  const re = /([A-Za-z_]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^,\s]*))/g;
-  for (let p = re.exec(m[2]!); p; p = re.exec(m[2]!))
-    params[p[1]!.toLowerCase()] = (p[2] ?? p[3] ?? "").replace(/\\(.)/g, "$1");
-  return { scheme: m[1]!.toLowerCase(), params };
-}
 
 export class RegistryClient {
   readonly host: string;
@@ -106,7 +100,10 @@ export class RegistryClient {
     await this.expect(res, [200], `blob ${digest}`, repo);
     const bytes = await readLimited(res, size ?? Number.MAX_SAFE_INTEGER);
     if (bytes === undefined || (size !== undefined && bytes.length !== size))
-      throw mismatch(`blob ${digest} of ${this.host}/${repo}`, "its size differs from the manifest's");
+      throw mismatch(
+        `blob ${digest} of ${this.host}/${repo}`,
+        "its size differs from the manifest's",
+      );
     if (sha256(bytes) !== digest)
       throw mismatch(`blob ${digest} of ${this.host}/${repo}`, "its bytes do not match its digest");
     return bytes;
@@ -131,11 +128,15 @@ export class RegistryClient {
     }
     await this.expect(res, [200], `manifest ${key}`, repo);
     const bytes = await readLimited(res, MAX_MANIFEST);
-    if (bytes === undefined) throw mismatch(`manifest ${key} of ${this.host}/${repo}`, "it is over 4 MiB");
+    if (bytes === undefined)
+      throw mismatch(`manifest ${key} of ${this.host}/${repo}`, "it is over 4 MiB");
     const digest = sha256(bytes);
     const claimed = res.headers.get("docker-content-digest");
     if (key.startsWith("sha256:") && digest !== key)
-      throw mismatch(`manifest ${key} of ${this.host}/${repo}`, "its bytes do not match its digest");
+      throw mismatch(
+        `manifest ${key} of ${this.host}/${repo}`,
+        "its bytes do not match its digest",
+      );
     if (claimed && /^sha256:/.test(claimed) && claimed !== digest)
       throw mismatch(
         `manifest ${key} of ${this.host}/${repo}`,
@@ -145,7 +146,12 @@ export class RegistryClient {
   }
 
   /** Stores a manifest under a tag (or its digest); the registry's digest is checked. */
-  async putManifest(repo: string, key: string, bytes: Uint8Array, mediaType = OCI_MANIFEST): Promise<string> {
+  async putManifest(
+    repo: string,
+    key: string,
+    bytes: Uint8Array,
+    mediaType = OCI_MANIFEST,
+  ): Promise<string> {
     const res = await this.request("PUT", `/v2/${repo}/manifests/${key}`, {
       scope: push(repo),
       body: bytes,
@@ -155,7 +161,10 @@ export class RegistryClient {
     const digest = sha256(bytes);
     const said = res.headers.get("docker-content-digest");
     if (said && said !== digest)
-      throw mismatch(`manifest ${key} of ${this.host}/${repo}`, `the registry stored ${said}, not ${digest}`);
+      throw mismatch(
+        `manifest ${key} of ${this.host}/${repo}`,
+        `the registry stored ${said}, not ${digest}`,
+      );
     return digest;
   }
 
@@ -171,46 +180,20 @@ export class RegistryClient {
     const header = first.headers.get("www-authenticate") ?? "";
     await first.body?.cancel();
     const authorization = await this.authorize(parseChallenge(header), init.scope);
-    if (authorization === undefined) return this.send(method, url, init, undefined, 401);
+    if (authorization === undefined) return this.send(method, url, init, undefined);
     this.auth.set(init.scope, authorization);
     return this.send(method, url, init, authorization);
   }
 
   /** The Authorization header a challenge asks for; undefined when there is nothing to send. */
-  private async authorize(challenge: Challenge | undefined, scope: string): Promise<string | undefined> {
-    const basic = this.credential
-      ? `Basic ${Buffer.from(`${this.credential.username}:${this.credential.password}`).toString("base64")}`
-      : undefined;
-    if (!challenge || challenge.scheme === "basic") return basic;
-    if (challenge.scheme !== "bearer") return undefined;
-    const realm = challenge.params["realm"];
-    if (!realm) throw this.broken("", "its Bearer challenge names no realm");
-    let url: URL;
-    try {
-      url = new URL(realm);
-    } catch {
-      throw this.broken("", "its Bearer challenge's realm is not a URL");
-    }
-    if (challenge.params["service"]) url.searchParams.set("service", challenge.params["service"]);
-    const wanted = challenge.params["scope"] ?? scope;
-    if (wanted) url.searchParams.set("scope", wanted);
-    // The credential goes to the realm only on the registry's own host or over HTTPS.
-    const trusted = url.protocol === "https:" || url.host === new URL(this.base).host;
-    const res = await this.fetchOnce("GET", url, {
-      ...(basic && trusted ? { authorization: basic } : {}),
+  private authorize(challenge: Challenge | undefined, scope: string): Promise<string | undefined> {
+    return authorization(challenge, scope, {
+      credential: this.credential,
+      base: this.base,
+      get: (url, headers) => this.fetchOnce("GET", url, headers),
+      refused: (status) => this.refused("", status),
+      broken: (why) => this.broken("", why),
     });
-    if (res.status === 401 || res.status === 403) {
-      await res.body?.cancel();
-      throw this.refused("", res.status);
-    }
-    if (res.status !== 200) {
-      await res.body?.cancel();
-      throw this.broken("", `its token endpoint answered ${res.status}`);
-    }
-    const body = (await res.json().catch(() => ({}))) as { token?: unknown; access_token?: unknown };
-    const token = typeof body.token === "string" ? body.token : body.access_token;
-    if (typeof token !== "string" || token === "") throw this.broken("", "its token endpoint gave no token");
-    return `Bearer ${token}`;
   }
 
   private async send(
@@ -218,23 +201,35 @@ export class RegistryClient {
     url: URL,
     init: { body?: Uint8Array; headers?: Record<string, string> },
     authorization: string | undefined,
-    _after?: number,
   ): Promise<Response> {
     const origin = url.origin;
     let current = url;
     for (let hop = 0; ; hop++) {
       const sameOrigin = current.origin === origin;
-      const res = await this.fetchOnce(method, current, {
-        ...init.headers,
-        ...(authorization && sameOrigin ? { authorization } : {}),
-      }, init.body);
+      const res = await this.fetchOnce(
+        method,
+        current,
+        {
+          ...init.headers,
+          ...(authorization && sameOrigin ? { authorization } : {}),
+        },
+        init.body,
+      );
       const location = res.headers.get("location");
-      if (![301, 302, 303, 307, 308].includes(res.status) || !location || method === "POST" || method === "PUT")
+      if (
+        ![301, 302, 303, 307, 308].includes(res.status) ||
+        !location ||
+        method === "POST" ||
+        method === "PUT"
+      )
         return res;
       await res.body?.cancel();
       if (hop >= MAX_REDIRECTS) throw this.broken("", "it redirected too many times");
       current = new URL(location, current);
-      if (current.protocol !== "https:" && !(current.protocol === "http:" && isLoopback(current.host)))
+      if (
+        current.protocol !== "https:" &&
+        !(current.protocol === "http:" && isLoopback(current.host))
+      )
         throw this.broken("", `it redirected to ${current.protocol} on ${current.host}, not HTTPS`);
     }
   }
@@ -299,52 +294,4 @@ const push = (repo: string) => `repository:${repo}:pull,push`;
 
 function mismatch(what: string, why: string): SystemError {
   return new SystemError("registry_digest", `${what} is refused: ${why}`);
-}
-
-/** The registry's first error code (`{ errors: [{ code }] }`), words it chose, not ours. */
-async function errorCode(res: Response): Promise<string> {
-  const text = await res.text().catch(() => "");
-  try {
-    const code = (JSON.parse(text) as { errors?: { code?: unknown }[] }).errors?.[0]?.code;
-    return typeof code === "string" && /^[A-Z_]{1,40}$/.test(code) ? code : "";
-  } catch {
-    return "";
-  }
-}
-
-/** The body, or undefined when it is longer than `limit`. */
-async function readLimited(res: Response, limit: number): Promise<Buffer | undefined> {
-  const length = Number(res.headers.get("content-length") ?? "NaN");
-  if (Number.isFinite(length) && length > limit) {
-    await res.body?.cancel();
-    return undefined;
-  }
-  const chunks: Buffer[] = [];
-  let total = 0;
-  if (!res.body) return Buffer.alloc(0);
-  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-    total += chunk.length;
-    if (total > limit) return undefined;
-    chunks.push(Buffer.from(chunk));
-  }
-  return Buffer.concat(chunks);
-}
-
-/** Why a request failed before any answer, in words (the cause's code when Node gives one). */
-function why(err: unknown): string {
-  const cause = (err as { cause?: { code?: unknown; message?: unknown } }).cause;
-  const code = typeof cause?.code === "string" ? cause.code : undefined;
-  const words: Record<string, string> = {
-    ECONNREFUSED: "connection refused",
-    ENOTFOUND: "no such host",
-    EAI_AGAIN: "the host name did not resolve",
-    ECONNRESET: "the connection was reset",
-    ETIMEDOUT: "the connection timed out",
-    EHOSTUNREACH: "the host is unreachable",
-  };
-  if (code && Object.hasOwn(words, code)) return `${words[code]} (${code})`;
-  if ((err as Error).name === "TimeoutError") return "no answer in time";
-  if ((err as Error).name === "AbortError") return "the request was aborted";
-  if (code) return code;
-  return typeof cause?.message === "string" ? cause.message : (err as Error).message;
 }

@@ -71,11 +71,7 @@ export function credentialFor(host: string, env: NodeJS.ProcessEnv): Credential 
 }
 
 /** Asks a Docker credential helper; nothing when it has no entry or cannot run. */
-function fromHelper(
-  helper: string,
-  host: string,
-  env: NodeJS.ProcessEnv,
-): Credential | undefined {
+function fromHelper(helper: string, host: string, env: NodeJS.ProcessEnv): Credential | undefined {
   const done = spawnSync(`docker-credential-${helper}`, ["get"], {
     input: host,
     env,
@@ -94,7 +90,11 @@ function fromHelper(
 }
 
 /** Stores a credential for `host` in the Docker config (mode 0600), keeping everything else. */
-export function storeCredential(host: string, credential: Credential, env: NodeJS.ProcessEnv): string {
+export function storeCredential(
+  host: string,
+  credential: Credential,
+  env: NodeJS.ProcessEnv,
+): string {
   const path = dockerConfigPath(env);
   const config = readConfig(path);
   const auth = Buffer.from(`${credential.username}:${credential.password}`).toString("base64");

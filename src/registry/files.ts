@@ -63,7 +63,10 @@ export function spellFiles(main: string, root = dirname(main)): SpellFiles {
       const base = item.base === undefined ? dirname(file) : resolve(dirname(file), item.base);
       if (isAbsolute(item.text)) {
         if (item.role !== "command")
-          out.problems.push({ ...at, why: "is an absolute path: a shared spell names files inside its folder" });
+          out.problems.push({
+            ...at,
+            why: "is an absolute path: a shared spell names files inside its folder",
+          });
         continue;
       }
       const abs = resolve(base, item.text);
@@ -73,8 +76,7 @@ export function spellFiles(main: string, root = dirname(main)): SpellFiles {
       }
       if (item.role === "folder") continue;
       if (!existsSync(abs) || !statSync(abs).isFile()) {
-        if (item.role !== "command")
-          out.problems.push({ ...at, why: "names no file" });
+        if (item.role !== "command") out.problems.push({ ...at, why: "names no file" });
         continue;
       }
       if (item.role === "command") scripts.add(relative(root, abs).split(sep).join("/"));
@@ -135,7 +137,7 @@ function namedIn(file: string): Item[] {
       else if (key === "spells" && kind === "eval" && isSeq(value))
         for (const v of value.items) push("spell", v);
       else if (key === "mcp" && isMap(value)) {
-        const cwd: unknown = value.toJSON()?.cwd;
+        const cwd: unknown = (value.toJSON() as { cwd?: unknown } | null)?.cwd;
         const base = typeof cwd === "string" ? cwd : undefined;
         push("command", value.get("command", true), base);
         const args = value.get("args", true);

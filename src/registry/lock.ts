@@ -35,14 +35,20 @@ export function readLock(path: string): Lock | undefined {
   }
   const v = value as { version?: unknown; remote?: unknown; scripts?: unknown };
   if (v.version !== LOCK_VERSION)
-    throw new ConfigError("lock_invalid", `${path} is lock version ${String(v.version)}; this Spellbook reads ${LOCK_VERSION}`);
+    throw new ConfigError(
+      "lock_invalid",
+      `${path} is lock version ${String(v.version)}; this Spellbook reads ${LOCK_VERSION}`,
+    );
   const table = (t: unknown, what: string): Record<string, string> => {
     if (t === undefined) return {};
     if (t === null || typeof t !== "object" || Array.isArray(t))
       throw new ConfigError("lock_invalid", `${path}: ${what} is not a mapping`);
     for (const [k, d] of Object.entries(t))
       if (typeof d !== "string" || !DIGEST.test(d))
-        throw new ConfigError("lock_invalid", `${path}: ${what} ${JSON.stringify(k)} is not pinned to a sha256 digest`);
+        throw new ConfigError(
+          "lock_invalid",
+          `${path}: ${what} ${JSON.stringify(k)} is not pinned to a sha256 digest`,
+        );
     return { ...(t as Record<string, string>) };
   };
   return { file: path, remote: table(v.remote, "remote"), scripts: table(v.scripts, "scripts") };

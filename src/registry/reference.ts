@@ -12,7 +12,8 @@ const COMPONENT = /^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*$/;
 const TAG = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/;
 export const DIGEST = /^sha256:[a-f0-9]{64}$/;
 /** A host name or an IPv4 address, an optional port; or a bracketed IPv6 address. */
-const HOST = /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?$/;
+const HOST =
+  /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?$/;
 
 export interface Reference {
   /** `HOST[:PORT]`, as written. */
@@ -31,7 +32,8 @@ export function parseReference(text: string): Reference {
   const bad = (why: string) =>
     new ConfigError("bad_reference", `${JSON.stringify(text)} is not a registry reference: ${why}`);
   const slash = bare.indexOf("/");
-  if (slash <= 0) throw bad("write HOST[:PORT]/REPOSITORY[:TAG], e.g. localhost:5000/team/triage:1");
+  if (slash <= 0)
+    throw bad("write HOST[:PORT]/REPOSITORY[:TAG], e.g. localhost:5000/team/triage:1");
   const host = bare.slice(0, slash);
   if (!HOST.test(host)) throw bad(`${JSON.stringify(host)} is not a host`);
   let rest = bare.slice(slash + 1);

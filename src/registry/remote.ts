@@ -39,7 +39,10 @@ export interface Fetched {
 
 /** The cache's root folder. */
 export function cacheRoot(env: NodeJS.ProcessEnv): string {
-  return env["SPELLBOOK_CACHE"] || join(env["XDG_CACHE_HOME"] || join(env["HOME"] || homedir(), ".cache"), "spellbook");
+  return (
+    env["SPELLBOOK_CACHE"] ||
+    join(env["XDG_CACHE_HOME"] || join(env["HOME"] || homedir(), ".cache"), "spellbook")
+  );
 }
 
 /** A client for the reference's host, with its stored credential. */
@@ -85,10 +88,17 @@ export async function fetchSpell(text: string, options: RemoteOptions): Promise<
   if (hit) return hit;
   const manifest = readManifest(got.bytes, where);
   const paths = layerPaths(manifest, where);
-  const configBytes = await client.getBlob(ref.repository, manifest.config.digest, manifest.config.size);
+  const configBytes = await client.getBlob(
+    ref.repository,
+    manifest.config.digest,
+    manifest.config.size,
+  );
   const config = JSON.parse(configBytes.toString("utf8")) as SpellConfig;
   if (typeof config.main !== "string" || !paths.includes(config.main))
-    throw new ConfigError("unsafe_path", `${where}: refused: its main file ${JSON.stringify(config.main)} is not one of its files`);
+    throw new ConfigError(
+      "unsafe_path",
+      `${where}: refused: its main file ${JSON.stringify(config.main)} is not one of its files`,
+    );
   mkdirSync(root, { recursive: true });
   const tmp = join(root, `.tmp-${randomBytes(6).toString("hex")}`);
   try {

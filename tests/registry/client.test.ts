@@ -4,14 +4,18 @@
  * (two loopback servers stand for two origins).
  */
 import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { createServer, type IncomingHttpHeaders } from "node:http";
+import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { unsafePath } from "../../src/registry/artifact.js";
 import { parseChallenge, RegistryClient, sha256 } from "../../src/registry/client.js";
-import { credentialFor, dockerConfigPath, storeCredential } from "../../src/registry/credentials.js";
+import {
+  credentialFor,
+  dockerConfigPath,
+  storeCredential,
+} from "../../src/registry/credentials.js";
 import { formatReference, isLoopback, parseReference } from "../../src/registry/reference.js";
 
 describe("references", () => {
@@ -23,7 +27,10 @@ describe("references", () => {
       digest: undefined,
     });
     const d = `sha256:${"a".repeat(64)}`;
-    expect(parseReference(`ghcr.io/acme/spells/x@${d}`)).toMatchObject({ tag: undefined, digest: d });
+    expect(parseReference(`ghcr.io/acme/spells/x@${d}`)).toMatchObject({
+      tag: undefined,
+      digest: d,
+    });
     expect(formatReference(parseReference("example.com/a"))).toBe("example.com/a:latest");
   });
 
@@ -42,8 +49,12 @@ describe("references", () => {
     expect(isLoopback("localhost.example.com")).toBe(false);
     expect(isLoopback("10.0.0.1:5000")).toBe(false);
     expect(new RegistryClient({ host: "127.0.0.1:5000" }).base).toBe("http://127.0.0.1:5000");
-    expect(new RegistryClient({ host: "registry.example.com" }).base).toBe("https://registry.example.com");
-    expect(new RegistryClient({ host: "10.0.0.1:5000", plainHttp: true }).base).toBe("http://10.0.0.1:5000");
+    expect(new RegistryClient({ host: "registry.example.com" }).base).toBe(
+      "https://registry.example.com",
+    );
+    expect(new RegistryClient({ host: "10.0.0.1:5000", plainHttp: true }).base).toBe(
+      "http://10.0.0.1:5000",
+    );
   });
 });
 
@@ -64,10 +75,16 @@ describe("paths from an artifact", () => {
 describe("challenges", () => {
   it("reads a Bearer challenge's realm, service and scope, quoted or not", () => {
     expect(
-      parseChallenge('Bearer realm="https://auth.example.com/token",service="registry.example.com",scope="repository:a/b:pull"'),
+      parseChallenge(
+        'Bearer realm="https://auth.example.com/token",service="registry.example.com",scope="repository:a/b:pull"',
+      ),
     ).toEqual({
       scheme: "bearer",
-      params: { realm: "https://auth.example.com/token", service: "registry.example.com", scope: "repository:a/b:pull" },
+      params: {
+        realm: "https://auth.example.com/token",
+        service: "registry.example.com",
+        scope: "repository:a/b:pull",
+      },
     });
     expect(parseChallenge('Basic realm="x"')).toEqual({ scheme: "basic", params: { realm: "x" } });
   });
@@ -79,23 +96,36 @@ describe("credentials from the Docker config", () => {
     mkdirSync(join(home, ".docker"));
     writeFileSync(
       join(home, ".docker", "config.json"),
-      JSON.stringify({ auths: { "r.example.com": { auth: Buffer.from("ann:pw1").toString("base64") } }, other: 1 }),
+      JSON.stringify({
+        auths: { "r.example.com": { auth: Buffer.from("ann:pw1").toString("base64") } },
+        other: 1,
+      }),
     );
-    expect(credentialFor("r.example.com", { HOME: home })).toEqual({ username: "ann", password: "pw1" });
+    expect(credentialFor("r.example.com", { HOME: home })).toEqual({
+      username: "ann",
+      password: "pw1",
+    });
     expect(credentialFor("elsewhere.example.com", { HOME: home })).toBeUndefined();
     const dc = join(home, "dc");
     expect(dockerConfigPath({ HOME: home, DOCKER_CONFIG: dc })).toBe(join(dc, "config.json"));
     expect(credentialFor("r.example.com", { HOME: home, DOCKER_CONFIG: dc })).toBeUndefined();
-    const path = storeCredential("r.example.com", { username: "ann", password: "pw2" }, { HOME: home });
+    const path = storeCredential(
+      "r.example.com",
+      { username: "ann", password: "pw2" },
+      { HOME: home },
+    );
     expect(statSync(path).mode & 0o777).toBe(0o600);
-    expect(JSON.parse(readFileSync(path, "utf8")).other).toBe(1);
-    expect(credentialFor("r.example.com", { HOME: home })).toEqual({ username: "ann", password: "pw2" });
+    expect((JSON.parse(readFileSync(path, "utf8")) as { other: number }).other).toBe(1);
+    expect(credentialFor("r.example.com", { HOME: home })).toEqual({
+      username: "ann",
+      password: "pw2",
+    });
   });
 });
 
 /** A loopback server recording each request's headers; `answer` decides the reply. */
 async function server(
-  answer: (url: string, res: import("node:http").ServerResponse, headers: IncomingHttpHeaders) => void,
+  answer: (url: string, res: ServerResponse, headers: IncomingHttpHeaders) => void,
 ) {
   const seen: { url: string; headers: IncomingHttpHeaders }[] = [];
   const s = createServer((req, res) => {
@@ -131,10 +161,14 @@ describe("where a credential goes", () => {
   });
 
   it("a token realm on another host over plain HTTP gets no credential", async () => {
-    const realm = await server((_, res) => res.writeHead(200, { "content-type": "application/json" }).end('{"token":"t1"}'));
+    const realm = await server((_, res) =>
+      res.writeHead(200, { "content-type": "application/json" }).end('{"token":"t1"}'),
+    );
     const reg = await server((_, res) => {
       res
-        .writeHead(401, { "www-authenticate": `Bearer realm="http://localhost:${realm.port}/token",service="s"` })
+        .writeHead(401, {
+          "www-authenticate": `Bearer realm="http://localhost:${realm.port}/token",service="s"`,
+        })
         .end();
     });
     const client = new RegistryClient({ host: `127.0.0.1:${reg.port}`, credential });

@@ -96,10 +96,12 @@ needs(REGISTRY_MISSING).describe("sharing spells through an OCI registry (no aut
     const code = await runCommand(`oci://${ref}`, { loom: "memory", json: true }, ran);
     expect(ran.err).toBe(ran.err); // shown on failure below
     expect(code, ran.err).toBe(EXIT.ok);
-    expect(JSON.parse(ran.out).result).toBe("from the registry");
+    expect((JSON.parse(ran.out) as { result: unknown }).result).toBe("from the registry");
     // Cached by digest: the manifest's digest names the folder.
     const digest = pushed.out.trim().slice("sha256:".length);
-    expect(existsSync(join(p.env.SPELLBOOK_CACHE, "oci", "sha256", digest, "manifest.json"))).toBe(true);
+    expect(existsSync(join(p.env.SPELLBOOK_CACHE, "oci", "sha256", digest, "manifest.json"))).toBe(
+      true,
+    );
   });
 
   it("packs child spells and $file data, and runs a parent whose child is a registry reference", async () => {
@@ -139,7 +141,7 @@ circle:
     const loom = join(p.dir, "run.jsonl");
     const ran = p.io();
     expect(await runCommand(top, { loom, json: true }, ran), ran.err).toBe(EXIT.ok);
-    expect(JSON.parse(ran.out).result).toBe("parent done");
+    expect((JSON.parse(ran.out) as { result: unknown }).result).toBe("parent done");
     expect(readFileSync(loom, "utf8")).toContain("the child from the registry");
   });
 
@@ -152,11 +154,17 @@ circle:
 
     const warned = p.io();
     expect(await validateCommand([top], warned)).toBe(EXIT.ok);
-    expect(warned.err).toMatch(new RegExp(`parent\\.yaml:10:\\d+: warning: oci://${ref.replace(/\./g, "\\.")} is not pinned`));
+    expect(warned.err).toMatch(
+      new RegExp(
+        `parent\\.yaml:10:\\d+: warning: oci://${ref.replace(/\./g, "\\.")} is not pinned`,
+      ),
+    );
 
     const locked = p.io();
     expect(await lockCommand(top, {}, locked), locked.err).toBe(EXIT.ok);
-    const lock = JSON.parse(readFileSync(join(p.dir, "top", "spell.lock"), "utf8"));
+    const lock = JSON.parse(readFileSync(join(p.dir, "top", "spell.lock"), "utf8")) as {
+      remote: Record<string, string>;
+    };
     expect(lock.remote[`oci://${ref}`]).toMatch(/^sha256:/);
     const quiet = p.io();
     expect(await validateCommand([top], quiet)).toBe(EXIT.ok);
@@ -218,7 +226,9 @@ circle:
     writeFileSync(blob, readFileSync(blob, "utf8").replace("untouched", "tampered!"));
     const pulled = p.io();
     expect(await pullCommand(ref, { out: "out" }, pulled)).toBe(EXIT.failure);
-    expect(pulled.err).toContain(`blob ${digest} of ${registry.host}/team/tamper is refused: its bytes do not match its digest`);
+    expect(pulled.err).toContain(
+      `blob ${digest} of ${registry.host}/team/tamper is refused: its bytes do not match its digest`,
+    );
     expect(existsSync(join(p.dir, "out", "tamper.yaml"))).toBe(false);
     const ran = p.io();
     expect(await runCommand(`oci://${ref}`, { loom: "memory" }, ran)).toBe(EXIT.failure);
@@ -231,10 +241,33 @@ circle:
       const layers = [];
       for (const [path, text] of Object.entries(files)) {
         const bytes = Buffer.from(text);
-        layers.push({ mediaType: FILE_TYPE, digest: await client.pushBlob(repo, bytes), size: bytes.length, annotations: { "org.opencontainers.image.title": path } });
+        layers.push({
+          mediaType: FILE_TYPE,
+          digest: await client.pushBlob(repo, bytes),
+          size: bytes.length,
+          annotations: { "org.opencontainers.image.title": path },
+        });
       }
-      const config = Buffer.from(JSON.stringify({ main, kind: "cantrip", name: "evil", requires: ">=0.1.0", files: Object.keys(files) }));
-      const manifest = { schemaVersion: 2, mediaType: OCI_MANIFEST, artifactType: ARTIFACT_TYPE, config: { mediaType: CONFIG_TYPE, digest: await client.pushBlob(repo, config), size: config.length }, layers };
+      const config = Buffer.from(
+        JSON.stringify({
+          main,
+          kind: "cantrip",
+          name: "evil",
+          requires: ">=0.1.0",
+          files: Object.keys(files),
+        }),
+      );
+      const manifest = {
+        schemaVersion: 2,
+        mediaType: OCI_MANIFEST,
+        artifactType: ARTIFACT_TYPE,
+        config: {
+          mediaType: CONFIG_TYPE,
+          digest: await client.pushBlob(repo, config),
+          size: config.length,
+        },
+        layers,
+      };
       await client.putManifest(repo, "1", Buffer.from(JSON.stringify(manifest)));
       return `${registry.host}/${repo}:1`;
     };
@@ -252,15 +285,27 @@ circle:
 
     const named = await push(
       "evil/names",
-      { "main.yaml": `${child("x")}`.replace("circle: {", "circle: { state: { s: { $file: ../../etc/passwd } }, ") },
+      {
+        "main.yaml": `${child("x")}`.replace(
+          "circle: {",
+          "circle: { state: { s: { $file: ../../etc/passwd } }, ",
+        ),
+      },
       "main.yaml",
     );
     const refused = p.io();
     expect(await runCommand(`oci://${named}`, { loom: "memory" }, refused)).toBe(EXIT.invalid);
-    expect(refused.err).toMatch(/refused: its paths leave its folder:\n {2}main\.yaml:\d+:\d+: "\.\.\/\.\.\/etc\/passwd" leaves the spell's folder/);
+    expect(refused.err).toMatch(
+      /refused: its paths leave its folder:\n {2}main\.yaml:\d+:\d+: "\.\.\/\.\.\/etc\/passwd" leaves the spell's folder/,
+    );
     const absolute = await push(
       "evil/root",
-      { "main.yaml": `${child("x")}`.replace("gates: [done]", "gates: [done, { read: { root: /etc } }]") },
+      {
+        "main.yaml": `${child("x")}`.replace(
+          "gates: [done]",
+          "gates: [done, { read: { root: /etc } }]",
+        ),
+      },
       "main.yaml",
     );
     const refused2 = p.io();
@@ -268,10 +313,15 @@ circle:
     expect(refused2.err).toContain('"/etc" is an absolute path');
 
     // push refuses to pack what it could not unpack.
-    const local = p.write("l/spell.yaml", `${child("x")}`.replace("circle: {", "circle: { state: { s: { $file: ../outside.json } }, "));
+    const local = p.write(
+      "l/spell.yaml",
+      `${child("x")}`.replace("circle: {", "circle: { state: { s: { $file: ../outside.json } }, "),
+    );
     const pushed = p.io();
     expect(await pushCommand(local, `${registry.host}/team/nope:1`, {}, pushed)).toBe(EXIT.invalid);
-    expect(pushed.err).toMatch(/spell\.yaml:\d+:\d+: "\.\.\/outside\.json" leaves the spell's folder/);
+    expect(pushed.err).toMatch(
+      /spell\.yaml:\d+:\d+: "\.\.\/outside\.json" leaves the spell's folder/,
+    );
   });
 
   it("names a missing tag, and a malformed reference (exit 3)", async () => {
@@ -300,30 +350,46 @@ needs(REGISTRY_MISSING).describe("a registry that needs a credential (htpasswd b
 
     const none = p.io();
     expect(await pushCommand(main, ref, {}, none)).toBe(EXIT.failure);
-    expect(none.err).toContain(`the registry ${registry.host}/team/private needs a credential (HTTP 401): log in with spell login ${registry.host}`);
+    expect(none.err).toContain(
+      `the registry ${registry.host}/team/private needs a credential (HTTP 401): log in with spell login ${registry.host}`,
+    );
 
     const wrong = p.io();
-    expect(await loginCommand(registry.host, { username: "alice", password: "wrong-pass-91c2" }, wrong)).toBe(EXIT.failure);
-    expect(wrong.err).toContain(`the registry ${registry.host} refused the stored credential (HTTP 401)`);
+    expect(
+      await loginCommand(registry.host, { username: "alice", password: "wrong-pass-91c2" }, wrong),
+    ).toBe(EXIT.failure);
+    expect(wrong.err).toContain(
+      `the registry ${registry.host} refused the stored credential (HTTP 401)`,
+    );
     expect(wrong.err + wrong.out).not.toContain("wrong-pass-91c2");
     expect(existsSync(join(p.env.DOCKER_CONFIG, "config.json"))).toBe(false);
 
     const right = p.io();
     expect(await loginCommand(registry.host, { ...user }, right), right.err).toBe(EXIT.ok);
     expect(right.out + right.err).not.toContain(user.password);
-    const config = JSON.parse(readFileSync(join(p.env.DOCKER_CONFIG, "config.json"), "utf8"));
-    expect(Buffer.from(config.auths[registry.host].auth, "base64").toString()).toBe(`alice:${user.password}`);
+    const config = JSON.parse(readFileSync(join(p.env.DOCKER_CONFIG, "config.json"), "utf8")) as {
+      auths: Record<string, { auth: string }>;
+    };
+    expect(Buffer.from(config.auths[registry.host]!.auth, "base64").toString()).toBe(
+      `alice:${user.password}`,
+    );
 
     const pushed = p.io();
     expect(await pushCommand(main, ref, {}, pushed), pushed.err).toBe(EXIT.ok);
     const ran = p.io();
-    expect(await runCommand(`oci://${ref}`, { loom: "memory", json: true }, ran), ran.err).toBe(EXIT.ok);
-    expect(JSON.parse(ran.out).result).toBe("behind a password");
+    expect(await runCommand(`oci://${ref}`, { loom: "memory", json: true }, ran), ran.err).toBe(
+      EXIT.ok,
+    );
+    expect((JSON.parse(ran.out) as { result: unknown }).result).toBe("behind a password");
 
     // A stored credential the registry refuses: named as refused, never shown.
     writeFileSync(
       join(p.env.DOCKER_CONFIG, "config.json"),
-      JSON.stringify({ auths: { [registry.host]: { auth: Buffer.from("alice:stale-secret-55e1").toString("base64") } } }),
+      JSON.stringify({
+        auths: {
+          [registry.host]: { auth: Buffer.from("alice:stale-secret-55e1").toString("base64") },
+        },
+      }),
     );
     rmSync(p.env.SPELLBOOK_CACHE, { recursive: true, force: true });
     const stale = p.io();
@@ -339,45 +405,58 @@ needs(REGISTRY_MISSING).describe("an unreachable registry", () => {
     const port = await freePort();
     const pulled = p.io();
     expect(await pullCommand(`127.0.0.1:${port}/team/x:1`, {}, pulled)).toBe(EXIT.failure);
-    expect(pulled.err).toBe(`cannot reach the registry 127.0.0.1:${port}: connection refused (ECONNREFUSED)\n`);
+    expect(pulled.err).toBe(
+      `cannot reach the registry 127.0.0.1:${port}: connection refused (ECONNREFUSED)\n`,
+    );
     const ran = p.io();
-    expect(await runCommand(`oci://127.0.0.1:${port}/team/x:1`, { loom: "memory" }, ran)).toBe(EXIT.failure);
+    expect(await runCommand(`oci://127.0.0.1:${port}/team/x:1`, { loom: "memory" }, ran)).toBe(
+      EXIT.failure,
+    );
     expect(ran.err).toContain("cannot reach the registry");
   });
 });
 
-needs(REGISTRY_MISSING).describe("a registry behind the token flow (Bearer challenge, token endpoint)", () => {
-  let registry: Registry;
-  let front: Awaited<ReturnType<typeof tokenFront>>;
-  const user = { username: "bob", password: "token-pass-2b8d" };
-  beforeAll(async () => {
-    registry = await Registry.start();
-    front = await tokenFront(registry, user);
-  });
-  afterAll(async () => {
-    await front?.close();
-    await registry?.stop();
-  });
+needs(REGISTRY_MISSING).describe(
+  "a registry behind the token flow (Bearer challenge, token endpoint)",
+  () => {
+    let registry: Registry;
+    let front: Awaited<ReturnType<typeof tokenFront>>;
+    const user = { username: "bob", password: "token-pass-2b8d" };
+    beforeAll(async () => {
+      registry = await Registry.start();
+      front = await tokenFront(registry, user);
+    });
+    afterAll(async () => {
+      await front?.close();
+      await registry?.stop();
+    });
 
-  it("gets a token for the scope the challenge names, pushes and pulls with it; a wrong credential is refused", async () => {
-    const p = place();
-    const main = p.write("s/spell.yaml", child("through a token"));
-    const ref = `${front.host}/team/tokened:1`;
-    const wrong = p.io();
-    expect(await loginCommand(front.host, { username: "bob", password: "nope-3c1f" }, wrong)).toBe(EXIT.failure);
-    expect(wrong.err).toContain(`the registry ${front.host} refused the stored credential (HTTP 401)`);
-    expect(wrong.err).not.toContain("nope-3c1f");
+    it("gets a token for the scope the challenge names, pushes and pulls with it; a wrong credential is refused", async () => {
+      const p = place();
+      const main = p.write("s/spell.yaml", child("through a token"));
+      const ref = `${front.host}/team/tokened:1`;
+      const wrong = p.io();
+      expect(
+        await loginCommand(front.host, { username: "bob", password: "nope-3c1f" }, wrong),
+      ).toBe(EXIT.failure);
+      expect(wrong.err).toContain(
+        `the registry ${front.host} refused the stored credential (HTTP 401)`,
+      );
+      expect(wrong.err).not.toContain("nope-3c1f");
 
-    expect(await loginCommand(front.host, { ...user }, p.io())).toBe(EXIT.ok);
-    const pushed = p.io();
-    expect(await pushCommand(main, ref, {}, pushed), pushed.err).toBe(EXIT.ok);
-    expect(front.scopes).toContain("repository:team/tokened:pull,push");
-    const pulled = p.io();
-    expect(await pullCommand(ref, { out: "out" }, pulled), pulled.err).toBe(EXIT.ok);
-    expect(readFileSync(join(p.dir, "out", "spell.yaml"), "utf8")).toBe(readFileSync(main, "utf8"));
-    expect(front.scopes).toContain("repository:team/tokened:pull");
-  });
-});
+      expect(await loginCommand(front.host, { ...user }, p.io())).toBe(EXIT.ok);
+      const pushed = p.io();
+      expect(await pushCommand(main, ref, {}, pushed), pushed.err).toBe(EXIT.ok);
+      expect(front.scopes).toContain("repository:team/tokened:pull,push");
+      const pulled = p.io();
+      expect(await pullCommand(ref, { out: "out" }, pulled), pulled.err).toBe(EXIT.ok);
+      expect(readFileSync(join(p.dir, "out", "spell.yaml"), "utf8")).toBe(
+        readFileSync(main, "utf8"),
+      );
+      expect(front.scopes).toContain("repository:team/tokened:pull");
+    });
+  },
+);
 
 needs(REGISTRY_MISSING, notBuilt()).describe("the built CLI", () => {
   let registry: Registry;
@@ -403,11 +482,13 @@ needs(REGISTRY_MISSING, notBuilt()).describe("the built CLI", () => {
     expect(pushed.stdout).toMatch(/^sha256:[a-f0-9]{64}\n$/);
     const ran = spell("run", `oci://${ref}`, "--json", "--loom", "memory");
     expect(ran.status, ran.stderr).toBe(0);
-    expect(JSON.parse(ran.stdout).result).toBe("hello from the built CLI");
+    expect((JSON.parse(ran.stdout) as { result: unknown }).result).toBe("hello from the built CLI");
     const port = await freePort();
     const down = spell("pull", `127.0.0.1:${port}/team/x:1`);
     expect(down.status).toBe(4);
-    expect(down.stderr).toContain(`cannot reach the registry 127.0.0.1:${port}: connection refused`);
+    expect(down.stderr).toContain(
+      `cannot reach the registry 127.0.0.1:${port}: connection refused`,
+    );
     const bad = spell("run", "oci://nohost");
     expect(bad.status).toBe(3);
   });

@@ -47,7 +47,9 @@ export class Registry {
     const r = new Registry(await freePort());
     let auth = "";
     if (user) {
-      const made = spawnSync("htpasswd", ["-nbB", user.username, user.password], { encoding: "utf8" });
+      const made = spawnSync("htpasswd", ["-nbB", user.username, user.password], {
+        encoding: "utf8",
+      });
       if (made.status !== 0) throw new Error(`htpasswd failed: ${made.stderr}`);
       writeFileSync(join(r.dir, "htpasswd"), made.stdout);
       auth = `auth:\n  htpasswd:\n    realm: spellbook-tests\n    path: ${join(r.dir, "htpasswd")}\n`;
@@ -100,7 +102,18 @@ export class Registry {
   /** The storage path of a blob (the tampering test rewrites it). */
   blobPath(digest: string): string {
     const hex = digest.replace(/^sha256:/, "");
-    return join(this.dir, "data", "docker", "registry", "v2", "blobs", "sha256", hex.slice(0, 2), hex, "data");
+    return join(
+      this.dir,
+      "data",
+      "docker",
+      "registry",
+      "v2",
+      "blobs",
+      "sha256",
+      hex.slice(0, 2),
+      hex,
+      "data",
+    );
   }
 
   async stop(): Promise<void> {
@@ -134,7 +147,9 @@ export async function tokenFront(
     if (url.pathname === "/token") {
       scopes.push(url.searchParams.get("scope") ?? "");
       if (req.headers.authorization !== basic) {
-        res.writeHead(401, { "content-type": "application/json" }).end('{"errors":[{"code":"UNAUTHORIZED"}]}');
+        res
+          .writeHead(401, { "content-type": "application/json" })
+          .end('{"errors":[{"code":"UNAUTHORIZED"}]}');
         return;
       }
       const token = randomBytes(12).toString("hex");
