@@ -5,12 +5,14 @@
  * pulled content whose paths would leave its folder.
  */
 import { spawnSync } from "node:child_process";
+import { PassThrough, Readable } from "node:stream";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { EXIT } from "../../src/cli/io.js";
 import { runCommand } from "../../src/cli/run.js";
+import { mcpCommand } from "../../src/cli/mcp.js";
 import {
   inspectCommand,
   lockCommand,
@@ -194,6 +196,22 @@ circle:
     const loom2 = join(p.dir, "updated.jsonl");
     expect(await runCommand(top, { loom: loom2 }, p.io())).toBe(EXIT.ok);
     expect(readFileSync(loom2, "utf8")).toContain("version two");
+  });
+
+  it("spell mcp takes a reference too", async () => {
+    const p = place();
+    const main = p.write("m/tool.yaml", child("as a tool"));
+    const ref = `${registry.host}/team/tool:1`;
+    expect(await pushCommand(main, ref, {}, p.io())).toBe(EXIT.ok);
+    const served = p.io();
+    const input = Readable.from([]);
+    const code = await mcpCommand([`oci://${ref}`], { loom: "memory" }, served, {
+      input,
+      output: new PassThrough(),
+      stop: new Promise(() => undefined),
+    });
+    expect(code, served.err).toBe(EXIT.ok);
+    expect(served.err).toContain("spell mcp: child waiting for an MCP client");
   });
 
   it("a lock hashes MCP server scripts: a changed script is refused, named", async () => {
