@@ -123,6 +123,25 @@ describe("credentials from the Docker config", () => {
   });
 });
 
+describe("a Docker credential helper", () => {
+  it("is asked with the host on stdin when the config names it for that host", () => {
+    const dir = mkdtempSync(join(tmpdir(), "spell-helper-"));
+    const helper = join(dir, "docker-credential-spelltest");
+    writeFileSync(
+      helper,
+      '#!/bin/sh\nread host\n[ "$host" = "r.example.com" ] && echo \'{"Username":"h","Secret":"from-helper"}\' || exit 1\n',
+      { mode: 0o755 },
+    );
+    writeFileSync(
+      join(dir, "config.json"),
+      JSON.stringify({ credHelpers: { "r.example.com": "spelltest" } }),
+    );
+    const env = { DOCKER_CONFIG: dir, PATH: `${dir}:${process.env["PATH"] ?? ""}` };
+    expect(credentialFor("r.example.com", env)).toEqual({ username: "h", password: "from-helper" });
+    expect(credentialFor("other.example.com", env)).toBeUndefined();
+  });
+});
+
 /** A loopback server recording each request's headers; `answer` decides the reply. */
 async function server(
   answer: (url: string, res: ServerResponse, headers: IncomingHttpHeaders) => void,
