@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { basename, resolve } from "node:path";
 import { displayPath } from "./io.js";
+import { openSpell } from "./open-spell.js";
 import { ConfigError, SpellErrors, errorMessage } from "../core/errors.js";
 import { loadDocument, type LoadedDocument } from "../spell/index.js";
 import { EXIT, type CliIO } from "./io.js";
@@ -14,14 +15,23 @@ import {
 export async function validateCommand(files: string[], io: CliIO): Promise<number> {
   let bad = 0;
   for (const file of files) {
+    const opened = await openSpell(file, io);
+    if (typeof opened === "number") {
+      bad++;
+      io.stdout(`${file}: 1 error\n`);
+      continue;
+    }
     try {
-      const loaded = await loadDocument(displayPath(io.cwd, file), {
+      const loaded = await loadDocument(displayPath(io.cwd, opened.path), {
         env: io.env,
         validateOnly: true,
+        ...(opened.remote ? { remote: opened.remote } : {}),
       });
       for (const w of loaded.warnings)
         io.stderr(`${file}:${w.position.line}:${w.position.col}: warning: ${w.message}\n`);
-      for (const line of await unpinned(resolve(io.cwd, file))) io.stderr(`${file}:${line}\n`);
+      if (!file.startsWith("oci://"))
+        for (const line of await unpinned(resolve(io.cwd, opened.path)))
+          io.stderr(`${file}:${line}\n`);
       const unchecked = await expectationErrors(loaded);
       if (unchecked.length) throw new SpellErrors(unchecked);
       io.stdout(`${file}: ok\n`);

@@ -214,6 +214,37 @@ circle:
     expect(served.err).toContain("spell mcp: child waiting for an MCP client");
   });
 
+  it("spell validate takes a reference, and a flow's cast: may be one", async () => {
+    const p = place();
+    const root = join(import.meta.dirname, "..", "..");
+    const ref = `${registry.host}/team/reply:1`;
+    const reply = join(root, "spells", "greeter", "reply.yaml");
+    expect(await pushCommand(reply, ref, {}, p.io())).toBe(EXIT.ok);
+    const checked = p.io();
+    expect(await validateCommand([`oci://${ref}`], checked), checked.err).toBe(EXIT.ok);
+    expect(checked.out).toBe(`oci://${ref}: ok\n`);
+    const flow = p.write(
+      "flow/greeter-flow.yaml",
+      readFileSync(join(root, "spells", "greeter-flow.yaml"), "utf8").replace(
+        "cast: ./greeter/reply.yaml",
+        `cast: oci://${ref}`,
+      ),
+    );
+    const flowChecked = p.io();
+    expect(await validateCommand([flow], flowChecked), flowChecked.err).toBe(EXIT.ok);
+    expect(flowChecked.err).toContain(`warning: oci://${ref} is not pinned`);
+    const missing = p.io();
+    writeFileSync(
+      flow,
+      readFileSync(flow, "utf8").replace(
+        `cast: oci://${ref}`,
+        `cast: oci://${registry.host}/team/none:1`,
+      ),
+    );
+    expect(await validateCommand([flow], missing)).toBe(EXIT.invalid);
+    expect(missing.err).toContain(`${registry.host}/team/none:1 is not in the registry`);
+  });
+
   it("a lock hashes MCP server scripts: a changed script is refused, named", async () => {
     const p = place();
     p.write("srv/server.mjs", "// a server\n");
