@@ -1,4 +1,7 @@
+import { readFileSync } from "node:fs";
+import { basename, resolve } from "node:path";
 import { displayPath } from "./io.js";
+import { openSpell } from "./open-spell.js";
 import { ConfigError, SpellErrors, errorMessage } from "../core/errors.js";
 import { loadDocument, type LoadedDocument } from "../spell/index.js";
 import type { Warning } from "../spell/rewrite.js";
@@ -15,13 +18,23 @@ import {
 export async function validateCommand(files: string[], io: CliIO): Promise<number> {
   let bad = 0;
   for (const file of files) {
+    const opened = await openSpell(file, io);
+    if (typeof opened === "number") {
+      bad++;
+      io.stdout(`${file}: 1 error\n`);
+      continue;
+    }
     try {
-      const loaded = await loadDocument(displayPath(io.cwd, file), {
+      const loaded = await loadDocument(displayPath(io.cwd, opened.path), {
         env: io.env,
         validateOnly: true,
+        ...(opened.remote ? { remote: opened.remote } : {}),
       });
       for (const w of [...loaded.warnings, ...missingKeys(loaded, io.env)])
         io.stderr(`${file}:${w.position.line}:${w.position.col}: warning: ${w.message}\n`);
+      if (!file.startsWith("oci://"))
+        for (const line of await unpinned(resolve(io.cwd, opened.path)))
+          io.stderr(`${file}:${line}\n`);
       const unchecked = await expectationErrors(loaded);
       if (unchecked.length) throw new SpellErrors(unchecked);
       io.stdout(`${file}: ok\n`);
@@ -34,6 +47,27 @@ export async function validateCommand(files: string[], io: CliIO): Promise<numbe
     }
   }
   return bad ? EXIT.invalid : EXIT.ok;
+}
+
+/** `line:col: warning: …` for each registry reference the spell names that no lock pins. */
+async function unpinned(path: string): Promise<string[]> {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch {
+    return [];
+  }
+  if (!text.includes("oci://")) return [];
+  const { spellFiles, readLock, lockPathFor, parseReference } =
+    await import("../registry/index.js");
+  const lock = readLock(lockPathFor(path));
+  const mine = spellFiles(path).remotes.filter((r) => r.from === basename(path));
+  return mine
+    .filter((r) => !(lock && Object.hasOwn(lock.remote, r.ref)) && !parseReference(r.ref).digest)
+    .map(
+      (r) =>
+        `${r.line}:${r.col}: warning: ${r.ref} is not pinned: a run fetches whatever its tag names then (spell lock ${basename(path)} pins it)`,
+    );
 }
 
 /**
