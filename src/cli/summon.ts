@@ -7,15 +7,19 @@
  * process or another one (its turns back in the context, the code medium's variables by replay);
  * a spell that names its loom continues its only entity there unless `--new` (summon-target.ts).
  */
+import { basename } from "node:path";
 import type { Entity } from "../core/entity.js";
+import { loopLimits } from "../core/outcome.js";
+import { redactingListener } from "../core/redact-stream.js";
 import { errorMessage, SpellbookError } from "../core/errors.js";
 import type { Loom } from "../loom/loom.js";
 import { spellOf, type LoadedSpell } from "../spell/index.js";
-import { EXIT, processIO, type CliIO } from "./io.js";
+import { displayPath, EXIT, processIO, type CliIO } from "./io.js";
 import { resumeHint, summonTarget, type NamedLoom } from "./summon-target.js";
 import { exitFor, loadForCast, printWarnings, type LoadFlags } from "./load.js";
 import { progressLines } from "./progress.js";
-import { printResult } from "./run.js";
+import { printResult, summaryLine } from "./run.js";
+import { loadTui } from "./tui-load.js";
 import { liveDisplay } from "./stream-text.js";
 import { cliApprover, type ApproverFlags } from "./approver.js";
 import { otelSetup, startOtel, type OtelFlags } from "./otel/tracing.js";
@@ -34,6 +38,8 @@ export interface SummonFlags extends LoadFlags, ApproverFlags, OtelFlags {
   quiet?: boolean | undefined;
   /** Each result as a JSON line on stdout. */
   json?: boolean | undefined;
+  /** The line mode even on a terminal (no full-screen UI). */
+  plain?: boolean | undefined;
 }
 
 export interface SummonIO extends CliIO {
@@ -43,6 +49,11 @@ export interface SummonIO extends CliIO {
   terminal?: NodeJS.WritableStream;
   /** Ctrl-C that arrives as a signal (input from a pipe); returns the unsubscribe. */
   onInterrupt?: (handler: () => void) => () => void;
+  /**
+   * stdin and stdout when both are terminals: the session opens the full-screen UI there
+   * (issue 42) unless --plain or --json.
+   */
+  screen?: { stdin: NodeJS.ReadStream; stdout: NodeJS.WriteStream };
 }
 
 export interface SummonHooks {
@@ -88,7 +99,9 @@ export async function runSummon(
   const offOtel = otel ? entity.bus.on(otel.listener()) : undefined;
   hooks.onStart?.(entity, loaded, io);
   try {
-    await readIntents(io, (line, signal) => sendLine(entity, line, signal, loaded, flags, io));
+    if (io.screen && !flags.plain && !flags.json) await screenSession(entity, loaded, io.screen, io);
+    else
+      await readIntents(io, (line, signal) => sendLine(entity, line, signal, loaded, flags, io));
   } finally {
     offOtel?.();
     await otel?.shutdown();
@@ -126,7 +139,9 @@ async function startSummon(
     const ask = io.terminal ? io : undefined;
     const onApproval = cliApprover(
       flags,
-      ask && ((text, signal) => ask.question?.(text, signal) ?? Promise.resolve(null)),
+      ask &&
+        ((text, signal, request) =>
+          ask.question?.(text, signal, request) ?? Promise.resolve(null)),
       (t) => loaded.redactor.redact(t),
     );
     const entity = cantrip.summon({
@@ -179,6 +194,66 @@ async function sendLine(
     io.stderr(redact(`send failed: ${errorMessage(err)}\n`));
   } finally {
     off?.();
+  }
+}
+
+/**
+ * The session in the full-screen terminal UI (src/cli/tui/): the same entity, the same events
+ * (redacted as line mode's are), the same loom; the UI only shows them. Approvals go to its
+ * dialog. Resolves when the user ends the session.
+ */
+async function screenSession(
+  entity: Entity<Loom>,
+  loaded: LoadedSpell,
+  screen: NonNullable<SummonIO["screen"]>,
+  io: SummonIO,
+): Promise<void> {
+  const { openTui } = await loadTui();
+  const redact = (t: string): string => loaded.redactor.redact(t);
+  const location = entity.cantrip.loom.store.location;
+  const limits = loopLimits(entity.cantrip.circle.wards);
+  const tui = openTui({
+    status: {
+      spell: loaded.name || basename(loaded.file),
+      model: entity.cantrip.llm.name,
+      entityId: entity.id,
+      loom: displayPath(io.cwd, location),
+      limits,
+    },
+    subscribe: (listener) => entity.bus.on(redactingListener(listener, loaded.redactor)),
+    cast: async (intent, signal) => {
+      try {
+        const result = await entity.send(intent, { signal });
+        if (result.status === "failed")
+          return {
+            error: redact(
+              `send failed: ${errorMessage(result.error)}\nthe loom keeps every turn recorded before the failure (${location})`,
+            ),
+          };
+        const text =
+          typeof result.result === "string"
+            ? result.result
+            : JSON.stringify(result.result, null, 2);
+        return {
+          text: redact(text),
+          summary: redact(summaryLine(result, location)).trimEnd(),
+          usage: result.usage,
+        };
+      } catch (err) {
+        return { error: redact(`send failed: ${errorMessage(err)}`) };
+      }
+    },
+    redact,
+    stdin: screen.stdin,
+    stdout: screen.stdout,
+  });
+  const lineQuestion = io.question;
+  io.question = (text, signal, request) =>
+    request ? tui.ask(request, signal) : Promise.resolve(null);
+  try {
+    await tui.closed;
+  } finally {
+    io.question = lineQuestion;
   }
 }
 
@@ -248,6 +323,9 @@ export async function withProcessSummon(run: (io: SummonIO) => Promise<number>):
       ...processIO(),
       input: process.stdin,
       ...(process.stdin.isTTY ? { terminal: process.stderr } : {}),
+      ...(process.stdin.isTTY && process.stdout.isTTY
+        ? { screen: { stdin: process.stdin, stdout: process.stdout } }
+        : {}),
       onInterrupt: (handler) => {
         listeners.add(handler);
         return () => listeners.delete(handler);
