@@ -310,6 +310,13 @@ async function readIntents(
   }
 }
 
+/** Whether a CI variable is set (as Ink reads them: "0" and "false" are unset). */
+export function inCi(env: NodeJS.ProcessEnv): boolean {
+  return ["CI", "CONTINUOUS_INTEGRATION"].some(
+    (k) => env[k] !== undefined && env[k] !== "0" && env[k] !== "false",
+  );
+}
+
 /**
  * The process's own streams for an interactive session (`spell summon`, `spell familiar`):
  * stdin, the terminal when there is one, and Ctrl-C signals, let go once `run` ends.
@@ -323,7 +330,8 @@ export async function withProcessSummon(run: (io: SummonIO) => Promise<number>):
       ...processIO(),
       input: process.stdin,
       ...(process.stdin.isTTY ? { terminal: process.stderr } : {}),
-      ...(process.stdin.isTTY && process.stdout.isTTY
+      // Under CI (CI or CONTINUOUS_INTEGRATION set), Ink draws only the last frame: line mode.
+      ...(process.stdin.isTTY && process.stdout.isTTY && !inCi(process.env)
         ? { screen: { stdin: process.stdin, stdout: process.stdout } }
         : {}),
       onInterrupt: (handler) => {

@@ -210,6 +210,7 @@ export class SessionModel {
       case "step_complete": {
         const turn = this.open.get(e.entityId) ?? this.startTurn(e.entityId, e.sequence, now);
         this.open.delete(e.entityId);
+        turn.sequence = e.sequence; // the entity's turn number, as line mode's "turn N"
         turn.end = {
           durationMs: e.durationMs,
           tokensIn: e.usage.promptTokens,

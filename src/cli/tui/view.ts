@@ -8,6 +8,7 @@ import { Box, Text, useInput, useStdout } from "ink";
 import {
   createElement as h,
   useEffect,
+  useRef,
   useState,
   useSyncExternalStore,
   type ReactNode,
@@ -184,7 +185,7 @@ export function StatusLine({ model }: { model: SessionModel }): ReactNode {
     null,
     h(
       Text,
-      { inverse: true },
+      { inverse: true, wrap: "truncate-end" },
       ` ${s.spell} · ${s.model} · ${s.entityId} · turn ${model.turn} · ${model.tokensIn} in / ${model.tokensOut} out · ${cost} · loom ${s.loom} `,
     ),
     near.length ? h(Text, { color: "red", bold: true }, ` ⚠ ${near.join(", ")}`) : null,
@@ -225,7 +226,14 @@ function useSize(): { columns: number; rows: number } {
 export function App({ model, controls }: { model: SessionModel; controls: Controls }): ReactNode {
   useSyncExternalStore(model.subscribe, model.snapshot);
   const { columns, rows } = useSize();
-  const [value, setValue] = useState("");
+  // The prompt's text in a ref as well as in state: keys that arrive between two renders
+  // (typed fast, pasted, sent by a script) each see the text the previous one left.
+  const text = useRef("");
+  const [value, setShown] = useState("");
+  const setValue = (next: string | ((v: string) => string)) => {
+    text.current = typeof next === "function" ? next(text.current) : next;
+    setShown(text.current);
+  };
   const [history, setHistory] = useState<string[]>([]);
   const [back, setBack] = useState(0); // how far up the history Up went (0: the new line)
   const [scroll, setScroll] = useState(0);
@@ -246,7 +254,7 @@ export function App({ model, controls }: { model: SessionModel; controls: Contro
         setSelected(undefined);
         return;
       }
-      if (value) {
+      if (text.current) {
         setValue("");
         return;
       }
@@ -265,7 +273,7 @@ export function App({ model, controls }: { model: SessionModel; controls: Contro
       return;
     }
     if (key.ctrl && input === "d") {
-      if (!value && !model.running) controls.end();
+      if (!text.current && !model.running) controls.end();
       return;
     }
     if (key.pageUp) return setScroll((s) => s + page);
@@ -299,8 +307,12 @@ export function App({ model, controls }: { model: SessionModel; controls: Contro
       setValue((v) => `${v}\n`);
       return;
     }
-    if (key.return) {
-      const intent = value.trim();
+    // Several keys in one read (a paste, a script): line breaks inside are new lines, a final
+    // Enter sends.
+    const typed = input.length > 1 && input.endsWith("\r") ? input.slice(0, -1) : undefined;
+    if (typed !== undefined) setValue((v) => v + typed.replace(/\r\n?/g, "\n"));
+    if (key.return || typed !== undefined) {
+      const intent = text.current.trim();
       if (!intent) return;
       if (model.running) {
         model.notice("a cast is running: Esc or Ctrl-C stops it");
