@@ -234,12 +234,12 @@ export function App({ model, controls }: { model: SessionModel; controls: Contro
     text.current = typeof next === "function" ? next(text.current) : next;
     setShown(text.current);
   };
-  const [history, setHistory] = useState<string[]>([]);
-  const [back, setBack] = useState(0); // how far up the history Up went (0: the new line)
+  const history = useRef<string[]>([]).current;
+  const back = useRef(0); // how far up the history Up went (0: the new line)
+  const idleInterrupts = useRef(0);
   const [scroll, setScroll] = useState(0);
   const [selected, setSelected] = useState<number | undefined>(undefined);
   const [opened, setOpened] = useState<ReadonlySet<number>>(new Set());
-  const [idleInterrupts, setIdleInterrupts] = useState(0);
   const page = Math.max(1, rows - 6);
 
   useInput((input, key) => {
@@ -258,14 +258,14 @@ export function App({ model, controls }: { model: SessionModel; controls: Contro
         setValue("");
         return;
       }
-      if (idleInterrupts >= 1) controls.end();
+      if (idleInterrupts.current >= 1) controls.end();
       else {
-        setIdleInterrupts(1);
+        idleInterrupts.current = 1;
         model.notice("(Ctrl-C again, or Ctrl-D, to end the session)");
       }
       return;
     }
-    setIdleInterrupts(0);
+    idleInterrupts.current = 0;
     if (approval) {
       const word = input.toLowerCase();
       if (word === "y" || word === "n" || word === "a") controls.answer(word);
@@ -298,8 +298,8 @@ export function App({ model, controls }: { model: SessionModel; controls: Contro
       return;
     }
     if (key.upArrow || key.downArrow) {
-      const to = Math.min(history.length, Math.max(0, back + (key.upArrow ? 1 : -1)));
-      setBack(to);
+      const to = Math.min(history.length, Math.max(0, back.current + (key.upArrow ? 1 : -1)));
+      back.current = to;
       setValue(to === 0 ? "" : history[history.length - to]!);
       return;
     }
@@ -314,18 +314,20 @@ export function App({ model, controls }: { model: SessionModel; controls: Contro
     if (key.return || typed !== undefined) {
       const intent = text.current.trim();
       if (!intent) return;
+      if (intent === "/help") {
+        setValue("");
+        setScroll(0);
+        model.notice(KEYS.map(([k, what]) => `${k.padEnd(24)} ${what}`).join("\n"));
+        return;
+      }
       if (model.running) {
         model.notice("a cast is running: Esc or Ctrl-C stops it");
         return;
       }
       setValue("");
-      setBack(0);
+      back.current = 0;
       setScroll(0);
-      if (intent === "/help") {
-        model.notice(KEYS.map(([k, what]) => `${k.padEnd(24)} ${what}`).join("\n"));
-        return;
-      }
-      setHistory((hist) => [...hist, intent]);
+      history.push(intent);
       controls.send(intent);
       return;
     }
