@@ -219,6 +219,11 @@ async function screenSession(
       entityId: entity.id,
       loom: displayPath(io.cwd, location),
       limits,
+      turn: entity.cantrip.loom.lastTurnOf(entity.id)?.sequence ?? 0,
+    },
+    recorded: (turnId) => {
+      const turn = entity.cantrip.loom.get(turnId);
+      return turn && { utterance: redact(turn.utterance), observation: redact(turn.observation) };
     },
     subscribe: (listener) => entity.bus.on(redactingListener(listener, loaded.redactor)),
     cast: async (intent, signal) => {

@@ -31,6 +31,8 @@ export interface TurnView {
   text: string;
   calls: CallView[];
   children: TurnView[];
+  /** The loom's id of the turn, once it ended. */
+  turnId?: string;
   /** Absent while the turn runs. */
   end?: {
     durationMs: number;
@@ -72,6 +74,8 @@ export interface StatusInfo {
   entityId: string;
   loom: string;
   limits: Limits;
+  /** The entity's last turn before this session (a resumed entity's). */
+  turn?: number;
 }
 
 /** Share of a ward's limit from which the status line names it. */
@@ -101,7 +105,36 @@ export class SessionModel {
   private endedIn = 0;
   private endedOut = 0;
 
-  constructor(readonly status: StatusInfo) {}
+  private readonly works = new Map<string, { code: string; output: string }>();
+
+  /**
+   * @param recorded the turn as the loom recorded it (redacted): a code or bash turn's code and
+   *   its output are not in the events; the UI shows them from the loom once the turn ended.
+   */
+  constructor(
+    readonly status: StatusInfo,
+    private readonly recorded?: (
+      turnId: string,
+    ) => { utterance: string; observation: string } | undefined,
+  ) {
+    this.turn = status.turn ?? 0;
+  }
+
+  /**
+   * The code (or bash command) a turn ran and what it printed, when the turn was one of code:
+   * it called no gate through the conversation and said something else than its streamed text.
+   */
+  work(turn: TurnView): { code: string; output: string } | undefined {
+    if (!turn.turnId || turn.calls.length > 0 || !this.recorded) return undefined;
+    const known = this.works.get(turn.turnId);
+    if (known) return known;
+    const rec = this.recorded(turn.turnId);
+    if (!rec) return undefined;
+    const code = rec.utterance.trim();
+    const work = code && code !== turn.text.trim() ? { code, output: rec.observation } : undefined;
+    if (work) this.works.set(turn.turnId, work);
+    return work;
+  }
 
   /** For useSyncExternalStore: a number that changes at every change. */
   readonly snapshot = (): number => this.version;
@@ -211,6 +244,7 @@ export class SessionModel {
         const turn = this.open.get(e.entityId) ?? this.startTurn(e.entityId, e.sequence, now);
         this.open.delete(e.entityId);
         turn.sequence = e.sequence; // the entity's turn number, as line mode's "turn N"
+        turn.turnId = e.turnId;
         turn.end = {
           durationMs: e.durationMs,
           tokensIn: e.usage.promptTokens,
@@ -264,7 +298,9 @@ export class SessionModel {
     const turn: TurnView = {
       key: this.nextKey++,
       entityId,
-      sequence,
+      // step_start counts the cast's turns; the entity's number (line mode's) is known for the
+      // summoned entity, and comes with step_complete for a child's.
+      sequence: parent ? sequence : this.turn + 1,
       depth: parent ? parent.depth + 1 : 0,
       startedAt: now,
       text: "",

@@ -23,6 +23,8 @@ export type CastOutcome =
 
 export interface TuiOptions {
   status: StatusInfo;
+  /** A turn as the loom recorded it, redacted (a code turn's code and output). */
+  recorded?: (turnId: string) => { utterance: string; observation: string } | undefined;
   /** Subscribes to the entity's events, redacted; returns the unsubscribe. */
   subscribe: (listener: (event: CantripEvent) => void) => () => void;
   /** One intent to the entity: resolves when the cast ends (never rejects). */
@@ -43,7 +45,7 @@ const ALT_SCREEN_ON = "\u001b[?1049h";
 const ALT_SCREEN_OFF = "\u001b[?1049l";
 
 export function openTui(options: TuiOptions): TuiSession {
-  const model = new SessionModel(options.status);
+  const model = new SessionModel(options.status, options.recorded);
   const off = options.subscribe((e) => model.event(e));
   let running: AbortController | undefined;
   let answering: ((word: string | null) => void) | undefined;

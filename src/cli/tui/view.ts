@@ -62,7 +62,9 @@ export function TurnBlock({
   selected,
   opened,
   width,
+  model,
 }: {
+  model: SessionModel;
   turn: TurnView;
   selected: number | undefined;
   opened: ReadonlySet<number>;
@@ -76,6 +78,7 @@ export function TurnBlock({
     ? ` · ${duration(end.durationMs)} · ${end.tokensIn} in / ${end.tokensOut} out${end.outcome === "continue" ? "" : ` → ${end.outcome}`}`
     : "";
   const running = !end && !turn.calls.some((c) => c.result === undefined);
+  const work = model.work(turn);
   return h(
     Box,
     { flexDirection: "column", marginLeft: turn.depth > 0 ? 2 : 0 },
@@ -92,6 +95,7 @@ export function TurnBlock({
       running ? h(Spinner, { since: turn.startedAt }) : null,
     ),
     turn.text ? h(Box, { paddingLeft: 2 }, h(Markdown, { text: turn.text })) : null,
+    work ? h(WorkView, { work, open }) : null,
     ...turn.calls.map((call, i) => {
       const code = codeOf(call.args);
       const args = code === undefined ? call.args : "";
@@ -128,8 +132,24 @@ export function TurnBlock({
       );
     }),
     ...turn.children.map((child) =>
-      h(TurnBlock, { key: child.key, turn: child, selected, opened, width }),
+      h(TurnBlock, { key: child.key, turn: child, selected, opened, width, model }),
     ),
+  );
+}
+
+/** A code or bash turn's code and output (from the loom), folded unless the turn is open. */
+function WorkView({ work, open }: { work: { code: string; output: string }; open: boolean }): ReactNode {
+  const code = open ? { shown: safeText(work.code), more: "" } : fold(work.code, 6, 600);
+  const output = open ? { shown: safeText(work.output), more: "" } : fold(work.output, RESULT_LINES, RESULT_CHARS);
+  return h(
+    Box,
+    { flexDirection: "column", paddingLeft: 2 },
+    h(Text, { color: "cyan" }, code.shown),
+    code.more ? h(Text, { dimColor: true }, `  … ${code.more}`) : null,
+    work.output ? h(Text, null, `→ ${output.shown}`) : null,
+    output.more
+      ? h(Text, { dimColor: true }, `  … ${output.more} (Tab selects the turn, Ctrl-O opens it)`)
+      : null,
   );
 }
 
@@ -138,7 +158,9 @@ function EntryView({
   selected,
   opened,
   width,
+  model,
 }: {
+  model: SessionModel;
   entry: Entry;
   selected: number | undefined;
   opened: ReadonlySet<number>;
@@ -148,7 +170,7 @@ function EntryView({
     case "intent":
       return h(Box, { marginTop: 1 }, h(Text, { bold: true, color: "blue" }, `› ${safeText(entry.text)}`));
     case "turn":
-      return h(TurnBlock, { turn: entry.turn, selected, opened, width });
+      return h(TurnBlock, { turn: entry.turn, selected, opened, width, model });
     case "result":
       return h(
         Box,
@@ -349,7 +371,7 @@ export function App({ model, controls }: { model: SessionModel; controls: Contro
         Box,
         { flexDirection: "column", flexShrink: 0, marginBottom: -scroll },
         ...model.entries.map((entry, i) =>
-          h(EntryView, { key: i, entry, selected, opened, width: columns }),
+          h(EntryView, { key: i, entry, selected, opened, width: columns, model }),
         ),
       ),
     ),
