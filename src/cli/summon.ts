@@ -7,19 +7,15 @@
  * process or another one (its turns back in the context, the code medium's variables by replay);
  * a spell that names its loom continues its only entity there unless `--new` (summon-target.ts).
  */
-import { basename } from "node:path";
 import type { Entity } from "../core/entity.js";
-import { loopLimits } from "../core/outcome.js";
-import { redactingListener } from "../core/redact-stream.js";
 import { errorMessage, SpellbookError } from "../core/errors.js";
 import type { Loom } from "../loom/loom.js";
 import { spellOf, type LoadedSpell } from "../spell/index.js";
-import { displayPath, EXIT, processIO, type CliIO } from "./io.js";
+import { EXIT, processIO, type CliIO } from "./io.js";
 import { resumeHint, summonTarget, type NamedLoom } from "./summon-target.js";
 import { exitFor, loadForCast, printWarnings, type LoadFlags } from "./load.js";
 import { progressLines } from "./progress.js";
-import { printResult, summaryLine } from "./run.js";
-import { loadTui } from "./tui-load.js";
+import { printResult } from "./run.js";
 import { liveDisplay } from "./stream-text.js";
 import { cliApprover, type ApproverFlags } from "./approver.js";
 import { otelSetup, startOtel, type OtelFlags } from "./otel/tracing.js";
@@ -99,8 +95,11 @@ export async function runSummon(
   const offOtel = otel ? entity.bus.on(otel.listener()) : undefined;
   hooks.onStart?.(entity, loaded, io);
   try {
-    if (io.screen && !flags.plain && !flags.json) await screenSession(entity, loaded, io.screen, io);
-    else
+    if (io.screen && !flags.plain && !flags.json) {
+      // The terminal UI's code (and Ink with it) loads only when a terminal opens it.
+      const { screenSession } = await import("./summon-screen.js");
+      await screenSession(entity, loaded, io.screen, io);
+    } else
       await readIntents(io, (line, signal) => sendLine(entity, line, signal, loaded, flags, io));
   } finally {
     offOtel?.();
@@ -140,8 +139,7 @@ async function startSummon(
     const onApproval = cliApprover(
       flags,
       ask &&
-        ((text, signal, request) =>
-          ask.question?.(text, signal, request) ?? Promise.resolve(null)),
+        ((text, signal, request) => ask.question?.(text, signal, request) ?? Promise.resolve(null)),
       (t) => loaded.redactor.redact(t),
     );
     const entity = cantrip.summon({
@@ -194,71 +192,6 @@ async function sendLine(
     io.stderr(redact(`send failed: ${errorMessage(err)}\n`));
   } finally {
     off?.();
-  }
-}
-
-/**
- * The session in the full-screen terminal UI (src/cli/tui/): the same entity, the same events
- * (redacted as line mode's are), the same loom; the UI only shows them. Approvals go to its
- * dialog. Resolves when the user ends the session.
- */
-async function screenSession(
-  entity: Entity<Loom>,
-  loaded: LoadedSpell,
-  screen: NonNullable<SummonIO["screen"]>,
-  io: SummonIO,
-): Promise<void> {
-  const { openTui } = await loadTui();
-  const redact = (t: string): string => loaded.redactor.redact(t);
-  const location = entity.cantrip.loom.store.location;
-  const limits = loopLimits(entity.cantrip.circle.wards);
-  const tui = openTui({
-    status: {
-      spell: loaded.name || basename(loaded.file),
-      model: entity.cantrip.llm.name,
-      entityId: entity.id,
-      loom: displayPath(io.cwd, location),
-      limits,
-      turn: entity.cantrip.loom.lastTurnOf(entity.id)?.sequence ?? 0,
-    },
-    recorded: (turnId) => {
-      const turn = entity.cantrip.loom.get(turnId);
-      return turn && { utterance: redact(turn.utterance), observation: redact(turn.observation) };
-    },
-    subscribe: (listener) => entity.bus.on(redactingListener(listener, loaded.redactor)),
-    cast: async (intent, signal) => {
-      try {
-        const result = await entity.send(intent, { signal });
-        if (result.status === "failed")
-          return {
-            error: redact(
-              `send failed: ${errorMessage(result.error)}\nthe loom keeps every turn recorded before the failure (${location})`,
-            ),
-          };
-        const text =
-          typeof result.result === "string"
-            ? result.result
-            : JSON.stringify(result.result, null, 2);
-        return {
-          text: redact(text),
-          summary: redact(summaryLine(result, location)).trimEnd(),
-          usage: result.usage,
-        };
-      } catch (err) {
-        return { error: redact(`send failed: ${errorMessage(err)}`) };
-      }
-    },
-    redact,
-    stdin: screen.stdin,
-    stdout: screen.stdout,
-  });
-  const lineQuestion = io.question;
-  io.question = (text, signal, request) =>
-    request ? tui.ask(request, signal) : Promise.resolve(null);
-  try {
-    await tui.closed;
-  } finally {
-    io.question = lineQuestion;
   }
 }
 

@@ -8,10 +8,11 @@
  * through a CommonJS file of bin/ (bin/import-esm.js), whose import() Node runs as usual.
  */
 import { createRequire } from "node:module";
+import type * as Tui from "./tui/session.js";
 
 declare const __bundleUrl: string | undefined;
 
-export type TuiModule = typeof import("./tui/session.js");
+export type TuiModule = typeof Tui;
 
 export async function loadTui(): Promise<TuiModule> {
   if (typeof __bundleUrl === "string") {

@@ -89,87 +89,79 @@ function terminal(dir: string, args: string[]) {
 needs(hasTmux ? undefined : "tmux is not installed", notBuilt(), notBuilt("dist/tui.mjs")).describe(
   "spell summon's terminal UI in tmux",
   () => {
-    it(
-      "streams, shows turns and tokens, asks in place, stops a slow command, ends on Ctrl-D",
-      async () => {
-        const dir = spellDir();
-        const t = terminal(dir, ["--loom", "memory"]);
-        await t.shows("demo · scripted · ent_");
-        t.type("hi there");
-        t.key("Enter");
-        let now = await t.shows("Hello there, a list:");
-        expect(now).toContain("› hi there");
-        expect(now).toContain("• one");
-        expect(now).not.toContain("**");
-        now = await t.shows("turn 1 · 120 in / 30 out");
-        expect(now).toMatch(/▸ turn 1 · no gates · \d+ ms · 120 in \/ 30 out → terminated/);
+    it("streams, shows turns and tokens, asks in place, stops a slow command, ends on Ctrl-D", async () => {
+      const dir = spellDir();
+      const t = terminal(dir, ["--loom", "memory"]);
+      await t.shows("demo · scripted · ent_");
+      t.type("hi there");
+      t.key("Enter");
+      let now = await t.shows("Hello there, a list:");
+      expect(now).toContain("› hi there");
+      expect(now).toContain("• one");
+      expect(now).not.toContain("**");
+      now = await t.shows("turn 1 · 120 in / 30 out");
+      expect(now).toMatch(/▸ turn 1 · no gates · \d+ ms · 120 in \/ 30 out → terminated/);
 
-        t.type("touch it");
-        t.key("Enter");
-        now = await t.shows("approval needed: bash — approve: command touch*");
-        expect(now).toContain("command: touch a.txt && echo made");
-        expect(existsSync(join(dir, "a.txt"))).toBe(false);
-        t.key("y");
-        now = await t.shows("made it");
-        expect(existsSync(join(dir, "a.txt"))).toBe(true);
-        expect(now).not.toContain("approval needed");
-        expect(now).toContain("touch a.txt && echo made"); // the turn's command, from the loom
-        expect(now).toContain("→ made");
-        await t.shows("turn 3 · 360 in / 90 out");
+      t.type("touch it");
+      t.key("Enter");
+      now = await t.shows("approval needed: bash — approve: command touch*");
+      expect(now).toContain("command: touch a.txt && echo made");
+      expect(existsSync(join(dir, "a.txt"))).toBe(false);
+      t.key("y");
+      now = await t.shows("made it");
+      expect(existsSync(join(dir, "a.txt"))).toBe(true);
+      expect(now).not.toContain("approval needed");
+      expect(now).toContain("touch a.txt && echo made"); // the turn's command, from the loom
+      expect(now).toContain("→ made");
+      await t.shows("turn 3 · 360 in / 90 out");
 
-        t.type("take your time");
-        t.key("Enter");
-        await t.shows(/▸ turn 4 · no gates [⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] \d/); // the spinner runs
-        t.key("C-c");
-        now = await t.shows("truncated (interrupted)");
-        expect(now).toContain("interrupted: stopping the current cast (the session goes on)");
-        t.type("still there?");
-        t.key("Enter");
-        await t.shows("still here");
+      t.type("take your time");
+      t.key("Enter");
+      await t.shows(/▸ turn 4 · no gates [⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] \d/); // the spinner runs
+      t.key("C-c");
+      now = await t.shows("truncated (interrupted)");
+      expect(now).toContain("interrupted: stopping the current cast (the session goes on)");
+      t.type("still there?");
+      t.key("Enter");
+      await t.shows("still here");
 
-        t.key("C-d");
-        now = await t.shows("EXIT=0");
-        expect(now).toMatch(/session ended · entity ent_/);
-        expect(now).not.toContain("demo · scripted"); // the UI's screen is gone
-      },
-      90_000,
-    );
+      t.key("C-d");
+      now = await t.shows("EXIT=0");
+      expect(now).toMatch(/session ended · entity ent_/);
+      expect(now).not.toContain("demo · scripted"); // the UI's screen is gone
+    }, 90_000);
 
-    it(
-      "the loom holds the same turns as a line-mode session's",
-      async () => {
-        const tuiDir = spellDir();
-        const t = terminal(tuiDir, ["--loom", "l.jsonl"]);
-        await t.shows("demo · scripted · ent_");
-        t.type("hi there");
-        t.key("Enter");
-        await t.shows("Hello there");
-        t.type("touch it");
-        t.key("Enter");
-        await t.shows("approval needed");
-        t.key("y");
-        await t.shows("made it");
-        t.key("C-d");
-        await t.shows("EXIT=0");
+    it("the loom holds the same turns as a line-mode session's", async () => {
+      const tuiDir = spellDir();
+      const t = terminal(tuiDir, ["--loom", "l.jsonl"]);
+      await t.shows("demo · scripted · ent_");
+      t.type("hi there");
+      t.key("Enter");
+      await t.shows("Hello there");
+      t.type("touch it");
+      t.key("Enter");
+      await t.shows("approval needed");
+      t.key("y");
+      await t.shows("made it");
+      t.key("C-d");
+      await t.shows("EXIT=0");
 
-        const lineDir = spellDir();
-        const line = spawnSync(
-          process.execPath,
-          [BIN, "summon", "spell.yaml", "--loom", "l.jsonl", "--plain", "--approve", "gate=bash"],
-          { cwd: lineDir, input: "hi there\ntouch it\n", encoding: "utf8" },
-        );
-        expect(line.status).toBe(0);
-        const turns = (dir: string) =>
-          readFileSync(join(dir, "l.jsonl"), "utf8")
-            .trim()
-            .split("\n")
-            .map((l) => JSON.parse(l) as Record<string, unknown>)
-            .filter((r) => r["type"] === "turn")
-            .map((r) => [r["sequence"], r["utterance"], r["observation"], r["gate_calls"]]);
-        expect(turns(tuiDir)).toHaveLength(3);
-        expect(turns(tuiDir)).toEqual(turns(lineDir));
-      },
-      90_000,
-    );
+      const lineDir = spellDir();
+      const line = spawnSync(
+        process.execPath,
+        [BIN, "summon", "spell.yaml", "--loom", "l.jsonl", "--plain", "--approve", "gate=bash"],
+        { cwd: lineDir, input: "hi there\ntouch it\n", encoding: "utf8" },
+      );
+      expect(line.status).toBe(0);
+      const turns = (dir: string) =>
+        readFileSync(join(dir, "l.jsonl"), "utf8")
+          .trim()
+          .split("\n")
+          .map((l) => JSON.parse(l) as Record<string, unknown>)
+          .filter((r) => r["type"] === "turn")
+          .map((r) => [r["sequence"], r["utterance"], r["observation"], r["gate_calls"]]);
+      expect(turns(tuiDir)).toHaveLength(3);
+      expect(turns(tuiDir)).toEqual(turns(lineDir));
+    }, 90_000);
   },
 );

@@ -171,7 +171,12 @@ describe("the terminal UI's states", () => {
       {
         type: "tool_result",
         entityId: ROOT,
-        record: { gate_name: "read", arguments: '{"path":"x"}', result: "no such file", is_error: true },
+        record: {
+          gate_name: "read",
+          arguments: '{"path":"x"}',
+          result: "no such file",
+          is_error: true,
+        },
       },
       {
         type: "step_complete",
@@ -215,7 +220,9 @@ describe("the terminal UI's states", () => {
   it("the status line: spell, model, entity, turn, tokens, cost unknown, loom, a ward near its limit", async () => {
     const { model, shows, frame } = draw();
     await shows("loom l.jsonl");
-    expect(frame()).toContain("demo · scripted · ent_root · turn 0 · 0 in / 0 out · $0.0000 · loom l.jsonl");
+    expect(frame()).toContain(
+      "demo · scripted · ent_root · turn 0 · 0 in / 0 out · $0.0000 · loom l.jsonl",
+    );
     model.intent("go");
     for (let n = 1; n <= 4; n++)
       events(model, [

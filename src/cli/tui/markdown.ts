@@ -43,7 +43,16 @@ function block(t: Token, key: number): ReactNode {
     case "blockquote":
       return h(
         Box,
-        { key, borderStyle: "single", borderLeft: true, borderRight: false, borderTop: false, borderBottom: false, paddingLeft: 1, flexDirection: "column" },
+        {
+          key,
+          borderStyle: "single",
+          borderLeft: true,
+          borderRight: false,
+          borderTop: false,
+          borderBottom: false,
+          paddingLeft: 1,
+          flexDirection: "column",
+        },
         ...blocks((t as Tokens.Blockquote).tokens),
       );
     case "list": {

@@ -47,16 +47,14 @@ const ALT_SCREEN_OFF = "\u001b[?1049l";
 export function openTui(options: TuiOptions): TuiSession {
   const model = new SessionModel(options.status, options.recorded);
   const off = options.subscribe((e) => model.event(e));
+  const dialog = approvalDialog(model, options.redact);
   let running: AbortController | undefined;
-  let answering: ((word: string | null) => void) | undefined;
-  let ended!: () => void;
-  const closed = new Promise<void>((resolve) => (ended = resolve));
-
+  let cast: Promise<void> = Promise.resolve();
   const controls = {
     send(intent: string) {
       model.intent(options.redact(intent));
-      running = new AbortController();
-      void options.cast(intent, running.signal).then((outcome) => {
+      const controller = (running = new AbortController());
+      cast = options.cast(intent, controller.signal).then((outcome) => {
         running = undefined;
         model.castEnded(outcome);
       });
@@ -66,15 +64,12 @@ export function openTui(options: TuiOptions): TuiSession {
       model.notice("interrupted: stopping the current cast (the session goes on)");
       running.abort("interrupted");
     },
-    answer(word: "y" | "n" | "a") {
-      answering?.(word);
-    },
+    answer: dialog.answer,
     end() {
       running?.abort("interrupted");
       instance.unmount();
     },
   };
-
   options.stdout.write(ALT_SCREEN_ON);
   const instance = render(h(App, { model, controls }), {
     stdin: options.stdin,
@@ -82,12 +77,21 @@ export function openTui(options: TuiOptions): TuiSession {
     exitOnCtrlC: false,
     patchConsole: false,
   });
-  void instance.waitUntilExit().finally(() => {
-    off();
-    options.stdout.write(ALT_SCREEN_OFF);
-    ended();
-  });
+  // Closed once the screen is restored and no cast runs (the loom has every turn by then).
+  const closed = instance
+    .waitUntilExit()
+    .catch(() => undefined)
+    .then(() => cast)
+    .finally(() => {
+      off();
+      options.stdout.write(ALT_SCREEN_OFF);
+    });
+  return { ask: dialog.ask, closed };
+}
 
+/** Approval questions shown in the model's dialog, answered by a key (Controls.answer). */
+function approvalDialog(model: SessionModel, redact: (text: string) => string) {
+  let answering: ((word: string | null) => void) | undefined;
   const ask = (request: ApprovalRequest, signal: AbortSignal): Promise<string | null> =>
     new Promise((resolve) => {
       const settle = (word: string | null) => {
@@ -100,10 +104,9 @@ export function openTui(options: TuiOptions): TuiSession {
       if (signal.aborted) return resolve(null);
       signal.addEventListener("abort", withdraw, { once: true });
       answering = settle;
-      model.ask(approvalView(request, options.redact));
+      model.ask(approvalView(request, redact));
     });
-
-  return { ask, closed };
+  return { ask, answer: (word: "y" | "n" | "a") => answering?.(word) };
 }
 
 /** The dialog's view of a request: deciding fields whole, everything redacted and escaped. */

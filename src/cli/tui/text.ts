@@ -25,11 +25,7 @@ export function oneLine(text: string, max: number): string {
  * At most `lines` lines and `chars` characters of `text`; `more` says what was left out
  * (empty when nothing was).
  */
-export function fold(
-  text: string,
-  lines: number,
-  chars: number,
-): { shown: string; more: string } {
+export function fold(text: string, lines: number, chars: number): { shown: string; more: string } {
   const all = safeText(text).split("\n");
   let shown = all.slice(0, lines).join("\n");
   if (shown.length > chars) shown = `${shown.slice(0, chars)}…`;

@@ -13,145 +13,13 @@ import {
   useSyncExternalStore,
   type ReactNode,
 } from "react";
+import { onKey, type Controls } from "./keys.js";
 import { Markdown } from "./markdown.js";
-import type { ApprovalView, Entry, SessionModel, TurnView } from "./model.js";
-import { codeOf, duration, fold, oneLine, safeText } from "./text.js";
+import type { ApprovalView, Entry, SessionModel } from "./model.js";
+import { oneLine, safeText } from "./text.js";
+import { TurnBlock } from "./turn-block.js";
 
-export interface Controls {
-  /** Sends an intent (the session records it in the model and casts). */
-  send(intent: string): void;
-  /** Stops the running cast; the session goes on. */
-  cancel(): void;
-  /** Answers the approval asked. */
-  answer(word: "y" | "n" | "a"): void;
-  /** Ends the session. */
-  end(): void;
-}
-
-export const KEYS: [string, string][] = [
-  ["Enter", "send the intent"],
-  ["Alt-Enter or Ctrl-J", "a new line in the intent"],
-  ["Up / Down", "earlier intents"],
-  ["Esc or Ctrl-C", "stop the running cast (the session goes on)"],
-  ["Ctrl-C twice, or Ctrl-D", "end the session (at an idle, empty prompt)"],
-  ["PgUp / PgDn", "scroll the conversation"],
-  ["Tab / Shift-Tab", "select a turn"],
-  ["Ctrl-O", "open the selected turn whole (again: fold it)"],
-  ["y / n / a / f", "approval: allow once / deny / allow for the session / full arguments"],
-  ["/help", "this list"],
-];
-
-const SPINNER = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
-/** Lines and characters of a gate result shown in a folded turn. */
-const RESULT_LINES = 3;
-const RESULT_CHARS = 240;
-
-/** A spinner with the time since `since`, redrawn while it is shown. */
-export function Spinner({ since }: { since: number }): ReactNode {
-  const [now, setNow] = useState(Date.now());
-  useEffect(() => {
-    const timer = setInterval(() => setNow(Date.now()), 120);
-    return () => clearInterval(timer);
-  }, []);
-  const frame = SPINNER[Math.floor(now / 120) % SPINNER.length];
-  return h(Text, { color: "yellow" }, `${frame} ${duration(Math.max(0, now - since))}`);
-}
-
-export function TurnBlock({
-  turn,
-  selected,
-  opened,
-  width,
-  model,
-}: {
-  model: SessionModel;
-  turn: TurnView;
-  selected: number | undefined;
-  opened: ReadonlySet<number>;
-  width: number;
-}): ReactNode {
-  const open = opened.has(turn.key);
-  const end = turn.end;
-  const gates = turn.calls.map((c) => c.gate).join(", ") || "no gates";
-  const head = `${turn.depth > 0 ? `↳ [${turn.entityId}] ` : ""}turn ${turn.sequence} · ${gates}`;
-  const tail = end
-    ? ` · ${duration(end.durationMs)} · ${end.tokensIn} in / ${end.tokensOut} out${end.outcome === "continue" ? "" : ` → ${end.outcome}`}`
-    : "";
-  const running = !end && !turn.calls.some((c) => c.result === undefined);
-  const work = model.work(turn);
-  return h(
-    Box,
-    { flexDirection: "column", marginLeft: turn.depth > 0 ? 2 : 0 },
-    h(
-      Box,
-      null,
-      h(
-        Text,
-        { inverse: selected === turn.key, dimColor: selected !== turn.key, bold: !!end?.error },
-        `${open ? "▾" : "▸"} ${head}${tail}`,
-      ),
-      end?.error ? h(Text, { color: "red" }, ` ✗ ${oneLine(end.error, 100)}`) : null,
-      running ? h(Text, null, " ") : null,
-      running ? h(Spinner, { since: turn.startedAt }) : null,
-    ),
-    turn.text ? h(Box, { paddingLeft: 2 }, h(Markdown, { text: turn.text })) : null,
-    work ? h(WorkView, { work, open }) : null,
-    ...turn.calls.map((call, i) => {
-      const code = codeOf(call.args);
-      const args = code === undefined ? call.args : "";
-      const result = call.result === undefined ? undefined : fold(call.result, RESULT_LINES, RESULT_CHARS);
-      return h(
-        Box,
-        { key: `c${i}`, flexDirection: "column", paddingLeft: 2 },
-        h(
-          Box,
-          null,
-          h(Text, { color: call.isError ? "red" : "green" }, `${call.isError ? "✗" : "⏺"} ${call.gate} `),
-          h(Text, null, open ? safeText(args) : oneLine(args, Math.max(20, width - call.gate.length - 12))),
-          call.result === undefined ? h(Text, null, " ") : null,
-          call.result === undefined ? h(Spinner, { since: call.startedAt }) : null,
-          call.durationMs !== undefined ? h(Text, { dimColor: true }, ` ${duration(call.durationMs)}`) : null,
-        ),
-        code !== undefined
-          ? h(Box, { paddingLeft: 2 }, h(Text, { color: "cyan" }, open ? safeText(code) : fold(code, 6, 600).shown))
-          : null,
-        result
-          ? h(
-              Box,
-              { paddingLeft: 2, flexDirection: "column" },
-              h(
-                Text,
-                { color: call.isError ? "red" : undefined },
-                `→ ${open ? safeText(call.result!) : result.shown}`,
-              ),
-              !open && result.more
-                ? h(Text, { dimColor: true }, `  … ${result.more} (Tab selects the turn, Ctrl-O opens it)`)
-                : null,
-            )
-          : null,
-      );
-    }),
-    ...turn.children.map((child) =>
-      h(TurnBlock, { key: child.key, turn: child, selected, opened, width, model }),
-    ),
-  );
-}
-
-/** A code or bash turn's code and output (from the loom), folded unless the turn is open. */
-function WorkView({ work, open }: { work: { code: string; output: string }; open: boolean }): ReactNode {
-  const code = open ? { shown: safeText(work.code), more: "" } : fold(work.code, 6, 600);
-  const output = open ? { shown: safeText(work.output), more: "" } : fold(work.output, RESULT_LINES, RESULT_CHARS);
-  return h(
-    Box,
-    { flexDirection: "column", paddingLeft: 2 },
-    h(Text, { color: "cyan" }, code.shown),
-    code.more ? h(Text, { dimColor: true }, `  … ${code.more}`) : null,
-    work.output ? h(Text, null, `→ ${output.shown}`) : null,
-    output.more
-      ? h(Text, { dimColor: true }, `  … ${output.more} (Tab selects the turn, Ctrl-O opens it)`)
-      : null,
-  );
-}
+export { KEYS, type Controls } from "./keys.js";
 
 function EntryView({
   entry,
@@ -168,7 +36,11 @@ function EntryView({
 }): ReactNode {
   switch (entry.kind) {
     case "intent":
-      return h(Box, { marginTop: 1 }, h(Text, { bold: true, color: "blue" }, `› ${safeText(entry.text)}`));
+      return h(
+        Box,
+        { marginTop: 1 },
+        h(Text, { bold: true, color: "blue" }, `› ${safeText(entry.text)}`),
+      );
     case "turn":
       return h(TurnBlock, { turn: entry.turn, selected, opened, width, model });
     case "result":
@@ -190,11 +62,13 @@ export function ApprovalDialog({ approval }: { approval: ApprovalView }): ReactN
     Box,
     { flexDirection: "column", borderStyle: "round", borderColor: "yellow", paddingX: 1 },
     h(Text, { bold: true }, `approval needed: ${approval.gate}${who} — approve: ${approval.rule}`),
-    ...approval.deciding.map(([k, v]) =>
-      h(Text, { key: k }, h(Text, { bold: true }, `${k}: `), v),
-    ),
+    ...approval.deciding.map(([k, v]) => h(Text, { key: k }, h(Text, { bold: true }, `${k}: `), v)),
     h(Text, { dimColor: !approval.full }, `arguments: ${args}`),
-    h(Text, { color: "yellow" }, "[y] allow once · [a] allow for the session · [n] deny · [f] full arguments"),
+    h(
+      Text,
+      { color: "yellow" },
+      "[y] allow once · [a] allow for the session · [n] deny · [f] full arguments",
+    ),
   );
 }
 
@@ -245,6 +119,50 @@ function useSize(): { columns: number; rows: number } {
   return size;
 }
 
+/** A set with `key` added, or removed when it was there. */
+function toggled(set: ReadonlySet<number>, key: number): ReadonlySet<number> {
+  const next = new Set(set);
+  if (next.has(key)) next.delete(key);
+  else next.add(key);
+  return next;
+}
+
+/**
+ * The entries, their latest at the bottom; `scroll` lines up from there (a negative margin
+ * pushes the newest lines below the clipped edge).
+ */
+function Conversation({
+  model,
+  scroll,
+  selected,
+  opened,
+  width,
+}: {
+  model: SessionModel;
+  scroll: number;
+  selected: number | undefined;
+  opened: ReadonlySet<number>;
+  width: number;
+}): ReactNode {
+  return h(
+    Box,
+    {
+      flexDirection: "column",
+      flexGrow: 1,
+      flexShrink: 1,
+      overflow: "hidden",
+      justifyContent: "flex-end",
+    },
+    h(
+      Box,
+      { flexDirection: "column", flexShrink: 0, marginBottom: -scroll },
+      ...model.entries.map((entry, i) =>
+        h(EntryView, { key: i, entry, selected, opened, width, model }),
+      ),
+    ),
+  );
+}
+
 export function App({ model, controls }: { model: SessionModel; controls: Controls }): ReactNode {
   useSyncExternalStore(model.subscribe, model.snapshot);
   const { columns, rows } = useSize();
@@ -264,118 +182,34 @@ export function App({ model, controls }: { model: SessionModel; controls: Contro
   const [opened, setOpened] = useState<ReadonlySet<number>>(new Set());
   const page = Math.max(1, rows - 6);
 
-  useInput((input, key) => {
-    const approval = model.approval;
-    const ctrlC = key.ctrl && input === "c";
-    if (ctrlC || key.escape) {
-      if (model.running) {
-        controls.cancel();
-        return;
-      }
-      if (key.escape) {
-        setSelected(undefined);
-        return;
-      }
-      if (text.current) {
-        setValue("");
-        return;
-      }
-      if (idleInterrupts.current >= 1) controls.end();
-      else {
-        idleInterrupts.current = 1;
-        model.notice("(Ctrl-C again, or Ctrl-D, to end the session)");
-      }
-      return;
-    }
-    idleInterrupts.current = 0;
-    if (approval) {
-      const word = input.toLowerCase();
-      if (word === "y" || word === "n" || word === "a") controls.answer(word);
-      else if (word === "f") model.ask({ ...approval, full: !approval.full });
-      return;
-    }
-    if (key.ctrl && input === "d") {
-      if (!text.current && !model.running) controls.end();
-      return;
-    }
-    if (key.pageUp) return setScroll((s) => s + page);
-    if (key.pageDown) return setScroll((s) => Math.max(0, s - page));
-    if (key.tab) {
-      const turns = model.turns();
-      if (!turns.length) return;
-      const at = turns.findIndex((t) => t.key === selected);
-      const next = at < 0 ? turns.length - 1 : at + (key.shift ? -1 : 1);
-      setSelected(turns[(next + turns.length) % turns.length]!.key);
-      return;
-    }
-    if (key.ctrl && input === "o") {
-      const target = selected ?? model.turns().at(-1)?.key;
-      if (target === undefined) return;
-      setOpened((o) => {
-        const next = new Set(o);
-        if (next.has(target)) next.delete(target);
-        else next.add(target);
-        return next;
-      });
-      return;
-    }
-    if (key.upArrow || key.downArrow) {
-      const to = Math.min(history.length, Math.max(0, back.current + (key.upArrow ? 1 : -1)));
-      back.current = to;
-      setValue(to === 0 ? "" : history[history.length - to]!);
-      return;
-    }
-    if ((key.return && key.meta) || (key.ctrl && input === "j") || input === "\n") {
-      setValue((v) => `${v}\n`);
-      return;
-    }
-    // Several keys in one read (a paste, a script): line breaks inside are new lines, a final
-    // Enter sends.
-    const typed = input.length > 1 && input.endsWith("\r") ? input.slice(0, -1) : undefined;
-    if (typed !== undefined) setValue((v) => v + typed.replace(/\r\n?/g, "\n"));
-    if (key.return || typed !== undefined) {
-      const intent = text.current.trim();
-      if (!intent) return;
-      if (intent === "/help") {
-        setValue("");
-        setScroll(0);
-        model.notice(KEYS.map(([k, what]) => `${k.padEnd(24)} ${what}`).join("\n"));
-        return;
-      }
-      if (model.running) {
-        model.notice("a cast is running: Esc or Ctrl-C stops it");
-        return;
-      }
-      setValue("");
-      back.current = 0;
-      setScroll(0);
-      history.push(intent);
-      controls.send(intent);
-      return;
-    }
-    if (key.backspace || key.delete) {
-      setValue((v) => v.slice(0, -1));
-      return;
-    }
-    if (key.ctrl || key.meta || !input) return;
-    setValue((v) => v + input.replace(/\r\n?/g, "\n"));
-  });
+  useInput((input, key) =>
+    onKey(
+      {
+        model,
+        controls,
+        text: () => text.current,
+        setText: setValue,
+        history,
+        back,
+        idleInterrupts,
+        selected,
+        setSelected,
+        toggleOpen: (target) => setOpened((o) => toggled(o, target)),
+        scrollBy: (lines) => setScroll((v) => Math.max(0, v + lines)),
+        page,
+      },
+      input,
+      key,
+    ),
+  );
 
   return h(
     Box,
     { flexDirection: "column", width: columns, height: Math.max(4, rows - 1) },
-    h(
-      Box,
-      { flexDirection: "column", flexGrow: 1, flexShrink: 1, overflow: "hidden", justifyContent: "flex-end" },
-      h(
-        Box,
-        { flexDirection: "column", flexShrink: 0, marginBottom: -scroll },
-        ...model.entries.map((entry, i) =>
-          h(EntryView, { key: i, entry, selected, opened, width: columns, model }),
-        ),
-      ),
-    ),
-    scroll > 0 ? h(Text, { dimColor: true }, `↓ scrolled up ${scroll} lines (PgDn goes back)`) : null,
+    h(Conversation, { model, scroll, selected, opened, width: columns }),
+    scroll > 0
+      ? h(Text, { dimColor: true }, `↓ scrolled up ${scroll} lines (PgDn goes back)`)
+      : null,
     model.approval ? h(ApprovalDialog, { approval: model.approval }) : null,
     h(Prompt, { value, running: model.running }),
     h(StatusLine, { model }),
