@@ -10,9 +10,8 @@ import { loopLimits } from "../core/outcome.js";
 import { redactingListener } from "../core/redact-stream.js";
 import type { Loom } from "../loom/loom.js";
 import type { LoadedSpell } from "../spell/index.js";
-import { displayPath } from "./io.js";
+import { displayPath, type CliIO } from "./io.js";
 import { summaryLine } from "./run.js";
-import type { SummonIO } from "./summon.js";
 import { loadTui } from "./tui-load.js";
 
 /**
@@ -23,8 +22,8 @@ import { loadTui } from "./tui-load.js";
 export async function screenSession(
   entity: Entity<Loom>,
   loaded: LoadedSpell,
-  screen: NonNullable<SummonIO["screen"]>,
-  io: SummonIO,
+  screen: { stdin: NodeJS.ReadStream; stdout: NodeJS.WriteStream },
+  io: Pick<CliIO, "cwd" | "question">,
 ): Promise<void> {
   const { openTui } = await loadTui();
   const redact = (t: string): string => loaded.redactor.redact(t);
