@@ -101,7 +101,7 @@ describe("the terminal UI's states", () => {
       { type: "step_start", entityId: ROOT, sequence: 1 },
       { type: "tool_call", entityId: ROOT, gate: "write", arguments: '{"path":"a.txt"}' },
     ]);
-    await shows(/⏺ write \{"path":"a\.txt"\} [⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] \d+ ms/);
+    await shows(/● write \{"path":"a\.txt"\} [⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] \d+ ms/);
     events(model, [
       {
         type: "tool_result",
@@ -128,7 +128,7 @@ describe("the terminal UI's states", () => {
     ]);
     await shows("→ line 1");
     expect(frame()).toContain("turn 1 · write · 1.6 s · 120 in / 30 out");
-    expect(frame()).toContain("⏺ write");
+    expect(frame()).toContain("● write");
     expect(frame()).toContain("1.5 s");
     // A long result is folded: three lines shown, the rest counted.
     expect(frame()).toContain("line 3");
@@ -209,7 +209,7 @@ describe("the terminal UI's states", () => {
     ]);
     await shows("child speaking");
     const lines = frame().split("\n");
-    const parent = lines.findIndex((l) => l.includes("⏺ call_entity"));
+    const parent = lines.findIndex((l) => l.includes("● call_entity"));
     const child = lines.findIndex((l) => l.includes("↳ [ent_child] turn 1"));
     expect(parent).toBeGreaterThanOrEqual(0);
     expect(child).toBeGreaterThan(parent);
@@ -240,7 +240,7 @@ describe("the terminal UI's states", () => {
         },
       ]);
     await shows("turn 4 · 480 in / 120 out");
-    expect(frame()).toContain("⚠ max_turns 4/5");
+    expect(frame()).toContain("! near limit: max_turns 4/5");
     model.castEnded({
       text: "ok",
       summary: "terminated",

@@ -110,20 +110,26 @@ function CallLine({
       Box,
       null,
       h(
-        Text,
-        { color: call.isError ? "red" : "green" },
-        `${call.isError ? "✗" : "⏺"} ${call.gate} `,
+        Box,
+        { flexShrink: 0, marginRight: 1 },
+        h(
+          Text,
+          { color: call.isError ? "red" : "green" },
+          `${call.isError ? "✗" : "●"} ${call.gate}`,
+        ),
       ),
       h(
         Text,
-        null,
-        open ? safeText(args) : oneLine(args, Math.max(20, width - call.gate.length - 12)),
+        { wrap: open ? "wrap" : "truncate-end" },
+        open ? safeText(args) : oneLine(args, Math.max(20, width - call.gate.length - 24)),
       ),
-      call.result === undefined ? h(Text, null, " ") : null,
-      call.result === undefined ? h(Spinner, { since: call.startedAt }) : null,
-      call.durationMs !== undefined
-        ? h(Text, { dimColor: true }, ` ${duration(call.durationMs)}`)
-        : null,
+      h(
+        Box,
+        { flexShrink: 0, marginLeft: 1 },
+        call.result === undefined
+          ? h(Spinner, { since: call.startedAt })
+          : h(Text, { dimColor: true }, duration(call.durationMs ?? 0)),
+      ),
     ),
     code !== undefined
       ? h(
@@ -146,7 +152,7 @@ function Result({ text, open, color }: { text: string; open: boolean; color?: st
   return h(
     Box,
     { paddingLeft: 2, flexDirection: "column" },
-    h(Text, color ? { color } : {}, `→ ${result.shown}`),
+    h(Box, null, h(Text, null, "→ "), h(Text, color ? { color } : {}, result.shown)),
     result.more
       ? h(Text, { dimColor: true }, `  … ${result.more} (Tab selects the turn, Ctrl-O opens it)`)
       : null,

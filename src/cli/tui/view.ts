@@ -76,15 +76,16 @@ export function StatusLine({ model }: { model: SessionModel }): ReactNode {
   const s = model.status;
   const cost = model.costUsd === undefined ? "cost unknown" : `$${model.costUsd.toFixed(4)}`;
   const near = model.nearLimits();
+  // The wards near their limit on a line of their own: a long status line is cut at its end.
   return h(
     Box,
-    null,
+    { flexDirection: "column" },
     h(
       Text,
       { inverse: true, wrap: "truncate-end" },
       ` ${s.spell} · ${s.model} · ${s.entityId} · turn ${model.turn} · ${model.tokensIn} in / ${model.tokensOut} out · ${cost} · loom ${s.loom} `,
     ),
-    near.length ? h(Text, { color: "red", bold: true }, ` ⚠ ${near.join(", ")}`) : null,
+    near.length ? h(Text, { color: "red", bold: true }, ` ! near limit: ${near.join(", ")}`) : null,
   );
 }
 
