@@ -83,6 +83,8 @@ function terminal(dir: string, args: string[]) {
     screen,
     type: (text: string) => tmux("send-keys", "-t", "t", "-l", text),
     key: (...keys: string[]) => tmux("send-keys", "-t", "t", ...keys),
+    resize: (x: number, y: number) =>
+      tmux("resize-window", "-t", "t", "-x", String(x), "-y", String(y)),
   };
 }
 
@@ -101,6 +103,14 @@ needs(hasTmux ? undefined : "tmux is not installed", notBuilt(), notBuilt("dist/
       expect(now).not.toContain("**");
       now = await t.shows("turn 1 · 120 in / 30 out");
       expect(now).toMatch(/▸ turn 1 · no gates · \d+ ms · 120 in \/ 30 out → terminated/);
+
+      // A narrower terminal: the UI is drawn again at its width (the status line cut to it).
+      t.resize(70, 32);
+      now = await t.shows(/^ demo · scripted · ent_.*…$/m);
+      const status = now.split("\n").find((l) => l.startsWith(" demo · scripted"))!;
+      expect(status.length).toBeLessThanOrEqual(70);
+      t.resize(100, 32);
+      await t.shows(/^ demo · scripted · ent_\S+ · turn 1 · 120 in \/ 30 out/m);
 
       t.type("touch it");
       t.key("Enter");

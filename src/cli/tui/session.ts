@@ -43,6 +43,7 @@ export interface TuiSession {
 
 const ALT_SCREEN_ON = "\u001b[?1049h";
 const ALT_SCREEN_OFF = "\u001b[?1049l";
+const CLEAR_SCREEN = "\u001b[2J\u001b[H";
 
 export function openTui(options: TuiOptions): TuiSession {
   const model = new SessionModel(options.status, options.recorded);
@@ -71,7 +72,12 @@ export function openTui(options: TuiOptions): TuiSession {
     },
   };
   options.stdout.write(ALT_SCREEN_ON);
-  const instance = render(h(App, { model, controls }), {
+  // A resize: the screen cleared and drawn whole (the terminal may have moved what it held).
+  const redraw = () => {
+    options.stdout.write(CLEAR_SCREEN);
+    instance.clear();
+  };
+  const instance = render(h(App, { model, controls, redraw }), {
     stdin: options.stdin,
     stdout: options.stdout,
     exitOnCtrlC: false,

@@ -107,13 +107,19 @@ function Prompt({ value, running }: { value: string; running: boolean }): ReactN
   );
 }
 
-/** The terminal's size, redrawn when it changes. */
-function useSize(): { columns: number; rows: number } {
+/**
+ * The terminal's size; when it changes, `redraw` (the session's: the screen cleared, Ink's idea
+ * of what it shows forgotten) and the UI drawn whole at the new size.
+ */
+function useSize(redraw?: () => void): { columns: number; rows: number } {
   const { stdout } = useStdout();
   const read = () => ({ columns: stdout.columns || 80, rows: stdout.rows || 24 });
   const [size, setSize] = useState(read);
   useEffect(() => {
-    const onResize = () => setSize(read());
+    const onResize = () => {
+      redraw?.();
+      setSize(read());
+    };
     stdout.on("resize", onResize);
     return () => void stdout.off("resize", onResize);
   });
@@ -164,9 +170,17 @@ function Conversation({
   );
 }
 
-export function App({ model, controls }: { model: SessionModel; controls: Controls }): ReactNode {
+export function App({
+  model,
+  controls,
+  redraw,
+}: {
+  model: SessionModel;
+  controls: Controls;
+  redraw?: () => void;
+}): ReactNode {
   useSyncExternalStore(model.subscribe, model.snapshot);
-  const { columns, rows } = useSize();
+  const { columns, rows } = useSize(redraw);
   // The prompt's text in a ref as well as in state: keys that arrive between two renders
   // (typed fast, pasted, sent by a script) each see the text the previous one left.
   const text = useRef("");
