@@ -85,6 +85,20 @@ await build({
   logLevel: "warning",
 });
 
+// The terminal UI of `spell summon` / `spell familiar` (src/cli/tui/): an ES module of its own,
+// imported only when a session opens it (src/cli/tui-load.ts). Ink awaits at its top level (its
+// layout engine), so neither it nor React can be required: they load from node_modules.
+await build({
+  entryPoints: [join(root, "dist", "cli", "tui", "session.js")],
+  outfile: join(root, "dist", "tui.mjs"),
+  bundle: true,
+  platform: "node",
+  target: "node20",
+  format: "esm",
+  external: ["ink", "react", "marked"],
+  logLevel: "warning",
+});
+
 // The viewer page's script (`spell view`, `spell loom view --out`): built for the browser.
 await bundleViewer(join(dist, "viewer.js"));
 

@@ -17,7 +17,11 @@ export interface ApproverFlags {
 }
 
 /** Asks one question on the terminal; null when it closed (or the question was withdrawn). */
-export type Question = (text: string, signal: AbortSignal) => Promise<string | null>;
+export type Question = (
+  text: string,
+  signal: AbortSignal,
+  request?: ApprovalRequest,
+) => Promise<string | null>;
 
 /** The gate globs of `--approve`; throws a ConfigError for anything but `gate=PATTERN`. */
 export function approvedGates(value: string | undefined): string[] {
@@ -49,7 +53,7 @@ export function cliApprover(
     if (!question) return { allow: false, by: "none", reason: NO_APPROVER };
     let full = false;
     for (;;) {
-      const answer = await question(promptText(request, redact, full), request.signal);
+      const answer = await question(promptText(request, redact, full), request.signal, request);
       if (answer === null)
         return { allow: false, by: "terminal", reason: "the terminal closed before an answer" };
       const word = answer.trim().toLowerCase();
@@ -101,7 +105,7 @@ export function promptText(
 }
 
 /** `path`, `url` and `command` of a call's arguments, when they are there, as text. */
-function decidingFields(encoded: string): [string, string][] {
+export function decidingFields(encoded: string): [string, string][] {
   let parsed: unknown;
   try {
     parsed = JSON.parse(encoded);

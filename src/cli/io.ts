@@ -1,4 +1,5 @@
 import { relative, resolve } from "node:path";
+import type { ApprovalRequest } from "../core/approval.js";
 /** The streams a CLI function writes to: the process's in `bin`, buffers in tests. */
 export interface CliIO {
   stdout: (text: string) => void;
@@ -12,8 +13,13 @@ export interface CliIO {
    * when it never will (the reader went away). Absent: stdout never needs waiting for.
    */
   drain?: () => Promise<boolean>;
-  /** Asks the person at the terminal (an approval, issue 25); absent when there is none. */
-  question?: ((text: string, signal: AbortSignal) => Promise<string | null>) | undefined;
+  /**
+   * Asks the person at the terminal (an approval, issue 25; the request itself for the terminal
+   * UI's dialog, issue 42); absent when there is none.
+   */
+  question?:
+    | ((text: string, signal: AbortSignal, request?: ApprovalRequest) => Promise<string | null>)
+    | undefined;
   /** stderr is a terminal (a progress bar may redraw itself there). */
   tty?: boolean;
 }

@@ -34,6 +34,8 @@ export interface SummonFlags extends LoadFlags, ApproverFlags, OtelFlags {
   quiet?: boolean | undefined;
   /** Each result as a JSON line on stdout. */
   json?: boolean | undefined;
+  /** The line mode even on a terminal (no full-screen UI). */
+  plain?: boolean | undefined;
 }
 
 export interface SummonIO extends CliIO {
@@ -43,6 +45,11 @@ export interface SummonIO extends CliIO {
   terminal?: NodeJS.WritableStream;
   /** Ctrl-C that arrives as a signal (input from a pipe); returns the unsubscribe. */
   onInterrupt?: (handler: () => void) => () => void;
+  /**
+   * stdin and stdout when both are terminals: the session opens the full-screen UI there
+   * (issue 42) unless --plain or --json.
+   */
+  screen?: { stdin: NodeJS.ReadStream; stdout: NodeJS.WriteStream };
 }
 
 export interface SummonHooks {
@@ -88,7 +95,12 @@ export async function runSummon(
   const offOtel = otel ? entity.bus.on(otel.listener()) : undefined;
   hooks.onStart?.(entity, loaded, io);
   try {
-    await readIntents(io, (line, signal) => sendLine(entity, line, signal, loaded, flags, io));
+    if (io.screen && !flags.plain && !flags.json) {
+      // The terminal UI's code (and Ink with it) loads only when a terminal opens it.
+      const { screenSession } = await import("./summon-screen.js");
+      await screenSession(entity, loaded, io.screen, io);
+    } else
+      await readIntents(io, (line, signal) => sendLine(entity, line, signal, loaded, flags, io));
   } finally {
     offOtel?.();
     await otel?.shutdown();
@@ -126,7 +138,8 @@ async function startSummon(
     const ask = io.terminal ? io : undefined;
     const onApproval = cliApprover(
       flags,
-      ask && ((text, signal) => ask.question?.(text, signal) ?? Promise.resolve(null)),
+      ask &&
+        ((text, signal, request) => ask.question?.(text, signal, request) ?? Promise.resolve(null)),
       (t) => loaded.redactor.redact(t),
     );
     const entity = cantrip.summon({
@@ -235,6 +248,13 @@ async function readIntents(
   }
 }
 
+/** Whether a CI variable is set (as Ink reads them: "0" and "false" are unset). */
+export function inCi(env: NodeJS.ProcessEnv): boolean {
+  return ["CI", "CONTINUOUS_INTEGRATION"].some(
+    (k) => env[k] !== undefined && env[k] !== "0" && env[k] !== "false",
+  );
+}
+
 /**
  * The process's own streams for an interactive session (`spell summon`, `spell familiar`):
  * stdin, the terminal when there is one, and Ctrl-C signals, let go once `run` ends.
@@ -248,6 +268,10 @@ export async function withProcessSummon(run: (io: SummonIO) => Promise<number>):
       ...processIO(),
       input: process.stdin,
       ...(process.stdin.isTTY ? { terminal: process.stderr } : {}),
+      // Under CI (CI or CONTINUOUS_INTEGRATION set), Ink draws only the last frame: line mode.
+      ...(process.stdin.isTTY && process.stdout.isTTY && !inCi(process.env)
+        ? { screen: { stdin: process.stdin, stdout: process.stdout } }
+        : {}),
       onInterrupt: (handler) => {
         listeners.add(handler);
         return () => listeners.delete(handler);

@@ -15,6 +15,10 @@ export default class Familiar extends Command {
   };
   static override flags = {
     json: Flags.boolean({ description: "print each result as a JSON line on stdout" }),
+    plain: Flags.boolean({
+      description:
+        "line mode on a terminal too (by default a terminal opens the full-screen UI; piped input and --json use line mode)",
+    }),
     loom: Flags.string({
       description: 'loom JSONL file ("memory" for none); default: DIR/.spellbook/familiar.jsonl',
     }),

@@ -5,7 +5,7 @@ import { otelFlags } from "./otel-flags.js";
 
 export default class Summon extends Command {
   static override description =
-    "Summon a spell's entity for an interactive session: each line is an intent to the same entity. Ctrl-C stops the current cast; Ctrl-C twice at the prompt, or Ctrl-D, ends the session. A spell that names its loom (loom.path) continues its entity there when the loom holds one of this spell (--new starts a fresh one); --entity continues an entity recorded in the loom; --continue the last one of this spell in it.";
+    "Summon a spell's entity for an interactive session: each line is an intent to the same entity. On a terminal it opens a full-screen UI (turns as blocks, approvals in place, a status line; /help lists its keys); --plain, piped input or --json keep the line mode. Ctrl-C stops the current cast; Ctrl-C twice at the prompt, or Ctrl-D, ends the session. A spell that names its loom (loom.path) continues its entity there when the loom holds one of this spell (--new starts a fresh one); --entity continues an entity recorded in the loom; --continue the last one of this spell in it.";
   static override examples = [
     "spell summon grimoire/11-persistence.yaml --loom /tmp/11.jsonl",
     "spell summon spell.yaml --entity ent_019ac2f0-1d2e-7f3a-8b4c-0d1e2f3a4b5c",
@@ -31,6 +31,10 @@ export default class Summon extends Command {
         "a new entity, even when the spell's own loom holds one of this spell (which is continued by default)",
     }),
     json: Flags.boolean({ description: "print each result as a JSON line on stdout" }),
+    plain: Flags.boolean({
+      description:
+        "line mode on a terminal too (by default a terminal opens the full-screen UI; piped input and --json use line mode)",
+    }),
     loom: Flags.string({
       description:
         'loom JSONL file to append to ("memory" for none); default: the spell\'s loom.path',

@@ -263,7 +263,7 @@ describe("the bin", () => {
     };
   };
   const heavy =
-    /openai|@anthropic-ai|quickjs|sandbox-worker|agentclientprotocol|fastify|bullmq|ioredis/;
+    /openai|@anthropic-ai|quickjs|sandbox-worker|agentclientprotocol|fastify|bullmq|ioredis|^LOADED (ink|react|marked)$|tui\.mjs/;
 
   it("spell --help is printed from the start-up pages: no bundle loads", () => {
     const env = Object.fromEntries(
@@ -282,6 +282,17 @@ describe("the bin", () => {
     // The hooks work: the bundled CLI is seen. yaml, ajv and oclif are inside that bundle.
     expect(loaded.some((l) => l.endsWith("dist/spell.cjs"))).toBe(true);
     expect(loaded.filter((l) => heavy.test(l))).toEqual([]);
+  });
+
+  it("spell run and a piped spell summon load no terminal UI (Ink, React, marked)", () => {
+    const ui = /^LOADED (ink|react|marked)$|tui\.mjs/;
+    const run = traced(["run", "grimoire/04-cantrip.yaml", "--loom", "memory", "--quiet"]);
+    expect(run.loaded.length).toBeGreaterThan(0);
+    expect(run.loaded.filter((l) => ui.test(l))).toEqual([]);
+    // stdin is no terminal here: line mode, which the input's end closes at once.
+    const summon = traced(["summon", "grimoire/04-cantrip.yaml", "--loom", "memory", "--quiet"]);
+    expect(summon.loaded.some((l) => l.endsWith("dist/spell.cjs"))).toBe(true);
+    expect(summon.loaded.filter((l) => ui.test(l))).toEqual([]);
   });
 
   it("the CLI starts from the code cache the build trained", () => {

@@ -1,0 +1,129 @@
+/**
+ * The keys of the terminal UI (issue 42), listed in KEYS (what `/help` shows) and handled by
+ * onKey: each key read is one call, with the prompt's state in a KeyState the App keeps.
+ */
+import type { Key } from "ink";
+import type { SessionModel } from "./model.js";
+
+export interface Controls {
+  /** Sends an intent (the session records it in the model and casts). */
+  send(intent: string): void;
+  /** Stops the running cast; the session goes on. */
+  cancel(): void;
+  /** Answers the approval asked. */
+  answer(word: "y" | "n" | "a"): void;
+  /** Ends the session. */
+  end(): void;
+}
+
+export const KEYS: [string, string][] = [
+  ["Enter", "send the intent"],
+  ["Alt-Enter or Ctrl-J", "a new line in the intent"],
+  ["Up / Down", "earlier intents"],
+  ["Esc or Ctrl-C", "stop the running cast (the session goes on)"],
+  ["Ctrl-C twice, or Ctrl-D", "end the session (at an idle, empty prompt)"],
+  ["PgUp / PgDn", "scroll the conversation"],
+  ["Tab / Shift-Tab", "select a turn"],
+  ["Ctrl-O", "open the selected turn whole (again: fold it)"],
+  ["y / n / a / f", "approval: allow once / deny / allow for the session / full arguments"],
+  ["/help", "this list"],
+];
+
+/** What the keys read and change; refs, so keys between two renders see each other's work. */
+export interface KeyState {
+  model: SessionModel;
+  controls: Controls;
+  /** The prompt's text. */
+  text: () => string;
+  setText: (next: string | ((v: string) => string)) => void;
+  history: string[];
+  /** How far up the history Up went (0: the new line). */
+  back: { current: number };
+  idleInterrupts: { current: number };
+  selected: number | undefined;
+  setSelected: (key: number | undefined) => void;
+  toggleOpen: (key: number) => void;
+  scrollBy: (lines: number) => void;
+  /** Lines of a page (PgUp). */
+  page: number;
+}
+
+export function onKey(s: KeyState, input: string, key: Key): void {
+  if ((key.ctrl && input === "c") || key.escape) return interrupt(s, key.escape);
+  s.idleInterrupts.current = 0;
+  const approval = s.model.approval;
+  if (approval) {
+    const word = input.toLowerCase();
+    if (word === "y" || word === "n" || word === "a") s.controls.answer(word);
+    else if (word === "f") s.model.ask({ ...approval, full: !approval.full });
+    return;
+  }
+  if (key.ctrl && input === "d") {
+    if (!s.text() && !s.model.running) s.controls.end();
+    return;
+  }
+  if (navigate(s, input, key)) return;
+  if ((key.return && key.meta) || (key.ctrl && input === "j") || input === "\n") {
+    s.setText((v) => `${v}\n`);
+    return;
+  }
+  // Several keys in one read (a paste, a script): line breaks inside are new lines, a final
+  // Enter sends.
+  const typed = input.length > 1 && input.endsWith("\r") ? input.slice(0, -1) : undefined;
+  if (typed !== undefined) s.setText((v) => v + typed.replace(/\r\n?/g, "\n"));
+  if (key.return || typed !== undefined) return submit(s);
+  if (key.backspace || key.delete) return s.setText((v) => v.slice(0, -1));
+  if (key.ctrl || key.meta || !input) return;
+  s.setText((v) => v + input.replace(/\r\n?/g, "\n"));
+}
+
+/** Ctrl-C or Esc: stops the running cast; at an idle prompt, Ctrl-C twice ends the session. */
+function interrupt(s: KeyState, escape: boolean): void {
+  if (s.model.running) return s.controls.cancel();
+  if (escape) return s.setSelected(undefined);
+  if (s.text()) return s.setText("");
+  if (s.idleInterrupts.current >= 1) return s.controls.end();
+  s.idleInterrupts.current = 1;
+  s.model.notice("(Ctrl-C again, or Ctrl-D, to end the session)");
+}
+
+/** PgUp/PgDn, Tab, Ctrl-O, Up/Down; true when the key was one of them. */
+function navigate(s: KeyState, input: string, key: Key): boolean {
+  if (key.pageUp || key.pageDown) s.scrollBy(key.pageUp ? s.page : -s.page);
+  else if (key.tab) {
+    const turns = s.model.turns();
+    if (!turns.length) return true;
+    const at = turns.findIndex((t) => t.key === s.selected);
+    const next = at < 0 ? turns.length - 1 : at + (key.shift ? -1 : 1);
+    s.setSelected(turns[(next + turns.length) % turns.length]!.key);
+  } else if (key.ctrl && input === "o") {
+    const target = s.selected ?? s.model.turns().at(-1)?.key;
+    if (target !== undefined) s.toggleOpen(target);
+  } else if (key.upArrow || key.downArrow) {
+    const { history, back } = s;
+    back.current = Math.min(history.length, Math.max(0, back.current + (key.upArrow ? 1 : -1)));
+    s.setText(back.current === 0 ? "" : history[history.length - back.current]!);
+  } else return false;
+  return true;
+}
+
+/** Enter: /help, or the intent sent (unless a cast runs). */
+function submit(s: KeyState): void {
+  const intent = s.text().trim();
+  if (!intent) return;
+  if (intent === "/help") {
+    s.setText("");
+    s.scrollBy(-Infinity);
+    s.model.notice(KEYS.map(([k, what]) => `${k.padEnd(24)} ${what}`).join("\n"));
+    return;
+  }
+  if (s.model.running) {
+    s.model.notice("a cast is running: Esc or Ctrl-C stops it");
+    return;
+  }
+  s.setText("");
+  s.back.current = 0;
+  s.scrollBy(-Infinity);
+  s.history.push(intent);
+  s.controls.send(intent);
+}

@@ -1,0 +1,232 @@
+/**
+ * The terminal UI of a session (issue 42), drawn with Ink from a SessionModel: the conversation
+ * (scrollable), an approval dialog when one is asked, the prompt, and the status line. Keys are
+ * listed in KEYS (and by `/help`). The session (session.ts) owns the entity; this only draws and
+ * turns keys into the Controls' calls.
+ */
+import { Box, Text, useInput, useStdout } from "ink";
+import {
+  createElement as h,
+  useEffect,
+  useRef,
+  useState,
+  useSyncExternalStore,
+  type ReactNode,
+} from "react";
+import { onKey, type Controls } from "./keys.js";
+import { Markdown } from "./markdown.js";
+import type { ApprovalView, Entry, SessionModel } from "./model.js";
+import { oneLine, safeText } from "./text.js";
+import { TurnBlock } from "./turn-block.js";
+
+export { KEYS, type Controls } from "./keys.js";
+
+function EntryView({
+  entry,
+  selected,
+  opened,
+  width,
+  model,
+}: {
+  model: SessionModel;
+  entry: Entry;
+  selected: number | undefined;
+  opened: ReadonlySet<number>;
+  width: number;
+}): ReactNode {
+  switch (entry.kind) {
+    case "intent":
+      return h(
+        Box,
+        { marginTop: 1 },
+        h(Text, { bold: true, color: "blue" }, `› ${safeText(entry.text)}`),
+      );
+    case "turn":
+      return h(TurnBlock, { turn: entry.turn, selected, opened, width, model });
+    case "result":
+      return h(
+        Box,
+        { flexDirection: "column" },
+        entry.text ? h(Markdown, { text: entry.text }) : null,
+        h(Text, { dimColor: true }, entry.summary),
+      );
+    case "notice":
+      return h(Text, { color: entry.error ? "red" : "magenta" }, safeText(entry.text));
+  }
+}
+
+export function ApprovalDialog({ approval }: { approval: ApprovalView }): ReactNode {
+  const who = approval.depth > 0 ? ` (child entity, depth ${approval.depth})` : "";
+  const args = approval.full ? approval.args : oneLine(approval.args, 300);
+  return h(
+    Box,
+    { flexDirection: "column", borderStyle: "round", borderColor: "yellow", paddingX: 1 },
+    h(Text, { bold: true }, `approval needed: ${approval.gate}${who} — approve: ${approval.rule}`),
+    ...approval.deciding.map(([k, v]) => h(Text, { key: k }, h(Text, { bold: true }, `${k}: `), v)),
+    h(Text, { dimColor: !approval.full }, `arguments: ${args}`),
+    h(
+      Text,
+      { color: "yellow" },
+      "[y] allow once · [a] allow for the session · [n] deny · [f] full arguments",
+    ),
+  );
+}
+
+export function StatusLine({ model }: { model: SessionModel }): ReactNode {
+  const s = model.status;
+  const cost = model.costUsd === undefined ? "cost unknown" : `$${model.costUsd.toFixed(4)}`;
+  const near = model.nearLimits();
+  // The wards near their limit on a line of their own: a long status line is cut at its end.
+  return h(
+    Box,
+    { flexDirection: "column" },
+    h(
+      Text,
+      { inverse: true, wrap: "truncate-end" },
+      ` ${s.spell} · ${s.model} · ${s.entityId} · turn ${model.turn} · ${model.tokensIn} in / ${model.tokensOut} out · ${cost} · loom ${s.loom} `,
+    ),
+    near.length ? h(Text, { color: "red", bold: true }, ` ! near limit: ${near.join(", ")}`) : null,
+  );
+}
+
+function Prompt({ value, running }: { value: string; running: boolean }): ReactNode {
+  const lines = value.split("\n");
+  return h(
+    Box,
+    { flexDirection: "column" },
+    ...lines.map((line, i) =>
+      h(
+        Text,
+        { key: i },
+        h(Text, { color: "blue", bold: true }, i === 0 ? "› " : "  "),
+        line,
+        i === lines.length - 1 ? h(Text, { inverse: true }, " ") : "",
+      ),
+    ),
+    running ? h(Text, { dimColor: true }, "casting… Esc or Ctrl-C stops it") : null,
+  );
+}
+
+/**
+ * The terminal's size; when it changes, `redraw` (the session's: the screen cleared, Ink's idea
+ * of what it shows forgotten) and the UI drawn whole at the new size.
+ */
+function useSize(redraw?: () => void): { columns: number; rows: number } {
+  const { stdout } = useStdout();
+  const read = () => ({ columns: stdout.columns || 80, rows: stdout.rows || 24 });
+  const [size, setSize] = useState(read);
+  useEffect(() => {
+    const onResize = () => {
+      redraw?.();
+      setSize(read());
+    };
+    stdout.on("resize", onResize);
+    return () => void stdout.off("resize", onResize);
+  });
+  return size;
+}
+
+/** A set with `key` added, or removed when it was there. */
+function toggled(set: ReadonlySet<number>, key: number): ReadonlySet<number> {
+  const next = new Set(set);
+  if (next.has(key)) next.delete(key);
+  else next.add(key);
+  return next;
+}
+
+/**
+ * The entries, their latest at the bottom; `scroll` lines up from there (a negative margin
+ * pushes the newest lines below the clipped edge).
+ */
+function Conversation({
+  model,
+  scroll,
+  selected,
+  opened,
+  width,
+}: {
+  model: SessionModel;
+  scroll: number;
+  selected: number | undefined;
+  opened: ReadonlySet<number>;
+  width: number;
+}): ReactNode {
+  return h(
+    Box,
+    {
+      flexDirection: "column",
+      flexGrow: 1,
+      flexShrink: 1,
+      overflow: "hidden",
+      justifyContent: "flex-end",
+    },
+    h(
+      Box,
+      { flexDirection: "column", flexShrink: 0, marginBottom: -scroll },
+      ...model.entries.map((entry, i) =>
+        h(EntryView, { key: i, entry, selected, opened, width, model }),
+      ),
+    ),
+  );
+}
+
+export function App({
+  model,
+  controls,
+  redraw,
+}: {
+  model: SessionModel;
+  controls: Controls;
+  redraw?: () => void;
+}): ReactNode {
+  useSyncExternalStore(model.subscribe, model.snapshot);
+  const { columns, rows } = useSize(redraw);
+  // The prompt's text in a ref as well as in state: keys that arrive between two renders
+  // (typed fast, pasted, sent by a script) each see the text the previous one left.
+  const text = useRef("");
+  const [value, setShown] = useState("");
+  const setValue = (next: string | ((v: string) => string)) => {
+    text.current = typeof next === "function" ? next(text.current) : next;
+    setShown(text.current);
+  };
+  const history = useRef<string[]>([]).current;
+  const back = useRef(0); // how far up the history Up went (0: the new line)
+  const idleInterrupts = useRef(0);
+  const [scroll, setScroll] = useState(0);
+  const [selected, setSelected] = useState<number | undefined>(undefined);
+  const [opened, setOpened] = useState<ReadonlySet<number>>(new Set());
+  const page = Math.max(1, rows - 6);
+
+  useInput((input, key) =>
+    onKey(
+      {
+        model,
+        controls,
+        text: () => text.current,
+        setText: setValue,
+        history,
+        back,
+        idleInterrupts,
+        selected,
+        setSelected,
+        toggleOpen: (target) => setOpened((o) => toggled(o, target)),
+        scrollBy: (lines) => setScroll((v) => Math.max(0, v + lines)),
+        page,
+      },
+      input,
+      key,
+    ),
+  );
+
+  return h(
+    Box,
+    { flexDirection: "column", width: columns, height: Math.max(4, rows - 1) },
+    h(Conversation, { model, scroll, selected, opened, width: columns }),
+    scroll > 0
+      ? h(Text, { dimColor: true }, `↓ scrolled up ${scroll} lines (PgDn goes back)`)
+      : null,
+    model.approval ? h(ApprovalDialog, { approval: model.approval }) : null,
+    h(Prompt, { value, running: model.running }),
+    h(StatusLine, { model }),
+  );
+}

@@ -1,0 +1,319 @@
+/**
+ * The terminal UI of `spell summon` (issue 42), drawn with ink-testing-library from a
+ * SessionModel fed with the events a cast emits: each state (streaming text, a running gate, an
+ * approval, an error, a child) and the keys (Enter, a new line, history, Ctrl-C and Esc, Ctrl-D,
+ * Tab and Ctrl-O, PgUp, /help). The end-to-end run in a real terminal is tui-tmux.test.ts.
+ */
+import { render } from "ink-testing-library";
+import { createElement as h } from "react";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import type { CantripEvent } from "../../src/core/events.js";
+import { SessionModel, type StatusInfo } from "../../src/cli/tui/model.js";
+import { approvalView } from "../../src/cli/tui/session.js";
+import { App, type Controls } from "../../src/cli/tui/view.js";
+
+const ROOT = "ent_root";
+const STATUS: StatusInfo = {
+  spell: "demo",
+  model: "scripted",
+  entityId: ROOT,
+  loom: "l.jsonl",
+  limits: { maxTurns: 5 },
+};
+const usage = { promptTokens: 120, completionTokens: 30, cachedTokens: 0 };
+
+const KEY = {
+  enter: "\r",
+  ctrlC: "\u0003",
+  ctrlD: "\u0004",
+  ctrlJ: "\n",
+  ctrlO: "\u000f",
+  esc: "\u001b",
+  up: "\u001b[A",
+  tab: "\t",
+  pageUp: "\u001b[5~",
+  backspace: "\u007f",
+};
+
+function controls(): Controls & { calls: string[] } {
+  const calls: string[] = [];
+  return {
+    calls,
+    send: (intent) => calls.push(`send:${intent}`),
+    cancel: () => calls.push("cancel"),
+    answer: (word) => calls.push(`answer:${word}`),
+    end: () => calls.push("end"),
+  };
+}
+
+let unmount: (() => void) | undefined;
+afterEach(() => {
+  unmount?.();
+  unmount = undefined;
+});
+
+function draw(model = new SessionModel(STATUS)) {
+  const c = controls();
+  const app = render(h(App, { model, controls: c }));
+  unmount = app.unmount;
+  const frame = () => app.lastFrame() ?? "";
+  const shows = (text: string | RegExp) =>
+    vi.waitFor(() => {
+      if (typeof text === "string") expect(frame()).toContain(text);
+      else expect(frame()).toMatch(text);
+    });
+  /** Writes keys one read at a time, as a person types them. */
+  const type = async (...keys: string[]) => {
+    for (const k of keys) {
+      app.stdin.write(k);
+      // Each key is handled before the next (the frame is drawn from what it changed).
+      await new Promise((r) => setImmediate(r));
+    }
+  };
+  return { model, c, frame, shows, type };
+}
+
+const events = (model: SessionModel, list: CantripEvent[]) => list.forEach((e) => model.event(e));
+
+describe("the terminal UI's states", () => {
+  it("streaming: the entity's text appears as it arrives, its Markdown rendered", async () => {
+    const { model, shows, frame } = draw();
+    model.intent("hello");
+    events(model, [
+      { type: "step_start", entityId: ROOT, sequence: 1 },
+      { type: "text", entityId: ROOT, text: "Here is **bold** and a list:\n\n- one\n- `two`" },
+    ]);
+    await shows("• one");
+    expect(frame()).toContain("› hello");
+    expect(frame()).toContain("Here is bold and a list:"); // the ** marks are gone
+    expect(frame()).toContain("• two");
+    expect(frame()).not.toContain("**");
+    events(model, [{ type: "text", entityId: ROOT, text: "\n\n```js\nconst x = 1;\n```" }]);
+    await shows("const x = 1;");
+    expect(frame()).not.toContain("```");
+    expect(frame()).toMatch(/turn 1 · no gates ⠋|turn 1 · no gates [⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] \d/);
+  });
+
+  it("a running gate: the call, its arguments and a spinner with the elapsed time; then its result", async () => {
+    const { model, shows, frame } = draw();
+    model.intent("write it");
+    events(model, [
+      { type: "step_start", entityId: ROOT, sequence: 1 },
+      { type: "tool_call", entityId: ROOT, gate: "write", arguments: '{"path":"a.txt"}' },
+    ]);
+    await shows(/● write \{"path":"a\.txt"\} [⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] \d+ ms/);
+    events(model, [
+      {
+        type: "tool_result",
+        entityId: ROOT,
+        record: {
+          gate_name: "write",
+          arguments: '{"path":"a.txt"}',
+          result: Array.from({ length: 8 }, (_, i) => `line ${i + 1}`).join("\n"),
+          is_error: false,
+          duration_ms: 1500,
+        },
+      },
+      {
+        type: "step_complete",
+        entityId: ROOT,
+        sequence: 1,
+        turnId: "t1",
+        gates: ["write"],
+        usage,
+        durationMs: 1600,
+        outcome: "continue",
+        isError: false,
+      },
+    ]);
+    await shows("→ line 1");
+    expect(frame()).toContain("turn 1 · write · 1.6 s · 120 in / 30 out");
+    expect(frame()).toContain("● write");
+    expect(frame()).toContain("1.5 s");
+    // A long result is folded: three lines shown, the rest counted.
+    expect(frame()).toContain("line 3");
+    expect(frame()).not.toContain("line 4");
+    expect(frame()).toContain("5 more lines");
+    expect(frame()).not.toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/);
+  });
+
+  it("an approval: a dialog with the deciding field whole and escaped, answered with one key", async () => {
+    const { model, c, shows, frame, type } = draw();
+    model.intent("run it");
+    const long = "x".repeat(400);
+    model.ask(
+      approvalView(
+        {
+          gate: "bash",
+          rule: "command git push*",
+          depth: 0,
+          arguments: JSON.stringify({ command: "git push\u001b[2J origin", note: long }),
+        },
+        (t) => t.replace("origin", "[REDACTED]"),
+      ),
+    );
+    await shows("approval needed: bash — approve: command git push*");
+    expect(frame()).toContain("command: git push\\u001b[2J [REDACTED]");
+    expect(frame()).not.toContain("\u001b[2J");
+    expect(frame()).not.toContain(long); // the arguments are cut until f
+    await type("f");
+    await vi.waitFor(() => expect(frame().replace(/[│\s]/g, "")).toContain(long));
+    await type("y");
+    expect(c.calls).toEqual(["answer:y"]);
+  });
+
+  it("an error: the turn is marked with its error, a failed cast is told", async () => {
+    const { model, shows, frame } = draw();
+    model.intent("read it");
+    events(model, [
+      { type: "step_start", entityId: ROOT, sequence: 1 },
+      { type: "tool_call", entityId: ROOT, gate: "read", arguments: '{"path":"x"}' },
+      {
+        type: "tool_result",
+        entityId: ROOT,
+        record: {
+          gate_name: "read",
+          arguments: '{"path":"x"}',
+          result: "no such file",
+          is_error: true,
+        },
+      },
+      {
+        type: "step_complete",
+        entityId: ROOT,
+        sequence: 1,
+        turnId: "t1",
+        gates: ["read"],
+        usage,
+        durationMs: 20,
+        outcome: "continue",
+        isError: true,
+        error: "no such file",
+      },
+    ]);
+    model.castEnded({ error: "send failed: provider down" });
+    await shows("send failed: provider down");
+    expect(frame()).toContain("✗ no such file");
+    expect(frame()).toContain("✗ read");
+    expect(frame()).toContain("→ no such file");
+  });
+
+  it("a child: its turns nested under the parent's turn, live", async () => {
+    const { model, shows, frame } = draw();
+    model.intent("delegate");
+    events(model, [
+      { type: "step_start", entityId: ROOT, sequence: 1 },
+      { type: "tool_call", entityId: ROOT, gate: "call_entity", arguments: '{"intent":"sub"}' },
+      { type: "step_start", entityId: "ent_child", sequence: 1 },
+      { type: "text", entityId: "ent_child", text: "child speaking" },
+    ]);
+    await shows("child speaking");
+    const lines = frame().split("\n");
+    const parent = lines.findIndex((l) => l.includes("● call_entity"));
+    const child = lines.findIndex((l) => l.includes("↳ [ent_child] turn 1"));
+    expect(parent).toBeGreaterThanOrEqual(0);
+    expect(child).toBeGreaterThan(parent);
+    expect(lines[child]).toMatch(/^ {2}▸ ↳/); // indented under the parent
+    expect(model.turns().map((t) => t.entityId)).toEqual([ROOT, "ent_child"]);
+  });
+
+  it("the status line: spell, model, entity, turn, tokens, cost unknown, loom, a ward near its limit", async () => {
+    const { model, shows, frame } = draw();
+    await shows("loom l.jsonl");
+    expect(frame()).toContain(
+      "demo · scripted · ent_root · turn 0 · 0 in / 0 out · $0.0000 · loom l.jsonl",
+    );
+    model.intent("go");
+    for (let n = 1; n <= 4; n++)
+      events(model, [
+        { type: "step_start", entityId: ROOT, sequence: n },
+        {
+          type: "step_complete",
+          entityId: ROOT,
+          sequence: n,
+          turnId: `t${n}`,
+          gates: [],
+          usage,
+          durationMs: 5,
+          outcome: "continue",
+          isError: false,
+        },
+      ]);
+    await shows("turn 4 · 480 in / 120 out");
+    expect(frame()).toContain("! near limit: max_turns 4/5");
+    model.castEnded({
+      text: "ok",
+      summary: "terminated",
+      usage: { promptTokens: 500, completionTokens: 125 },
+    });
+    await shows("500 in / 125 out · cost unknown");
+  });
+});
+
+describe("the terminal UI's keys", () => {
+  it("Enter sends; Ctrl-J makes a new line; Up brings back an earlier intent", async () => {
+    const { c, shows, type } = draw();
+    await type(..."first");
+    await shows("› first");
+    await type(KEY.enter);
+    expect(c.calls).toEqual(["send:first"]);
+    await type("a", KEY.ctrlJ, "b", KEY.enter);
+    expect(c.calls).toEqual(["send:first", "send:a\nb"]);
+    await type(KEY.up, KEY.up);
+    await shows("› first");
+    await type(KEY.backspace, KEY.enter);
+    expect(c.calls.at(-1)).toBe("send:firs");
+  });
+
+  it("several keys in one read (a paste, a script) ending with Enter are sent as one intent", async () => {
+    const { c, type } = draw();
+    await type("hello there\r");
+    expect(c.calls).toEqual(["send:hello there"]);
+  });
+
+  it("Ctrl-C or Esc stops the running cast and keeps the session; Ctrl-C twice when idle ends it", async () => {
+    const { model, c, shows, type } = draw();
+    model.intent("slow");
+    await type(KEY.ctrlC);
+    await type(KEY.esc);
+    expect(c.calls).toEqual(["cancel", "cancel"]);
+    model.castEnded({ error: "interrupted" });
+    await type(KEY.ctrlC);
+    await shows("Ctrl-C again, or Ctrl-D, to end the session");
+    expect(c.calls).toEqual(["cancel", "cancel"]);
+    await type(KEY.ctrlC);
+    expect(c.calls).toEqual(["cancel", "cancel", "end"]);
+  });
+
+  it("Ctrl-D at an empty idle prompt ends the session; with text typed it does not", async () => {
+    const { c, type } = draw();
+    await type("x", KEY.ctrlD);
+    expect(c.calls).toEqual([]);
+    await type(KEY.backspace, KEY.ctrlD);
+    expect(c.calls).toEqual(["end"]);
+  });
+
+  it("Tab selects a turn and Ctrl-O opens it whole; /help lists the keys; PgUp scrolls", async () => {
+    const { model, shows, frame, type } = draw();
+    model.intent("go");
+    const long = Array.from({ length: 6 }, (_, i) => `row ${i + 1}`).join("\n");
+    events(model, [
+      { type: "step_start", entityId: ROOT, sequence: 1 },
+      { type: "tool_call", entityId: ROOT, gate: "read", arguments: "{}" },
+      {
+        type: "tool_result",
+        entityId: ROOT,
+        record: { gate_name: "read", arguments: "{}", result: long, is_error: false },
+      },
+    ]);
+    await shows("row 3");
+    expect(frame()).not.toContain("row 6");
+    await type(KEY.tab, KEY.ctrlO);
+    await shows("row 6");
+    expect(frame()).toContain("▾ turn 1");
+    await type(..."/help", KEY.enter);
+    await shows("PgUp / PgDn");
+    await type(KEY.pageUp);
+    await shows("scrolled up");
+  });
+});
