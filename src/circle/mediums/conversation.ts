@@ -19,10 +19,8 @@ export const conversationMedium: Medium = {
   },
   open(circle, context) {
     // The turn itself is the session, and its rules a class: the calls of every turn go to
-    // methods every entity shares, not to closures made per entity. Optimized code inlines a
-    // closure it was called with; when that entity is collected the code is thrown away and
-    // compiled again for the next one (bench/loop.bench.mjs: at every cast of a long-lived
-    // process, such as spell serve).
+    // methods every entity shares, not to closures made per entity (optimized code that
+    // inlined such a closure is thrown away once its entity is collected). BENCH.md, issue 40.
     return new MediumTurn(circle, new ConversationRules(circle, context));
   },
 };
