@@ -8,7 +8,7 @@
 // Provider SDKs, the MCP and A2A SDKs, QuickJS and the bash grammar stay outside: they load from
 // node_modules on first use.
 import { spawnSync } from "node:child_process";
-import { rmSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
@@ -60,6 +60,17 @@ for (const [name, entry] of Object.entries(BUNDLES)) {
     ],
     logLevel: "warning",
   });
+}
+// bin/load.js decodes an ASCII bundle as Latin-1; anything else is decoded as UTF-8 into a
+// two-byte string, twice the heap and slower to read at every start. esbuild escapes strings but
+// not a regular expression's literal characters: write those as \u escapes in the source.
+{
+  const bytes = readFileSync(join(dist, "run.cjs"));
+  const at = bytes.findIndex((b) => b > 0x7f);
+  if (at >= 0) {
+    const around = bytes.subarray(Math.max(0, at - 80), at + 20).toString("utf8");
+    throw new Error(`dist/run.cjs is not ASCII at byte ${at}: …${around}…`);
+  }
 }
 // The decision of bin/run.js: small, no dependency, loaded by every `spell`.
 await build({

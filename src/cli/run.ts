@@ -26,7 +26,6 @@ import {
   runTarget,
   type RunTarget,
 } from "./run-resume.js";
-import { repeatRun } from "./run-repeat.js";
 
 export type { RunFlags } from "./run-flags.js";
 export { DEFAULT_LOOM } from "./load.js";
@@ -70,6 +69,8 @@ export async function runCommand(file: string, flags: RunFlags, io: CliIO): Prom
   if (typeof intent === "number") return intent;
   if (flags.repeat !== undefined) {
     cantrip.loom.close(); // the repeated casts go to the report folder's loom
+    // Loaded only for --repeat: eval's runner brings the checks (ajv, RE2) a plain run never uses.
+    const { repeatRun } = await import("./run-repeat.js");
     return repeatRun(file, intent, { ...flags, repeat: flags.repeat }, io, io.tty === true);
   }
   const resume = (r?: CastResult) => resumeCommand(file, flags.loom, target, r);

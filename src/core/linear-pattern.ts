@@ -8,8 +8,18 @@
  * RE2 has no lookaround and no backreference: such a pattern is refused with an error saying so,
  * never matched another way. JavaScript's `\uXXXX` and `\u{X}` escapes are read as RE2's `\x{X}`.
  */
-import { RE2JS } from "re2js";
+import { createRequire } from "node:module";
+import type { RE2JS } from "re2js";
 import { errorMessage } from "./errors.js";
+
+/**
+ * re2js, required on the first pattern compiled (not when this module loads): a spell with no
+ * pattern to match (most `spell run`s) reads none of its 190 KB. It stays outside the CLI's
+ * bundles, loaded from node_modules like the provider SDKs (scripts/bundle.mjs).
+ */
+let engine: typeof RE2JS | undefined;
+const re2 = (): typeof RE2JS =>
+  (engine ??= (createRequire(import.meta.url)("re2js") as { RE2JS: typeof RE2JS }).RE2JS);
 
 export interface LinearPattern {
   readonly source: string;
@@ -53,7 +63,7 @@ function re2Escapes(source: string): string {
 export function linearPattern(source: string): LinearPattern {
   let re: RE2JS;
   try {
-    re = RE2JS.compile(re2Escapes(source));
+    re = re2().compile(re2Escapes(source));
   } catch (err) {
     throw new NotLinearPattern(source, errorMessage(err).replace(/^error parsing regexp: /, ""));
   }

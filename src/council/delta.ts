@@ -31,7 +31,7 @@ export function judgeQuestion(prior: SeatResponses, current: SeatResponses): str
  */
 export function parseVerdict(reply: string): boolean | null {
   const first = reply
-    .replace(/^[\s*_`#>"'“”‘’]+/u, "")
+    .replace(/^[\s*_`#>"'\u201C\u201D\u2018\u2019]+/u, "") // curly quotes, escaped: the bundles stay ASCII
     .match(/^[\p{L}]+/u)?.[0]
     ?.toUpperCase();
   return first === "YES" ? true : first === "NO" ? false : null;

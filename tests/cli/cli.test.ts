@@ -295,6 +295,33 @@ describe("the bin", () => {
     expect(summon.loaded.filter((l) => ui.test(l))).toEqual([]);
   });
 
+  it("spell run requires re2js from node_modules for a pattern, and a spell without one never", () => {
+    const plain = traced(["run", "grimoire/04-cantrip.yaml", "--loom", "memory", "--quiet"]);
+    expect(plain.stdout.trim()).toBe("5");
+    expect(plain.loaded.some((l) => l.endsWith("dist/run.cjs"))).toBe(true);
+    expect(plain.loaded.filter((l) => /re2js/.test(l) || heavy.test(l))).toEqual([]);
+    const spell = write(
+      "patterned.yaml",
+      [
+        "llm: { provider: scripted, responses: [{ tool_calls: [{ gate: done, args: { answer: ok } }] }] }",
+        "identity: { system_prompt: say it }",
+        "inputs: { type: object, properties: { word: { type: string, pattern: '^[a-z]+$' } }, required: [word] }",
+        "intent: 'say {{word}}'",
+        "circle: { gates: [done], wards: [{ max_turns: 2 }] }",
+      ].join("\n"),
+    );
+    const good = traced(["run", spell, "--loom", "memory", "--quiet", "--input", "word=fine"]);
+    expect(good.stdout.trim()).toBe("ok");
+    expect(good.loaded).toContain("LOADED re2js");
+    const bad = spawnSync(
+      process.execPath,
+      ["bin/run.js", "run", spell, "--loom", "memory", "--input", "word=NOT a word"],
+      { encoding: "utf8" },
+    );
+    expect(bad.status).toBe(EXIT.invalid);
+    expect(bad.stderr).toMatch(/input word: must match pattern "\^\[a-z\]\+\$"/);
+  });
+
   it("the CLI starts from the code cache the build trained", () => {
     expect(loadBundleIn(join(process.cwd(), "bin/load.js"))).toEqual({
       rejected: false,

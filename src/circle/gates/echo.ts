@@ -1,5 +1,8 @@
 import type { Gate } from "../gate.js";
 
+/** One function for every echo gate (a closure made per gate would be per circle; see conversation.ts). */
+const echo = (args: Record<string, unknown>): unknown => args["text"];
+
 export function echoGate(): Gate {
   return {
     name: "echo",
@@ -9,6 +12,6 @@ export function echoGate(): Gate {
       properties: { text: { type: "string", description: "Text to echo back." } },
       required: ["text"],
     },
-    execute: (args) => args["text"],
+    execute: echo,
   };
 }

@@ -1,5 +1,5 @@
 import type { LLMResponse, ToolCall } from "../../core/contract.js";
-import { toolDefinition, type GateContext } from "../gate.js";
+import { toolDefinition, type GateContext, type GateOutcome } from "../gate.js";
 import { DONE } from "../gate-names.js";
 import type { GateHost, Medium } from "../medium.js";
 import {
@@ -18,38 +18,48 @@ export const conversationMedium: Medium = {
     return { tools: [...circle.gates.values()].map(toolDefinition), toolChoice: "auto" };
   },
   open(circle, context) {
-    const rules = conversationRules(circle, context);
-    const turn = new MediumTurn(circle, rules);
-    return {
-      execute: (response, scope) => turn.execute(response, scope),
-      dispose: () => turn.dispose(),
-    };
+    // The turn itself is the session, and its rules a class: the calls of every turn go to
+    // methods every entity shares, not to closures made per entity (optimized code that
+    // inlined such a closure is thrown away once its entity is collected). BENCH.md, issue 40.
+    return new MediumTurn(circle, new ConversationRules(circle, context));
   },
 };
 
 /** Each tool call is one gate call; its result is the tool message. */
-function conversationRules(
-  circle: GateHost,
-  context: Pick<GateContext, "entity" | "depth">,
-): TurnRules {
-  const run = (call: ToolCall, out: Awaited<ReturnType<GateHost["callGate"]>>): CallRun => ({
+class ConversationRules implements TurnRules {
+  constructor(
+    private readonly circle: GateHost,
+    private readonly context: Pick<GateContext, "entity" | "depth">,
+  ) {}
+
+  runCall(call: ToolCall, scope: CallScope): CallRun | Promise<CallRun> {
+    const ctx = gateContext(scope, this.context);
+    const out = this.circle.callGate(call.name, call.input ?? call.arguments, ctx, call.arguments);
+    return out instanceof Promise ? out.then((o) => callRun(call, o)) : callRun(call, out);
+  }
+
+  utterance(response: LLMResponse): string {
+    return response.content ?? callsUtterance(response.toolCalls ?? []);
+  }
+
+  observation(runs: readonly CallRun[]): string {
+    return renderObservation(runs);
+  }
+
+  trimmed(_run: CallRun, content: string): string {
+    return ephemeralNote(content.length);
+  }
+}
+
+/** A gate call's outcome as the turn takes it. */
+function callRun(call: ToolCall, out: GateOutcome): CallRun {
+  return {
     // A call refused past the turn's budget after the first is answered, not recorded (issue 20).
     records: out.unrecorded ? [] : [out.record],
     text: out.record.result,
     isError: out.record.is_error,
     // LOOP-3 stops after a done that worked; LOOP-7: a failed done does not terminate.
     done: call.name === DONE && out.ok ? { result: out.value } : undefined,
-  });
-  return {
-    runCall(call: ToolCall, scope: CallScope) {
-      const ctx = gateContext(scope, context);
-      const out = circle.callGate(call.name, call.input ?? call.arguments, ctx, call.arguments);
-      return out instanceof Promise ? out.then((o) => run(call, o)) : run(call, out);
-    },
-    utterance: (response: LLMResponse) =>
-      response.content ?? callsUtterance(response.toolCalls ?? []),
-    observation: renderObservation,
-    trimmed: (_run, content) => ephemeralNote(content.length),
   };
 }
 
