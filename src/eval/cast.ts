@@ -32,7 +32,7 @@ export interface CastJob {
   cast: CastScope;
   judged: CastScope;
   loom: Loom;
-  judgeLLM: (name: string) => Promise<LLM>;
+  judgeLLM: (llm: unknown) => Promise<LLM>;
   /** Who watches this cast (`spell eval --otel`), if anyone. */
   observer?: CastObserver | undefined;
 }

@@ -18,6 +18,7 @@ import {
 } from "../../src/index.js";
 import { endsCast } from "../../src/llm/providers/scripted.js";
 import { createHttpServer } from "../../src/protocols/http/server.js";
+import { castOf } from "../../src/queue/job.js";
 import { needs, notBuilt } from "../support/needs.js";
 import { runCli } from "./support/harness.js";
 
@@ -33,7 +34,7 @@ const cantripOf = (responses: ScriptedResponse[], cycle = false) =>
     circle: new Circle({
       gates: [
         doneGate(),
-        { name: "echo", description: "echo", parameters: {}, execute: () => "echoed" },
+        { name: "echo", description: "echo", parameters: { type: "object", properties: {} }, execute: () => "echoed" },
       ],
       wards: [{ max_turns: 4 }],
     }),
@@ -84,6 +85,22 @@ describe("a scripted reply depends on the cast, not on the process", () => {
     const cast = cantripOf([done("one"), done("two")]);
     expect((await cast.cast("a")).result).toBe("one");
     expect((await cast.cast("a")).result).toBe("one");
+  });
+});
+
+describe("a queued job's seat", () => {
+  const job = (seat: unknown) => ({
+    spell: "/s.yaml",
+    case: { id: "c", intent: "q", expect: [], location: "e.yaml:1:1" },
+    repeat: 0,
+    entityId: "ent_1",
+    seat,
+  });
+  it("is a whole number from 0, or absent (an older enqueuer's job)", () => {
+    expect(castOf(job(4)).seat).toBe(4);
+    expect(castOf(job(undefined)).seat).toBeUndefined();
+    expect(() => castOf(job(-1))).toThrow(/its seat is -1, not a whole number from 0/);
+    expect(() => castOf(job("2"))).toThrow(/its seat is text/);
   });
 });
 
