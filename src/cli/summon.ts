@@ -87,8 +87,14 @@ export async function runSummon(
   }
   const offOtel = otel ? entity.bus.on(otel.listener()) : undefined;
   hooks.onStart?.(entity, loaded, io);
+  // Piped input (a script, CI): a send that failed fails the session's exit, as `spell run` would.
+  let failure: unknown;
+  let failed = false;
   try {
-    await readIntents(io, (line, signal) => sendLine(entity, line, signal, loaded, flags, io));
+    await readIntents(io, async (line, signal) => {
+      const err = await sendLine(entity, line, signal, loaded, flags, io);
+      if (err !== undefined) [failed, failure] = [true, err];
+    });
   } finally {
     offOtel?.();
     await otel?.shutdown();
@@ -96,7 +102,7 @@ export async function runSummon(
     loom.close();
   }
   io.stderr(`session ended · entity ${entity.id} · resume: ${hint(entity.id, named)}\n`);
-  return EXIT.ok;
+  return failed && !io.terminal ? exitFor(failure) : EXIT.ok;
 }
 
 /** Loads the spell and summons (or resumes) its entity; an exit code when that fails. */
@@ -151,7 +157,10 @@ async function startSummon(
   }
 }
 
-/** One intent: progress on stderr, the result on stdout; a failure is told, the session goes on. */
+/**
+ * One intent: progress on stderr, the result on stdout; a failure is told, the session goes on,
+ * and its error is returned (undefined: the send did not fail).
+ */
 async function sendLine(
   entity: Entity<Loom>,
   intent: string,
@@ -159,7 +168,7 @@ async function sendLine(
   loaded: LoadedSpell,
   flags: SummonFlags,
   io: SummonIO,
-): Promise<void> {
+): Promise<unknown> {
   const redact = (t: string): string => loaded.redactor.redact(t);
   const display =
     flags.quiet || flags.json
@@ -174,9 +183,13 @@ async function sendLine(
       if (flags.json) await printResult(result, location, flags, redact, io);
       io.stderr(redact(`send failed: ${errorMessage(result.error)}\n`));
       io.stderr(`the loom keeps every turn recorded before the failure (${location})\n`);
-    } else await printResult(result, location, flags, redact, io);
+      return result.error;
+    }
+    await printResult(result, location, flags, redact, io);
+    return undefined;
   } catch (err) {
     io.stderr(redact(`send failed: ${errorMessage(err)}\n`));
+    return err;
   } finally {
     off?.();
   }
