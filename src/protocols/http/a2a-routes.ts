@@ -67,10 +67,10 @@ const UNREADABLE = new Set(["FST_ERR_CTP_INVALID_JSON_BODY", "FST_ERR_CTP_EMPTY_
  * A body that is not JSON is JSON-RPC's parse error (-32700, id null), as the A2A TCK checks;
  * any other error goes to the server's handler.
  */
-function parseErrorHandler(err: FastifyError, _req: FastifyRequest, reply: FastifyReply) {
+function parseErrorHandler(err: FastifyError, _req: FastifyRequest, reply: FastifyReply): void {
   if (!UNREADABLE.has(err.code)) throw err; // the server's handler (server.ts)
   const error = { code: -32700, message: "Parse error: the request body is not JSON" };
-  return reply
+  void reply
     .code(400)
     .type("application/json; charset=utf-8")
     .send({ jsonrpc: "2.0", id: null, error });
