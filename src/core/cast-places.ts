@@ -1,6 +1,6 @@
 /**
- * Where each scripted model stands in one cast (docs/design/EVALS.md "The same verdict
- * everywhere"). A cast opens a scope of its own: the scripted models its entity (and its children,
+ * Where each scripted model stands in one cast (docs/design/EVALS.md; issue 45, the same verdict
+ * everywhere). A cast opens a scope of its own: the scripted models its entity (and its children,
  * which cast inside it) query keep their place in that scope, not in the model, so which reply a
  * cast gets depends on the cast — the place its cantrip was at and its seat (which cast of a series
  * it is: an eval's case and repeat) — and on its turns, never on which process ran it or on what

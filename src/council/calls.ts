@@ -50,7 +50,7 @@ export class CouncilCalls {
     private readonly signal?: AbortSignal,
   ) {
     // One listener on the run's signal, whatever the number of queries at once (eleven seats
-    // each adding their own, and their clients theirs, was Node's MaxListenersExceededWarning).
+    // each adding their own, and their clients theirs, made Node warn of too many listeners).
     signal?.addEventListener(
       "abort",
       () => {

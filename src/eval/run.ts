@@ -190,7 +190,10 @@ export async function runEval(plan: EvalPlan, o: EvalRunOptions): Promise<EvalRu
   const file = (name: string, text: string) =>
     writeFileSync(join(o.out, name), text, { mode: 0o600 });
   file("summary.json", JSON.stringify(summary, null, 2) + "\n");
-  file("junit.xml", junitXml(plan.name, groups, (...at) => r.tally.caseSeconds(...at)));
+  file(
+    "junit.xml",
+    junitXml(plan.name, groups, (...at) => r.tally.caseSeconds(...at)),
+  );
   return { groups, total, done, interrupted, rateLimited };
 }
 

@@ -47,7 +47,6 @@ describe("council calls", () => {
     }
   });
 
-
   it("say when each call starts and answers, with its timing", async () => {
     const { events, calls } = recorder();
     expect(await calls.ask({ llm: scripted("m", ["hello"]), messages: [], site })).toBe("hello");

@@ -34,7 +34,12 @@ const cantripOf = (responses: ScriptedResponse[], cycle = false) =>
     circle: new Circle({
       gates: [
         doneGate(),
-        { name: "echo", description: "echo", parameters: { type: "object", properties: {} }, execute: () => "echoed" },
+        {
+          name: "echo",
+          description: "echo",
+          parameters: { type: "object", properties: {} },
+          execute: () => "echoed",
+        },
       ],
       wards: [{ max_turns: 4 }],
     }),

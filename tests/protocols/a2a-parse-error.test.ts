@@ -33,7 +33,11 @@ circle: { gates: [done], wards: [{ max_turns: 2 }] }
     for (const body of ['{"jsonrpc": "2.0", "method": "message/send", ', "not json"]) {
       const res = await post("/a2a", body);
       expect(res.status).toBe(400);
-      const answer = (await res.json()) as { jsonrpc: string; id: unknown; error: { code: number } };
+      const answer = (await res.json()) as {
+        jsonrpc: string;
+        id: unknown;
+        error: { code: number };
+      };
       expect(answer).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32700 } });
     }
     const cast = await post("/cast", "not json");

@@ -212,7 +212,12 @@ export class ScriptedLLM implements LLM {
       // Built in its final shape (`keepInput` would add `input` to a finished object).
       toolCalls.push(
         text !== undefined
-          ? { id, name: call.gate, arguments: text, input: JSON.parse(text) as Record<string, unknown> }
+          ? {
+              id,
+              name: call.gate,
+              arguments: text,
+              input: JSON.parse(text) as Record<string, unknown>,
+            }
           : { id, name: call.gate, arguments: JSON.stringify(call.args ?? {}) },
       );
     }
