@@ -148,7 +148,7 @@ pass: { rate: 0.5 }
     expect(xml).toContain(`<property name="k" value="4"/>`);
     expect(xml).toContain(`<property name="pass_at_k" value="1"/>`); // 3 of 4 passed
     expect(xml).toContain(`<property name="pass_hat_k" value="0"/>`);
-    expect(xml).toContain(`<property name="cost_usd" value="0"/>`); // scripted: free
+    expect(xml).toContain(`<property name="cost_usd" value=""/>`); // no price: unknown
     expect(xml).toContain(`name="A &#38; B &#60;x&#62;"`);
     expect(xml).toContain(`<failure message="1 of 4 casts failed">`);
     expect(xml).toContain("4 &#38; &#60;b&#62;"); // the reason quotes the answer
