@@ -94,13 +94,19 @@ export async function runSummon(
   }
   const offOtel = otel ? entity.bus.on(otel.listener()) : undefined;
   hooks.onStart?.(entity, loaded, io);
+  // Piped input (a script, CI): a send that failed fails the session's exit, as `spell run` would.
+  let failure: unknown;
+  let failed = false;
   try {
     if (io.screen && !flags.plain && !flags.json) {
       // The terminal UI's code (and Ink with it) loads only when a terminal opens it.
       const { screenSession } = await import("./summon-screen.js");
       await screenSession(entity, loaded, io.screen, io);
     } else
-      await readIntents(io, (line, signal) => sendLine(entity, line, signal, loaded, flags, io));
+      await readIntents(io, async (line, signal) => {
+        const err = await sendLine(entity, line, signal, loaded, flags, io);
+        if (err !== undefined) [failed, failure] = [true, err];
+      });
   } finally {
     offOtel?.();
     await otel?.shutdown();
@@ -108,7 +114,7 @@ export async function runSummon(
     loom.close();
   }
   io.stderr(`session ended · entity ${entity.id} · resume: ${hint(entity.id, named)}\n`);
-  return EXIT.ok;
+  return failed && !io.terminal ? exitFor(failure) : EXIT.ok;
 }
 
 /** Loads the spell and summons (or resumes) its entity; an exit code when that fails. */
@@ -164,7 +170,10 @@ async function startSummon(
   }
 }
 
-/** One intent: progress on stderr, the result on stdout; a failure is told, the session goes on. */
+/**
+ * One intent: progress on stderr, the result on stdout; a failure is told, the session goes on,
+ * and its error is returned (undefined: the send did not fail).
+ */
 async function sendLine(
   entity: Entity<Loom>,
   intent: string,
@@ -172,7 +181,7 @@ async function sendLine(
   loaded: LoadedSpell,
   flags: SummonFlags,
   io: SummonIO,
-): Promise<void> {
+): Promise<unknown> {
   const redact = (t: string): string => loaded.redactor.redact(t);
   const display =
     flags.quiet || flags.json
@@ -187,9 +196,13 @@ async function sendLine(
       if (flags.json) await printResult(result, location, flags, redact, io);
       io.stderr(redact(`send failed: ${errorMessage(result.error)}\n`));
       io.stderr(`the loom keeps every turn recorded before the failure (${location})\n`);
-    } else await printResult(result, location, flags, redact, io);
+      return result.error;
+    }
+    await printResult(result, location, flags, redact, io);
+    return undefined;
   } catch (err) {
     io.stderr(redact(`send failed: ${errorMessage(err)}\n`));
+    return err;
   } finally {
     off?.();
   }

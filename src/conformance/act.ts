@@ -69,6 +69,7 @@ export async function runActions(
       outcome.llmKeys.push(key);
     }
     if (cast !== undefined) {
+      const key = cast.llm ?? built.defaultLLM;
       const cantrip = cast.llm ? await built.cantrip(cast.llm) : outcome.cantrip!;
       // Issue 26: with `inputs`, the intent is the spell's, checked and filled as every surface does.
       const intent =
@@ -79,6 +80,10 @@ export async function runActions(
               ...(typeof cast.intent === "string" ? { intent: cast.intent } : {}),
             });
       const r = await cantrip.cast(intent, { onEvent: listener(built, outcome) });
+      // As the seed's user casts again: the returned next cantrip, which carries the LLM's
+      // runtime state (a scripted model's place); the cantrip cast is unchanged (seed 002).
+      built.advance(key, r.nextCantrip);
+      if (outcome.cantrip === cantrip) outcome.cantrip = r.nextCantrip;
       if (r.status === "failed") throw r.error; // the expectations read a failure as the error
       outcome.casts.push(r);
     }

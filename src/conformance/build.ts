@@ -34,6 +34,8 @@ export interface Built {
   defaultLLM: string;
   /** Builds (or reuses) the cantrip served by the named setup LLM; errors are the library's. */
   cantrip(llmKey?: string): Promise<Cantrip<Loom>>;
+  /** The cantrip the named LLM serves from now on: a cast's `nextCantrip` (seed 002). */
+  advance(llmKey: string, next: Cantrip<Loom>): void;
   loom: Loom;
   redactor: Redactor;
   /** The spell document the setup was translated into (what a user would have written). */
@@ -80,6 +82,9 @@ export function buildSetup(setup: Record<string, unknown>, options: BuildOptions
       const cantrip = cache.get(llmKey) ?? (await build(llmKey));
       cache.set(llmKey, cantrip);
       return cantrip;
+    },
+    advance(llmKey, next) {
+      cache.set(llmKey, next);
     },
     cleanup() {
       for (const llm of llms.values()) if (llm instanceof MockOpenAI) llm.close();

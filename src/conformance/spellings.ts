@@ -43,7 +43,7 @@ export function gateSpelling(gate: unknown, where: string): unknown {
 const WORDS: Record<string, { keys: readonly string[]; absent: Record<string, unknown> }> = {
   delay: { keys: ["delay_ms", "result"], absent: {} },
   error: { keys: ["error"], absent: { error: "gate failed" } },
-  throw: { keys: ["throw"], absent: { throw: true } },
+  throw: { keys: ["throw", "error"], absent: { throw: true } }, // the spec's form: its message under `error:`
   stateful: { keys: ["stateful"], absent: { stateful: true } },
 };
 

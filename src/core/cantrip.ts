@@ -1,6 +1,7 @@
 import { inspect, type InspectOptionsStylized } from "node:util";
 import { inspectRedacted, redactedJson } from "./printed.js";
 import { carried, type LLM, type Message, type ToolChoice } from "./contract.js";
+import { castPlaces, castScopeFor, type CastPlaces } from "./cast-places.js";
 import { Entity } from "./entity.js";
 import type { EntityOptions, EntitySource } from "./entity-options.js";
 import { ConfigError } from "./errors.js";
@@ -60,6 +61,19 @@ export interface CastOptions extends Omit<
    * the same entity waits, then fails with `loom_in_use`. Needs a loom that keeps entities.
    */
   resumeEntity?: string;
+  /**
+   * Which cast of a series this is (0 the first: an eval's case × repeat, `spell run --repeat`'s
+   * repeat): a scripted model starts at the seat-th cast's part of its script, counted from where
+   * the cantrip stands (core/cast-places.ts), so the cast gets the same replies in any process.
+   * Default: the cast starts where the cantrip stands. Ignored by `summon`.
+   */
+  seat?: number;
+  /**
+   * The cast runs inside another's (a child inside its parent's): its scripted models' places are
+   * that cast's (`places`; undefined: the models' own, a summoned entity's send). Passed by
+   * call_entity, since the code medium's gate calls lose the async context they began in.
+   */
+  within?: { places: CastPlaces | undefined };
 }
 
 export interface SummonOptions extends CastOptions {
@@ -160,16 +174,24 @@ export class Cantrip<L extends LoomWriter = LoomWriter> implements EntitySource<
   /** One-shot: summon, run the intent, release the entity (casting is summoning with cleanup). */
   async cast(intent: string, options: CastOptions = {}): Promise<CantripCastResult<L>> {
     // A cast's entity is not kept (nothing to register or hold) unless it is named to continue.
-    const { resumeEntity, ...rest } = options;
+    const { resumeEntity, seat, within, ...rest } = options;
     const named = resumeEntity === undefined ? {} : { entity: resumeEntity };
+    // Its scripted models' places are the cast's own (a child's are its parent's): see cast-places.ts.
+    const scope = within ? within.places : castScopeFor(seat);
+    const inScope = <T>(fn: () => T): T =>
+      scope ? castPlaces.run(scope, fn) : castPlaces.exit(fn);
     const entity = this.open({ ...rest, ...named }, false, resumeEntity !== undefined);
+    entity.places = scope;
     let result: CastResult<L>;
     try {
-      result = await entity.send(intent, { resume: resumeEntity !== undefined });
+      result = await inScope(() => entity.send(intent, { resume: resumeEntity !== undefined }));
     } finally {
       entity.dispose();
     }
-    return withNext(result, this.next());
+    return withNext(
+      result,
+      inScope(() => this.next()),
+    );
   }
 
   /**

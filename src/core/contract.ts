@@ -105,6 +105,25 @@ export interface LLM {
    * keeps no runtime state of its own (a provider's client), and the next cantrip shares it.
    */
   carry?(): LLM;
+  /** The server its queries go to (OpenTelemetry's `server.address`/`server.port`), if any. */
+  readonly server?: LLMServer | undefined;
+}
+
+/** Where a provider's queries go: its base URL's host and port. */
+export interface LLMServer {
+  address: string;
+  port: number;
+}
+
+/** A base URL's host and port (the scheme's default port when it names none). */
+export function serverOf(url: string): LLMServer | undefined {
+  try {
+    const u = new URL(url);
+    const port = u.port ? Number(u.port) : u.protocol === "http:" ? 80 : 443;
+    return { address: u.hostname.replace(/^\[|\]$/g, ""), port };
+  } catch {
+    return undefined;
+  }
 }
 
 /** `llm.carry()` when it has runtime state to carry forward; else the same LLM. */

@@ -1,3 +1,4 @@
+import type { CastPlaces } from "./cast-places.js";
 import { inspect, type InspectOptionsStylized } from "node:util";
 import { addUsage, emptyUsage, type LLMResponse, type Message, type Usage } from "./contract.js";
 import { ConfigError } from "./errors.js";
@@ -48,6 +49,11 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
   private threadReader: ThreadReader | undefined;
   /** The last recorded cast of a resumed entity, once held (what `send({ resume })` continues). */
   private recorded: RecordedCast | undefined;
+  /**
+   * Where its scripted models stand, when it runs a cast (core/cast-places.ts): its children cast
+   * inside it. Undefined for a summoned entity: its sends go on in the models themselves.
+   */
+  places: CastPlaces | undefined;
 
   constructor(
     readonly cantrip: EntitySource<L>,

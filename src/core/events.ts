@@ -1,5 +1,5 @@
 import type { GateCallRecord } from "./medium.js";
-import type { Usage } from "./contract.js";
+import type { LLMServer, Usage } from "./contract.js";
 import type { LLMId } from "./loom-writer.js";
 
 /**
@@ -14,6 +14,8 @@ export type CantripEvent =
       sequence: number;
       /** The LLM asked (a child's own, when it has one): what OpenTelemetry's chat span names. */
       llm?: LLMId;
+      /** The server it asks, when it is one (OpenTelemetry's server.address, server.port). */
+      server?: LLMServer;
     }
   | { type: "text"; entityId: string; text: string }
   | { type: "thinking"; entityId: string; text: string }
@@ -24,9 +26,19 @@ export type CantripEvent =
       content: string | null;
       /** Why the reply ended, as the provider said it (`finish_reason`, `stop_reason`), if it did. */
       finishReason?: string;
+      /** The provider's id of the reply and the model that answered, when it said them. */
+      responseId?: string;
+      responseModel?: string;
     }
   | { type: "usage"; entityId: string; usage: Usage }
-  | { type: "tool_call"; entityId: string; gate: string; arguments: string }
+  | {
+      type: "tool_call";
+      entityId: string;
+      gate: string;
+      arguments: string;
+      /** The model's id of the call, when the gate answers one of its tool calls. */
+      callId?: string;
+    }
   | { type: "tool_result"; entityId: string; record: GateCallRecord }
   | {
       type: "step_complete";

@@ -51,9 +51,14 @@ export class CastRun<L> {
   private readonly onGateUnrecorded = (record: GateCallRecord): void => {
     this.unrecorded.push(record);
   };
+  /** The reply's tool calls not yet begun (observed casts): a gate's `tool_call` gets its id. */
+  private readonly asked: { name: string; id: string }[] = [];
   private readonly onGateStart = (gate: string, args: string): void => {
     this.begun.push(gate);
-    this.emit({ type: "tool_call", entityId: this.host.id, gate, arguments: args });
+    const at = this.asked.findIndex((c) => c.name === gate);
+    const callId = at < 0 ? undefined : this.asked.splice(at, 1)[0]!.id;
+    const event = { type: "tool_call", entityId: this.host.id, gate, arguments: args } as const;
+    this.emit(callId === undefined ? event : { ...event, callId });
   };
 
   constructor(
@@ -156,7 +161,13 @@ export class CastRun<L> {
     const { config, id } = this.host;
     if (this.controller.signal.aborted) return null;
     if (this.observed)
-      this.emit({ type: "message_start", entityId: id, sequence, llm: this.llmId });
+      this.emit({
+        type: "message_start",
+        entityId: id,
+        sequence,
+        llm: this.llmId,
+        ...(config.llm.server ? { server: config.llm.server } : {}),
+      });
     const view = this.host.view();
     // Only a folding view is asynchronous: the default one costs no extra tick.
     const query =
@@ -179,12 +190,18 @@ export class CastRun<L> {
     if (this.observed) {
       const id = this.host.id;
       const finishReason = providerFinishReason(response);
+      const responseId = metadataText(response, "id");
+      const responseModel = metadataText(response, "model");
+      this.asked.splice(0, this.asked.length);
+      for (const c of response.toolCalls ?? []) this.asked.push({ name: c.name, id: c.id });
       this.emit({
         type: "message_complete",
         entityId: id,
         sequence,
         content: response.content,
         ...(finishReason === undefined ? {} : { finishReason }),
+        ...(responseId === undefined ? {} : { responseId }),
+        ...(responseModel === undefined ? {} : { responseModel }),
       });
       this.emit({ type: "usage", entityId: id, usage: response.usage });
     }
@@ -261,6 +278,12 @@ export class CastRun<L> {
 }
 
 /** The finish reason the provider reported (OpenAI-wire `finish_reason`, Anthropic `stop_reason`). */
+/** A provider's text field of the reply's metadata (`id`, `model`), when it gave one. */
+function metadataText(response: LLMResponse, key: string): string | undefined {
+  const value = response.metadata?.[key];
+  return typeof value === "string" && value !== "" ? value : undefined;
+}
+
 function providerFinishReason(response: LLMResponse): string | undefined {
   const reason = response.metadata?.["finish_reason"] ?? response.metadata?.["stop_reason"];
   return typeof reason === "string" ? reason : undefined;

@@ -48,7 +48,20 @@ export class CouncilCalls {
     private readonly cantripId: string,
     private readonly onEvent?: CouncilEventListener,
     private readonly signal?: AbortSignal,
-  ) {}
+  ) {
+    // One listener on the run's signal, whatever the number of queries at once (eleven seats
+    // each adding their own, and their clients theirs, made Node warn of too many listeners).
+    signal?.addEventListener(
+      "abort",
+      () => {
+        for (const query of this.running) query.abort(signal.reason);
+      },
+      { once: true },
+    );
+  }
+
+  /** The queries waiting for a reply, each with a signal of its own that the run's aborts. */
+  private readonly running = new Set<AbortController>();
 
   /** Tells the listener (progress lines, warnings); a listener's own failure is not the run's. */
   emit(event: CouncilEvent): void {
@@ -118,15 +131,14 @@ export class CouncilCalls {
     if (!signal) return llm.query(messages);
     const interrupted = () => new SystemError("council_interrupted", "interrupted");
     if (signal.aborted) return Promise.reject(interrupted());
+    const own = new AbortController();
+    this.running.add(own);
     return new Promise<LLMResponse>((resolve, reject) => {
-      const stop = () => reject(interrupted());
-      signal.addEventListener("abort", stop, { once: true });
+      own.signal.addEventListener("abort", () => reject(interrupted()), { once: true });
       llm
-        .query(messages, { signal })
+        .query(messages, { signal: own.signal })
         .then(resolve, reject)
-        .finally(() => {
-          signal.removeEventListener("abort", stop);
-        });
+        .finally(() => this.running.delete(own));
     });
   }
 

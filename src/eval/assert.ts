@@ -30,8 +30,8 @@ export interface Verdict {
 
 export interface AssessContext {
   latencyMs: number;
-  /** The judge LLM for `provider/model`. */
-  judgeLLM(name: string): Promise<LLM>;
+  /** The judge LLM for a `judge.llm` (`provider/model` or a spell's long form). */
+  judgeLLM(llm: unknown): Promise<LLM>;
 }
 
 /** What a conformance check reads, limited to this cast: its own thread is its loom. */
@@ -122,7 +122,7 @@ async function own(
       : `javascript: ${String(want)} is ${JSON.stringify(out.value) ?? "undefined"}`;
   }
   if (key === "judge") {
-    const { llm, rubric } = want as { llm: string; rubric: string };
+    const { llm, rubric } = want as { llm: unknown; rubric: string };
     const j = await judge(await ctx.judgeLLM(llm), rubric, c.intent, cast.result);
     if (j.usage) judgeUsage.push(j.usage);
     if (j.error) return `error: judge: ${j.error}`;

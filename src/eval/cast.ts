@@ -5,6 +5,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { LLM, LLMResponse } from "../core/contract.js";
+import { castPlaces, castScopeFor } from "../core/cast-places.js";
 import { errorMessage } from "../core/errors.js";
 import { addCost } from "../core/spend.js";
 import type { CastResult } from "../core/result.js";
@@ -21,6 +22,8 @@ export interface CastJob {
   target: Target;
   c: EvalCase;
   k: number;
+  /** Which cast of the run this is (a scripted model's replies follow from it: cast-places.ts). */
+  seat?: number | undefined;
   /**
    * The entity the cast records as (a queued cast's, assigned before it was queued): cast with
    * `resumeEntity`, so a worker that takes the job over continues it.
@@ -29,7 +32,7 @@ export interface CastJob {
   cast: CastScope;
   judged: CastScope;
   loom: Loom;
-  judgeLLM: (name: string) => Promise<LLM>;
+  judgeLLM: (llm: unknown) => Promise<LLM>;
   /** Who watches this cast (`spell eval --otel`), if anyone. */
   observer?: CastObserver | undefined;
 }
@@ -54,12 +57,16 @@ export async function castOne(j: CastJob): Promise<CastOutcome> {
     const options = {
       ...(onEvent ? { onEvent } : {}),
       ...(j.entityId !== undefined ? { resumeEntity: j.entityId } : {}),
+      ...(j.seat !== undefined ? { seat: j.seat } : {}),
     };
     result = await castScope.run(j.cast, () => target.cantrip.cast(c.intent, options));
     const cast = result;
     const latencyMs = performance.now() - started;
+    // A scripted judge answers this cast by its seat too, whoever judged before it.
     verdict = await castScope.run(j.judged, () =>
-      assess(cast, c, { latencyMs, judgeLLM: watchedJudge(j) }),
+      castPlaces.run(castScopeFor(j.seat ?? 0), () =>
+        assess(cast, c, { latencyMs, judgeLLM: watchedJudge(j) }),
+      ),
     );
   } catch (err) {
     verdict = { status: "error", score: 0, reason: errorMessage(err), judgeUsage: [] };

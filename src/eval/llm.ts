@@ -6,7 +6,7 @@
  * the query is asked again; any other provider error fails the cast (an errored case).
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import type { LLM, LLMResponse, Message, QueryOptions } from "../core/contract.js";
+import type { LLM, LLMResponse, LLMServer, Message, QueryOptions } from "../core/contract.js";
 import { ConfigError } from "../core/errors.js";
 import { ProviderError } from "../llm/errors.js";
 import type { ProviderGate } from "./scheduler.js";
@@ -27,6 +27,7 @@ const MAX_RATE_LIMITED = 20;
 
 export class EvalLLM implements LLM {
   readonly name: string;
+  readonly server: LLMServer | undefined;
 
   constructor(
     private readonly inner: LLM | undefined,
@@ -34,6 +35,7 @@ export class EvalLLM implements LLM {
     label: string,
   ) {
     this.name = inner?.name ?? label;
+    this.server = inner?.server;
   }
 
   async query(messages: readonly Message[], options: QueryOptions = {}): Promise<LLMResponse> {

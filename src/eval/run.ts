@@ -54,6 +54,8 @@ export interface RemoteCast {
   llm: string | undefined;
   case: EvalCase;
   repeat: number;
+  /** Which cast of the run it is (case index × repeats + repeat): see core/cast-places.ts. */
+  seat?: number | undefined;
 }
 
 /** Where a queued run's casts go; each resolves to the row a local cast gives. */
@@ -78,6 +80,8 @@ interface Run {
   scheduler: Scheduler;
   targets: (Target | TargetInfo)[];
   cases: EvalCase[];
+  /** Each case's place in the eval file (before `--filter`): its casts' seats follow from it. */
+  caseIndex: Map<EvalCase, number>;
   repeat: number;
   recorded: Map<string, LLMResponse[]> | undefined;
   results: WriteStream;
@@ -110,6 +114,7 @@ async function open(plan: EvalPlan, o: EvalRunOptions): Promise<Run> {
     scheduler,
     targets,
     cases: plan.cases.filter((c) => !filter || c.id.includes(filter) || c.intent.includes(filter)),
+    caseIndex: new Map(plan.cases.map((c, i) => [c, i])),
     repeat: o.repeat ?? plan.repeat,
     recorded: o.replay ? readReplies(o.replay) : undefined,
     results: stream("results.jsonl"),
@@ -134,6 +139,9 @@ function* jobs(r: Run): Generator<Job> {
           provider: target.provider,
           run: async () => {
             const key = `${target.spell}|${target.llm}|${c.id}|${k}`;
+            // Which cast of the run this is, the same wherever it runs: a scripted model gives
+            // the seat-th cast's part of its script (core/cast-places.ts).
+            const seat = r.caseIndex.get(c)! * r.repeat + k;
             const [cast, judged] = [scope(key), scope(`${key}|judge`)];
             const { loom, judgeLLM } = r;
             const observer =
@@ -145,8 +153,8 @@ function* jobs(r: Run): Generator<Job> {
                 : undefined;
             const { row, judgeTokens, judgeCost } =
               "cantrip" in target
-                ? await castOne({ target, c, k, cast, judged, loom, judgeLLM, observer })
-                : await remoteCast(r.o.remote!, target, c, k);
+                ? await castOne({ target, c, k, seat, cast, judged, loom, judgeLLM, observer })
+                : await remoteCast(r.o.remote!, target, c, k, seat);
             write(r.results, row);
             for (const s of [cast, judged])
               if (r.replies && s.replies?.length)
@@ -182,7 +190,10 @@ export async function runEval(plan: EvalPlan, o: EvalRunOptions): Promise<EvalRu
   const file = (name: string, text: string) =>
     writeFileSync(join(o.out, name), text, { mode: 0o600 });
   file("summary.json", JSON.stringify(summary, null, 2) + "\n");
-  file("junit.xml", junitXml(plan.name, groups));
+  file(
+    "junit.xml",
+    junitXml(plan.name, groups, (...at) => r.tally.caseSeconds(...at)),
+  );
   return { groups, total, done, interrupted, rateLimited };
 }
 
@@ -191,9 +202,10 @@ async function remoteCast(
   target: TargetInfo,
   c: EvalCase,
   k: number,
+  seat: number,
 ): Promise<CastOutcome> {
   try {
-    return await remote.cast({ spell: target.file, llm: target.label, case: c, repeat: k });
+    return await remote.cast({ spell: target.file, llm: target.label, case: c, repeat: k, seat });
   } catch (err) {
     if (SpellbookError.isInstance(err) && err.code === "queue_lost") throw err; // the whole run
     return erroredOutcome(target, c, k, `queued cast failed: ${errorMessage(err)}`);

@@ -78,6 +78,13 @@ export class Tally {
   cost = 0;
   /** Casts (or their judges) whose cost is unknown: `cost` then sums only the known part. */
   costUnknown = 0;
+  /** Each case's casts' wall time, summed (junit.xml's `time=`), by spell, LLM and case. */
+  private readonly latency = new Map<string, number>();
+
+  /** The seconds a case's casts took, summed (0 for a case with no cast). */
+  caseSeconds(spell: string, llm: string, id: string): number {
+    return (this.latency.get(`${spell}\u0000${llm}\u0000${id}`) ?? 0) / 1000;
+  }
 
   /** One cast's row; its judges' tokens and cost count in its group's and the run's. */
   add(row: ResultRow, judgeTokens: number, judgeCost: number | undefined = 0): void {
@@ -100,6 +107,8 @@ export class Tally {
     if (!c) g.cases.set(row.case, (c = { pass: 0, fail: 0, error: 0, reason: "" }));
     c[row.status]++;
     if (row.status !== "pass" && !c.reason) c.reason = row.reason;
+    const at = `${id}\u0000${row.case}`;
+    this.latency.set(at, (this.latency.get(at) ?? 0) + row.latency_ms);
     g.turns.push(row.turns);
     g.latency.push(row.latency_ms);
     g.tokens += row.tokens + judgeTokens;
@@ -167,20 +176,46 @@ const esc = (s: string) =>
     .join("")
     .replace(/[<>&"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 
-/** One testsuite per spell × LLM, one testcase per case: failed when any repeat failed. */
-export function junitXml(name: string, groups: GroupSummary[]): string {
+/** A number as a JUnit attribute or property value: finite, else empty (not known). */
+const num = (x: number | null, digits = 3): string =>
+  x === null || !Number.isFinite(x) ? "" : String(Number(x.toFixed(digits)));
+
+/**
+ * One testsuite per spell × LLM, one testcase per case: failed when any repeat failed. A
+ * testcase's `time` is its casts' wall time summed, in seconds (the suite's, all of them); the
+ * suite's `<properties>` carry pass@k, pass^k, k and the cost in USD (empty when unknown).
+ */
+export function junitXml(
+  name: string,
+  groups: GroupSummary[],
+  seconds: (spell: string, llm: string, id: string) => number = () => 0,
+): string {
   const suites = groups.map((g) => {
+    let total = 0;
     const cases = Object.entries(g.cases).map(([id, c]) => {
       const body = c.fail
         ? `<failure message="${esc(`${c.fail} of ${c.pass + c.fail + c.error} casts failed`)}">${esc(c.reason)}</failure>`
         : c.error
           ? `<error message="${esc(`${c.error} casts errored`)}">${esc(c.reason)}</error>`
           : "";
-      return `    <testcase classname="${esc(`${g.spell} × ${g.llm}`)}" name="${esc(id)}">${body}</testcase>`;
+      const time = seconds(g.spell, g.llm, id);
+      total += time;
+      return `    <testcase classname="${esc(`${g.spell} × ${g.llm}`)}" name="${esc(id)}" time="${num(time)}">${body}</testcase>`;
     });
     const failures = Object.values(g.cases).filter((c) => c.fail).length;
     const errors = Object.values(g.cases).filter((c) => !c.fail && c.error).length;
-    return `  <testsuite name="${esc(`${name}: ${g.spell} × ${g.llm}`)}" tests="${cases.length}" failures="${failures}" errors="${errors}">\n${cases.join("\n")}\n  </testsuite>`;
+    const property = (key: string, value: string) =>
+      `      <property name="${key}" value="${esc(value)}"/>`;
+    const properties = [
+      "    <properties>",
+      property("k", String(g.k)),
+      property("pass_at_k", num(g.pass_at_k, 4)),
+      property("pass_hat_k", num(g.pass_hat_k, 4)),
+      property("pass_rate", num(g.pass_rate, 4)),
+      property("cost_usd", num(g.cost_usd, 6)),
+      "    </properties>",
+    ];
+    return `  <testsuite name="${esc(`${name}: ${g.spell} × ${g.llm}`)}" tests="${cases.length}" failures="${failures}" errors="${errors}" time="${num(total)}">\n${[...properties, ...cases].join("\n")}\n  </testsuite>`;
   });
   return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="${esc(name)}">\n${suites.join("\n")}\n</testsuites>\n`;
 }

@@ -87,17 +87,23 @@ const buildLLM = (spec: LLMSpec, file: string, o: TargetOptions): Promise<LLM> =
     { redactor: o.redactor, env: o.env, baseDir: dirname(file) },
   );
 
-/** A judge's LLM by `provider/model`, one per name, through the same scheduler. */
-export function judges(o: TargetOptions): (name: string) => Promise<LLM> {
+/**
+ * A judge's LLM, in any form a spell's `llm` takes (`provider/model`, or a block: a scripted one
+ * judges offline), one per form, through the same scheduler.
+ */
+export function judges(o: TargetOptions): (llm: unknown) => Promise<LLM> {
   const built = new Map<string, Promise<LLM>>();
-  return (name) => {
-    let llm = built.get(name);
+  return (given) => {
+    const key = typeof given === "string" ? given : JSON.stringify(given);
+    let llm = built.get(key);
     if (!llm) {
-      const spec = parseLLMShorthand(name);
+      const spec = llmSpecOf(given, "judge.llm") ?? { provider: "scripted" };
+      const name =
+        typeof given === "string" ? given : `${spec.provider}/${spec.model ?? "default"}`;
       llm = (o.replay ? Promise.resolve(undefined) : buildLLM(spec, ".", o)).then(
         (inner) => new EvalLLM(inner, o.scheduler.gate(spec.provider), name),
       );
-      built.set(name, llm);
+      built.set(key, llm);
     }
     return llm;
   };

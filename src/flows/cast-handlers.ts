@@ -8,8 +8,24 @@ import type { Cantrip } from "../core/cantrip.js";
 import { SpellbookError } from "../core/errors.js";
 import type { HandlerContext, HookFn, ReceiverFn, SenderFn } from "./handler.js";
 
-async function decide(cantrip: Cantrip, input: object, signal: AbortSignal): Promise<unknown> {
-  const r = await cantrip.cast(JSON.stringify(input), { signal });
+/**
+ * A handler's cantrip: each cast is of the cantrip the last one returned (`nextCantrip`), so the
+ * LLM's runtime state (a scripted model's place) goes on from call to call, as seed 002 casts.
+ */
+class Caster {
+  constructor(private cantrip: Cantrip) {}
+  get name(): string {
+    return this.cantrip.name;
+  }
+  async cast(intent: string, signal: AbortSignal) {
+    const r = await this.cantrip.cast(intent, { signal });
+    this.cantrip = r.nextCantrip;
+    return r;
+  }
+}
+
+async function decide(cantrip: Caster, input: object, signal: AbortSignal): Promise<unknown> {
+  const r = await cantrip.cast(JSON.stringify(input), signal);
   if (!r.terminated)
     throw new SpellbookError("cast_truncated", `the cast of ${cantrip.name} stopped: ${r.reason}`);
   return parsedResult(r.result);
@@ -42,7 +58,8 @@ export function eventOf(result: unknown): unknown {
   return { action: m[1]!.toUpperCase(), trigger: trigger || null };
 }
 
-export function castReceiver(cantrip: Cantrip): ReceiverFn {
+export function castReceiver(spell: Cantrip): ReceiverFn {
+  const cantrip = new Caster(spell);
   return async (i) =>
     eventOf(
       await decide(
@@ -53,11 +70,13 @@ export function castReceiver(cantrip: Cantrip): ReceiverFn {
     ) as ReturnType<ReceiverFn>;
 }
 
-export function castSender(cantrip: Cantrip): SenderFn {
+export function castSender(spell: Cantrip): SenderFn {
+  const cantrip = new Caster(spell);
   return (i) =>
     decide(cantrip, { payload: i.payload, key: i.key, event: i.event, route: i.route }, i.signal);
 }
 
-export function castHook(cantrip: Cantrip): HookFn {
+export function castHook(spell: Cantrip): HookFn {
+  const cantrip = new Caster(spell);
   return (payload: unknown, ctx: HandlerContext) => decide(cantrip, { payload }, ctx.signal);
 }

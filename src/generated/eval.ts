@@ -104,7 +104,140 @@ export interface Assertion {
   max_latency_ms?: number;
   javascript?: string;
   judge?: {
-    llm: string;
+    /**
+     * The judge's LLM, in any form a spell's `llm` takes: provider/model, or the long form (a scripted block judges offline).
+     */
+    llm: string | LlmObject;
     rubric: string;
   };
+}
+/**
+ * The long form of `llm:`: a provider, a model and the settings of the call.
+ */
+export interface LlmObject {
+  /**
+   * Which provider adapter serves the model.
+   */
+  provider: "anthropic" | "google" | "local" | "openai" | "openrouter" | "replay" | "scripted";
+  /**
+   * The provider's model name, e.g. claude-sonnet-4-5.
+   */
+  model?: string;
+  /**
+   * A name other parts of the spell refer to this llm by.
+   */
+  name?: string;
+  /**
+   * Default: the provider's own URL; local: http://127.0.0.1:11434/v1 (Ollama).
+   */
+  base_url?: string;
+  /**
+   * Default: the provider's usual environment variable.
+   */
+  api_key?: string;
+  context_window?: number;
+  headers?: {
+    [k: string]: string;
+  };
+  /**
+   * Per-request timeout. Default 600000.
+   */
+  timeout_ms?: number;
+  /**
+   * openrouter: fallback models, tried in order when the first is unavailable.
+   */
+  models?: string[];
+  /**
+   * openrouter: attribution (HTTP-Referer header).
+   */
+  app_url?: string;
+  /**
+   * openrouter: attribution (X-Title header).
+   */
+  app_name?: string;
+  /**
+   * anthropic: mark prompt-cache breakpoints. Default true.
+   */
+  prompt_caching?: boolean;
+  /**
+   * replay: the recorded loom (JSONL), relative to the spell.
+   */
+  loom?: string;
+  /**
+   * replay: the id of the thread's last turn. Default: the last turn written.
+   */
+  thread?: string;
+  retry?: {
+    /**
+     * Default 3.
+     */
+    max_retries?: number;
+    /**
+     * Default 1000.
+     */
+    base_delay_ms?: number;
+    /**
+     * Default 60000.
+     */
+    max_delay_ms?: number;
+    /**
+     * Default: 429 and every 5xx. Other 4xx are never retried.
+     */
+    retryable_status_codes?: number[];
+  };
+  /**
+   * scripted: one reply per query, in order.
+   */
+  responses?: ScriptedResponse[];
+  /**
+   * scripted: after the last reply, start again from the first (a demonstration that answers any number of queries). Default false: a query past the end is an error.
+   */
+  cycle?: boolean;
+  usage?: Usage;
+  record_inputs?: boolean;
+  price?: LlmPrice;
+}
+/**
+ * One scripted reply: text content and/or tool calls.
+ */
+export interface ScriptedResponse {
+  content?: string | null;
+  tool_calls?:
+    | {
+        gate: string;
+        args?: unknown;
+        id?: string;
+      }[]
+    | null;
+  code?: string;
+  /**
+   * A bash-medium command (the same as code:).
+   */
+  command?: string;
+  thinking?: string;
+  error?: {
+    status?: number;
+    message?: string;
+  };
+  tool_result?: {
+    tool_call_id: string;
+    content: string;
+  };
+  usage?: Usage;
+}
+/**
+ * Token usage a scripted reply reports.
+ */
+export interface Usage {
+  prompt_tokens?: number;
+  completion_tokens?: number;
+  cached_tokens?: number;
+}
+/**
+ * USD per million tokens, overriding the price table (src/llm/prices.ts): input, output, and cached input (default: the input price).
+ */
+export interface LlmPrice {
+  input: number;
+  output: number;
+  cached?: number;
 }

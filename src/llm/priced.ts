@@ -1,6 +1,7 @@
 import {
   carried,
   type LLM,
+  type LLMServer,
   type LLMResponse,
   type Message,
   type QueryOptions,
@@ -15,6 +16,7 @@ import { costOf, priceOf, type Price } from "./prices.js";
 export class PricedLLM implements LLM {
   readonly name: string;
   readonly honoursSignal: boolean | undefined;
+  readonly server: LLMServer | undefined;
   readonly price: Price | undefined;
 
   constructor(
@@ -25,6 +27,7 @@ export class PricedLLM implements LLM {
   ) {
     this.name = inner.name;
     this.honoursSignal = inner.honoursSignal;
+    this.server = inner.server;
     this.price = price ?? priceOf(provider, model) ?? freeOf(provider);
   }
 

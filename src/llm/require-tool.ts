@@ -4,6 +4,7 @@ import {
   addUsage,
   emptyUsage,
   type LLM,
+  type LLMServer,
   type LLMResponse,
   type Message,
   type QueryOptions,
@@ -25,6 +26,7 @@ export const DEFAULT_REPROMPTS = 2;
 export class RequiredToolChoiceLLM implements LLM {
   readonly name: string;
   readonly honoursSignal: boolean | undefined;
+  readonly server: LLMServer | undefined;
 
   constructor(
     readonly inner: LLM,
@@ -32,6 +34,7 @@ export class RequiredToolChoiceLLM implements LLM {
   ) {
     this.name = inner.name;
     this.honoursSignal = inner.honoursSignal;
+    this.server = inner.server;
   }
 
   carry(): LLM {

@@ -3,6 +3,7 @@ import type { RetrySpec, Sleep } from "./spec.js";
 import {
   carried,
   type LLM,
+  type LLMServer,
   type LLMResponse,
   type Message,
   type QueryOptions,
@@ -115,6 +116,7 @@ export const realSleep: Sleep = (ms, signal) =>
 export class RetryingLLM implements LLM {
   readonly name: string;
   readonly honoursSignal: boolean | undefined;
+  readonly server: LLMServer | undefined;
   private readonly sleep: Sleep;
   private readonly random: () => number;
 
@@ -125,6 +127,7 @@ export class RetryingLLM implements LLM {
   ) {
     this.name = inner.name;
     this.honoursSignal = inner.honoursSignal;
+    this.server = inner.server;
     this.sleep = options.sleep ?? realSleep;
     this.random = options.random ?? Math.random;
   }

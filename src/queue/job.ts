@@ -20,6 +20,8 @@ export interface QueuedCast {
   llm: string | undefined;
   case: EvalCase;
   repeat: number;
+  /** Which cast of its run it is (eval/run.ts): a scripted model's replies follow from it. */
+  seat?: number | undefined;
   /** Assigned by the enqueuer: the job's id and the cast's entity. */
   entityId: string;
   /** Where the cast's turns go (a loom URL without its password); undefined: the worker's `--loom`. */
@@ -74,6 +76,9 @@ export function castOf(data: unknown): QueuedCast {
   }
   if (typeof repeat !== "number" || !Number.isSafeInteger(repeat) || repeat < 0)
     throw refuse("its repeat", repeat, "a whole number from 0");
+  const { seat } = data;
+  if (seat !== undefined && (typeof seat !== "number" || !Number.isSafeInteger(seat) || seat < 0))
+    throw refuse("its seat", seat, "a whole number from 0");
   if (typeof entityId !== "string" || entityId === "")
     throw refuse("its entityId", entityId, "an entity id");
   if (loom !== undefined && typeof loom !== "string") throw refuse("its loom", loom, "a loom URL");

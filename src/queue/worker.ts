@@ -74,6 +74,7 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
       target,
       c: c.case,
       k: c.repeat,
+      seat: c.seat,
       entityId: c.entityId,
       cast: scope(key),
       judged: scope(`${key}|judge`),

@@ -31,11 +31,11 @@ const replies = [
   js('done("Earlier I found: " + about)'),
 ].map((r, i) => wireReplyOf("llm", r, i));
 
-function familiar(server: LoopbackServer, intent: string) {
+function familiar(server: LoopbackServer, intent: string, dir = workspace) {
   return new Promise<{ code: number | null; out: string; err: string }>((done, fail) => {
     const child = spawn(
       process.execPath,
-      ["bin/run.js", "familiar", workspace, "--llm", "local/mock", "--quiet"],
+      ["bin/run.js", "familiar", dir, "--llm", "local/mock", "--quiet"],
       { env: { ...process.env, LOCAL_LLM_BASE_URL: `${server.url}/v1` } },
     );
     let out = "";
@@ -89,6 +89,21 @@ describe("spell familiar (seed 002 Familiar, A.12)", () => {
       expect(child).toHaveLength(1);
     } finally {
       await server.close();
+    }
+  }, 120_000);
+
+  it("with piped input, a send that failed (a local model answering 400) exits non-zero", async () => {
+    const server = await startLoopbackProvider([
+      { status: 400, body: { error: { message: "model refused the request", type: "invalid" } } },
+    ]);
+    const dir = mkdtempSync(join(tmpdir(), "familiar-400-"));
+    try {
+      const r = await familiar(server, "What is this project?", dir);
+      expect(r.err).toMatch(/send failed: .*model refused the request/);
+      expect(r.code).toBe(4);
+    } finally {
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   }, 120_000);
 });

@@ -55,7 +55,7 @@ circle: { gates: [done], wards: [{ max_turns: 3 }] }
     expect(state.entities[id]).toMatchObject({ sends: 2, spell });
   });
 
-  it("a failed send is told and the session goes on", async () => {
+  it("a failed send is told and the session goes on; piped, the session then exits 4", async () => {
     const spell = write(
       "fails.yaml",
       `llm: { provider: scripted, responses: [{ error: { status: 400, message: bad request } }, { content: fine }] }
@@ -64,7 +64,7 @@ circle: { gates: [done], wards: [{ max_turns: 3 }] }
 `,
     );
     const o = io();
-    expect(await runSummon(spell, { loom: "memory" }, { ...o, input: lines("a", "b") })).toBe(0);
+    expect(await runSummon(spell, { loom: "memory" }, { ...o, input: lines("a", "b") })).toBe(4);
     expect(o.err).toMatch(/send failed: bad request/);
     expect(o.out).toBe("fine\n");
   });

@@ -41,6 +41,8 @@ describe("gate objects in both spellings", () => {
     [{ name: "bad", behavior: "error", error: "boom" }, { error: "boom" }],
     [{ name: "bad", behavior: "error" }, { error: "gate failed" }],
     [{ name: "t", behavior: "throw" }, { throw: true }],
+    // The spec's own form: behavior: throw, its message under error: (as throw: "…" says it).
+    [{ name: "t", behavior: "throw", error: "disk full" }, { error: "disk full" }],
     [{ name: "c", behavior: "stateful" }, { stateful: true }],
   ])("reads behavior written as a word, its settings beside it: %j", (gate, behavior) => {
     expect(gateSpelling(gate, "g")).toEqual({ name: gate["name"], behavior });
@@ -66,6 +68,23 @@ describe("gate objects in both spellings", () => {
       },
       action: { cast: { intent: "go" } },
       expect: { result: "ok", gate_results: ["slept", "ok"] },
+    });
+    expect(r.message ?? "").toBe("");
+    expect(r.status).toBe("pass");
+  });
+  it("runs a case whose gate is written behavior: throw with its message under error:", async () => {
+    const r = await run({
+      setup: {
+        llm: {
+          responses: [{ tool_calls: [{ gate: "boom", args: {} }] }, done("ok")],
+        },
+        circle: {
+          gates: ["done", { name: "boom", behavior: "throw", error: "disk full" }],
+          wards: [{ max_turns: 3 }],
+        },
+      },
+      action: { cast: { intent: "go" } },
+      expect: { result: "ok", gate_results: ["disk full", "ok"] },
     });
     expect(r.message ?? "").toBe("");
     expect(r.status).toBe("pass");

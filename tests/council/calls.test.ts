@@ -1,5 +1,7 @@
 /** Every council call: progress events per call, an empty reply asked again once, errors that say where. */
+import { getEventListeners } from "node:events";
 import { describe, expect, it } from "vitest";
+import type { LLM, LLMResponse } from "../../src/core/contract.js";
 import { CouncilCalls } from "../../src/council/calls.js";
 import type { CouncilEvent } from "../../src/council/events.js";
 import { ModelError, SystemError } from "../../src/core/errors.js";
@@ -14,6 +16,37 @@ function recorder() {
 }
 
 describe("council calls", () => {
+  it("eleven queries at once add one listener to the run's signal (no MaxListenersExceededWarning)", async () => {
+    const warnings: Error[] = [];
+    const warn = (w: Error) => warnings.push(w);
+    process.on("warning", warn);
+    try {
+      const run = new AbortController();
+      let started = 0;
+      let allStarted!: () => void;
+      const all = new Promise<void>((r) => (allStarted = r));
+      // Like a provider's client: each query listens on the signal it is given, until aborted.
+      const llm: LLM = {
+        name: "waits",
+        query: (_m, options) =>
+          new Promise<LLMResponse>((_resolve, reject) => {
+            options?.signal?.addEventListener("abort", () => reject(new Error("aborted")));
+            if (++started === 11) allStarted();
+          }),
+      };
+      const calls = new CouncilCalls(undefined, "c", undefined, run.signal);
+      const asked = calls.askAll(Array.from({ length: 11 }, () => ({ llm, messages: [], site })));
+      await all;
+      expect(getEventListeners(run.signal, "abort")).toHaveLength(1);
+      run.abort();
+      await expect(asked).rejects.toMatchObject({ code: "council_interrupted" });
+      await new Promise((r) => setImmediate(r)); // a warning is emitted on the next tick
+      expect(warnings.filter((w) => w.name === "MaxListenersExceededWarning")).toEqual([]);
+    } finally {
+      process.off("warning", warn);
+    }
+  });
+
   it("say when each call starts and answers, with its timing", async () => {
     const { events, calls } = recorder();
     expect(await calls.ask({ llm: scripted("m", ["hello"]), messages: [], site })).toBe("hello");

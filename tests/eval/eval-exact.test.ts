@@ -87,13 +87,68 @@ describe("spell eval's verdicts, to the point", { timeout: 120_000 }, () => {
     expect(past.code).toBe(1);
   });
 
+  it("--compare: a case whose every cast errored this run is errored, not gone", async () => {
+    const dir = folder(["3"], evalOf("{ rate: 0 }", "sum", 2));
+    expect((await runCli(["eval", "eval.yaml", "--out", "before"], {}, dir)).code).toBe(0);
+    writeFileSync(
+      join(dir, "echo.yaml"),
+      scripted(["3"]).replace('{ content: "3" }', "{ error: { status: 500, message: down } }"),
+    );
+    const r = await runCli(["eval", "eval.yaml", "--out", "after", "--compare", "before"], {}, dir);
+    expect(r.stdout).toContain("errored: echo.yaml × scripted/default: sum");
+    expect(r.stdout).not.toContain("gone:");
+    expect(r.code).toBe(4); // errored casts: no verdict
+  });
+
+  it("judge.llm takes a spell's llm forms: a scripted judge runs the judged eval offline", async () => {
+    const dir = folder(["3"], "");
+    writeFileSync(
+      join(dir, "eval.yaml"),
+      `kind: eval
+name: judged
+spells: [./echo.yaml]
+cases:
+  - name: sum
+    intent: "1 + 2?"
+    expect:
+      - judge:
+          llm:
+            provider: scripted
+            cycle: true
+            responses:
+              - { content: '{"pass": true, "score": 1, "reason": "right"}' }
+              - { content: '{"pass": false, "score": 0, "reason": "wrong on purpose"}' }
+          rubric: "Is {{result}} the sum asked for in {{intent}}?"
+repeat: 2
+concurrency: 2
+pass: { rate: 0.5 }
+`,
+    );
+    const r = await runCli(["eval", "eval.yaml", "--out", "out"], {}, dir);
+    expect(r.code, r.stderr).toBe(0);
+    const rows = readFileSync(join(dir, "out/results.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { repeat: number; status: string; reason: string })
+      .sort((a, b) => a.repeat - b.repeat);
+    // Each cast's judgement is its seat's reply, whichever judge query came first.
+    expect(rows.map((x) => x.status)).toEqual(["pass", "fail"]);
+    expect(rows[1]!.reason).toContain("wrong on purpose");
+  });
+
   it("junit.xml: a case with 3 of 4 repeats passing is a failure; & and < keep it valid XML", async () => {
     const name = "A & B <x>";
     const dir = folder(["3", "3", "3", "4 & <b>"], evalOf("{ rate: 0 }", name, 4));
     const r = await runCli(["eval", "eval.yaml", "--out", "out"], {}, dir);
     expect(r.code, r.stderr).toBe(0);
     const xml = readFileSync(join(dir, "out/junit.xml"), "utf8");
-    expect(xml).toMatch(/<testsuite [^>]* tests="1" failures="1" errors="0">/);
+    expect(xml).toMatch(/<testsuite [^>]* tests="1" failures="1" errors="0" time="[0-9.]+">/);
+    // Each test case's time (its casts' wall time, in seconds), and the suite's properties.
+    expect(xml).toMatch(/<testcase [^>]* time="[0-9.]+"><failure/);
+    expect(xml).toContain(`<property name="k" value="4"/>`);
+    expect(xml).toContain(`<property name="pass_at_k" value="1"/>`); // 3 of 4 passed
+    expect(xml).toContain(`<property name="pass_hat_k" value="0"/>`);
+    expect(xml).toContain(`<property name="cost_usd" value=""/>`); // no price: unknown
     expect(xml).toContain(`name="A &#38; B &#60;x&#62;"`);
     expect(xml).toContain(`<failure message="1 of 4 casts failed">`);
     expect(xml).toContain("4 &#38; &#60;b&#62;"); // the reason quotes the answer

@@ -102,9 +102,10 @@ describe("fork (LOOM-4)", () => {
       }),
       loom: new Loom(),
     });
-    await cantrip.cast("go");
+    const cast = await cantrip.cast("go");
     expect(calls).toBe(1);
-    const r = await fork(cantrip, cantrip.loom.turns()[0]!.id, { intent: "what is n?" });
+    // Forked from the cantrip the cast returned: its scripted model goes on after the cast's replies.
+    const r = await fork(cast.nextCantrip, cantrip.loom.turns()[0]!.id, { intent: "what is n?" });
     expect(JSON.stringify(llm.invocations[2]!.messages)).toContain("var n = 1;");
     // n as after turn 1 (not 2), c hydrated from the loom, the gate not called again.
     expect(r.result).toEqual(["number", 1, 1]);

@@ -189,7 +189,8 @@ describe("loom tree", () => {
       { content: "c" },
     ]);
     const one = await c.cast("first");
-    const two = await c.cast("second");
+    // The seed's second cast: of the cantrip the first returned, which goes on in the script.
+    const two = await one.nextCantrip.cast("second");
     expect(loom.threads()).toHaveLength(2);
     expect(loom.thread(one.lastTurnId!).map((t) => t.utterance)).toEqual([
       'echo({"text":"a"})',

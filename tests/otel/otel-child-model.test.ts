@@ -71,6 +71,17 @@ describe("spell run --otel: a child's own model and the provider's finish reason
         ["tool_calls"],
         ["stop"],
       ]);
+
+      // Issue 45: the reply's own id and model, the server asked, and the tool call's id.
+      const port = Number(new URL(server.url).port);
+      for (const chat of [...parentChats, ...childChats]) {
+        expect(attr(chat, "gen_ai.response.model")).toBe("wire-model"); // what the server says
+        expect(String(attr(chat, "gen_ai.response.id"))).toMatch(/^chatcmpl-\d+$/);
+        expect(attr(chat, "server.address")).toBe("127.0.0.1");
+        expect(attr(chat, "server.port")).toBe(port);
+      }
+      const delegated = spans.find((s) => s.name === "execute_tool call_entity")!;
+      expect(String(attr(delegated, "gen_ai.tool.call.id"))).toMatch(/^call_\d+$/);
     } finally {
       await receiver.close();
     }

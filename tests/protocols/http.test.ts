@@ -259,6 +259,36 @@ describe("spell serve (HTTP, on loopback)", () => {
       ]),
     );
   });
+
+  it("the OpenAPI document is every route the server has, from the routes themselves", async () => {
+    const { url } = await serve([done("x")]);
+    const doc = (await (await fetch(`${url}/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { requestBody?: unknown; parameters?: unknown[] }>>;
+    };
+    // Issue 45: /mcp, /a2a and the agent card were missing from the hand-kept document.
+    const listed = Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.keys(ops).map((verb) => `${verb.toUpperCase()} ${path}`),
+    );
+    expect(listed).toEqual(
+      expect.arrayContaining([
+        "POST /mcp",
+        "GET /mcp",
+        "DELETE /mcp",
+        "POST /a2a",
+        "GET /.well-known/agent-card.json",
+        "GET /openapi.json",
+      ]),
+    );
+    // Each listed operation is a route the server really has (none made up).
+    for (const line of listed) {
+      const [method, path] = line.split(" ") as [string, string];
+      const url = path.replace(/\{(\w+)\}/g, ":$1");
+      expect(app!.hasRoute({ method: method, url }), line).toBe(true);
+    }
+    // The body schema fastify validates POST /cast with is the document's.
+    expect(JSON.stringify(doc.paths["/cast"]!["post"]!.requestBody)).toContain('"anyOf"');
+    expect(doc.paths["/sessions/{id}/loom"]!["get"]!.parameters).toHaveLength(1);
+  });
 });
 
 describe("spell serve (the CLI)", () => {

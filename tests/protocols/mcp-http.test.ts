@@ -72,6 +72,9 @@ describe("/mcp on spell serve (issue 26)", () => {
       return false;
     };
     expect(await truncated()).toBe(true);
+    // The loom's reason is `cancelled`, not the client's free text ("enough").
+    const cut = loaded.cantrip!.loom.turns().filter((t) => t.truncated);
+    expect(cut.map((t) => t.reason)).toEqual(["cancelled"]);
   }, 120_000);
 
   it("is behind the same guard: without the token, refused (unauthorized) before any MCP session", async () => {

@@ -96,11 +96,10 @@ needs(...QUEUE_NEEDS, noPostgres).describe("README: Running at scale", { timeout
       .map((l) => JSON.parse(l) as { status: string });
     expect(rows).toHaveLength(6);
     expect(rows.filter((r) => r.status === "error")).toEqual([]);
-    // The scripted spell cycles its replies per process, one of six wrong on purpose: which
-    // casts each worker takes decides how many are wrong, so the pass rate may fall below
-    // pass.rate (exit 1, said on stderr); it never errors.
-    if (e.code !== 0) expect(e.stderr).toContain("is below pass.rate");
-    expect(e.code === 0 || e.code === 1).toBe(true);
+    // The scripted spell's replies follow from each cast's case and repeat, whichever worker
+    // takes it (issue 45): the verdict of a local run, 5 of 6 (one wrong on purpose), exit 0.
+    expect(e.code, e.stderr).toBe(0);
+    expect(rows.filter((r) => r.status === "pass")).toHaveLength(5);
     expect(castsDone(workers)).toBe(6);
     const c = new pg.Client({ connectionString: db });
     await c.connect();

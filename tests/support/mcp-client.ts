@@ -19,7 +19,10 @@ output_schema: { type: object, properties: { words: { type: integer } }, require
 circle: { gates: [done], wards: [{ max_turns: 2 }] }
 `;
 
-/** Two turns (progress), then a call to a gate that waits a minute (cancelled). */
+/**
+ * Two turns (progress). Each call is a cast of the served cantrip and starts the script again
+ * (issue 45): a call cancelled at its first progress is cut during the echo's 500 ms.
+ */
 export const SLOW_SPELL = `name: slow
 llm:
   provider: scripted

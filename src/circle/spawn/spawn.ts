@@ -51,6 +51,8 @@ export async function spawnChild(
   const result = await child
     .cast(plan.intent, {
       parentTurnId: ctx.turnId,
+      // Its scripted models go on in its parent's cast (or, under a summoned entity, in themselves).
+      within: { places: parent.entity.places },
       signal: controller.signal,
       depth: parent.depth + 1,
       // Issue 25: a child's questions go to whoever answers its parent's.

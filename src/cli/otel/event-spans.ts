@@ -7,7 +7,7 @@
  */
 import type { Attributes, Context, Span, Tracer } from "@opentelemetry/api";
 import type { CantripEvent, EventListener } from "../../core/events.js";
-import type { Usage } from "../../core/contract.js";
+import type { LLMServer, Usage } from "../../core/contract.js";
 import type { GateCallRecord } from "../../core/medium.js";
 import type { LLMId } from "../../core/loom-writer.js";
 import { addUsage, emptyUsage } from "../../core/contract.js";
@@ -57,7 +57,14 @@ interface EntitySpans {
   span: Span;
   ctx: Context;
   usage: Usage;
-  chat?: { span: Span; end?: number; reason?: string };
+  chat?: {
+    span: Span;
+    started: number;
+    end?: number;
+    reason?: string;
+    server?: LLMServer;
+    responseModel?: string;
+  };
   /** The model is the one the entity's own LLM said it is (message_start), not a guess. */
   known?: boolean;
   tools: OpenTool[];
@@ -90,12 +97,27 @@ class EventSpans {
       case "message_start":
         this.endChat(e, 0);
         if (event.llm) this.asked(e, event.llm);
-        e.chat = { span: this.start(chatSpanName(e.model), e.ctx, chatAttributes(e.model), true) };
+        e.chat = {
+          span: this.start(chatSpanName(e.model), e.ctx, chatAttributes(e.model), true),
+          started: Date.now(),
+          ...(event.server ? { server: event.server } : {}),
+        };
+        if (event.server)
+          e.chat.span.setAttributes({
+            "server.address": event.server.address,
+            "server.port": event.server.port,
+          });
         return;
       case "message_complete":
         if (!e.chat) return;
         e.chat.end = Date.now();
         if (event.finishReason !== undefined) e.chat.reason = event.finishReason;
+        if (event.responseId !== undefined)
+          e.chat.span.setAttribute("gen_ai.response.id", event.responseId);
+        if (event.responseModel !== undefined) {
+          e.chat.span.setAttribute("gen_ai.response.model", event.responseModel);
+          e.chat.responseModel = event.responseModel;
+        }
         if (this.options.content && event.content !== null)
           e.chat.span.setAttribute("gen_ai.output.messages", this.options.redact(event.content));
         return;
@@ -104,7 +126,9 @@ class EventSpans {
         e.chat?.span.setAttributes(usageAttributes(event.usage));
         return;
       case "tool_call": {
-        const span = this.start(toolSpanName(event.gate), e.ctx, toolAttributes(event.gate));
+        const attributes = toolAttributes(event.gate);
+        if (event.callId !== undefined) attributes["gen_ai.tool.call.id"] = event.callId;
+        const span = this.start(toolSpanName(event.gate), e.ctx, attributes);
         if (this.options.content)
           span.setAttribute("gen_ai.tool.call.arguments", this.options.redact(event.arguments));
         e.tools.push({ gate: event.gate, span });

@@ -43,7 +43,7 @@ export async function loomOtelCommand(
   try {
     const { records, torn } = readLoomFile(path);
     for (const piece of torn) io.stderr(`${tornMessage(path, piece)}\n`);
-    const { api, tracer, shutdown } = await otelTracer(endpoint.url, io);
+    const { api, tracer, shutdown, failed } = await otelTracer(endpoint.url, io);
     const name = flags.name ?? file.replace(/^.*\//, "").replace(/\.jsonl$/, "");
     const content = flags["otel-content"] === true;
     const entities = loomSpans(api, tracer, records, {
@@ -52,6 +52,8 @@ export async function loomOtelCommand(
       redact: (t) => redactor.redact(t),
     });
     await shutdown();
+    // Sending is all this command does: a collector that took nothing fails it (said above).
+    if (failed()) return EXIT.failure;
     io.stderr(
       `sent ${entities} entit${entities === 1 ? "y" : "ies"} to ${shownEndpoint(endpoint.url)}\n`,
     );

@@ -50,7 +50,13 @@ export function otelSetup(loaded: LoadedSpell): OtelSetup {
 export async function otelTracer(
   url: string,
   io: CliIO,
-): Promise<{ api: OtelApi; tracer: Tracer; shutdown: () => Promise<void> }> {
+): Promise<{
+  api: OtelApi;
+  tracer: Tracer;
+  shutdown: () => Promise<void>;
+  /** Whether an export failed (said on stderr): what `spell loom otel` exits non-zero on. */
+  failed: () => boolean;
+}> {
   const [api, sdk, exporter, resources] = await Promise.all([
     import("@opentelemetry/api"),
     import("@opentelemetry/sdk-trace-base"),
@@ -77,6 +83,7 @@ export async function otelTracer(
     tracer: provider.getTracer("spellbook"),
     // A collector that is not there fails the last flush: said, never the command's failure.
     shutdown: () => provider.shutdown().catch((err: unknown) => tell(errorMessage(err))),
+    failed: () => told,
   };
 }
 

@@ -11,6 +11,7 @@ import {
   type ToolDefinition,
   type Usage,
 } from "../../core/contract.js";
+import { castPlaces, type CastPlaces } from "../../core/cast-places.js";
 import { replayRecord } from "./replay-record.js";
 
 /** One scripted reply, in the vocabulary of tests.yaml and a spell's `tests:` (snake_case, as written in YAML). */
@@ -44,34 +45,59 @@ export interface RecordedQuery {
   extra: Record<string, unknown> | undefined;
 }
 
+/** What a scripted model and the models carried from it (`carry`) share. */
+interface ScriptShared {
+  invocations: RecordedQuery[];
+  /** Queries answered, by any of them, in any cast. */
+  asked: number;
+  /** The furthest place any of them reached (what `unused` counts from). */
+  furthest: number;
+}
+
 /**
  * A model whose replies are listed in advance. It fails on a query past the end of its script
  * (unless it cycles: then it starts again from the first), and `unused()` tells how many
  * replies were never asked for.
+ *
+ * Where it stands: inside a cast, the cast's own place (core/cast-places.ts): the cast starts
+ * where the model stands, or — when the cast has a seat (the n-th cast of an eval or a
+ * `--repeat`) — at the n-th cast's part of the script counted from there, and its turns go on
+ * from it; the model itself does not move, so the same cast gets the same replies in any process.
+ * A cast's part of the script ends at a reply that ends a cast (`endsCast`). Outside a cast (a
+ * summoned entity's sends), queries go on in the model itself, from where the last one stopped.
  */
 export class ScriptedLLM implements LLM {
   readonly name: string;
   /** Its query answers at once (a script or a recording), so it never holds a stopped cast. */
   readonly honoursSignal = true;
-  readonly invocations: RecordedQuery[] = [];
+  readonly invocations: RecordedQuery[];
   private next = 0;
   private calls = 0;
+  private readonly shared: ScriptShared;
   /**
-   * Each reply's tool-call arguments as a gate receives them: decoded from their JSON when the
-   * script is read (again each time a cycling script starts over), into objects of this LLM's
-   * own — a gate that changes its arguments changes no script, and it sees exactly what the
-   * JSON text says (no NaN where the text says null). The JSON text is kept with them: it is the
-   * call's `arguments`, so a query does not encode them again.
+   * Each reply's tool-call arguments as JSON text, encoded when the script is read; each query
+   * decodes them into objects of its own (a gate that changes its arguments changes no script
+   * and no other cast's reply), exactly as the JSON text says (no NaN where the text says null).
+   * The text is the call's `arguments`, so a query does not encode them again.
    */
-  private decoded: (DecodedArgs | undefined)[][];
+  private readonly argTexts: (string | undefined)[][];
+  /** Whether each reply ends a cast's part of the script. */
+  private readonly ends: boolean[];
 
-  constructor(private readonly options: ScriptedLLMOptions) {
+  constructor(
+    private readonly options: ScriptedLLMOptions,
+    shared?: ScriptShared,
+  ) {
     this.name = options.name ?? "scripted";
-    this.decoded = decodeArgs(options.responses);
+    this.argTexts = encodeArgs(options.responses);
+    this.ends = options.responses.map(endsCast);
+    this.shared = shared ?? { invocations: [], asked: 0, furthest: 0 };
+    this.invocations = this.shared.invocations;
   }
 
+  /** Queries answered so far, by this model and those carried from it, in any cast. */
   get queries(): number {
-    return this.next;
+    return this.shared.asked;
   }
 
   /**
@@ -83,16 +109,46 @@ export class ScriptedLLM implements LLM {
     this.next = this.options.cycle && length > 0 ? replies % length : replies;
   }
 
-  /** A script of its own at this one's place (nextCantrip): later queries of either move only it. */
+  /**
+   * A script of its own at this one's place (nextCantrip) — inside a cast, the cast's place:
+   * later queries of either move only it. It shares the record of queries (`invocations`,
+   * `unused`) with this one.
+   */
   carry(): ScriptedLLM {
-    const next = new ScriptedLLM(this.options);
-    next.next = this.next;
+    const next = new ScriptedLLM(this.options, this.shared);
+    next.next = this.placeIn(castPlaces.getStore());
     next.calls = this.calls;
     return next;
   }
 
   unused(): number {
-    return this.options.responses.length - this.next;
+    return Math.max(0, this.options.responses.length - this.shared.furthest);
+  }
+
+  /** The next reply's place: the cast's (its start when it has not asked yet), else the model's. */
+  private placeIn(scope: CastPlaces | undefined): number {
+    if (!scope) return this.next;
+    return scope.places.get(this) ?? this.startOf(scope.seat);
+  }
+
+  /**
+   * Where the seat-th cast's part of the script starts, counted from where this model stands:
+   * past `seat` replies that end a cast. A script with no such reply is one cast's part (every
+   * seat starts at the same place when it cycles; past its end when it does not).
+   */
+  private startOf(seat: number | undefined): number {
+    const n = this.options.responses.length;
+    let at = this.next;
+    if (!seat || n === 0) return at;
+    const { cycle } = this.options;
+    if (!this.ends.includes(true)) return cycle ? at : n;
+    for (let s = 0; s < seat; s++) {
+      do {
+        if (!cycle && at >= n) return n;
+        at++;
+      } while (!this.ends[(at - 1) % n]);
+    }
+    return cycle ? at % n : at;
   }
 
   query(messages: readonly Message[], options: QueryOptions = {}): Promise<LLMResponse> {
@@ -105,13 +161,15 @@ export class ScriptedLLM implements LLM {
       });
     }
     const { responses, cycle } = this.options;
-    if (cycle && responses.length > 0 && this.next >= responses.length) {
-      this.next = 0;
-      this.decoded = decodeArgs(responses);
-    }
-    const script = responses[this.next];
-    if (script === undefined) return Promise.reject(this.exhausted());
-    this.next++;
+    const scope = castPlaces.getStore();
+    let at = this.placeIn(scope);
+    if (cycle && responses.length > 0) at %= responses.length;
+    const script = responses[at];
+    if (script === undefined) return Promise.reject(this.exhausted(at));
+    if (scope) scope.places.set(this, at + 1);
+    else this.next = at + 1;
+    this.shared.asked++;
+    this.shared.furthest = Math.max(this.shared.furthest, at + 1);
     if (script.error) {
       const status = script.error.status ?? 500;
       return Promise.reject(
@@ -120,7 +178,7 @@ export class ScriptedLLM implements LLM {
         }),
       );
     }
-    const response = this.toResponse(script, this.decoded[this.next - 1] ?? [], options);
+    const response = this.toResponse(script, this.argTexts[at] ?? [], options);
     if (options.onDelta) {
       if (response.thinking) options.onDelta({ type: "thinking", text: response.thinking });
       if (response.content) options.onDelta({ type: "text", text: response.content });
@@ -129,19 +187,19 @@ export class ScriptedLLM implements LLM {
   }
 
   /** Out of replies: which query, and what to write so that there are enough. */
-  private exhausted(): ConfigError {
+  private exhausted(at: number): ConfigError {
     const name = JSON.stringify(this.name);
     const shapes = "content:, tool_calls: [{ gate, args }], code: or command:";
     const message =
       this.options.responses.length === 0
         ? `scripted llm ${name} lists no responses: write its replies under llm.responses (${shapes}), or cast with a real provider, e.g. --llm anthropic/claude-sonnet-4-5`
-        : `scripted llm ${name} has no response left for query ${this.next + 1} (it lists ${this.options.responses.length}): add replies under llm.responses, or cycle: true to start again after the last`;
+        : `scripted llm ${name} has no response left for query ${at + 1} (it lists ${this.options.responses.length}): add replies under llm.responses, or cycle: true to start again after the last`;
     return new ConfigError("script_exhausted", message);
   }
 
   private toResponse(
     script: ScriptedResponse,
-    decoded: readonly (DecodedArgs | undefined)[],
+    texts: readonly (string | undefined)[],
     options: QueryOptions,
   ): LLMResponse {
     const toolCalls: ToolCall[] = [];
@@ -150,12 +208,17 @@ export class ScriptedLLM implements LLM {
       const call = calls[i]!;
       const id = call.id ?? `call_${++this.calls}`;
       // Arguments that are no object, or a reply added to the script after it was read: encoded now.
-      const args = decoded[i] ?? { input: undefined, text: JSON.stringify(call.args ?? {}) };
+      const text = texts[i];
       // Built in its final shape (`keepInput` would add `input` to a finished object).
       toolCalls.push(
-        args.input
-          ? { id, name: call.gate, arguments: args.text, input: args.input }
-          : { id, name: call.gate, arguments: args.text },
+        text !== undefined
+          ? {
+              id,
+              name: call.gate,
+              arguments: text,
+              input: JSON.parse(text) as Record<string, unknown>,
+            }
+          : { id, name: call.gate, arguments: JSON.stringify(call.args ?? {}) },
       );
     }
     const source = script.code ?? script.command;
@@ -187,25 +250,29 @@ export class ScriptedLLM implements LLM {
   }
 }
 
-/** A scripted call's object arguments: decoded (an object of its own), and their JSON text. */
-interface DecodedArgs {
-  input: Record<string, unknown> | undefined;
-  text: string;
-}
-
-/**
- * Each reply's tool-call arguments as objects of their own, decoded from their JSON text; the
- * text is kept as the call's `arguments` (it is what encoding the decoded object gives again).
- */
-function decodeArgs(responses: readonly ScriptedResponse[]): (DecodedArgs | undefined)[][] {
+/** Each reply's object tool-call arguments as JSON text (undefined: not an object). */
+function encodeArgs(responses: readonly ScriptedResponse[]): (string | undefined)[][] {
   return responses.map((r) =>
     (r?.tool_calls ?? []).map((c) => {
       const args: unknown = c?.args ?? {};
-      if (!isJsonObject(args)) return undefined; // not an object: encoded as the query asks
-      const text = JSON.stringify(args);
-      return { input: JSON.parse(text) as Record<string, unknown>, text };
+      return isJsonObject(args) ? JSON.stringify(args) : undefined;
     }),
   );
+}
+
+/**
+ * Whether a reply ends the cast it is given to, as a cast of its script meets it: a plain answer
+ * (no tool call, no code), an error, a call of `done`, or code or a command that calls `done` or
+ * `submit_answer`. The next cast's part of the script starts after it.
+ */
+export function endsCast(r: ScriptedResponse | undefined): boolean {
+  if (!r || r.error) return true;
+  const calls = r.tool_calls ?? [];
+  if (calls.some((c) => c?.gate === "done" || c?.gate === "submit_answer")) return true;
+  if (r.code !== undefined) return /\b(?:done|submit_answer)\s*\(/.test(r.code);
+  if (r.command !== undefined)
+    return /(?:^|[\s;&|(])(?:done|submit_answer)[ \t]+[^\s;&|<>)]/.test(r.command);
+  return calls.length === 0;
 }
 
 function toUsage(u: ScriptedResponse["usage"]): Usage {

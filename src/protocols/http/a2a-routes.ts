@@ -6,7 +6,7 @@
  * so no `${env:…}` secret leaves in any form. The SDK is loaded on the first A2A request
  * (a2a-handler.ts), not when the server starts.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { LoadedSpell } from "../../spell/index.js";
 import { A2A_PATH, AGENT_CARD_PATH } from "./a2a-card.js";
 import type { A2AHandler } from "./a2a-handler.js";
@@ -36,7 +36,7 @@ export function a2aRoutes(
     return json(reply, card);
   });
 
-  app.post(A2A_PATH, async (req, reply) => {
+  app.post(A2A_PATH, { errorHandler: parseErrorHandler }, async (req, reply) => {
     const answer = await (await load()).handle(req.body, req.headers);
     if (answer.kind === "json") return json(reply, answer.body);
     // A task may run for minutes: the socket's silence bound does not apply to its stream.
@@ -58,6 +58,22 @@ export function a2aRoutes(
     }
     raw.end();
   });
+}
+
+/** Fastify's codes for a JSON body it could not read. */
+const UNREADABLE = new Set(["FST_ERR_CTP_INVALID_JSON_BODY", "FST_ERR_CTP_EMPTY_JSON_BODY"]);
+
+/**
+ * A body that is not JSON is JSON-RPC's parse error (-32700, id null), as the A2A TCK checks;
+ * any other error goes to the server's handler.
+ */
+function parseErrorHandler(err: FastifyError, _req: FastifyRequest, reply: FastifyReply): void {
+  if (!UNREADABLE.has(err.code)) throw err; // the server's handler (server.ts)
+  const error = { code: -32700, message: "Parse error: the request body is not JSON" };
+  void reply
+    .code(400)
+    .type("application/json; charset=utf-8")
+    .send({ jsonrpc: "2.0", id: null, error });
 }
 
 /** A request of A2A 0.3: it says so, or names no version (as the SDK's Express handler reads it). */

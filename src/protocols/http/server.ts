@@ -11,7 +11,7 @@ import type { LoadedSpell } from "../../spell/index.js";
 import { a2aRoutes } from "./a2a-routes.js";
 import { cast, fail, type CastSlots } from "./cast-route.js";
 import { guard } from "./guard.js";
-import { CAST_BODY, openApiDocument } from "./openapi.js";
+import { CAST_BODY, openApiDocument, routeCatalog } from "./openapi.js";
 import { castBodyMessage, type BodyIssue } from "./cast-body.js";
 import type { ErrorCode } from "../../core/error-codes.js";
 import { ConfigError } from "../../core/errors.js";
@@ -52,6 +52,7 @@ export async function createHttpServer(
     logger: false,
     ...timeoutOptions(options.timeouts),
   });
+  const routes = routeCatalog(app); // before any route: /openapi.json lists them all
   const cantrip = loaded.cantrip!;
   const approvals = new PendingApprovals(loaded.redactor); // issue 25
   const sessions = new Sessions(
@@ -86,7 +87,7 @@ export async function createHttpServer(
   app.get("/openapi.json", (_req, reply) =>
     reply
       .type("application/json; charset=utf-8")
-      .send(redactedJson(openApiDocument(loaded.name), redact)),
+      .send(redactedJson(openApiDocument(loaded.name, routes()), redact)),
   );
   app.post<{ Body: SpellCall }>("/cast", { schema: { body: CAST_BODY } }, async (req, reply) => {
     const intent = await castIntent(loaded.spell, req.body); // a bad input: 400, nothing cast

@@ -120,11 +120,20 @@ async function callTool(
         if (e.type === "step_start") progress(++turns); // a slow turn shows as begun
       }, loaded.redactor)
     : undefined;
+  // The client's cancellation (notifications/cancelled) ends the cast with the reason
+  // `cancelled`: its free text (the SDK's abort reason) is the client's, not the loom's word.
+  const cancel = new AbortController();
+  const cancelled = () => cancel.abort("cancelled");
+  if (signal.aborted) cancelled();
+  else signal.addEventListener("abort", cancelled, { once: true });
   let result: CastResult<Loom>;
   try {
-    result = await loaded.cantrip!.cast(intent, { signal, ...(onEvent ? { onEvent } : {}) });
+    const options = { signal: cancel.signal, ...(onEvent ? { onEvent } : {}) };
+    result = await loaded.cantrip!.cast(intent, options);
   } catch (err) {
     return toolError(redact(`the cast failed: ${errorMessage(err)}`));
+  } finally {
+    signal.removeEventListener("abort", cancelled);
   }
   return resultOf(tool, result, redact);
 }

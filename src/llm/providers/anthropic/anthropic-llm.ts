@@ -1,5 +1,12 @@
 import Anthropic from "@anthropic-ai/sdk";
-import type { LLM, LLMResponse, Message, QueryOptions } from "../../../core/contract.js";
+import {
+  serverOf,
+  type LLM,
+  type LLMResponse,
+  type LLMServer,
+  type Message,
+  type QueryOptions,
+} from "../../../core/contract.js";
 import type { LLMSpec, ProviderContext } from "../../spec.js";
 import { assertToolPairing } from "../../../core/validate-response.js";
 import { PROFILES, requireModel, resolveApiKey, resolveBaseURL } from "../profiles.js";
@@ -29,6 +36,8 @@ export class AnthropicLLM implements LLM {
   readonly name: string;
   /** The SDK request takes the signal: a stopped cast ends its query. */
   readonly honoursSignal = true;
+  /** Its base URL's host and port (OpenTelemetry's server.address, server.port). */
+  readonly server: LLMServer | undefined;
   // ES private fields (#): util.inspect, JSON.stringify and Object.values never reach the API
   // key they hold, nor the SDK client holding it (PROD-8).
   readonly #client: Anthropic;
@@ -40,6 +49,7 @@ export class AnthropicLLM implements LLM {
   constructor(options: AnthropicOptions) {
     this.#options = options;
     this.name = `anthropic/${options.model}`;
+    this.server = serverOf(options.baseURL);
     this.warnings = new ProviderWarnings(options.warn);
     this.#client = new Anthropic({
       apiKey: options.apiKey,

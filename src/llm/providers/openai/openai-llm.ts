@@ -1,5 +1,12 @@
 import OpenAI from "openai";
-import type { LLM, LLMResponse, Message, QueryOptions } from "../../../core/contract.js";
+import {
+  serverOf,
+  type LLM,
+  type LLMResponse,
+  type LLMServer,
+  type Message,
+  type QueryOptions,
+} from "../../../core/contract.js";
 import type { LLMSpec, ProviderContext } from "../../spec.js";
 import { assertToolPairing } from "../../../core/validate-response.js";
 import { PROFILES, requireModel, resolveApiKey, resolveBaseURL } from "../profiles.js";
@@ -32,6 +39,8 @@ export class OpenAICompatibleLLM implements LLM {
   readonly name: string;
   /** The SDK request takes the signal: a stopped cast ends its query. */
   readonly honoursSignal = true;
+  /** Its base URL's host and port (OpenTelemetry's server.address, server.port). */
+  readonly server: LLMServer | undefined;
   // ES private fields (#): util.inspect, JSON.stringify and Object.values never reach the API
   // key they hold, nor the SDK client holding it (PROD-8).
   readonly #client: OpenAI;
@@ -43,6 +52,7 @@ export class OpenAICompatibleLLM implements LLM {
   constructor(options: OpenAICompatibleOptions) {
     this.#options = options;
     this.name = `${options.flavor}/${options.model}`;
+    this.server = serverOf(options.baseURL);
     this.warnings = new ProviderWarnings(options.warn);
     this.#client = new OpenAI({
       apiKey: options.apiKey,
