@@ -5,6 +5,7 @@ import { errorMessage } from "../core/errors.js";
 import { Redactor } from "../core/redact.js";
 import { KEY_ENV_VARS } from "../llm/providers/profiles.js";
 import { isPostgresUrl, redactUrl } from "../loom/postgres-connection.js";
+import type { ForkRunner } from "../protocols/view/fork-route.js";
 import { displayPath, EXIT, type CliIO } from "./io.js";
 import { urlPassword } from "./loom-export.js";
 
@@ -14,6 +15,8 @@ export interface ViewFlags {
   token?: string | undefined;
   /** Open the page in the system's browser (xdg-open / open). */
   open?: boolean | undefined;
+  /** Let the page fork a thread from a turn (it spends the user's tokens). */
+  allowFork?: boolean | undefined;
 }
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|localhost|::1|\[::1\])$/;
@@ -58,6 +61,12 @@ export async function viewCommand(
     );
     return EXIT.invalid;
   }
+  if (url && flags.allowFork) {
+    io.stderr(
+      "--allow-fork: a postgres:// loom is shown as a snapshot, and a fork would land in it; fork with spell loom fork on a loom file\n",
+    );
+    return EXIT.invalid;
+  }
   const host = flags.host ?? "127.0.0.1";
   const token = flags.token ?? io.env["SPELLBOOK_TOKEN"];
   if (!LOOPBACK.test(host) && !token) {
@@ -81,6 +90,7 @@ export async function viewCommand(
       token,
       redact: (t) => redactor.redact(t),
       appJs: script ?? viewerScript(),
+      fork: flags.allowFork ? forkRunner(io) : undefined,
     });
     const address = await app.listen({ port: flags.port ?? 8788, host });
     const page = token ? `${address}/?token=${encodeURIComponent(token)}` : `${address}/`;
@@ -98,6 +108,40 @@ export async function viewCommand(
     snapshot?.remove();
   }
   return EXIT.ok;
+}
+
+/**
+ * `--allow-fork`: a fork asked by the page is `spell loom fork LOOM --turn ID --intent TEXT
+ * [--llm P/M]`, run in this process with its output kept: the new entity from its JSON line,
+ * or its error message.
+ */
+export function forkRunner(io: CliIO): ForkRunner {
+  return async (path, request) => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const { loomForkCommand } = await import("./loom-fork.js");
+    const code = await loomForkCommand(
+      path,
+      { turn: request.turn, intent: request.intent, llm: request.llm, json: true, quiet: true },
+      { ...io, stdout: (t) => void out.push(t), stderr: (t) => void err.push(t), tty: false },
+    );
+    const line = out.join("").trim().split("\n").pop();
+    if (!line) throw new Error(err.join("").trim() || `spell loom fork exited ${code}`);
+    const r = JSON.parse(line) as {
+      entity_id: string;
+      status: string;
+      reason: string;
+      last_turn_id: string | null;
+      error?: { message: string };
+    };
+    if (r.status === "failed" && r.error) throw new Error(r.error.message);
+    return {
+      entity: r.entity_id,
+      status: r.status,
+      reason: r.reason,
+      last_turn_id: r.last_turn_id,
+    };
+  };
 }
 
 /** The system's browser on the page; without a display (Linux), only said (xdg-open would start a

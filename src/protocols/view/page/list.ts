@@ -54,17 +54,69 @@ function EntityRow({ src, e }: { src: string; e: ViewEntity }): VNode {
   </a>`;
 }
 
+const COLUMNS: [string, string, string][] = [
+  ["intent", "intent", "intent"],
+  ["status", "status", "status"],
+  ["turns", "turns", "num"],
+  ["tokens", "tokens", "num"],
+  ["cost", "cost", "num"],
+  ["reward", "reward", "num"],
+  ["time", "started", "time"],
+];
+
+/** The list's search, filters and sort, kept in the address (`?q=…&sort=…`) after the route. */
+function useQuery(): [Record<string, string>, (q: Record<string, string>) => void] {
+  const read = () => {
+    const at = location.hash.indexOf("?");
+    return at < 0 ? {} : Object.fromEntries(new URLSearchParams(location.hash.slice(at + 1)));
+  };
+  const [q, setQ] = useState<Record<string, string>>(read());
+  const set = (next: Record<string, string>) => {
+    const clean = Object.fromEntries(Object.entries(next).filter(([, v]) => v !== ""));
+    setQ(clean);
+    const base = location.hash.split("?")[0];
+    const qs = new URLSearchParams(clean).toString();
+    history.replaceState(null, "", `${base}${qs ? `?${qs}` : ""}`);
+  };
+  return [q, set];
+}
+
 export function EntityList({ src, version }: { src: string; version: number }): VNode {
   const [total, setTotal] = useState<number | null>(null);
+  const [q, setQ] = useQuery();
+  const qs = new URLSearchParams(q).toString();
+  const field = (name: string) => (e: Event) =>
+    setQ({ ...q, [name]: (e.currentTarget as HTMLInputElement).value });
+  const sortBy = (col: string) =>
+    setQ({ ...q, sort: col, dir: q["sort"] === col && q["dir"] !== "desc" ? "desc" : "asc" });
+  const arrow = (col: string) => (q["sort"] === col ? (q["dir"] === "desc" ? " ▼" : " ▲") : "");
   return html`<section>
-    <h2>Entities ${total === null ? "" : html`<small>(${total})</small>`}</h2>
-    <div class="erow head">
-      <span class="intent">intent</span><span class="status">status</span
-      ><span class="num">turns</span><span class="num">tokens</span><span class="num">cost</span
-      ><span class="num">reward</span><span class="time">time</span>
+    <h2>Entities ${total === null ? "" : html`<small data-total=${total}>(${total})</small>`}</h2>
+    <form class="filters" role="search" onSubmit=${(e: Event) => e.preventDefault()}>
+      <label>Search <input type="search" name="q" value=${q["q"] ?? ""} onInput=${field("q")} placeholder="words in the intent or id" /></label>
+      <label
+        >Status
+        <select name="status" value=${q["status"] ?? ""} onChange=${field("status")}>
+          <option value="">any</option>
+          <option value="open">open</option>
+          <option value="ended">ended</option>
+          <option value="truncated">truncated</option>
+          <option value="error">with an error</option>
+        </select></label
+      >
+      <label>Reward at least <input type="number" step="any" name="minReward" value=${q["minReward"] ?? ""} onInput=${field("minReward")} /></label>
+      <label>Cost at most $ <input type="number" step="any" min="0" name="maxCost" value=${q["maxCost"] ?? ""} onInput=${field("maxCost")} /></label>
+    </form>
+    <div class="erow head" role="row">
+      ${COLUMNS.map(
+        ([label, col, cls]) =>
+          html`<button type="button" class=${`sort ${cls}`} data-sort=${col} aria-sort=${q["sort"] === col ? (q["dir"] === "desc" ? "descending" : "ascending") : "none"} onClick=${() => sortBy(col)}>
+            ${label}${arrow(col)}
+          </button>`,
+      )}
     </div>
     <${Virtual}
-      path=${`/api/l/${src}/entities`}
+      path=${`/api/l/${src}/entities${qs ? `?${qs}` : ""}`}
       version=${version}
       onTotal=${setTotal}
       render=${(e: ViewEntity) => html`<${EntityRow} src=${src} e=${e} />`}

@@ -1,0 +1,127 @@
+/// <reference lib="dom" />
+/**
+ * A line chart drawn by uPlot (canvas, bundled with the page: docs/design/VIEWER.md says why
+ * uPlot): lines over a shared x, optional vertical marks (p50, p95) drawn on the plot. The canvas
+ * is a picture: the element carries a label for screen readers and each chart is followed by its
+ * numbers as a table (the caller's).
+ */
+import { type VNode } from "preact";
+import { html } from "htm/preact";
+import { useEffect, useRef } from "preact/hooks";
+import uPlot from "uplot";
+import uplotCss from "uplot/dist/uPlot.min.css";
+
+/** Colours with a contrast of at least 4.5:1 on white. */
+export const COLORS = ["#1f4fbf", "#a34800", "#17703a", "#7a2e9e", "#8a1c3c", "#005f73"];
+
+export interface Line {
+  label: string;
+  values: (number | null)[];
+  color?: string;
+  dash?: number[];
+}
+
+export interface Mark {
+  x: number;
+  label: string;
+  color?: string;
+}
+
+export interface ChartProps {
+  /** What the chart shows, in words (aria-label). */
+  label: string;
+  x: number[];
+  lines: Line[];
+  marks?: Mark[];
+  xLabel: string;
+  yLabel: string;
+  /** Formats an x or y value on the axes and in the legend. */
+  xFormat?: (v: number) => string;
+  yFormat?: (v: number) => string;
+  yRange?: [number, number];
+  /** Step lines (a distribution's cumulative share). */
+  stepped?: boolean;
+  width?: number;
+  height?: number;
+  name: string;
+}
+
+let styled = false;
+function addStyle(): void {
+  if (styled) return;
+  styled = true;
+  const style = document.createElement("style");
+  style.textContent = uplotCss;
+  document.head.appendChild(style);
+}
+
+export function Chart(props: ChartProps): VNode {
+  const box = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (!box.current) return undefined;
+    addStyle();
+    const fx = props.xFormat ?? ((v: number) => String(v));
+    const fy = props.yFormat ?? ((v: number) => String(v));
+    const marks = props.marks ?? [];
+    const opts: uPlot.Options = {
+      width: props.width ?? 460,
+      height: props.height ?? 220,
+      scales: {
+        x: { time: false },
+        y: props.yRange ? { range: props.yRange } : { auto: true },
+      },
+      axes: [
+        {
+          label: props.xLabel,
+          values: (_u, vals) => vals.map((v) => (v === null ? "" : fx(v))),
+          stroke: "#1d2433",
+        },
+        {
+          label: props.yLabel,
+          values: (_u, vals) => vals.map((v) => (v === null ? "" : fy(v))),
+          stroke: "#1d2433",
+          size: 56,
+        },
+      ],
+      series: [
+        { label: props.xLabel, value: (_u, v) => (v === null ? "–" : fx(v)) },
+        ...props.lines.map((l, i) => ({
+          label: l.label,
+          stroke: l.color ?? COLORS[i % COLORS.length]!,
+          width: 2,
+          ...(l.dash ? { dash: l.dash } : {}),
+          ...(props.stepped ? { paths: uPlot.paths.stepped!({ align: 1 }) } : {}),
+          points: { show: props.x.length <= 20 },
+          value: (_u: uPlot, v: number | null) => (v === null ? "–" : fy(v)),
+        })),
+      ],
+      hooks: {
+        draw: [
+          (u: uPlot) => {
+            const { ctx } = u;
+            for (const m of marks) {
+              const left = u.valToPos(m.x, "x", true);
+              ctx.save();
+              ctx.strokeStyle = m.color ?? "#5a6478";
+              ctx.setLineDash([4, 3]);
+              ctx.beginPath();
+              ctx.moveTo(left, u.bbox.top);
+              ctx.lineTo(left, u.bbox.top + u.bbox.height);
+              ctx.stroke();
+              ctx.fillStyle = "#1d2433";
+              ctx.font = `${Math.round(11 * devicePixelRatio)}px system-ui, sans-serif`;
+              ctx.fillText(m.label, left + 4, u.bbox.top + 12 * devicePixelRatio);
+              ctx.restore();
+            }
+          },
+        ],
+      },
+    };
+    const data = [props.x, ...props.lines.map((l) => l.values)] as uPlot.AlignedData;
+    const plot = new uPlot(opts, data, box.current);
+    return () => plot.destroy();
+  }, [JSON.stringify([props.x, props.lines, props.marks, props.yRange, props.width])]);
+  return html`<figure class="chart" data-chart=${props.name}>
+    <div ref=${box} role="img" aria-label=${props.label}></div>
+  </figure>`;
+}
