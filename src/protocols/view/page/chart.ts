@@ -39,6 +39,8 @@ export interface ChartProps {
   xFormat?: (v: number) => string;
   yFormat?: (v: number) => string;
   yRange?: [number, number];
+  /** Whole-number ticks on x (k). */
+  integerX?: boolean;
   /** Step lines (a distribution's cumulative share). */
   stepped?: boolean;
   width?: number;
@@ -66,6 +68,8 @@ export function Chart(props: ChartProps): VNode {
     const opts: uPlot.Options = {
       width: props.width ?? 460,
       height: props.height ?? 220,
+      // The key is the page's (below the chart), the values are in the table after it.
+      legend: { show: false },
       scales: {
         x: { time: false },
         y: props.yRange ? { range: props.yRange } : { auto: true },
@@ -75,6 +79,7 @@ export function Chart(props: ChartProps): VNode {
           label: props.xLabel,
           values: (_u, vals) => vals.map((v) => (v === null ? "" : fx(v))),
           stroke: "#1d2433",
+          ...(props.integerX ? { incrs: [1, 2, 5, 10, 20, 50, 100] } : {}),
         },
         {
           label: props.yLabel,
@@ -123,5 +128,17 @@ export function Chart(props: ChartProps): VNode {
   }, [JSON.stringify([props.x, props.lines, props.marks, props.yRange, props.width])]);
   return html`<figure class="chart" data-chart=${props.name}>
     <div ref=${box} role="img" aria-label=${props.label}></div>
+    <figcaption class="key">
+      ${props.lines.map(
+        (l, i) =>
+          html`<span class="key-item"
+            ><span
+              class=${`swatch ${l.dash ? "dashed" : ""}`}
+              style=${`border-color:${l.color ?? COLORS[i % COLORS.length]}`}
+            ></span
+            >${l.label}</span
+          >`,
+      )}
+    </figcaption>
   </figure>`;
 }

@@ -73,34 +73,56 @@ interface Side {
 const shape = (r: TurnRow) => `${r.gates.join(",")}|${r.end ?? ""}|${r.err}`;
 
 interface Detail {
-  turn: { utterance: string; observation: string; gate_calls: { arguments: string; result: string }[] };
+  turn: {
+    utterance: string;
+    observation: string;
+    gate_calls: { gate_name: string; arguments: string; result: string }[];
+  };
 }
 
 const body = (d: Detail) =>
   JSON.stringify([d.turn.utterance, d.turn.observation, d.turn.gate_calls.map((c) => [c.arguments, c.result])]);
 
-/** The index of the first turn where the two threads differ (-1: none in the shorter's length). */
-async function firstDifference(a: Side, b: Side, ra: TurnRow[], rb: TurnRow[]): Promise<number> {
+/** What a turn did, in a line: its calls with their arguments, else what it said. */
+const gist = (d: Detail) =>
+  f.short(
+    d.turn.gate_calls.map((c) => `${c.gate_name}(${c.arguments})`).join(" ") || d.turn.utterance,
+    160,
+  );
+
+interface Difference {
+  /** The first turn where the two threads differ (-1: none). */
+  at: number;
+  /** What each side's turn did there, when both have one. */
+  a?: string;
+  b?: string;
+}
+
+/** Turn by turn: by what they called and how they ended, then read whole. */
+async function firstDifference(a: Side, b: Side, ra: TurnRow[], rb: TurnRow[]): Promise<Difference> {
   const n = Math.min(ra.length, rb.length);
   for (let i = 0; i < n; i++) {
-    if (shape(ra[i]!) !== shape(rb[i]!)) return i;
     const [da, db] = await Promise.all([
       get<Detail>(`/api/l/${a.loom}/t/${encodeURIComponent(ra[i]!.id)}`),
       get<Detail>(`/api/l/${b.loom}/t/${encodeURIComponent(rb[i]!.id)}`),
     ]);
-    if (body(da) !== body(db)) return i;
+    if (shape(ra[i]!) !== shape(rb[i]!) || body(da) !== body(db))
+      return { at: i, a: gist(da), b: gist(db) };
   }
-  return ra.length === rb.length ? -1 : n;
+  return { at: ra.length === rb.length ? -1 : n };
 }
 
 function Threads(props: { a: Side; b: Side }): VNode {
   const { a, b } = props;
-  const [rows, setRows] = useState<{ a: TurnRow[]; b: TurnRow[]; diff: number } | null>(null);
+  const [rows, setRows] = useState<{ a: TurnRow[]; b: TurnRow[]; diff: Difference } | null>(null);
   useEffect(() => {
     let live = true;
     const thread = (s: Side) =>
       s.loom !== null && s.row?.entity
-        ? get<Page<TurnRow>>(`/api/l/${s.loom}/e/${encodeURIComponent(s.row.entity)}/thread?offset=0&limit=1000`).then((p) => p.rows)
+        ? get<Page<TurnRow>>(`/api/l/${s.loom}/e/${encodeURIComponent(s.row.entity)}/thread?offset=0&limit=1000`)
+            .then((p) => p.rows)
+            // A cast that errored before its first turn has no thread in the loom.
+            .catch(() => [] as TurnRow[])
         : Promise.resolve([] as TurnRow[]);
     void Promise.all([thread(a), thread(b)]).then(async ([ra, rb]) => {
       const diff = await firstDifference(a, b, ra, rb);
@@ -111,29 +133,32 @@ function Threads(props: { a: Side; b: Side }): VNode {
     };
   }, [a.loom, a.row?.entity, b.loom, b.row?.entity]);
   if (!rows) return html`<p>Loading the two casts…</p>`;
-  const column = (title: string, s: Side, list: TurnRow[]) =>
+  const at = rows.diff.at;
+  const column = (title: string, s: Side, list: TurnRow[], said: string | undefined) =>
     html`<div class="column" data-side=${title}>
       <h4>${title}: ${s.row ? `${s.row.status ?? "?"}${s.row.reason ? ` · ${f.short(s.row.reason, 80)}` : ""}` : "no cast"}</h4>
+      ${s.row && !list.length ? html`<p class="hint">No turn of this cast is in the run's loom.</p>` : ""}
       ${list.map(
         (r, i) =>
           html`<a
-            class=${`row ${r.err ? "err" : ""} ${i === rows.diff ? "first-diff" : ""}`}
+            class=${`row ${r.err ? "err" : ""} ${i === at ? "first-diff" : ""}`}
             data-turn-id=${r.id}
-            data-first-diff=${i === rows.diff ? "" : undefined}
+            data-first-diff=${i === at ? "" : undefined}
             href=${`#/l/${s.loom}/e/${encodeURIComponent(r.entity)}/t/${encodeURIComponent(r.id)}`}
           >
-            ${i === rows.diff ? html`<b class="tag diff">first difference</b> ` : ""}
+            ${i === at ? html`<b class="tag diff">first difference</b> ` : ""}
             <span class="seq">#${r.seq}</span>
             <span class="gates">${r.gates.join(", ") || "no gates"}</span>
             ${r.end ? html`<span class="end">→ ${r.end}</span>` : ""}
             <span class="meta">${f.tokens(r.tokens)} tok · ${f.ms(r.ms)}</span>
-          </a>`,
+          </a>
+          ${i === at && said ? html`<pre class="diff-gist" data-diff-gist="">${said}</pre>` : ""}`,
       )}
     </div>`;
   return html`<div class="compare" data-threads="">
-    ${column("before", a, rows.a)} ${column("after", b, rows.b)}
+    ${column("before", a, rows.a, rows.diff.a)} ${column("after", b, rows.b, rows.diff.b)}
   </div>
-  ${rows.diff < 0 ? html`<p class="hint">The two threads do not differ.</p>` : ""}`;
+  ${at < 0 ? html`<p class="hint">The two threads do not differ.</p>` : ""}`;
 }
 
 export function EvalCompare(props: { before: string; after: string; open?: string }): VNode {

@@ -169,6 +169,7 @@ function KCurve({ rows }: { rows: EvalRow[] }): VNode {
         { label: `pass^k ${name(c.t)}`, values: ks.map((k) => at(c.points, k, "hat")), color: COLORS[(2 * i + 1) % COLORS.length], dash: [6, 4] },
       ])}
       xLabel="k"
+      integerX=${true}
       yLabel="share of cases"
       yRange=${[0, 1]}
       yFormat=${(v: number) => f.pct(v)}

@@ -31,7 +31,8 @@ table.bars,table.numbers,table.changes{width:100%}table.bars td,table.bars th,ta
 td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
 .bar-cell{width:40%}.bar{display:flex;height:14px;background:#eef0f4;border-radius:3px;overflow:hidden}
 .seg.pass{background:#17703a}.seg.fail{background:#b3261e}.seg.error{background:#a36200}
-figure.chart{margin:4px 0}
+figure.chart{margin:4px 0}.key{display:flex;flex-wrap:wrap;gap:4px 14px;font-size:12px;color:#1d2433}
+.key-item{display:inline-flex;align-items:center;gap:5px}.swatch{display:inline-block;width:18px;border-top:3px solid}.swatch.dashed{border-top-style:dashed}
 table.heat td.cell{text-align:center;min-width:64px}table.heat th[scope=row]{font-weight:500}
 td.cell.error,td.cell.error a{color:#6b4000;background:#fdefd3}td.cell.none{background:#f3f4f7}
 .erow.head{padding:0}.erow.head button.sort{font:inherit;font-weight:600;background:none;border:0;padding:0 6px;height:26px;text-align:left;cursor:pointer;color:inherit}
@@ -49,5 +50,5 @@ form.fork button{margin-top:4px;font:inherit;padding:3px 14px}.error{color:#b326
 .row.first-diff{outline:2px solid #a34800;outline-offset:-2px}.tag.diff{background:#ffe2c7;color:#6b2f00}
 .tag.change-regressed{background:#fbd4d0;color:#8c1d16}.tag.change-newly-errored{background:#fdefd3;color:#6b4000}.tag.change-improved{background:#d5f0e3;color:#0f5a2d}
 .tag.change-new{background:#e3d7ff}.tag.change-not-run-again{background:#e4e7ee}tr.open{background:#eef3ff}.compare-pick a{margin-left:6px}
-.compare .column .row{position:static}
+.compare .column .row{position:static}details.metadata-box summary h4{display:inline}pre.diff-gist{margin:2px 0 6px;border-color:#a34800}
 `;

@@ -126,8 +126,10 @@ export function TurnPanel({
     }
     ${
       Object.keys(rest).length
-        ? html`<h4>Metadata</h4>
-            <pre class="metadata">${JSON.stringify(rest, null, 2)}</pre>`
+        ? html`<details class="metadata-box">
+            <summary><h4>Metadata</h4></summary>
+            <pre class="metadata">${JSON.stringify(rest, null, 2)}</pre>
+          </details>`
         : ""
     }
     <${ForkForm} src=${src} turn=${t.id} intent=${intent} />
