@@ -38,6 +38,28 @@ function redactorFor(io: CliIO, token: string | undefined): Redactor {
   return redactor;
 }
 
+/** Why `spell view` must not start with these arguments, or undefined. */
+function refusal(
+  target: string | undefined,
+  o: { url?: string; path: string; host: string; token?: string; allowFork?: boolean },
+): string | undefined {
+  if (!o.url && !existsSync(o.path))
+    return (
+      `${o.path}: no such loom file or folder` +
+      (target === undefined
+        ? ` (spell run FILE writes its loom there; or name one: spell view LOOM|DIR)\n`
+        : "\n")
+    );
+  if (o.url && o.allowFork)
+    return "--allow-fork: a postgres:// loom is shown as a snapshot, and a fork would land in it; fork with spell loom fork on a loom file\n";
+  if (!LOOPBACK.test(o.host) && !o.token)
+    return (
+      `refusing to listen on ${o.host} without a token: anyone who reaches it could read the looms.\n` +
+      "Give --token (or SPELLBOOK_TOKEN), or keep the default host 127.0.0.1.\n"
+    );
+  return undefined;
+}
+
 /**
  * `spell view [LOOM|DIR]`: the page until SIGTERM or SIGINT. Loopback without a token; any
  * other address needs one (as `spell serve`). Answers are redacted as `spell loom export` is.
@@ -52,28 +74,11 @@ export async function viewCommand(
 ): Promise<number> {
   const url = target !== undefined && isPostgresUrl(target) ? target : undefined;
   let path = displayPath(io.cwd, target ?? ".spellbook");
-  if (!url && !existsSync(path)) {
-    io.stderr(
-      `${path}: no such loom file or folder` +
-        (target === undefined
-          ? ` (spell run FILE writes its loom there; or name one: spell view LOOM|DIR)\n`
-          : "\n"),
-    );
-    return EXIT.invalid;
-  }
-  if (url && flags.allowFork) {
-    io.stderr(
-      "--allow-fork: a postgres:// loom is shown as a snapshot, and a fork would land in it; fork with spell loom fork on a loom file\n",
-    );
-    return EXIT.invalid;
-  }
   const host = flags.host ?? "127.0.0.1";
   const token = flags.token ?? io.env["SPELLBOOK_TOKEN"];
-  if (!LOOPBACK.test(host) && !token) {
-    io.stderr(
-      `refusing to listen on ${host} without a token: anyone who reaches it could read the looms.\n` +
-        "Give --token (or SPELLBOOK_TOKEN), or keep the default host 127.0.0.1.\n",
-    );
+  const refused = refusal(target, { url, path, host, token, allowFork: flags.allowFork });
+  if (refused) {
+    io.stderr(refused);
     return EXIT.invalid;
   }
   const redactor = redactorFor(io, token);

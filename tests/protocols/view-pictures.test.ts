@@ -78,26 +78,29 @@ async function open(hash: string): Promise<{ page: Page; foreign: string[] }> {
 
 /** The WCAG contrast ratio of an element's text against its nearest opaque background. */
 const contrast = (page: Page, selector: string) =>
-  page.locator(selector).first().evaluate((el) => {
-    const rgb = (c: string) => (c.match(/[\d.]+/g) ?? []).map(Number);
-    const lum = (c: string) => {
-      const [r, g, b] = rgb(c).map((v) => {
-        const s = v / 255;
-        return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
-      });
-      return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
-    };
-    let bg = "rgb(255, 255, 255)";
-    for (let e: Element | null = el; e; e = e.parentElement) {
-      const c = getComputedStyle(e).backgroundColor;
-      if (rgb(c).length === 3 || rgb(c)[3] === 1) {
-        bg = c;
-        break;
+  page
+    .locator(selector)
+    .first()
+    .evaluate((el) => {
+      const rgb = (c: string) => (c.match(/[\d.]+/g) ?? []).map(Number);
+      const lum = (c: string) => {
+        const [r, g, b] = rgb(c).map((v) => {
+          const s = v / 255;
+          return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+        });
+        return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
+      };
+      let bg = "rgb(255, 255, 255)";
+      for (let e: Element | null = el; e; e = e.parentElement) {
+        const c = getComputedStyle(e).backgroundColor;
+        if (rgb(c).length === 3 || rgb(c)[3] === 1) {
+          bg = c;
+          break;
+        }
       }
-    }
-    const [a, b] = [lum(getComputedStyle(el).color), lum(bg)].sort((x, y) => y - x);
-    return (a! + 0.05) / (b! + 0.05);
-  });
+      const [a, b] = [lum(getComputedStyle(el).color), lum(bg)].sort((x, y) => y - x);
+      return (a! + 0.05) / (b! + 0.05);
+    });
 
 const TARGET_A = "alpha.yaml × scripted/default";
 const TARGET_B = "beta.yaml × scripted/default";
@@ -125,7 +128,10 @@ needs(noChromium, notBuilt()).describe("spell view as pictures, in Chromium", ()
     writeFileSync(spell, sumSpell("owl", ["three owls"]));
     for (const intent of ["How many owls at dusk?", "How many owls at dawn?", "How many bats?"]) {
       const o = io();
-      expect(await runCommand(spell, { loom: join(root, "runs", "owls.jsonl"), quiet: true, intent }, o), o.err).toBe(EXIT.ok);
+      expect(
+        await runCommand(spell, { loom: join(root, "runs", "owls.jsonl"), quiet: true, intent }, o),
+        o.err,
+      ).toBe(EXIT.ok);
     }
     const { chromium } = await import("playwright-core");
     browser = await chromium.launch({
@@ -186,11 +192,16 @@ needs(noChromium, notBuilt()).describe("spell view as pictures, in Chromium", ()
     const decided = rows.filter((r) => r.status !== "error").length;
     expect(await page.locator("[data-tile='pass rate'] b").innerText()).toBe(pct(passed / decided));
     const cost = rows.reduce((a, r) => a + r.cost_usd, 0);
-    expect(Number(await page.locator("[data-tile=cost]").getAttribute("title"))).toBeCloseTo(cost, 12);
+    expect(Number(await page.locator("[data-tile=cost]").getAttribute("title"))).toBeCloseTo(
+      cost,
+      12,
+    );
     expect(await page.locator("[data-tile=cost] b").innerText()).toMatch(/^\$0\.\d{0,5}[1-9]\d?$/);
     // Every chart is labelled for a screen reader and followed by its numbers as a table.
     for (const name of ["pass-k", "cost", "latency"]) {
-      expect(await page.locator(`[data-chart=${name}] [role=img]`).getAttribute("aria-label")).toMatch(/\S/);
+      expect(
+        await page.locator(`[data-chart=${name}] [role=img]`).getAttribute("aria-label"),
+      ).toMatch(/\S/);
       expect(await page.locator(`table[data-table=${name}] tbody tr`).count()).toBeGreaterThan(0);
     }
     // The heat map: a cell per cast, each a link to its cast.
@@ -212,7 +223,12 @@ needs(noChromium, notBuilt()).describe("spell view as pictures, in Chromium", ()
     const changes = Object.fromEntries(
       await page
         .locator("tr[data-change]")
-        .evaluateAll((trs) => trs.map((t) => [t.getAttribute("data-change-of"), t.getAttribute("data-change")])),
+        .evaluateAll((trs) =>
+          trs.map((t): [string, string] => [
+            t.getAttribute("data-change-of") ?? "",
+            t.getAttribute("data-change") ?? "",
+          ]),
+        ),
     );
     expect(changes).toEqual({
       [`one-two · ${TARGET_A}`]: "unchanged",
@@ -224,9 +240,7 @@ needs(noChromium, notBuilt()).describe("spell view as pictures, in Chromium", ()
     });
     expect(await page.locator("[data-count=regressed] b").innerText()).toBe("1");
     expect(await page.locator("body").innerText()).not.toMatch(/\bgone\b/);
-    await page
-      .locator(`tr[data-change-of="three-two · ${TARGET_B}"] a`)
-      .click();
+    await page.locator(`tr[data-change-of="three-two · ${TARGET_B}"] a`).click();
     const before = page.locator("[data-side=before] [data-first-diff]");
     const after = page.locator("[data-side=after] [data-first-diff]");
     await after.waitFor();
@@ -288,9 +302,9 @@ needs(noChromium, notBuilt()).describe("spell view as pictures, in Chromium", ()
     const panelBox = (await page.locator(".vopen").boundingBox())!;
     const rowBox = (await branch.boundingBox())!;
     expect(rowBox.y).toBeGreaterThanOrEqual(panelBox.y + panelBox.height - 1);
-    await page.locator(`${"[data-turn-id]"}[aria-expanded=true]`).click(); // closes it
-    await page.locator(".vopen").waitFor({ state: "detached" });
     await shot(page, "timeline");
+    await page.locator("[data-turn-id][aria-expanded=true]").click(); // closes it
+    await page.locator(".vopen").waitFor({ state: "detached" });
     await page.close();
   });
 });

@@ -58,7 +58,11 @@ function parse(body: unknown): ForkRequest | string {
   if (typeof turn !== "string" || !turn || turn.length > 200) return "turn: a turn id";
   if (typeof intent !== "string" || !intent.trim() || intent.length > MAX_INTENT)
     return `intent: the text the fork continues with (1 to ${MAX_INTENT} characters)`;
-  if (llm !== undefined && llm !== "" && (typeof llm !== "string" || !LLM.test(llm) || llm.length > 200))
+  if (
+    llm !== undefined &&
+    llm !== "" &&
+    (typeof llm !== "string" || !LLM.test(llm) || llm.length > 200)
+  )
     return "llm: provider/model";
   return { turn, intent, llm: typeof llm === "string" && llm ? llm : undefined };
 }

@@ -57,88 +57,92 @@ function addStyle(): void {
   document.head.appendChild(style);
 }
 
+/** Each mark a dashed vertical line across the plot, its label at the top. */
+const drawMarks = (marks: Mark[]) => (u: uPlot) => {
+  const { ctx } = u;
+  for (const m of marks) {
+    const left = u.valToPos(m.x, "x", true);
+    ctx.save();
+    ctx.strokeStyle = m.color ?? "#5a6478";
+    ctx.setLineDash([4, 3]);
+    ctx.beginPath();
+    ctx.moveTo(left, u.bbox.top);
+    ctx.lineTo(left, u.bbox.top + u.bbox.height);
+    ctx.stroke();
+    ctx.fillStyle = "#1d2433";
+    ctx.font = `${Math.round(11 * devicePixelRatio)}px system-ui, sans-serif`;
+    ctx.fillText(m.label, left + 4, u.bbox.top + 12 * devicePixelRatio);
+    ctx.restore();
+  }
+};
+
+function options(props: ChartProps): uPlot.Options {
+  const fx = props.xFormat ?? ((v: number) => String(v));
+  const fy = props.yFormat ?? ((v: number) => String(v));
+  return {
+    width: props.width ?? 460,
+    height: props.height ?? 220,
+    // The key is the page's (below the chart), the values are in the table after it.
+    legend: { show: false },
+    scales: {
+      x: { time: false },
+      y: props.yRange ? { range: props.yRange } : { auto: true },
+    },
+    axes: [
+      {
+        label: props.xLabel,
+        values: (_u, vals) => vals.map((v) => (v === null ? "" : fx(v))),
+        stroke: "#1d2433",
+        ...(props.integerX ? { incrs: [1, 2, 5, 10, 20, 50, 100] } : {}),
+      },
+      {
+        label: props.yLabel,
+        values: (_u, vals) => vals.map((v) => (v === null ? "" : fy(v))),
+        stroke: "#1d2433",
+        size: 56,
+      },
+    ],
+    series: [
+      { label: props.xLabel },
+      ...props.lines.map((l, i) => ({
+        label: l.label,
+        stroke: l.color ?? COLORS[i % COLORS.length]!,
+        width: 2,
+        ...(l.dash ? { dash: l.dash } : {}),
+        ...(props.stepped ? { paths: uPlot.paths.stepped!({ align: 1 }) } : {}),
+        points: { show: props.x.length <= 20 },
+      })),
+    ],
+    hooks: { draw: [drawMarks(props.marks ?? [])] },
+  };
+}
+
+function Key({ lines }: { lines: Line[] }): VNode {
+  return html`<figcaption class="key">
+    ${lines.map(
+      (l, i) =>
+        html`<span class="key-item"
+          ><span
+            class=${`swatch ${l.dash ? "dashed" : ""}`}
+            style=${`border-color:${l.color ?? COLORS[i % COLORS.length]}`}
+          ></span
+          >${l.label}</span
+        >`,
+    )}
+  </figcaption>`;
+}
+
 export function Chart(props: ChartProps): VNode {
   const box = useRef<HTMLDivElement>(null);
   useEffect(() => {
     if (!box.current) return undefined;
     addStyle();
-    const fx = props.xFormat ?? ((v: number) => String(v));
-    const fy = props.yFormat ?? ((v: number) => String(v));
-    const marks = props.marks ?? [];
-    const opts: uPlot.Options = {
-      width: props.width ?? 460,
-      height: props.height ?? 220,
-      // The key is the page's (below the chart), the values are in the table after it.
-      legend: { show: false },
-      scales: {
-        x: { time: false },
-        y: props.yRange ? { range: props.yRange } : { auto: true },
-      },
-      axes: [
-        {
-          label: props.xLabel,
-          values: (_u, vals) => vals.map((v) => (v === null ? "" : fx(v))),
-          stroke: "#1d2433",
-          ...(props.integerX ? { incrs: [1, 2, 5, 10, 20, 50, 100] } : {}),
-        },
-        {
-          label: props.yLabel,
-          values: (_u, vals) => vals.map((v) => (v === null ? "" : fy(v))),
-          stroke: "#1d2433",
-          size: 56,
-        },
-      ],
-      series: [
-        { label: props.xLabel, value: (_u, v) => (v === null ? "–" : fx(v)) },
-        ...props.lines.map((l, i) => ({
-          label: l.label,
-          stroke: l.color ?? COLORS[i % COLORS.length]!,
-          width: 2,
-          ...(l.dash ? { dash: l.dash } : {}),
-          ...(props.stepped ? { paths: uPlot.paths.stepped!({ align: 1 }) } : {}),
-          points: { show: props.x.length <= 20 },
-          value: (_u: uPlot, v: number | null) => (v === null ? "–" : fy(v)),
-        })),
-      ],
-      hooks: {
-        draw: [
-          (u: uPlot) => {
-            const { ctx } = u;
-            for (const m of marks) {
-              const left = u.valToPos(m.x, "x", true);
-              ctx.save();
-              ctx.strokeStyle = m.color ?? "#5a6478";
-              ctx.setLineDash([4, 3]);
-              ctx.beginPath();
-              ctx.moveTo(left, u.bbox.top);
-              ctx.lineTo(left, u.bbox.top + u.bbox.height);
-              ctx.stroke();
-              ctx.fillStyle = "#1d2433";
-              ctx.font = `${Math.round(11 * devicePixelRatio)}px system-ui, sans-serif`;
-              ctx.fillText(m.label, left + 4, u.bbox.top + 12 * devicePixelRatio);
-              ctx.restore();
-            }
-          },
-        ],
-      },
-    };
     const data = [props.x, ...props.lines.map((l) => l.values)] as uPlot.AlignedData;
-    const plot = new uPlot(opts, data, box.current);
+    const plot = new uPlot(options(props), data, box.current);
     return () => plot.destroy();
   }, [JSON.stringify([props.x, props.lines, props.marks, props.yRange, props.width])]);
   return html`<figure class="chart" data-chart=${props.name}>
     <div ref=${box} role="img" aria-label=${props.label}></div>
-    <figcaption class="key">
-      ${props.lines.map(
-        (l, i) =>
-          html`<span class="key-item"
-            ><span
-              class=${`swatch ${l.dash ? "dashed" : ""}`}
-              style=${`border-color:${l.color ?? COLORS[i % COLORS.length]}`}
-            ></span
-            >${l.label}</span
-          >`,
-      )}
-    </figcaption>
+    <${Key} lines=${props.lines} />
   </figure>`;
 }

@@ -17,7 +17,14 @@ import type { EvalRow, TurnRow } from "./types.js";
 import { useGet } from "./use-get.js";
 
 type Change = "regressed" | "newly errored" | "improved" | "unchanged" | "new" | "not run again";
-const ORDER: Change[] = ["regressed", "newly errored", "improved", "new", "not run again", "unchanged"];
+const ORDER: Change[] = [
+  "regressed",
+  "newly errored",
+  "improved",
+  "new",
+  "not run again",
+  "unchanged",
+];
 
 export interface CaseChange {
   key: string;
@@ -54,7 +61,8 @@ export function changes(a: EvalRow[], b: EvalRow[]): CaseChange[] {
     out.push({ key: k, change, before: then, after: now });
   }
   for (const [k, then] of before)
-    if (!after.has(k)) out.push({ key: k, change: "not run again", before: then, after: undefined });
+    if (!after.has(k))
+      out.push({ key: k, change: "not run again", before: then, after: undefined });
   return out.sort((x, y) => ORDER.indexOf(x.change) - ORDER.indexOf(y.change));
 }
 
@@ -81,7 +89,11 @@ interface Detail {
 }
 
 const body = (d: Detail) =>
-  JSON.stringify([d.turn.utterance, d.turn.observation, d.turn.gate_calls.map((c) => [c.arguments, c.result])]);
+  JSON.stringify([
+    d.turn.utterance,
+    d.turn.observation,
+    d.turn.gate_calls.map((c) => [c.arguments, c.result]),
+  ]);
 
 /** What a turn did, in a line: its calls with their arguments, else what it said. */
 const gist = (d: Detail) =>
@@ -99,7 +111,12 @@ interface Difference {
 }
 
 /** Turn by turn: by what they called and how they ended, then read whole. */
-async function firstDifference(a: Side, b: Side, ra: TurnRow[], rb: TurnRow[]): Promise<Difference> {
+async function firstDifference(
+  a: Side,
+  b: Side,
+  ra: TurnRow[],
+  rb: TurnRow[],
+): Promise<Difference> {
   const n = Math.min(ra.length, rb.length);
   for (let i = 0; i < n; i++) {
     const [da, db] = await Promise.all([
@@ -119,7 +136,9 @@ function Threads(props: { a: Side; b: Side }): VNode {
     let live = true;
     const thread = (s: Side) =>
       s.loom !== null && s.row?.entity
-        ? get<Page<TurnRow>>(`/api/l/${s.loom}/e/${encodeURIComponent(s.row.entity)}/thread?offset=0&limit=1000`)
+        ? get<Page<TurnRow>>(
+            `/api/l/${s.loom}/e/${encodeURIComponent(s.row.entity)}/thread?offset=0&limit=1000`,
+          )
             .then((p) => p.rows)
             // A cast that errored before its first turn has no thread in the loom.
             .catch(() => [] as TurnRow[])
@@ -136,29 +155,79 @@ function Threads(props: { a: Side; b: Side }): VNode {
   const at = rows.diff.at;
   const column = (title: string, s: Side, list: TurnRow[], said: string | undefined) =>
     html`<div class="column" data-side=${title}>
-      <h4>${title}: ${s.row ? `${s.row.status ?? "?"}${s.row.reason ? ` · ${f.short(s.row.reason, 80)}` : ""}` : "no cast"}</h4>
+      <h4>
+        ${title}:
+        ${s.row ? `${s.row.status ?? "?"}${s.row.reason ? ` · ${f.short(s.row.reason, 80)}` : ""}` : "no cast"}
+      </h4>
       ${s.row && !list.length ? html`<p class="hint">No turn of this cast is in the run's loom.</p>` : ""}
       ${list.map(
         (r, i) =>
           html`<a
-            class=${`row ${r.err ? "err" : ""} ${i === at ? "first-diff" : ""}`}
-            data-turn-id=${r.id}
-            data-first-diff=${i === at ? "" : undefined}
-            href=${`#/l/${s.loom}/e/${encodeURIComponent(r.entity)}/t/${encodeURIComponent(r.id)}`}
-          >
-            ${i === at ? html`<b class="tag diff">first difference</b> ` : ""}
-            <span class="seq">#${r.seq}</span>
-            <span class="gates">${r.gates.join(", ") || "no gates"}</span>
-            ${r.end ? html`<span class="end">→ ${r.end}</span>` : ""}
-            <span class="meta">${f.tokens(r.tokens)} tok · ${f.ms(r.ms)}</span>
-          </a>
-          ${i === at && said ? html`<pre class="diff-gist" data-diff-gist="">${said}</pre>` : ""}`,
+              class=${`row ${r.err ? "err" : ""} ${i === at ? "first-diff" : ""}`}
+              data-turn-id=${r.id}
+              data-first-diff=${i === at ? "" : undefined}
+              href=${`#/l/${s.loom}/e/${encodeURIComponent(r.entity)}/t/${encodeURIComponent(r.id)}`}
+            >
+              ${i === at ? html`<b class="tag diff">first difference</b> ` : ""}
+              <span class="seq">#${r.seq}</span>
+              <span class="gates">${r.gates.join(", ") || "no gates"}</span>
+              ${r.end ? html`<span class="end">→ ${r.end}</span>` : ""}
+              <span class="meta">${f.tokens(r.tokens)} tok · ${f.ms(r.ms)}</span>
+            </a>
+            ${i === at && said ? html`<pre class="diff-gist" data-diff-gist="">${said}</pre>` : ""}`,
       )}
     </div>`;
   return html`<div class="compare" data-threads="">
-    ${column("before", a, rows.a, rows.diff.a)} ${column("after", b, rows.b, rows.diff.b)}
-  </div>
-  ${at < 0 ? html`<p class="hint">The two threads do not differ.</p>` : ""}`;
+      ${column("before", a, rows.a, rows.diff.a)} ${column("after", b, rows.b, rows.diff.b)}
+    </div>
+    ${at < 0 ? html`<p class="hint">The two threads do not differ.</p>` : ""}`;
+}
+
+function ChangeTable(props: { list: CaseChange[]; base: string; open?: string }): VNode {
+  return html`<table class="changes">
+    <caption>
+      Each case's pass rate before and after
+    </caption>
+    <thead>
+      <tr>
+        <th scope="col">case</th>
+        <th scope="col">change</th>
+        <th scope="col" class="num">before</th>
+        <th scope="col" class="num">after</th>
+        <th scope="col">casts</th>
+      </tr>
+    </thead>
+    <tbody>
+      ${props.list.map(
+        (c) =>
+          html`<tr
+            data-change-of=${c.key}
+            data-change=${c.change}
+            class=${c.key === props.open ? "open" : ""}
+          >
+            <th scope="row">${c.key}</th>
+            <td><b class=${`tag change-${c.change.replace(/ /g, "-")}`}>${c.change}</b></td>
+            <td class="num">${shown(c.before)}</td>
+            <td class="num">${shown(c.after)}</td>
+            <td>
+              <a href=${`${props.base}/${encodeURIComponent(c.key)}`}>the two casts side by side</a>
+            </td>
+          </tr>`,
+      )}
+    </tbody>
+  </table>`;
+}
+
+/** The casts of a case to compare: the first pair whose verdicts differ, else the first of each. */
+function pickPair(a: EvalRow[], b: EvalRow[], k: string) {
+  const key = keyOf(a, b);
+  const casts = (rows: EvalRow[]) =>
+    rows.filter((r) => key(r) === k).sort((x, y) => (x.repeat ?? 0) - (y.repeat ?? 0));
+  const xs = casts(a);
+  const ys = casts(b);
+  for (let i = 0; i < Math.min(xs.length, ys.length); i++)
+    if (xs[i]!.status !== ys[i]!.status) return [xs[i], ys[i]] as const;
+  return [xs[0], ys[0]] as const;
 }
 
 export function EvalCompare(props: { before: string; after: string; open?: string }): VNode {
@@ -166,55 +235,25 @@ export function EvalCompare(props: { before: string; after: string; open?: strin
   const b = useGet<EvalTable>(`/api/evals/${props.after}`, 0);
   if (!a || !b) return html`<p>Loading…</p>`;
   const list = changes(a.rows, b.rows);
-  const key = keyOf(a.rows, b.rows);
-  const base = `#/cmp/${props.before}/${props.after}`;
-  const firstCast = (rows: EvalRow[], k: string) =>
-    rows.filter((r) => key(r) === k).sort((x, y) => (x.repeat ?? 0) - (y.repeat ?? 0));
-  const pickPair = (k: string) => {
-    // The first pair of casts whose verdicts differ, else the first of each.
-    const xs = firstCast(a.rows, k);
-    const ys = firstCast(b.rows, k);
-    for (let i = 0; i < Math.min(xs.length, ys.length); i++)
-      if (xs[i]!.status !== ys[i]!.status) return [xs[i], ys[i]] as const;
-    return [xs[0], ys[0]] as const;
-  };
   const counts = ORDER.map((c) => [c, list.filter((x) => x.change === c).length] as const);
   const open = props.open;
-  const pair = open ? pickPair(open) : undefined;
+  const pair = open ? pickPair(a.rows, b.rows, open) : undefined;
   return html`<section class="eval-compare">
     <h2><a href="#/">sources</a> › ${a.name} → ${b.name}</h2>
     <p class="tiles">
-      ${counts.map(([c, n]) => html`<span class=${`tile change-${c.replace(/ /g, "-")}`} data-count=${c}><b>${n}</b><span>${c}</span></span>`)}
+      ${counts.map(
+        ([c, n]) =>
+          html`<span class=${`tile change-${c.replace(/ /g, "-")}`} data-count=${c}
+            ><b>${n}</b><span>${c}</span></span
+          >`,
+      )}
     </p>
-    <table class="changes">
-      <caption>
-        Each case's pass rate before and after
-      </caption>
-      <thead>
-        <tr>
-          <th scope="col">case</th>
-          <th scope="col">change</th>
-          <th scope="col" class="num">before</th>
-          <th scope="col" class="num">after</th>
-          <th scope="col">casts</th>
-        </tr>
-      </thead>
-      <tbody>
-        ${list.map(
-          (c) =>
-            html`<tr data-change-of=${c.key} data-change=${c.change} class=${c.key === open ? "open" : ""}>
-              <th scope="row">${c.key}</th>
-              <td><b class=${`tag change-${c.change.replace(/ /g, "-")}`}>${c.change}</b></td>
-              <td class="num">${shown(c.before)}</td>
-              <td class="num">${shown(c.after)}</td>
-              <td><a href=${`${base}/${encodeURIComponent(c.key)}`}>the two casts side by side</a></td>
-            </tr>`,
-        )}
-      </tbody>
-    </table>
-    ${open && pair
-      ? html`<h3>${open}</h3>
-          <${Threads} a=${{ loom: a.loom, row: pair[0] }} b=${{ loom: b.loom, row: pair[1] }} />`
-      : ""}
+    <${ChangeTable} list=${list} base=${`#/cmp/${props.before}/${props.after}`} open=${open} />
+    ${
+      open && pair
+        ? html`<h3>${open}</h3>
+            <${Threads} a=${{ loom: a.loom, row: pair[0] }} b=${{ loom: b.loom, row: pair[1] }} />`
+        : ""
+    }
   </section>`;
 }

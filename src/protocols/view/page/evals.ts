@@ -7,19 +7,9 @@
  */
 import { type VNode } from "preact";
 import { html } from "htm/preact";
-import { useState } from "preact/hooks";
 import { isStatic } from "./api.js";
-import { Chart, COLORS } from "./chart.js";
-import {
-  caseKey,
-  countBy,
-  kCurve,
-  rate,
-  spread,
-  targets,
-  type Counts,
-  type Spread,
-} from "./eval-stats.js";
+import { Distribution, KCurve } from "./eval-charts.js";
+import { caseKey, countBy, rate, spread, targets, type Counts } from "./eval-stats.js";
 import * as f from "./format.js";
 import type { SourceItem } from "./list.js";
 import type { EvalRow } from "./types.js";
@@ -146,138 +136,6 @@ function Bars(props: { name: string; label: string; counts: Map<string, Counts> 
   </table>`;
 }
 
-function KCurve({ rows }: { rows: EvalRow[] }): VNode {
-  const ts = targets(rows);
-  const curves = ts.map((t) => ({ t, points: kCurve(rows.filter((r) => r.target === t)) }));
-  const ks = [...new Set(curves.flatMap((c) => c.points.map((p) => p.k)))].sort((a, b) => a - b);
-  if (!ks.length) return html``;
-  const at = (points: ReturnType<typeof kCurve>, k: number, which: "at" | "hat") =>
-    points.find((p) => p.k === k)?.[which] ?? null;
-  const name = (t: string) => t || "run";
-  return html`<section class="panel">
-    <h3>pass@k and pass^k</h3>
-    <p class="hint">
-      pass@k: the chance that at least one of k casts passes; pass^k: that all k pass (mean over
-      the cases).
-    </p>
-    <${Chart}
-      name="pass-k"
-      label=${`pass@k and pass^k for k = 1 to ${ks[ks.length - 1]}`}
-      x=${ks}
-      lines=${curves.flatMap((c, i) => [
-        { label: `pass@k ${name(c.t)}`, values: ks.map((k) => at(c.points, k, "at")), color: COLORS[(2 * i) % COLORS.length] },
-        { label: `pass^k ${name(c.t)}`, values: ks.map((k) => at(c.points, k, "hat")), color: COLORS[(2 * i + 1) % COLORS.length], dash: [6, 4] },
-      ])}
-      xLabel="k"
-      integerX=${true}
-      yLabel="share of cases"
-      yRange=${[0, 1]}
-      yFormat=${(v: number) => f.pct(v)}
-    />
-    <table class="numbers" data-table="pass-k">
-      <caption>
-        pass@k and pass^k as numbers
-      </caption>
-      <thead>
-        <tr>
-          <th scope="col">target</th>
-          ${ks.map((k) => html`<th scope="col" class="num">pass@${k}</th><th scope="col" class="num">pass^${k}</th>`)}
-        </tr>
-      </thead>
-      <tbody>
-        ${curves.map(
-          (c) =>
-            html`<tr data-k-of=${c.t}>
-              <th scope="row">${name(c.t)}</th>
-              ${ks.map((k) => {
-                const a = at(c.points, k, "at");
-                const h = at(c.points, k, "hat");
-                return html`<td class="num" data-pass-at=${k} title=${f.exact(a)}>${f.pct(a)}</td>
-                  <td class="num" data-pass-hat=${k} title=${f.exact(h)}>${f.pct(h)}</td>`;
-              })}
-            </tr>`,
-        )}
-      </tbody>
-    </table>
-  </section>`;
-}
-
-/** The casts' values of one measure (cost, latency) as a cumulative share, p50 and p95 marked. */
-function Distribution(props: {
-  name: string;
-  title: string;
-  rows: EvalRow[];
-  value: (r: EvalRow) => number | null;
-  format: (v: number) => string;
-}): VNode {
-  const ts = targets(props.rows);
-  const all = spread(props.rows.map(props.value));
-  if (!all.n)
-    return html`<section class="panel">
-      <h3>${props.title}</h3>
-      <p class="hint">The run records no ${props.name} per cast.</p>
-    </section>`;
-  const per = ts.map((t) => ({ t, s: spread(props.rows.filter((r) => r.target === t).map(props.value)) }));
-  const xs = all.sorted.filter((v, i, a) => i === 0 || a[i - 1] !== v);
-  const share = (s: Spread) =>
-    xs.map((x) => {
-      let lo = 0;
-      let hi = s.sorted.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (s.sorted[mid]! <= x) lo = mid + 1;
-        else hi = mid;
-      }
-      return s.n ? lo / s.n : null;
-    });
-  const row = (label: string, s: Spread, key: string) =>
-    html`<tr data-spread-of=${key}>
-      <th scope="row">${label}</th>
-      <td class="num">${s.n}</td>
-      <td class="num" data-p50="" title=${f.exact(s.p50)}>${props.format(s.p50)}</td>
-      <td class="num" data-p95="" title=${f.exact(s.p95)}>${props.format(s.p95)}</td>
-      <td class="num" title=${f.exact(s.mean)}>${props.format(s.mean)}</td>
-      <td class="num" title=${f.exact(s.max)}>${props.format(s.max)}</td>
-    </tr>`;
-  return html`<section class="panel">
-    <h3>${props.title}</h3>
-    <${Chart}
-      name=${props.name}
-      label=${`${props.title}: share of casts at or below each value; p50 ${props.format(all.p50)}, p95 ${props.format(all.p95)}`}
-      x=${xs}
-      lines=${per.map((p) => ({ label: p.t || "casts", values: share(p.s) }))}
-      marks=${[
-        { x: all.p50, label: `p50 ${props.format(all.p50)}` },
-        { x: all.p95, label: `p95 ${props.format(all.p95)}`, color: "#8a1c3c" },
-      ]}
-      xLabel=${props.name}
-      yLabel="share of casts"
-      yRange=${[0, 1]}
-      xFormat=${props.format}
-      yFormat=${(v: number) => f.pct(v)}
-      stepped=${true}
-    />
-    <table class="numbers" data-table=${props.name}>
-      <caption>
-        ${props.title} as numbers
-      </caption>
-      <thead>
-        <tr>
-          <th scope="col">target</th>
-          <th scope="col" class="num">casts</th>
-          <th scope="col" class="num">p50</th>
-          <th scope="col" class="num">p95</th>
-          <th scope="col" class="num">mean</th>
-          <th scope="col" class="num">max</th>
-        </tr>
-      </thead>
-      <tbody>
-        ${ts.length > 1 ? per.map((p) => row(p.t, p.s, p.t)) : ""} ${row("all casts", all, "")}
-      </tbody>
-    </table>
-  </section>`;
-}
-
 function Headline({ rows }: { rows: EvalRow[] }): VNode {
   const c = countBy(rows, () => "all").get("all") ?? { pass: 0, fail: 0, error: 0, unknown: 0 };
   const r = rate(c);
@@ -309,35 +167,56 @@ function ComparePick({ src }: { src: string }): VNode {
   </p>`;
 }
 
-export function EvalRun({ src, version }: { src: string; version: number }): VNode {
-  const t = useGet<EvalTable>(`/api/evals/${src}`, version);
-  const [raw, setRaw] = useState(false);
-  if (!t) return html`<p>Loading…</p>`;
-  const key = caseKey(t.rows);
-  const multi = targets(t.rows).length > 1 || t.rows.some((r) => r.target);
-  return html`<section class="eval">
-    <h2><a href="#/">sources</a> › eval run ${t.name}</h2>
-    ${isStatic ? "" : html`<${ComparePick} src=${src} />`}
-    <${Headline} rows=${t.rows} />
-    <div class="panels">
-      ${multi
+function Panels({ rows }: { rows: EvalRow[] }): VNode {
+  const multi = targets(rows).length > 1 || rows.some((r) => r.target);
+  return html`<div class="panels">
+    ${
+      multi
         ? html`<section class="panel">
             <h3>Pass rate per target</h3>
             <${Bars}
               name="target"
               label="Passed, failed and errored casts per spell × LLM"
-              counts=${countBy(t.rows, (r) => r.target || "run")}
+              counts=${countBy(rows, (r) => r.target || "run")}
             />
           </section>`
-        : ""}
-      <section class="panel">
-        <h3>Pass rate per case</h3>
-        <${Bars} name="case" label="Passed, failed and errored casts per case" counts=${countBy(t.rows, key)} />
-      </section>
-      <${KCurve} rows=${t.rows} />
-      <${Distribution} name="cost" title="Cost per cast" rows=${t.rows} value=${(r: EvalRow) => r.cost} format=${(v: number) => f.usd(v)} />
-      <${Distribution} name="latency" title="Latency per cast" rows=${t.rows} value=${(r: EvalRow) => r.latencyMs} format=${f.ms} />
-    </div>
+        : ""
+    }
+    <section class="panel">
+      <h3>Pass rate per case</h3>
+      <${Bars}
+        name="case"
+        label="Passed, failed and errored casts per case"
+        counts=${countBy(rows, caseKey(rows))}
+      />
+    </section>
+    <${KCurve} rows=${rows} />
+    <${Distribution}
+      name="cost"
+      title="Cost per cast"
+      rows=${rows}
+      value=${(r: EvalRow) => r.cost}
+      format=${(v: number) => f.usd(v)}
+    />
+    <${Distribution}
+      name="latency"
+      title="Latency per cast"
+      rows=${rows}
+      value=${(r: EvalRow) => r.latencyMs}
+      format=${f.ms}
+    />
+  </div>`;
+}
+
+export function EvalRun({ src, version }: { src: string; version: number }): VNode {
+  const t = useGet<EvalTable>(`/api/evals/${src}`, version);
+  if (!t) return html`<p>Loading…</p>`;
+  const key = caseKey(t.rows);
+  return html`<section class="eval">
+    <h2><a href="#/">sources</a> › eval run ${t.name}</h2>
+    ${isStatic ? "" : html`<${ComparePick} src=${src} />`}
+    <${Headline} rows=${t.rows} />
+    <${Panels} rows=${t.rows} />
     <h3>Every cast</h3>
     <${HeatMap} rows=${t.rows} loom=${t.loom} />
     <ul class="reasons">
@@ -345,12 +224,18 @@ export function EvalRun({ src, version }: { src: string; version: number }): VNo
         .filter((r) => r.reason && r.status !== "pass")
         .map((r) => html`<li>${key(r)} · ${r.repeat ?? ""} · ${verdict(r)}: ${r.reason}</li>`)}
     </ul>
-    <details open=${raw} onToggle=${(e: Event) => setRaw((e.currentTarget as HTMLDetailsElement).open)}>
+    <details>
       <summary>summary.json, exact</summary>
       <pre class="summary-json">${JSON.stringify(Object.fromEntries(t.summary), null, 2)}</pre>
     </details>
-    ${isStatic
-      ? ""
-      : html`<p><a href=${`/api/evals/${src}`} download=${`eval-${src}.json`}>Download every value (JSON)</a></p>`}
+    ${
+      isStatic
+        ? ""
+        : html`<p>
+            <a href=${`/api/evals/${src}`} download=${`eval-${src}.json`}
+              >Download every value (JSON)</a
+            >
+          </p>`
+    }
   </section>`;
 }

@@ -81,40 +81,75 @@ function useQuery(): [Record<string, string>, (q: Record<string, string>) => voi
   return [q, set];
 }
 
+type Query = Record<string, string>;
+
+function Filters({ q, setQ }: { q: Query; setQ: (q: Query) => void }): VNode {
+  const field = (name: string) => (e: Event) =>
+    setQ({ ...q, [name]: (e.currentTarget as HTMLInputElement).value });
+  const num = (name: string, label: string, min?: string) =>
+    html`<label
+      >${label}
+      <input
+        type="number"
+        step="any"
+        min=${min}
+        name=${name}
+        value=${q[name] ?? ""}
+        onInput=${field(name)}
+    /></label>`;
+  return html`<form class="filters" role="search" onSubmit=${(e: Event) => e.preventDefault()}>
+    <label
+      >Search
+      <input
+        type="search"
+        name="q"
+        value=${q["q"] ?? ""}
+        onInput=${field("q")}
+        placeholder="words in the intent or id"
+    /></label>
+    <label
+      >Status
+      <select name="status" value=${q["status"] ?? ""} onChange=${field("status")}>
+        <option value="">any</option>
+        <option value="open">open</option>
+        <option value="ended">ended</option>
+        <option value="truncated">truncated</option>
+        <option value="error">with an error</option>
+      </select></label
+    >
+    ${num("minReward", "Reward at least")} ${num("maxCost", "Cost at most $", "0")}
+  </form>`;
+}
+
+/** The column heads: a click sorts by the column, a second click the other way. */
+function Head({ q, setQ }: { q: Query; setQ: (q: Query) => void }): VNode {
+  const sortBy = (col: string) =>
+    setQ({ ...q, sort: col, dir: q["sort"] === col && q["dir"] !== "desc" ? "desc" : "asc" });
+  const arrow = (col: string) => (q["sort"] === col ? (q["dir"] === "desc" ? " ▼" : " ▲") : "");
+  return html`<div class="erow head">
+    ${COLUMNS.map(
+      ([label, col, cls]) =>
+        html`<button
+          type="button"
+          class=${`sort ${cls}`}
+          data-sort=${col}
+          title=${`Sort by ${label}`}
+          onClick=${() => sortBy(col)}
+        >
+          ${label}${arrow(col)}
+        </button>`,
+    )}
+  </div>`;
+}
+
 export function EntityList({ src, version }: { src: string; version: number }): VNode {
   const [total, setTotal] = useState<number | null>(null);
   const [q, setQ] = useQuery();
   const qs = new URLSearchParams(q).toString();
-  const field = (name: string) => (e: Event) =>
-    setQ({ ...q, [name]: (e.currentTarget as HTMLInputElement).value });
-  const sortBy = (col: string) =>
-    setQ({ ...q, sort: col, dir: q["sort"] === col && q["dir"] !== "desc" ? "desc" : "asc" });
-  const arrow = (col: string) => (q["sort"] === col ? (q["dir"] === "desc" ? " ▼" : " ▲") : "");
   return html`<section>
     <h2>Entities ${total === null ? "" : html`<small data-total=${total}>(${total})</small>`}</h2>
-    <form class="filters" role="search" onSubmit=${(e: Event) => e.preventDefault()}>
-      <label>Search <input type="search" name="q" value=${q["q"] ?? ""} onInput=${field("q")} placeholder="words in the intent or id" /></label>
-      <label
-        >Status
-        <select name="status" value=${q["status"] ?? ""} onChange=${field("status")}>
-          <option value="">any</option>
-          <option value="open">open</option>
-          <option value="ended">ended</option>
-          <option value="truncated">truncated</option>
-          <option value="error">with an error</option>
-        </select></label
-      >
-      <label>Reward at least <input type="number" step="any" name="minReward" value=${q["minReward"] ?? ""} onInput=${field("minReward")} /></label>
-      <label>Cost at most $ <input type="number" step="any" min="0" name="maxCost" value=${q["maxCost"] ?? ""} onInput=${field("maxCost")} /></label>
-    </form>
-    <div class="erow head" role="row">
-      ${COLUMNS.map(
-        ([label, col, cls]) =>
-          html`<button type="button" class=${`sort ${cls}`} data-sort=${col} aria-sort=${q["sort"] === col ? (q["dir"] === "desc" ? "descending" : "ascending") : "none"} onClick=${() => sortBy(col)}>
-            ${label}${arrow(col)}
-          </button>`,
-      )}
-    </div>
+    <${Filters} q=${q} setQ=${setQ} />
+    <${Head} q=${q} setQ=${setQ} />
     <${Virtual}
       path=${`/api/l/${src}/entities${qs ? `?${qs}` : ""}`}
       version=${version}

@@ -57,7 +57,9 @@ function Turn({
   >
     ${row.branch ? html`<b class=${`tag ${row.branch}`}>${row.branch}</b> ` : ""}
     <span class="seq">#${row.seq}</span>
-    <span class="gates">${row.gates.length ? row.gates.map((g) => html`<span class="chip">${g}</span>`) : html`<span class="meta">no gates</span>`}</span>
+    <span class="gates"
+      >${row.gates.length ? row.gates.map((g) => html`<span class="chip">${g}</span>`) : html`<span class="meta">no gates</span>`}</span
+    >
     ${row.err ? html`<b class="tag err">error</b>` : ""}
     ${row.folded ? html`<span class="tag folded">folded</span>` : ""}
     ${row.end ? html`<span class="end">→ ${row.end}</span>` : ""}
@@ -65,7 +67,8 @@ function Turn({
       ><span class="dur-bar" style=${`width:${width}%`}></span
     ></span>
     <span class="meta tl-meta"
-      >${f.tokens(row.tokens)} tok · ${f.ms(row.ms)}${row.cost === null ? "" : html` · <span title=${f.exact(row.cost)}>${f.usd(row.cost)}</span>`}</span
+      >${f.tokens(row.tokens)} tok ·
+      ${f.ms(row.ms)}${row.cost === null ? "" : html` · <span title=${f.exact(row.cost)}>${f.usd(row.cost)}</span>`}</span
     >
   </a>`;
 }

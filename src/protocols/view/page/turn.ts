@@ -66,11 +66,16 @@ function Call({ call, i, turnMs }: { call: GateCall; i: number; turnMs: number }
   return html`<div class=${`call ${call.is_error ? "err" : ""}`} data-call=${i}>
     <div class="call-head">
       <b>${call.gate_name}</b> ${call.is_error ? html`<b class="tag err">error</b>` : ""}
-      ${typeof d === "number" && turnMs > 0
-        ? html`<span class="dur" title=${`${d} ms of the turn's ${turnMs} ms`} aria-hidden="true"
-            ><span class="dur-bar gate" style=${`width:${Math.min(100, Math.max(1, (100 * d) / turnMs))}%`}></span
-          ></span>`
-        : ""}
+      ${
+        typeof d === "number" && turnMs > 0
+          ? html`<span class="dur" title=${`${d} ms of the turn's ${turnMs} ms`} aria-hidden="true"
+              ><span
+                class="dur-bar gate"
+                style=${`width:${Math.min(100, Math.max(1, (100 * d) / turnMs))}%`}
+              ></span
+            ></span>`
+          : ""
+      }
       <span class="meta">
         ${[call.started_at ? f.when(call.started_at) : "", typeof call.duration_ms === "number" ? f.ms(call.duration_ms) : ""].filter(Boolean).join(" · ")}
       </span>

@@ -27,10 +27,8 @@ export interface VirtualProps<T> {
   height?: string;
 }
 
-export function Virtual<T>(props: VirtualProps<T>): VNode {
-  const box = useRef<HTMLDivElement>(null);
-  const [top, setTop] = useState(0);
-  const [view, setView] = useState(600);
+/** The pages of the list at hand, and how to ask for those a range of rows lies on. */
+function usePages<T>(props: VirtualProps<T>) {
   const [total, setTotal] = useState(0);
   const [pages, setPages] = useState(new Map<number, T[]>());
   const asked = useRef(new Set<number>());
@@ -44,14 +42,39 @@ export function Virtual<T>(props: VirtualProps<T>): VNode {
   useEffect(() => {
     asked.current = new Set();
   }, [props.version]);
-  useEffect(() => {
-    if (box.current) setView(box.current.clientHeight || 600);
-  }, []);
-  // The open row (one at most, among the pages at hand) and the height of what it shows under it.
+  const load = (first: number, last: number) => {
+    for (let p = Math.floor(first / PAGE); p <= Math.floor(last / PAGE); p++) {
+      if (asked.current.has(p)) continue;
+      asked.current.add(p);
+      const sep = props.path.includes("?") ? "&" : "?";
+      const path = props.path;
+      void get<Page<T>>(`${path}${sep}offset=${p * PAGE}&limit=${PAGE}`).then((page) => {
+        if (current.current !== path) return; // asked for a list no longer shown
+        setTotal(page.total);
+        props.onPage?.(page.rows);
+        props.onTotal?.(page.total);
+        setPages((old) => new Map(old).set(p, page.rows));
+      });
+    }
+  };
+  return { total, pages, load };
+}
+
+/**
+ * The open row (one at most, among the pages at hand), the height of what it shows under it
+ * (measured as it changes), and the ref for that element. Opened from elsewhere (a link), the
+ * row is brought into sight.
+ */
+function useOpenRow<T>(
+  pages: Map<number, T[]>,
+  isOpen: ((row: T) => boolean) | undefined,
+  box: { current: HTMLDivElement | null },
+  view: number,
+) {
   let openAt = -1;
-  if (props.isOpen)
+  if (isOpen)
     for (const [p, list] of pages) {
-      const j = list.findIndex(props.isOpen);
+      const j = list.findIndex(isOpen);
       if (j >= 0) {
         openAt = p * PAGE + j;
         break;
@@ -66,34 +89,30 @@ export function Virtual<T>(props: VirtualProps<T>): VNode {
     measure();
     const ro = new ResizeObserver(measure);
     ro.observe(el);
-    // Opened from elsewhere (a link): the row is brought into sight.
     const y = openAt * ROW;
     if (box.current && (y < box.current.scrollTop || y > box.current.scrollTop + view - ROW))
       box.current.scrollTop = Math.max(0, y - 2 * ROW);
     return () => ro.disconnect();
   }, [openAt]);
-  const gap = openAt >= 0 ? extra : 0;
+  return { openAt, gap: openAt >= 0 ? extra : 0, panel };
+}
+
+export function Virtual<T>(props: VirtualProps<T>): VNode {
+  const box = useRef<HTMLDivElement>(null);
+  const [top, setTop] = useState(0);
+  const [view, setView] = useState(600);
+  useEffect(() => {
+    if (box.current) setView(box.current.clientHeight || 600);
+  }, []);
+  const { total, pages, load } = usePages(props);
+  const { openAt, gap, panel } = useOpenRow(pages, props.isOpen, box, view);
   const below = (openAt + 1) * ROW;
   const pos = (i: number) => i * ROW + (openAt >= 0 && i > openAt ? gap : 0);
   const indexAt = (y: number) =>
     Math.floor((openAt >= 0 && y > below ? Math.max(below, y - gap) : y) / ROW);
   const first = Math.max(0, indexAt(top) - 20);
   const last = Math.min(Math.max(total, 1), indexAt(top + view) + 1 + 20);
-  useEffect(() => {
-    for (let p = Math.floor(first / PAGE); p <= Math.floor(last / PAGE); p++) {
-      if (asked.current.has(p)) continue;
-      asked.current.add(p);
-      const sep = props.path.includes("?") ? "&" : "?";
-      const path = props.path;
-      void get<Page<T>>(`${path}${sep}offset=${p * PAGE}&limit=${PAGE}`).then((page) => {
-        if (current.current !== path) return; // asked for a list no longer shown
-        setTotal(page.total);
-        props.onPage?.(page.rows);
-        props.onTotal?.(page.total);
-        setPages((old) => new Map(old).set(p, page.rows));
-      });
-    }
-  }, [first, last, pages, props.path, props.version]);
+  useEffect(() => load(first, last), [first, last, pages, props.path, props.version]);
   const rows: VNode[] = [];
   for (let i = first; i < Math.min(last, total); i++) {
     const row = pages.get(Math.floor(i / PAGE))?.[i % PAGE];
@@ -104,6 +123,7 @@ export function Virtual<T>(props: VirtualProps<T>): VNode {
       </div>`,
     );
   }
+  const open = openAt >= 0 ? pages.get(Math.floor(openAt / PAGE))?.[openAt % PAGE] : undefined;
   return html`<div
     class="virtual"
     ref=${box}
@@ -112,11 +132,13 @@ export function Virtual<T>(props: VirtualProps<T>): VNode {
   >
     <div style=${`height:${total * ROW + gap}px;position:relative`}>
       ${rows}
-      ${openAt >= 0 && props.renderOpen
-        ? html`<div class="vopen" ref=${panel} key=${`open-${openAt}`} style=${`top:${below}px`}>
-            ${props.renderOpen(pages.get(Math.floor(openAt / PAGE))![openAt % PAGE]!)}
-          </div>`
-        : ""}
+      ${
+        open !== undefined && props.renderOpen
+          ? html`<div class="vopen" ref=${panel} key=${`open-${openAt}`} style=${`top:${below}px`}>
+              ${props.renderOpen(open)}
+            </div>`
+          : ""
+      }
     </div>
   </div>`;
 }
