@@ -11,7 +11,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { LoomViewIndex } from "../../loom/view-index.js";
-import { fail } from "./routes.js";
+import { fail } from "../http/cast-route.js";
 import type { Sources } from "./sources.js";
 
 export interface ForkRequest {

@@ -1,12 +1,25 @@
 /// <reference lib="dom" />
 /**
  * An eval run's numbers as the page draws them, from its rows (results.jsonl): pass/fail/error
- * counts per case and per target (spell × LLM), pass@k and pass^k over k (the estimators of
- * src/eval/stats.ts, as summary.json computes them at k = repeat), and the cost and latency of
+ * counts per case and per target (spell × LLM), pass@k and pass^k over k (the estimators
+ * below, as summary.json computes them at k = repeat), and the cost and latency of
  * each cast with their p50 and p95 (nearest rank, as summary.json's p95).
  */
-import { passAtK, passHatK } from "../../../eval/stats.js";
 import type { EvalRow } from "./types.js";
+
+/**
+ * The unbiased estimators over n casts of which c passed, as src/eval/stats.ts has them (that
+ * module is a layer above the viewer's): pass@k = 1 − C(n−c, k)/C(n, k), pass^k = C(c, k)/C(n, k),
+ * each ratio of binomials taken as a product.
+ */
+function binomRatio(top: number, n: number, k: number): number {
+  if (k > top) return 0;
+  let r = 1;
+  for (let i = 0; i < k; i++) r *= (top - i) / (n - i);
+  return r;
+}
+const passAtK = (n: number, c: number, k: number) => 1 - binomRatio(n - c, n, k);
+const passHatK = (n: number, c: number, k: number) => binomRatio(c, n, k);
 
 export interface Counts {
   pass: number;
