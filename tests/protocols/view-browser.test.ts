@@ -213,6 +213,12 @@ needs(noChromium).describe("spell view in Chromium", () => {
     await page.locator('[data-turn-id="f2"]').waitFor();
     await page.locator('[data-turn-id="r2"]').click();
     await page.locator('[data-open-turn="r2"]').waitFor();
+    // The saved page searches its own list.
+    await page.goto(`file://${out}#/l/0`);
+    await expect.poll(() => page.locator("[data-entity]").count()).toBe(3);
+    await page.locator("input[name=q]").fill("again");
+    await expect.poll(() => page.locator("[data-entity]").count()).toBe(1);
+    expect(await page.locator("[data-entity]").getAttribute("data-entity")).toBe("ent_fork");
     expect(asked.filter((u) => !u.startsWith("file://"))).toEqual([]);
     await shot(page, "saved-page");
     await page.close();
