@@ -62,12 +62,12 @@ const turnsOf = (loom: string) =>
 
 async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
-  if (DOCS) await page.screenshot({ path: join(DOCS, `${name}.png`) });
+  if (DOCS) await page.screenshot({ path: join(DOCS, `${name}.png`), scale: "css" });
 }
 
 /** Opens a view and records every request that is not the server's. */
 async function open(hash: string): Promise<{ page: Page; foreign: string[] }> {
-  const page = await browser.newPage({ viewport: { width: 1200, height: 760 } });
+  const page = await browser.newPage({ viewport: { width: 1100, height: 700 } });
   const foreign: string[] = [];
   page.on("request", (r) => {
     if (!r.url().startsWith(viewer.base)) foreign.push(r.url());
@@ -209,6 +209,8 @@ needs(noChromium, notBuilt()).describe("spell view as pictures, in Chromium", ()
     for (const sel of ["td.cell.pass a", "td.cell.fail a", ".tile span", ".hint", "caption"])
       expect(await contrast(page, sel), sel).toBeGreaterThanOrEqual(4.5);
     await shot(page, "eval-run");
+    await page.locator("[data-chart=pass-k]").scrollIntoViewIfNeeded();
+    await shot(page, "eval-charts");
     await page.locator(`td[data-cell="three-two · ${TARGET_A}/1"] a`).click();
     // The cast's last turn opens in place in its entity's timeline.
     await page.locator(".vopen [data-open-turn]").waitFor();
@@ -302,7 +304,7 @@ needs(noChromium, notBuilt()).describe("spell view as pictures, in Chromium", ()
     const panelBox = (await page.locator(".vopen").boundingBox())!;
     const rowBox = (await branch.boundingBox())!;
     expect(rowBox.y).toBeGreaterThanOrEqual(panelBox.y + panelBox.height - 1);
-    await shot(page, "timeline");
+    await shot(page, "fork");
     await page.locator("[data-turn-id][aria-expanded=true]").click(); // closes it
     await page.locator(".vopen").waitFor({ state: "detached" });
     await page.close();
