@@ -17,6 +17,8 @@ export interface ViewFlags {
   open?: boolean | undefined;
   /** Let the page fork a thread from a turn (it spends the user's tokens). */
   allowFork?: boolean | undefined;
+  /** Models the page offers for a fork (provider/model). */
+  forkLlm?: string[] | undefined;
 }
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|localhost|::1|\[::1\])$/;
@@ -96,6 +98,7 @@ export async function viewCommand(
       redact: (t) => redactor.redact(t),
       appJs: script ?? viewerScript(),
       fork: flags.allowFork ? forkRunner(io) : undefined,
+      forkModels: flags.forkLlm,
     });
     const address = await app.listen({ port: flags.port ?? 8788, host });
     const page = token ? `${address}/?token=${encodeURIComponent(token)}` : `${address}/`;

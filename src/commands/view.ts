@@ -29,6 +29,10 @@ export default class View extends Command {
       description:
         "let the page fork a thread from a turn (spends tokens; loopback or --token only)",
     }),
+    "fork-llm": Flags.string({
+      description: "with --allow-fork: a provider/model the page offers for a fork (repeatable)",
+      multiple: true,
+    }),
   };
 
   async run(): Promise<void> {
@@ -47,6 +51,7 @@ export default class View extends Command {
         token: flags.token,
         open: flags.open,
         allowFork: flags["allow-fork"],
+        forkLlm: flags["fork-llm"],
       },
       processIO(),
       stop,

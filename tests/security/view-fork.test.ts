@@ -86,7 +86,10 @@ describe("spell view: the fork endpoint", () => {
   beforeAll(async () => {
     const root = viewFolder().root;
     plain = await startViewer(root);
-    forking = await startViewer(root, undefined, { fork: fork.runner });
+    forking = await startViewer(root, undefined, {
+      fork: fork.runner,
+      forkModels: ["anthropic/claude-owl", "openai/gpt-owl"],
+    });
     tokened = await startViewer(root, TOKEN, { fork: fork.runner });
   });
   afterAll(async () => {
@@ -97,10 +100,20 @@ describe("spell view: the fork endpoint", () => {
     expect((await send(plain.port, "POST", "/api/l/0/fork", PAGE, ASK)).status).toBe(404);
     const features = await send(plain.port, "GET", "/api/l/0/features");
     expect(JSON.parse(features.body)).toEqual({ fork: false, models: [] });
-    expect(JSON.parse((await send(forking.port, "GET", "/api/l/0/features")).body)).toMatchObject({
+    // The models given (--fork-llm) first, then those the loom has seen, each once.
+    expect(JSON.parse((await send(forking.port, "GET", "/api/l/0/features")).body)).toEqual({
       fork: true,
-      models: ["openai/gpt-owl"],
+      models: ["anthropic/claude-owl", "openai/gpt-owl"],
     });
+    expect(
+      JSON.parse(
+        (
+          await send(tokened.port, "GET", "/api/l/0/features", {
+            authorization: `Bearer ${TOKEN}`,
+          })
+        ).body,
+      ),
+    ).toEqual({ fork: true, models: ["openai/gpt-owl"] });
   });
 
   it("the page's request forks, from the loom on disk; the answer is redacted", async () => {

@@ -205,7 +205,7 @@ export interface Viewer {
 export async function startViewer(
   target: string,
   token?: string,
-  options: { fork?: ForkRunner } = {},
+  options: { fork?: ForkRunner; forkModels?: string[] } = {},
 ): Promise<Viewer> {
   const redactor = new Redactor();
   redactor.add(KNOWN_SECRET);
@@ -215,6 +215,7 @@ export async function startViewer(
     redact: (t) => redactor.redact(t),
     appJs: await pageScript(),
     fork: options.fork,
+    forkModels: options.forkModels,
   });
   await app.listen({ port: 0, host: "127.0.0.1" });
   const port = (app.server.address() as AddressInfo).port;

@@ -67,13 +67,10 @@ function parse(body: unknown): ForkRequest | string {
   return { turn, intent, llm: typeof llm === "string" && llm ? llm : undefined };
 }
 
-export function forkRoutes(
-  app: FastifyInstance,
-  sources: Sources,
-  send: Send,
-  redact: (text: string) => string,
-  fork: ForkRunner | undefined,
-): void {
+type Fork = { run: ForkRunner; models: readonly string[] };
+
+/** What the page may do: fork or not, and the models to offer (given ones first). */
+function featuresRoute(app: FastifyInstance, sources: Sources, send: Send, fork?: Fork): void {
   const cache = new Map<string, { version: number; models: string[] }>();
   app.get<{ Params: { s: string } }>("/api/l/:s/features", (req, reply) => {
     const s = sources.get(req.params.s);
@@ -81,11 +78,23 @@ export function forkRoutes(
     if (!fork) return send(reply, { fork: false, models: [] });
     let c = cache.get(s.id);
     if (c?.version !== s.index.version) {
-      c = { version: s.index.version, models: models(s.index) };
+      const seen = models(s.index).filter((m) => !fork.models.includes(m));
+      c = { version: s.index.version, models: [...fork.models, ...seen] };
       cache.set(s.id, c);
     }
     return send(reply, { fork: true, models: c.models });
   });
+}
+
+export function forkRoutes(
+  app: FastifyInstance,
+  sources: Sources,
+  send: Send,
+  redact: (text: string) => string,
+  /** The fork and the models to offer first (`--fork-llm`); undefined without --allow-fork. */
+  fork: Fork | undefined,
+): void {
+  featuresRoute(app, sources, send, fork);
   if (!fork) return;
   let running = false;
   app.post<{ Params: { s: string } }>(
@@ -116,7 +125,7 @@ export function forkRoutes(
       if (running) return fail(reply, 409, "fork_busy", "a fork is running; wait for it");
       running = true;
       try {
-        return send(reply, await fork(sources.onDisk(s.path), asked));
+        return send(reply, await fork.run(sources.onDisk(s.path), asked));
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
         return fail(reply, 422, "fork_failed", redact(message));

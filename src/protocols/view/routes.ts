@@ -35,6 +35,7 @@ export function apiRoutes(
   sources: Sources,
   redact: (t: string) => string,
   fork?: ForkRunner,
+  forkModels: readonly string[] = [],
 ) {
   const replacer = redactingReplacer(redact);
   const send: Send = (reply, value) =>
@@ -52,7 +53,7 @@ export function apiRoutes(
     ),
   );
   loomRoutes(app, sources, send);
-  forkRoutes(app, sources, send, redact, fork);
+  forkRoutes(app, sources, send, redact, fork && { run: fork, models: forkModels });
   app.get<{ Params: Params }>("/api/evals/:s", (req, reply) => {
     const s = sources.get(req.params.s);
     if (s?.kind !== "eval") return missing(reply, "eval run");

@@ -23,6 +23,8 @@ export interface ViewOptions {
   appJs: string;
   /** `--allow-fork`: how a fork asked by the page runs; absent, the page cannot fork. */
   fork?: ForkRunner | undefined;
+  /** Models the page offers for a fork (`--fork-llm`), before those the loom has seen. */
+  forkModels?: readonly string[] | undefined;
 }
 
 const TOKEN_COOKIE = "spell_view_token";
@@ -66,7 +68,7 @@ export async function createViewServer(options: ViewOptions): Promise<FastifyIns
   app.get("/app.js", (_req, reply) =>
     reply.type("text/javascript; charset=utf-8").send(options.appJs),
   );
-  apiRoutes(app, sources, options.redact, options.fork);
+  apiRoutes(app, sources, options.redact, options.fork, options.forkModels);
   return app;
 }
 
