@@ -304,6 +304,7 @@ needs(noChromium, notBuilt()).describe("spell view as pictures, in Chromium", ()
     const panelBox = (await page.locator(".vopen").boundingBox())!;
     const rowBox = (await branch.boundingBox())!;
     expect(rowBox.y).toBeGreaterThanOrEqual(panelBox.y + panelBox.height - 1);
+    await branch.scrollIntoViewIfNeeded();
     await shot(page, "fork");
     await page.locator("[data-turn-id][aria-expanded=true]").click(); // closes it
     await page.locator(".vopen").waitFor({ state: "detached" });

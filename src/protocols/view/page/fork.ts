@@ -50,10 +50,11 @@ async function askFork(src: string, body: object): Promise<Forked> {
 
 function Done({ src, done }: { src: string; done: Forked }): VNode {
   return html`<p class="forked" data-forked=${done.entity} role="status">
-    Forked:
-    <a href=${`#/l/${src}/e/${encodeURIComponent(done.entity)}`}>${done.entity}</a>
-    (${done.status}, ${done.reason}) ·
-    <a href=${`#/l/${src}/c/${encodeURIComponent(done.entity)}`}>side by side with its original</a>
+    ${"Forked: "}<a href=${`#/l/${src}/e/${encodeURIComponent(done.entity)}`}>${done.entity}</a>
+    ${` (${done.status}, ${done.reason}) · `}<a
+      href=${`#/l/${src}/c/${encodeURIComponent(done.entity)}`}
+      >side by side with its original</a
+    >
   </p>`;
 }
 

@@ -67,8 +67,11 @@ function Turn({
       ><span class="dur-bar" style=${`width:${width}%`}></span
     ></span>
     <span class="meta tl-meta"
-      >${f.tokens(row.tokens)} tok ·
-      ${f.ms(row.ms)}${row.cost === null ? "" : html` · <span title=${f.exact(row.cost)}>${f.usd(row.cost)}</span>`}</span
+      >${`${f.tokens(row.tokens)} tok · ${f.ms(row.ms)}`}${
+        row.cost === null
+          ? ""
+          : html`${" · "}<span title=${f.exact(row.cost)}>${f.usd(row.cost)}</span>`
+      }</span
     >
   </a>`;
 }

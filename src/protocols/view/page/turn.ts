@@ -85,6 +85,28 @@ function Call({ call, i, turnMs }: { call: GateCall; i: number; turnMs: number }
   </div>`;
 }
 
+/** Tokens, time, when, model, cost, reward and reason, in one line. */
+function metaLine(
+  t: Detail["turn"],
+  m: Record<string, unknown>,
+  llm: { provider?: string; model?: string | null } | undefined,
+  cost: unknown,
+): string {
+  return [
+    `${count(m["tokens_prompt"])} in`,
+    `${count(m["tokens_completion"])} out`,
+    `${count(m["tokens_cached"])} cached`,
+    f.ms(Number(m["duration_ms"] ?? 0)),
+    f.when(typeof m["timestamp"] === "string" ? m["timestamp"] : ""),
+    llm ? [llm.provider, llm.model].filter(Boolean).join("/") : "",
+    typeof cost === "number" ? f.usd(cost) : "",
+    t.reward === null ? "" : `reward ${t.reward}`,
+    t.reason ?? "",
+  ]
+    .filter(Boolean)
+    .join(" · ");
+}
+
 export function TurnPanel({
   src,
   turn,
@@ -106,14 +128,7 @@ export function TurnPanel({
   const rest = Object.fromEntries(Object.entries(m).filter(([k]) => !KNOWN.has(k)));
   return html`<article class="turn" data-open-turn=${t.id}>
     <h3>Turn #${t.sequence} <small>${t.id} · ${t.entity_id}</small></h3>
-    <p class="meta">
-      ${count(m["tokens_prompt"])} in · ${count(m["tokens_completion"])} out ·
-      ${count(m["tokens_cached"])} cached · ${f.ms(Number(m["duration_ms"] ?? 0))} ·
-      ${f.when(typeof m["timestamp"] === "string" ? m["timestamp"] : "")}
-      ${llm ? ` · ${[llm.provider, llm.model].filter(Boolean).join("/")}` : ""}
-      ${typeof cost === "number" ? ` · ${f.usd(cost)}` : ""}
-      ${t.reward === null ? "" : ` · reward ${t.reward}`} ${t.reason ? ` · ${t.reason}` : ""}
-    </p>
+    <p class="meta">${metaLine(t, m, llm, cost)}</p>
     ${d.folds.map((fo) => html`<p class="fold"><b class="tag fold">folded</b> turns ${fo.from_sequence}–${fo.to_sequence}: ${fo.summary}</p>`)}
     <h4>Utterance</h4>
     <pre class="utterance">${t.utterance}</pre>
