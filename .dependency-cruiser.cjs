@@ -12,6 +12,8 @@ const LAYERS = [
   ["llm"],
   ["circle"],
   ["flows", "council"],
+  // Spells shared through an OCI registry (REGISTRY.md): the loader fetches oci:// references.
+  ["registry"],
   ["spell"],
   // The conformance runner speaks to the real ACP agent (acp_exchange): protocols sit below it.
   ["protocols"],

@@ -7,7 +7,11 @@
 // queries a round. The paired ratio is of this process's CPU time per query, which waiting for
 // the server (another process: on a busy machine, most of the wall time) does not enter; the
 // wall times are shown beside it.
+//
+// A third side (issue 40) is the floor: the same request as a bare `undici.request` over a
+// keep-alive Agent, its JSON answer parsed. The adapter's target is ≤ 2× its CPU per query.
 import OpenAI from "openai";
+import { Agent, request } from "undici";
 import { openai } from "../dist/index.js";
 import { interleave, median, ratio } from "./paired.mjs";
 import { rounds, row } from "./report.mjs";
@@ -57,11 +61,23 @@ try {
     const r = await ours.query(messages, { tools });
     if (r.content !== "3") throw new Error(`our client read ${JSON.stringify(r.content)}`);
   };
+  const agent = new Agent();
+  const wireText = JSON.stringify(wireBody);
+  const viaUndici = async () => {
+    const res = await request(`${baseUrl}/chat/completions`, {
+      method: "POST",
+      dispatcher: agent,
+      headers: { "content-type": "application/json", authorization: "Bearer k" },
+      body: wireText,
+    });
+    const r = await res.body.json();
+    if (r.choices[0].message.content !== "3") throw new Error("undici read something else");
+  };
   const viaSdk = async () => {
     const r = await sdk.chat.completions.create(wireBody);
     if (r.choices[0].message.content !== "3") throw new Error("the SDK read something else");
   };
-  const wall = { ours: [], sdk: [] };
+  const wall = { ours: [], sdk: [], undici: [] };
   /** A round of QUERIES queries: pushes the wall ms per query, returns the CPU ms per query. */
   const perQuery = (side, once) => async () => {
     const cpu = process.cpuUsage();
@@ -73,10 +89,12 @@ try {
   };
   await perQuery("ours", viaOurs)(); // warm up both paths and the connections
   await perQuery("sdk", viaSdk)();
-  wall.ours.length = wall.sdk.length = 0;
+  await perQuery("undici", viaUndici)();
+  wall.ours.length = wall.sdk.length = wall.undici.length = 0;
   const cpu = await interleave(rounds(7), {
     ours: perQuery("ours", viaOurs),
     sdk: perQuery("sdk", viaSdk),
+    undici: perQuery("undici", viaUndici),
   });
   const ms = { unit: "ms", digits: 3, better: "lower" };
   row("one query through spell's OpenAI adapter, wall", median(wall.ours), ms);
@@ -88,6 +106,21 @@ try {
     paired: true,
     note: `(${QUERIES} queries a round)`,
   });
+  row("the same request as a bare undici.request, CPU of this process", median(cpu.undici), ms);
+  const floor = ratio(cpu.ours, cpu.undici);
+  row("spell's OpenAI adapter / bare undici.request, CPU per query", floor, {
+    better: "lower",
+    paired: true,
+    target: "≤ 2×",
+    ok: floor.median <= 2,
+    note: `(${QUERIES} queries a round)`,
+  });
+  row("bare openai SDK / bare undici.request, CPU per query", ratio(cpu.sdk, cpu.undici), {
+    better: "lower",
+    paired: true,
+    note: `(${QUERIES} queries a round)`,
+  });
+  await agent.close();
 } finally {
   server.kill("SIGTERM");
 }

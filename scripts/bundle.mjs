@@ -54,6 +54,7 @@ for (const [name, entry] of Object.entries(BUNDLES)) {
       "@opentelemetry/*",
       "bullmq",
       "ioredis",
+      "undici",
       // The bash grammar (approve: command: globs) finds its .wasm files beside its own modules.
       "web-tree-sitter",
     ],

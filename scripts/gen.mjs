@@ -48,6 +48,11 @@ export async function generate() {
     });
     // tsType: a TypeScript type json-schema-to-typescript cannot derive (patternProperties).
     ajv.addKeyword({ keyword: "tsType", schemaType: "string" });
+    // Editor annotations (yaml-language-server, VS Code): hover text in Markdown, a key kept out
+    // of completion, the warning shown where a deprecated key is used. They never validate.
+    ajv.addKeyword({ keyword: "markdownDescription", schemaType: "string" });
+    ajv.addKeyword({ keyword: "doNotSuggest", schemaType: "boolean" });
+    ajv.addKeyword({ keyword: "deprecationMessage", schemaType: "string" });
     for (const other of targets) if (other !== t) ajv.addSchema(readSchema(other.schema));
     const validate = ajv.compile(schema);
     let code = standaloneCode.default(ajv, validate);

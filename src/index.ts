@@ -6,6 +6,7 @@
 export { DefaultCantrip as Cantrip } from "./default-cantrip.js";
 export type { CastResult, CastTerminated, CastTruncated, CastFailed } from "./default-cantrip.js";
 export type { CantripInit, CastOptions } from "./core/cantrip.js";
+export type { CastEvents } from "./core/event-stream.js";
 export type {
   ApprovalAnswer,
   ApprovalRecord,
@@ -94,6 +95,14 @@ export {
   type DeclaredGate,
   type GateBehavior,
 } from "./circle/gates/index.js";
+export {
+  gate,
+  type GateDefinition,
+  type GateArgs,
+  type ObjectJsonSchema,
+  type StandardJsonSchemaLike,
+  type StandardOutput,
+} from "./circle/gates/typed.js";
 export type {
   ChildLLMChoice,
   ChildLLMSource,

@@ -4,6 +4,7 @@
  * `pass.rate`, or with --compare when a case regressed; else 4 when a cast errored (no verdict);
  * 3 for an invalid document or flag.
  */
+import { openSpell } from "./open-spell.js";
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { SpellbookError, errorMessage } from "../core/errors.js";
@@ -140,8 +141,13 @@ async function loadPlan(file: string, flags: EvalFlags, io: CliIO): Promise<Eval
       io.stderr(`${flag} ${dir}: no such folder\n`);
       return EXIT.invalid;
     }
+  const opened = await openSpell(file, io);
+  if (typeof opened === "number") return opened;
   try {
-    const doc = await loadDocument(displayPath(io.cwd, file), { env: io.env });
+    const doc = await loadDocument(displayPath(io.cwd, opened.path), {
+      env: io.env,
+      ...(opened.remote ? { remote: opened.remote } : {}),
+    });
     if (doc.kind === "eval") return doc.value as EvalPlan;
     io.stderr(`${file} is a kind: ${doc.kind} document; spell eval runs kind: eval\n`);
     return EXIT.invalid;

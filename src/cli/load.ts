@@ -7,6 +7,7 @@ import { parseLLMShorthand, providerRegistry } from "../llm/registry.js";
 import { loadDocument, type LoadedDocument } from "../spell/index.js";
 import { displayPath, EXIT, type CliIO } from "./io.js";
 import { ownEntry } from "../core/own.js";
+import { openSpell } from "./open-spell.js";
 
 export const DEFAULT_LOOM = ".spellbook/loom.jsonl";
 
@@ -53,9 +54,12 @@ export async function loadForCast(
     );
     return EXIT.invalid;
   }
+  const opened = await openSpell(file, io);
+  if (typeof opened === "number") return opened;
   let doc: LoadedDocument | undefined;
   try {
-    doc = await loadDocument(displayPath(io.cwd, file), {
+    doc = await loadDocument(displayPath(io.cwd, opened.path), {
+      ...(opened.remote ? { remote: opened.remote } : {}),
       env: io.env,
       loomPath: flags.loom,
       defaultLoomPath: DEFAULT_LOOM,

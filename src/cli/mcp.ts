@@ -8,6 +8,7 @@ import { loadSpell, type LoadedSpell } from "../spell/index.js";
 import { redactorOf } from "../protocols/redact-out.js";
 import { displayPath, EXIT, type CliIO } from "./io.js";
 import { exitFor, printWarnings, DEFAULT_LOOM } from "./load.js";
+import { openSpell } from "./open-spell.js";
 
 export interface McpStreams {
   input: NodeJS.ReadableStream;
@@ -24,8 +25,14 @@ export async function mcpCommand(
 ): Promise<number> {
   const spells: LoadedSpell[] = [];
   for (const file of files) {
+    const opened = await openSpell(file, io);
+    if (typeof opened === "number") {
+      for (const s of spells) s.cantrip?.loom.close();
+      return opened;
+    }
     try {
-      const loaded = await loadSpell(displayPath(io.cwd, file), {
+      const loaded = await loadSpell(displayPath(io.cwd, opened.path), {
+        ...(opened.remote ? { remote: opened.remote } : {}),
         env: io.env,
         loomPath: flags.loom,
         defaultLoomPath: DEFAULT_LOOM,

@@ -47,6 +47,8 @@ function flagClash(flags: RunFlags): string | undefined {
 export async function runCommand(file: string, flags: RunFlags, io: CliIO): Promise<number> {
   const loaded = await loadForRun(file, flags, io);
   if (typeof loaded === "number") return loaded;
+  // A spell run by reference is its cached file from here on (open-spell.ts).
+  if (file.startsWith("oci://")) file = loaded.file;
   const redact = (t: string): string => loaded.redactor.redact(t);
   printWarnings(loaded, io);
   const cantrip = loaded.cantrip!;

@@ -1,4 +1,5 @@
 import { errorMessage, SpellbookError } from "../core/errors.js";
+import { openSpell } from "./open-spell.js";
 import { loadSpell, type LoadedSpell } from "../spell/index.js";
 import { DEFAULT_LOOM } from "./run.js";
 import { normalizeOrigin } from "../protocols/http/guard.js";
@@ -20,6 +21,27 @@ export interface ServeFlags extends OtelFlags {
 }
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|localhost|::1|\[::1\])$/;
+
+/** The spell to serve (`oci://` fetched first), or the exit code when it does not load. */
+async function loadServed(
+  file: string,
+  flags: ServeFlags,
+  io: CliIO,
+): Promise<LoadedSpell | number> {
+  const opened = await openSpell(file, io);
+  if (typeof opened === "number") return opened;
+  try {
+    return await loadSpell(displayPath(io.cwd, opened.path), {
+      ...(opened.remote ? { remote: opened.remote } : {}),
+      env: io.env,
+      loomPath: flags.loom,
+      defaultLoomPath: DEFAULT_LOOM,
+    });
+  } catch (err) {
+    io.stderr(`${errorMessage(err)}\n`);
+    return err instanceof SpellbookError && err.family === "spell" ? EXIT.invalid : EXIT.failure;
+  }
+}
 
 /**
  * `spell serve FILE`: the spell over HTTP until SIGTERM or SIGINT, which drain the running
@@ -51,17 +73,8 @@ export async function serveCommand(
       return EXIT.invalid;
     }
   }
-  let loaded: LoadedSpell;
-  try {
-    loaded = await loadSpell(displayPath(io.cwd, file), {
-      env: io.env,
-      loomPath: flags.loom,
-      defaultLoomPath: DEFAULT_LOOM,
-    });
-  } catch (err) {
-    io.stderr(`${errorMessage(err)}\n`);
-    return err instanceof SpellbookError && err.family === "spell" ? EXIT.invalid : EXIT.failure;
-  }
+  const loaded = await loadServed(file, flags, io);
+  if (typeof loaded === "number") return loaded;
   if (token) loaded.redactor.add(token);
   const otel = await startOtel(flags, otelSetup(loaded), io);
   if (typeof otel === "number") return otel;

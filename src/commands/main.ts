@@ -19,6 +19,11 @@ import LoomThread from "./loom/thread.js";
 import LoomTree from "./loom/tree.js";
 import LoomView from "./loom/view.js";
 import Mcp from "./mcp.js";
+import Inspect from "./inspect.js";
+import Lock from "./lock.js";
+import Login from "./login.js";
+import Pull from "./pull.js";
+import Push from "./push.js";
 import LoomOtel from "./loom/otel.js";
 import Run from "./run.js";
 import Serve from "./serve.js";
@@ -58,6 +63,11 @@ export const COMMANDS = {
   "dna:verify": DnaVerify,
   mcp: Mcp,
   worker: Worker,
+  push: Push,
+  pull: Pull,
+  inspect: Inspect,
+  lock: Lock,
+  login: Login,
 };
 
 /** bin/run.js calls this: `spell help X`, "did you mean" for unknown commands and flags (exit 3). */

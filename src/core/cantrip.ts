@@ -5,6 +5,7 @@ import { Entity } from "./entity.js";
 import type { EntityOptions, EntitySource } from "./entity-options.js";
 import { ConfigError } from "./errors.js";
 import { EventBus, type EventListener } from "./events.js";
+import { alsoStreaming, streamEvents, type CastEvents } from "./event-stream.js";
 import { createIdentity, identityRecord, type Identity, type IdentityInput } from "./identity.js";
 import { newId } from "./ids.js";
 import type { LoomWriter } from "./loom-writer.js";
@@ -169,6 +170,17 @@ export class Cantrip<L extends LoomWriter = LoomWriter> implements EntitySource<
       entity.dispose();
     }
     return withNext(result, this.next());
+  }
+
+  /**
+   * One cast read as its events (§7.5), the async-iterator form of `onEvent`: `for await (const
+   * e of cantrip.events(intent))`, then `await run.result` for what `cast` returns. Leaving the
+   * loop early cancels the cast (reason "cancelled"); `options` are `cast`'s (core/event-stream.ts).
+   */
+  events(intent: string, options: CastOptions = {}): CastEvents<CantripCastResult<L>> {
+    return streamEvents((onEvent, closed) =>
+      this.cast(intent, alsoStreaming(options, onEvent, closed)),
+    );
   }
 
   /**

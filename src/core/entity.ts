@@ -13,6 +13,7 @@ import { wholeHistory, type FoldRecord, type TurnMark } from "./view.js";
 import { ThreadReader, type LoomThreadView } from "./entity-thread.js";
 import type { EntityOptions, EntitySource } from "./entity-options.js";
 import { castSignal } from "./cast-signal.js";
+import { streamEvents, type CastEvents } from "./event-stream.js";
 import { recordedResult } from "./cast-resume.js";
 import { EntityHold } from "./entity-hold.js";
 import { prepareCircle, rebuildMedium } from "./entity-prepare.js";
@@ -84,6 +85,18 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
 
   get config(): CastConfig<L> {
     return this.cantrip;
+  }
+
+  /**
+   * One send read as its events, as `Cantrip.events` reads a cast (core/event-stream.ts);
+   * leaving the loop early cancels this send only, and the entity stays.
+   */
+  events(intent: string, options: { signal?: AbortSignal } = {}): CastEvents<CastResult<L>> {
+    return streamEvents((onEvent, closed) => {
+      const off = this.bus.on(onEvent);
+      const signal = options.signal ? AbortSignal.any([options.signal, closed]) : closed;
+      return this.send(intent, { signal }).finally(off);
+    });
   }
 
   /**

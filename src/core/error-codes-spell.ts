@@ -17,6 +17,8 @@ export const SPELL_CODES = {
   bad_dependency:
     "a gate's dependencies are wrong (a root that cannot be used, call_entity offering what it cannot, a bad fetch/mcp/browser setting)",
   bad_entity_id: "an entity id holds characters other than letters, digits, _ and -",
+  bad_gate:
+    "a gate written in code (gate()) has a bad name, a description that is not text, or parameters that are not an object's schema",
   bad_input:
     "a spell's input is missing or does not match its inputs: schema, a malformed --input, or an unreadable --inputs file (HTTP 400, an MCP tool error)",
   eval_assertion: "an eval's assertion has an unknown key, a bad regex or a bad JSON Schema",
@@ -27,6 +29,17 @@ export const SPELL_CODES = {
     "a cast replayed by spell eval --replay has no recorded replies of its own (an errored case)",
   eval_spell: "an entry of an eval's spells: is not a cantrip or does not load",
   eval_var: "an eval's intent names a {{var}} the case does not give",
+  bad_reference:
+    "a registry reference is not HOST[:PORT]/REPOSITORY[:TAG][@sha256:DIGEST] (spell push, pull, inspect, oci://)",
+  lock_invalid:
+    "spell.lock is not valid JSON, is of another version, or pins something to no sha256 digest",
+  lock_mismatch:
+    "a run under spell.lock meets a registry reference or an MCP server script the lock does not hold as it is (spell lock --update)",
+  push_refused:
+    "spell push cannot pack a spell: a path it names is absolute, leaves its folder or names no file",
+  registry_config: "the Docker config (DOCKER_CONFIG, ~/.docker/config.json) is not valid JSON",
+  unsafe_path:
+    "a pulled spell is refused: a file of it, or a path it names, is absolute or leaves its folder (..)",
   bad_identity: "an identity has an unknown key or two temperatures that disagree",
   bad_key: "the DNA signing key is not a usable Ed25519 private key",
   bad_llm: "an llm: value is not provider/model or { provider, model, ... }, or has an unknown key",

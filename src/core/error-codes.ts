@@ -76,6 +76,15 @@ const RUN_CODES = {
   provider_permission: "the provider denied permission (403)",
   provider_server_error: "the provider had a server error (5xx)",
   provider_stream_incomplete: "a stream ended before the provider said it was complete",
+  registry_auth:
+    "the registry refused the credential, or needs one and none is stored (401, 403): spell login HOST",
+  registry_digest:
+    "a blob or manifest from the registry does not match its digest (or size): the content is refused",
+  registry_error: "the registry answered with an error no other code names (its HTTP status said)",
+  registry_not_found: "the registry has no such repository, tag or digest (404)",
+  registry_not_spell: "the reference names an artifact that is not a spell (its media types)",
+  registry_unreachable:
+    "the registry cannot be reached: connection refused, no such host, TLS failed, or no answer in time",
   quickjs_loaded: "the code engine was configured after it had loaded",
   quickjs_unavailable: "the QuickJS WebAssembly module cannot be loaded",
   rate_limited: "the provider rate-limited the request (429)",

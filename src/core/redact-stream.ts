@@ -87,26 +87,51 @@ export function redactingListener(
   };
 }
 
-/** A copy of `value` with every string redacted, keys of objects included. */
+/**
+ * `value` with every string redacted, keys of objects included: a copy where anything changed.
+ * Plain objects and arrays in which nothing changes are the same objects (a loom record or an
+ * answer without a secret is walked, not copied); any other object (a class instance, which
+ * may print itself otherwise) is copied to a plain object of its own enumerable keys, as always.
+ */
 export function redactDeep<T>(value: T, redact: (text: string) => string): T {
   if (typeof value === "string") return redact(value) as T;
-  if (Array.isArray(value)) return value.map((v: unknown) => redactDeep(v, redact)) as T;
-  if (value !== null && typeof value === "object") {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) {
-      // A key a secret was written into (a model's tool arguments) becomes [REDACTED] too.
-      const key = redact(k);
-      // defineProperty: a key "__proto__" (from JSON) stays an own key, never the prototype.
-      Object.defineProperty(out, key, {
-        value: redactDeep(v, redact),
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
+  if (value === null || typeof value !== "object") return value;
+  if (Array.isArray(value)) return redactArray(value, redact) as T;
+  const proto: unknown = Object.getPrototypeOf(value);
+  const plain = proto === Object.prototype || proto === null;
+  const from = value as Record<string, unknown>;
+  const keys = Object.keys(from);
+  let out: Record<string, unknown> | null = plain ? null : {};
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i]!;
+    const v = from[k];
+    // A key a secret was written into (a model's tool arguments) becomes [REDACTED] too.
+    const key = redact(k);
+    const r = redactDeep(v, redact);
+    if (!out && (key !== k || r !== v)) {
+      out = {};
+      for (let j = 0; j < i; j++) own(out, keys[j]!, from[keys[j]!]);
     }
-    return out as T;
+    if (out) own(out, key, r);
   }
-  return value;
+  return (out ?? value) as T;
+}
+
+function redactArray(value: readonly unknown[], redact: (text: string) => string): unknown[] {
+  // Not an Array of its own (a subclass): copied, as any object not plain is.
+  let out: unknown[] | null = Object.getPrototypeOf(value) === Array.prototype ? null : [];
+  for (let i = 0; i < value.length; i++) {
+    const v = value[i];
+    const r = redactDeep(v, redact);
+    if (!out && r !== v) out = value.slice(0, i);
+    if (out) out.push(r);
+  }
+  return out ?? (value as unknown[]);
+}
+
+/** defineProperty: a key "__proto__" (from JSON) stays an own key, never the prototype. */
+function own(out: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 /**

@@ -4,12 +4,21 @@
  * A Crucible deliberation council (kind: council): which LLM serves each role, how convergence is judged, and optionally a fixed triage output.
  */
 export interface CouncilDocument {
+  /**
+   * The schema this file follows, for an editor that reads `$schema` (the yaml-language-server modeline comment is the other way).
+   */
   $schema?: string;
+  /**
+   * The document kind: council (a Crucible council of seats).
+   */
   kind: "council";
   /**
    * A short name, shown in the loom.
    */
   name?: string;
+  /**
+   * What the council is for, in a sentence.
+   */
   description?: string;
   /**
    * The default query of `spell run` (--intent replaces it).
@@ -39,8 +48,11 @@ export interface CouncilDocument {
     output?: TriageOutput;
   };
   red_team?: Role;
-  judge?: Role;
-  synthesizer?: Role;
+  judge?: Role1;
+  synthesizer?: Role2;
+  /**
+   * How the council tells whether positions changed between loops.
+   */
   delta?: {
     /**
      * How a loop's change is detected. Default llm_judge.
@@ -59,6 +71,9 @@ export interface CouncilDocument {
    * Build and return the reasoning trace. Default false.
    */
   observability?: boolean;
+  /**
+   * Where the council's casts are recorded: a JSONL file relative to this file, or a postgres:// loom.
+   */
   loom?: {
     /**
      * JSONL file, relative to the document. Default: the CLI's .spellbook/loom.jsonl.
@@ -70,11 +85,17 @@ export interface CouncilDocument {
    */
   tests?: TestCase[];
 }
+/**
+ * The long form of `llm:`: a provider, a model and the settings of the call.
+ */
 export interface LlmObject {
   /**
    * Which provider adapter serves the model.
    */
   provider: "anthropic" | "google" | "local" | "openai" | "openrouter" | "replay" | "scripted";
+  /**
+   * The provider's model name, e.g. claude-sonnet-4-5.
+   */
   model?: string;
   /**
    * A name other parts of the spell refer to this llm by.
@@ -150,6 +171,9 @@ export interface LlmObject {
   record_inputs?: boolean;
   price?: LlmPrice;
 }
+/**
+ * One scripted reply: text content and/or tool calls.
+ */
 export interface ScriptedResponse {
   content?: string | null;
   tool_calls?:
@@ -175,6 +199,9 @@ export interface ScriptedResponse {
   };
   usage?: Usage;
 }
+/**
+ * Token usage a scripted reply reports.
+ */
 export interface Usage {
   prompt_tokens?: number;
   completion_tokens?: number;
@@ -197,6 +224,8 @@ export interface TriageOutput {
    */
   reconstructed_query: string;
   /**
+   * How hard the question is (Cynefin): simple, complicated, complex or chaotic.
+   *
    * This interface was referenced by `TriageOutput`'s JSON-Schema
    * via the `definition` "complexity_domain".
    */
@@ -216,12 +245,19 @@ export interface TriageOutput {
     | [CouncilSeat, CouncilSeat, CouncilSeat, CouncilSeat]
     | [CouncilSeat, CouncilSeat, CouncilSeat, CouncilSeat, CouncilSeat];
   /**
+   * How the seats deliberate: in parallel, one after another, or as a debate.
+   *
    * This interface was referenced by `TriageOutput`'s JSON-Schema
    * via the `definition` "loop_grammar".
    */
   loop_grammar: "parallel" | "sequential" | "debate";
+  /**
+   * How many loops the council runs, 1 to 5.
+   */
   loop_count: number;
   /**
+   * What the red team attacks: logic, feasibility, ethics, or it steelmans.
+   *
    * This interface was referenced by `TriageOutput`'s JSON-Schema
    * via the `definition` "red_team_flavor".
    */
@@ -236,11 +272,15 @@ export interface TriageOutput {
   synthesis_instruction: string;
 }
 /**
+ * One seat: its role and system prompt.
+ *
  * This interface was referenced by `TriageOutput`'s JSON-Schema
  * via the `definition` "council_seat".
  */
 export interface CouncilSeat {
   /**
+   * A seat's role.
+   *
    * This interface was referenced by `TriageOutput`'s JSON-Schema
    * via the `definition` "council_role".
    */
@@ -252,8 +292,7 @@ export interface CouncilSeat {
   model_hint?: string | null;
 }
 /**
- * This interface was referenced by `CouncilDocument`'s JSON-Schema
- * via the `definition` "role".
+ * The red_team role's own settings (its llm; default: llm).
  */
 export interface Role {
   /**
@@ -262,6 +301,26 @@ export interface Role {
   llm?: string | LlmObject;
 }
 /**
+ * The judge role's own settings (its llm; default: llm).
+ */
+export interface Role1 {
+  /**
+   * The model: `provider/model` shorthand, or the long form.
+   */
+  llm?: string | LlmObject;
+}
+/**
+ * The synthesizer role's own settings (its llm; default: llm).
+ */
+export interface Role2 {
+  /**
+   * The model: `provider/model` shorthand, or the long form.
+   */
+  llm?: string | LlmObject;
+}
+/**
+ * One case of `spell test` for this council.
+ *
  * This interface was referenced by `CouncilDocument`'s JSON-Schema
  * via the `definition` "test_case".
  */
@@ -282,4 +341,16 @@ export interface TestCase {
      */
     trace_loops?: number;
   };
+}
+/**
+ * One role's own settings: the LLM it runs on (default: llm).
+ *
+ * This interface was referenced by `CouncilDocument`'s JSON-Schema
+ * via the `definition` "role".
+ */
+export interface Role3 {
+  /**
+   * The model: `provider/model` shorthand, or the long form.
+   */
+  llm?: string | LlmObject;
 }

@@ -4,6 +4,9 @@
  * What a council run returns (Crucible brief §2.1); `spell run council.yaml --json` prints it.
  */
 export interface ExecutorResult {
+  /**
+   * The council's answer: the synthesizer's last text.
+   */
   final_response: string;
   /**
    * 0 when short-circuited.
@@ -22,6 +25,9 @@ export interface ExecutorResult {
  * One loop of a council, as the reasoning trace shows it (Crucible brief §2.1, §5.2). Built only when observability is on.
  */
 export interface LoopRecord {
+  /**
+   * Which loop this is, from 1.
+   */
   loop_number: number;
   /**
    * Each deliberating seat's position at the end of the loop, keyed by seat: the role, or role#n when two seats share a role.
@@ -29,6 +35,9 @@ export interface LoopRecord {
   council_responses: {
     [k: string]: string;
   };
+  /**
+   * The red team's critique in this loop.
+   */
   red_team_critique: string;
   /**
    * Whether positions changed materially since the prior loop (true on loop 1, and when the check is not run).

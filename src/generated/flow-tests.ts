@@ -4,9 +4,21 @@
  * A `kind: flow-tests` suite: cases that each name a flow (a file, or one written inline) and the trace it must produce. See docs/design/FLOWS.md.
  */
 export interface FlowTests {
+  /**
+   * The document kind: flow-tests (`spell test FILE`).
+   */
   kind: "flow-tests";
+  /**
+   * A short name, shown in reports.
+   */
   name?: string;
+  /**
+   * What the suite checks, in a sentence.
+   */
   description?: string;
+  /**
+   * The cases: each names a flow, the messages it receives and the trace it must produce.
+   */
   cases: {
     name?: string;
     /**

@@ -34,14 +34,26 @@ export interface Flow {
    * The flow's name (DNA, messages).
    */
   name?: string;
+  /**
+   * What the flow does, in a sentence.
+   */
   description?: string;
   tape?: Tape;
   /**
    * Limits of the flow (seed 003 §9), one-key maps composed by min.
    */
   wards?: Ward[];
+  /**
+   * Receivers: handlers that take a message on a route and write the tape.
+   */
   receivers?: Receiver[];
+  /**
+   * Senders: handlers that read the tape and emit messages on a route.
+   */
   senders?: Sender[];
+  /**
+   * Hooks run around each cycle.
+   */
   hooks?: {
     receive?: Hook[];
     send?: Hook[];
@@ -52,6 +64,8 @@ export interface Flow {
   tests?: FlowTest[];
 }
 /**
+ * The flow's tape: where its state lives between messages and its shape.
+ *
  * This interface was referenced by `Flow`'s JSON-Schema
  * via the `definition` "tape".
  */
@@ -70,6 +84,8 @@ export interface Tape {
   entry_key?: string;
 }
 /**
+ * One limit on the flow, e.g. { max_message_bytes: 65536 }.
+ *
  * This interface was referenced by `Flow`'s JSON-Schema
  * via the `definition` "ward".
  */
@@ -80,6 +96,8 @@ export interface Ward {
   max_memory_mb?: number;
 }
 /**
+ * A receiver: its route and its handler (js or cast).
+ *
  * This interface was referenced by `Flow`'s JSON-Schema
  * via the `definition` "receiver".
  */
@@ -98,6 +116,8 @@ export interface Receiver {
   trigger?: string;
 }
 /**
+ * A sender: its route and its handler (js or cast).
+ *
  * This interface was referenced by `Flow`'s JSON-Schema
  * via the `definition` "sender".
  */
@@ -117,6 +137,8 @@ export interface Sender {
   message?: unknown;
 }
 /**
+ * A hook: its handler (js or cast).
+ *
  * This interface was referenced by `Flow`'s JSON-Schema
  * via the `definition` "hook".
  */
@@ -126,6 +148,8 @@ export interface Hook {
   cast?: Cast;
 }
 /**
+ * One case of the flow's own tests: messages and what they must produce.
+ *
  * This interface was referenced by `Flow`'s JSON-Schema
  * via the `definition` "flow_test".
  */
@@ -150,6 +174,8 @@ export interface FlowTest {
   expect: FlowExpect;
 }
 /**
+ * What a flow test expects.
+ *
  * This interface was referenced by `Flow`'s JSON-Schema
  * via the `definition` "flow_expect".
  */
@@ -176,6 +202,8 @@ export interface FlowExpect {
   dna?: {};
 }
 /**
+ * What one cycle of a flow test expects.
+ *
  * This interface was referenced by `Flow`'s JSON-Schema
  * via the `definition` "cycle_expect".
  */

@@ -4,6 +4,9 @@
  * One loop of a council, as the reasoning trace shows it (Crucible brief §2.1, §5.2). Built only when observability is on.
  */
 export interface LoopRecord {
+  /**
+   * Which loop this is, from 1.
+   */
   loop_number: number;
   /**
    * Each deliberating seat's position at the end of the loop, keyed by seat: the role, or role#n when two seats share a role.
@@ -11,6 +14,9 @@ export interface LoopRecord {
   council_responses: {
     [k: string]: string;
   };
+  /**
+   * The red team's critique in this loop.
+   */
   red_team_critique: string;
   /**
    * Whether positions changed materially since the prior loop (true on loop 1, and when the check is not run).

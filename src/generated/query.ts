@@ -4,8 +4,17 @@
  * A `kind: query` document (spec §2.1, Appendix A.1): one round-trip to an LLM — the messages in, the response out. No loop, no circle, no entity; nothing is recorded. See docs/design/SPELL-FORMAT.md.
  */
 export interface Query {
+  /**
+   * The document kind: query (one LLM query, no loop).
+   */
   kind: "query";
+  /**
+   * A short name.
+   */
   name?: string;
+  /**
+   * What the query is for, in a sentence.
+   */
   description?: string;
   /**
    * The model: `provider/model` shorthand, or the long form.
@@ -22,11 +31,17 @@ export interface Query {
    */
   tests?: Test[];
 }
+/**
+ * The long form of `llm:`: a provider, a model and the settings of the call.
+ */
 export interface LlmObject {
   /**
    * Which provider adapter serves the model.
    */
   provider: "anthropic" | "google" | "local" | "openai" | "openrouter" | "replay" | "scripted";
+  /**
+   * The provider's model name, e.g. claude-sonnet-4-5.
+   */
   model?: string;
   /**
    * A name other parts of the spell refer to this llm by.
@@ -102,6 +117,9 @@ export interface LlmObject {
   record_inputs?: boolean;
   price?: LlmPrice;
 }
+/**
+ * One scripted reply: text content and/or tool calls.
+ */
 export interface ScriptedResponse {
   content?: string | null;
   tool_calls?:
@@ -127,6 +145,9 @@ export interface ScriptedResponse {
   };
   usage?: Usage;
 }
+/**
+ * Token usage a scripted reply reports.
+ */
 export interface Usage {
   prompt_tokens?: number;
   completion_tokens?: number;
@@ -141,6 +162,8 @@ export interface LlmPrice {
   cached?: number;
 }
 /**
+ * One message of the query.
+ *
  * This interface was referenced by `Query`'s JSON-Schema
  * via the `definition` "message".
  */
@@ -149,6 +172,8 @@ export interface Message {
   content: string;
 }
 /**
+ * One case of the query's tests: scripted replies and what must come out.
+ *
  * This interface was referenced by `Query`'s JSON-Schema
  * via the `definition` "test".
  */

@@ -8,6 +8,8 @@
  */
 export type Llm = string | LlmObject;
 /**
+ * A medium: conversation, code or bash.
+ *
  * This interface was referenced by `Spell`'s JSON-Schema
  * via the `definition` "medium_name".
  */
@@ -42,13 +44,6 @@ export type Approve = {
  */
 export type ApprovalTimeoutMs = number;
 /**
- * A PostgreSQL loom (postgres://USER:PASSWORD@HOST:PORT/DB; docs/design/LOOM-STORES.md): every machine casting the spell writes one loom. Use ${env:…} for the password; it is never logged.
- *
- * This interface was referenced by `Spell`'s JSON-Schema
- * via the `definition` "loom_url".
- */
-export type LoomUrl = string;
-/**
  * The spell's named inputs, a JSON Schema of an object (type: object, properties, required, defaults). Each call is checked against it before any cast; `{{name}}` in the intent is replaced by the input's value (plain text, never read again as a template).
  *
  * This interface was referenced by `Spell`'s JSON-Schema
@@ -70,6 +65,15 @@ export type OutputSchema = {[key: string]: unknown};
  */
 export type TestSetup = {[key: string]: unknown};
 /**
+ * A PostgreSQL loom (postgres://USER:PASSWORD@HOST:PORT/DB; docs/design/LOOM-STORES.md): every machine casting the spell writes one loom. Use ${env:…} for the password; it is never logged.
+ *
+ * This interface was referenced by `Spell`'s JSON-Schema
+ * via the `definition` "loom_url".
+ */
+export type LoomUrl = string;
+/**
+ * A gate of the registry.
+ *
  * This interface was referenced by `Spell`'s JSON-Schema
  * via the `definition` "gate_name".
  */
@@ -95,6 +99,9 @@ export type GateName =
  * A cantrip written down: llm + identity + circle, plus where its loom goes, a default intent and its own tests.
  */
 export interface Spell {
+  /**
+   * The schema this file follows, for an editor that reads `$schema` (the yaml-language-server modeline comment is the other way).
+   */
   $schema?: string;
   /**
    * The document kind: cantrip (the default). Documents of kind flow, flow-tests and council are checked by their own schemas.
@@ -104,6 +111,9 @@ export interface Spell {
    * A short name, shown in progress lines and the loom.
    */
   name?: string;
+  /**
+   * What the spell is for, in a sentence; `spell inspect` and the MCP/A2A listings show it.
+   */
   description?: string;
   llm?: Llm;
   identity?: Identity;
@@ -126,6 +136,8 @@ export interface Spell {
   tests?: TestCase[];
 }
 /**
+ * The long form of `llm:`: a provider, a model and the settings of the call.
+ *
  * This interface was referenced by `Spell`'s JSON-Schema
  * via the `definition` "llm_object".
  */
@@ -134,6 +146,9 @@ export interface LlmObject {
    * Which provider adapter serves the model.
    */
   provider: "anthropic" | "google" | "local" | "openai" | "openrouter" | "replay" | "scripted";
+  /**
+   * The provider's model name, e.g. claude-sonnet-4-5.
+   */
   model?: string;
   /**
    * A name other parts of the spell refer to this llm by.
@@ -210,6 +225,8 @@ export interface LlmObject {
   price?: LlmPrice;
 }
 /**
+ * One scripted reply: text content and/or tool calls.
+ *
  * This interface was referenced by `Spell`'s JSON-Schema
  * via the `definition` "scripted_response".
  */
@@ -239,6 +256,8 @@ export interface ScriptedResponse {
   usage?: Usage;
 }
 /**
+ * Token usage a scripted reply reports.
+ *
  * This interface was referenced by `Spell`'s JSON-Schema
  * via the `definition` "usage".
  */
@@ -281,25 +300,34 @@ export interface Identity {
   extra?: {};
 }
 /**
+ * The circle: the medium the entity acts in, the gates it may call and the wards that bound the loop (chapter 4).
+ *
  * This interface was referenced by `Spell`'s JSON-Schema
  * via the `definition` "circle".
  */
 export interface Circle {
-  medium?: MediumName;
   /**
-   * Deprecated spelling of medium.
+   * How the entity acts: conversation (tool calls, the default), code (JavaScript in a sandbox) or bash (commands in a workspace).
+   */
+  medium?: "conversation" | "code" | "bash";
+  /**
+   * @deprecated
+   * Deprecated: another runtime's name for medium; write medium: instead (spell validate warns).
    */
   type?: string;
   /**
-   * Implementation-specific; must agree with medium (MEDIUM-1).
+   * @deprecated
+   * Deprecated: another runtime's name for medium; write medium: instead (spell validate warns).
    */
   circle_type?: string;
   /**
-   * Implementation-specific; must agree with medium (MEDIUM-1).
+   * @deprecated
+   * Deprecated: another runtime's name for medium; write medium: instead (spell validate warns).
    */
   backend?: string;
   /**
-   * Implementation-specific; must agree with medium (MEDIUM-1).
+   * @deprecated
+   * Deprecated: another runtime's name for medium; write medium: instead (spell validate warns).
    */
   sandbox_backend?: string;
   /**
@@ -318,7 +346,13 @@ export interface Circle {
    * bash medium: bwrap (default) runs each command in bubblewrap; passthrough runs it on the host with no OS sandbox (tests, trusted machines; spell validate warns).
    */
   sandbox?: "bwrap" | "passthrough";
+  /**
+   * The gates (host functions) the entity may call: a name (`done`), `{ name: dependencies }` (`read: { root: docs }`) or a declared gate.
+   */
   gates?: Gate[];
+  /**
+   * Limits on the loop, one per item: `{ max_turns: 10 }`, `{ max_cost_usd: 0.5 }`, …
+   */
   wards?: Ward[];
   approve?: Approve;
   approval_timeout_ms?: ApprovalTimeoutMs;
@@ -394,6 +428,8 @@ export interface Ward {
   child_medium_allowlist?: MediumName[];
 }
 /**
+ * Where the spell's turns are recorded: a JSONL file (`path:`) or a PostgreSQL loom (`url:`). Default: memory only.
+ *
  * This interface was referenced by `Spell`'s JSON-Schema
  * via the `definition` "loom".
  */
@@ -402,7 +438,10 @@ export interface Loom {
    * JSONL file, relative to the spell. Default: memory only.
    */
   path?: string;
-  url?: LoomUrl;
+  /**
+   * A PostgreSQL loom, postgres://…; see loom_url.
+   */
+  url?: string;
 }
 /**
  * Folding (§6.8, PROD-4): older turns are replaced in the view sent to the LLM by one summary marked [Folded: turns a-b]; the loom keeps every turn.
@@ -437,6 +476,8 @@ export interface Folding {
   llm?: string | LlmObject;
 }
 /**
+ * One case of `spell test`: an intent, the scripted LLM replies and what must come out.
+ *
  * This interface was referenced by `Spell`'s JSON-Schema
  * via the `definition` "test_case".
  */
@@ -450,6 +491,8 @@ export interface TestCase {
   expect?: {};
 }
 /**
+ * A registry gate with its dependencies, `{ read: { root: docs } }`.
+ *
  * This interface was referenced by `Spell`'s JSON-Schema
  * via the `definition` "gate_with_dependencies".
  */
@@ -491,6 +534,8 @@ export interface A2AGate {
   description?: string;
 }
 /**
+ * A gate the spell declares itself: a name, a description, parameters and a behavior (scripted, for tests).
+ *
  * This interface was referenced by `Spell`'s JSON-Schema
  * via the `definition` "declared_gate".
  */
@@ -509,6 +554,8 @@ export interface DeclaredGate {
   };
 }
 /**
+ * The scripted LLM of a test case.
+ *
  * This interface was referenced by `Spell`'s JSON-Schema
  * via the `definition` "test_llm".
  */

@@ -3,12 +3,12 @@
  * `spell view`): a thread as a loom in memory, a reward appended, the whole loom written to a
  * JSONL file for the viewer's index.
  */
-import { writeFileSync } from "node:fs";
+import { closeSync, openSync, writeSync } from "node:fs";
 import { isoNow } from "../core/clock.js";
 import { ConfigError } from "../core/errors.js";
 import { Loom } from "./loom.js";
 import type { StoredRecord } from "./loom-store.js";
-import { readPostgresRecords } from "./postgres-records.js";
+import { postgresRecords } from "./postgres-records.js";
 import { postgresLoomStore } from "./storage-postgres.js";
 import { LOOM_FORMAT_VERSION, type LoomRecord } from "./turn.js";
 
@@ -60,13 +60,29 @@ export async function rewardPostgresTurn(
   }
 }
 
+/** About how much of the snapshot is held before it is written. */
+const WRITE_CHARS = 1 << 20;
+
 /**
  * The whole PostgreSQL loom written to `path` as a loom file (a header, then every record in
- * append order), readable only by its owner: what the viewer indexes. Not redacted here (the
- * records were redacted when stored; the viewer redacts what it shows).
+ * append order), readable only by its owner: what the viewer indexes. Read a page of records at
+ * a time and written as it comes (issue 40: memory bounded by a page, not by the loom). Not
+ * redacted here (the records were redacted when stored; the viewer redacts what it shows).
  */
 export async function snapshotPostgresLoom(url: string, path: string): Promise<void> {
-  const header = { type: "loom", version: LOOM_FORMAT_VERSION, created: isoNow() };
-  const lines = [header, ...(await readPostgresRecords(url))].map((r) => JSON.stringify(r));
-  writeFileSync(path, `${lines.join("\n")}\n`, { mode: 0o600 });
+  const fd = openSync(path, "wx", 0o600);
+  try {
+    const header = { type: "loom", version: LOOM_FORMAT_VERSION, created: isoNow() };
+    let text = `${JSON.stringify(header)}\n`;
+    for await (const record of postgresRecords(url)) {
+      text += `${JSON.stringify(record)}\n`;
+      if (text.length >= WRITE_CHARS) {
+        writeSync(fd, text);
+        text = "";
+      }
+    }
+    writeSync(fd, text);
+  } finally {
+    closeSync(fd);
+  }
 }

@@ -7,16 +7,6 @@ import { loomItems, tornMessage } from "./jsonl-read.js";
 import type { StoredRecord } from "./loom-store.js";
 import { postgresLoomStore } from "./storage-postgres.js";
 
-/** Every record of the PostgreSQL loom at `url`, in append order. */
-export async function readPostgresRecords(url: string): Promise<StoredRecord[]> {
-  const store = postgresLoomStore(url);
-  try {
-    return await store.records();
-  } finally {
-    await store.close();
-  }
-}
-
 /**
  * Every record of the PostgreSQL loom at `url`, in append order, a page at a time (see
  * PostgresLoomStore.recordPages): the next page is read only when the caller asks for it.

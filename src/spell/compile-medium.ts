@@ -12,10 +12,16 @@ import type { Warning } from "./rewrite.js";
 import { didYouMean } from "./suggest.js";
 import type { Locate } from "./validate.js";
 
+/**
+ * Other runtimes' names for `circle.medium`: accepted when they agree, warned about, and marked
+ * deprecated in schemas/spell.schema.json so editors stop offering them.
+ */
+export const MEDIUM_SYNONYMS = ["type", "circle_type", "backend", "sandbox_backend"] as const;
+
 /** MEDIUM-1: one medium; other runtimes' names for it must agree with `medium`. */
 export function resolveMedium(spec: CircleSpec, warnings: Warning[], locate: Locate): Medium {
   const declared: [string, string][] = [];
-  for (const key of ["medium", "type", "circle_type", "backend", "sandbox_backend"] as const) {
+  for (const key of ["medium", ...MEDIUM_SYNONYMS] as const) {
     const value = spec[key];
     if (typeof value === "string") declared.push([key, normalizeMediumName(value)]);
   }

@@ -106,12 +106,14 @@ export async function loadDocumentText(
   const env = options.env ?? process.env;
   const parsed = await parseDocument(text, file, env, kinds, options.redactor);
   const { source, value, warnings, redactor, kind } = parsed;
+  const remote = options.remote ?? lazyResolver(file, env);
   const loadNested = async (nested: string, extra: LoadOptions = {}) => {
     const child = await loadDocument(
-      nested,
+      nested.startsWith("oci://") ? await remote(nested) : nested,
       {
         env,
         redactor,
+        remote,
         loomPath: "memory",
         ...(options.validateOnly ? { validateOnly: true } : {}),
         ...extra,
@@ -151,6 +153,18 @@ export async function loadDocumentText(
     (t) => redactor.redact(t),
     "LoadedDocument",
   );
+}
+
+/** The registry's resolver for `file`'s references, its code loaded on the first reference. */
+function lazyResolver(file: string, env: NodeJS.ProcessEnv): (ref: string) => Promise<string> {
+  let resolver: ((ref: string) => Promise<string>) | undefined;
+  return async (ref) => {
+    if (!resolver) {
+      const { resolverFor } = await import("../registry/index.js");
+      resolver = resolverFor(file, env);
+    }
+    return resolver(ref);
+  };
 }
 
 /** Loads a `kind: cantrip` spell; a document of another kind is an error. */

@@ -42,6 +42,12 @@ export interface LoadOptions {
    * spell this way so that it works on DIR.
    */
   baseDir?: string | undefined;
+  /**
+   * Turns a registry reference (`oci://HOST/REPO:TAG`, a call_entity child spell) into the path
+   * of its fetched main file. Default: fetched into the cache under the lock beside the file
+   * loaded first (registry/index.ts `resolverFor`); a nested document uses its parent's.
+   */
+  remote?: ((ref: string) => Promise<string>) | undefined;
   /** Where secrets of `${env:…}` go; a nested document (a child spell) shares its parent's. */
   redactor?: Redactor;
 }

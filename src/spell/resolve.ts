@@ -154,6 +154,8 @@ function workspaceRoot(root: string | undefined, baseDir: string): string {
 async function childTemplate(spell: unknown, ctx: ResolveContext): Promise<ChildTemplate> {
   if (typeof spell !== "string")
     throw new ConfigError("bad_dependency", "call_entity: spell is a path to a spell file");
+  // A registry reference is fetched by the loader (LoadOptions.remote), under the lock.
+  if (spell.startsWith("oci://")) return ctx.loadChild(spell);
   const path = isAbsolute(spell) ? spell : resolve(ctx.baseDir, spell);
   if (!existsSync(path))
     throw new ConfigError(

@@ -22,7 +22,10 @@ export function schemaErrors(
   const out = new Map<string, ConfigError>();
   for (const e of prune(raw)) {
     const path = pointer(e.instancePath);
-    const { message, key } = describe(e, path);
+    const under = e.keyword === "additionalProperties" ? misplaced(value, path, e, validate) : "";
+    const { message, key } = under
+      ? { message: under.message(locate), key: under.key }
+      : describe(e, path);
     const position = locate(key ? [...path, key] : path, key ? { key: true } : {});
     const where = path.length
       ? `${path.join(".")}${key ? "." + key : ""}: `
@@ -33,6 +36,73 @@ export function schemaErrors(
     out.set(`${position.line}:${position.col}:${text}`, new ConfigError("schema", text, position));
   }
   return [...out.values()];
+}
+
+/**
+ * An unknown key that belongs to the block above it, indented too little (`wards:` at column 0
+ * under `circle:`): the key is tried inside the mapping of the key before it, and when the
+ * schema allows it there the error says to indent it there, in line with that block's keys.
+ */
+function misplaced(
+  value: unknown,
+  path: Path,
+  e: ErrorObject,
+  validate: SchemaValidator,
+): { key: string; message: (locate: Locate) => string } | undefined {
+  const key = String((e.params as Record<string, unknown>)["additionalProperty"]);
+  const parent = at(value, path);
+  if (!isMapping(parent)) return undefined;
+  const keys = Object.keys(parent);
+  const owner = keys[keys.indexOf(key) - 1];
+  if (owner === undefined || !isMapping(parent[owner]) || key in parent[owner]) return undefined;
+  let moved: unknown;
+  try {
+    moved = structuredClone(value);
+  } catch {
+    return undefined;
+  }
+  const into = at(moved, path) as Record<string, Record<string, unknown>>;
+  into[owner]![key] = into[key];
+  delete into[key];
+  validate(moved);
+  const ownerPointer = [...path, owner]
+    .map((s) => `/${String(s).replace(/~/g, "~0").replace(/\//g, "~1")}`)
+    .join("");
+  const refused = (validate.errors ?? []).some(
+    (x) =>
+      x.keyword === "additionalProperties" &&
+      x.instancePath === ownerPointer &&
+      (x.params as Record<string, unknown>)["additionalProperty"] === key,
+  );
+  if (refused) return undefined;
+  const sibling = Object.keys(parent[owner])[0];
+  return {
+    key,
+    message: (locate) => {
+      const self = locate([...path, key], { key: true });
+      const head = locate([...path, owner], { key: true });
+      const here = path.length ? `in ${path.join(".")}` : "at the top level";
+      const first =
+        sibling === undefined ? undefined : locate([...path, owner, sibling], { key: true });
+      const block = first && first.line > head.line;
+      const how = block
+        ? `indent it under ${owner}:, in line with ${sibling} (${spaces(first.col - 1)})`
+        : `move it into ${owner}`;
+      return `unknown key ${here} — indented ${spaces(self.col - 1)}, it is not part of ${owner} (line ${head.line}), where it belongs: ${how}`;
+    },
+  };
+}
+
+const spaces = (n: number): string => `${n} space${n === 1 ? "" : "s"}`;
+
+function isMapping(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+function at(value: unknown, path: Path): unknown {
+  let node = value;
+  for (const seg of path) node = (node as Record<string | number, unknown> | undefined)?.[seg];
+  return node;
 }
 
 /** Drops the noise of combinators: keep the errors of the branch that matches the value's type. */

@@ -57,6 +57,7 @@ const PUBLIC = [
   "behaviorGate",
   "callEntityGate",
   "callEntityBatchGate",
+  "gate", // a gate written in code, its arguments typed from its schema
   // mediums: every one
   "conversationMedium",
   "codeMedium",
@@ -85,13 +86,16 @@ const PUBLIC = [
 ].sort();
 
 describe("the package's entry points", () => {
-  it("package.json exports exactly the two entries this test imports", () => {
+  it("package.json exports the two code entries this test imports, the schemas and itself", () => {
     const pkg = JSON.parse(readFileSync("package.json", "utf8")) as {
       exports: Record<string, unknown>;
     };
     expect(pkg.exports).toEqual({
       ".": { types: "./dist/index.d.ts", default: "./dist/index.js" },
       "./council": { types: "./dist/spell/crucible.d.ts", default: "./dist/spell/crucible.js" },
+      // Data, not code: editors and tools read them (tests/spell/schema-editor.test.ts).
+      "./schemas/*": "./schemas/*",
+      "./package.json": "./package.json",
     });
   });
 

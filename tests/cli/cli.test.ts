@@ -35,6 +35,11 @@ const COMMANDS = [
   "dna:verify",
   "mcp",
   "worker",
+  "push",
+  "pull",
+  "inspect",
+  "lock",
+  "login",
 ];
 
 const dir = mkdtempSync(join(tmpdir(), "cli-test-"));

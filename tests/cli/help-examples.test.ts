@@ -17,6 +17,10 @@ import { parseCommand, stripComment } from "../support/doc-commands.js";
 const root = process.cwd();
 const work = mkdtempSync(join(tmpdir(), "help-examples-"));
 
+/** Why the sharing commands' examples do not run here. */
+const REGISTRY_LINE =
+  "needs a registry (tests/registry/share.test.ts runs push, pull, inspect, lock, login and run oci:// against a docker-registry it starts on a loopback port)";
+
 /** Example lines that need what a test may not have; each with its reason. */
 const NOT_RUN: Record<string, string> = {
   "spell council spells/council.yaml --llm openrouter/auto":
@@ -36,6 +40,16 @@ const NOT_RUN: Record<string, string> = {
     "names other machines' Redis and PostgreSQL (tests/queue/ start real workers on loopback servers)",
   "spell worker --queue redis://127.0.0.1:6379 --rate openai=10/s --rate anthropic=50/m":
     "serves until stopped and needs a Redis server on 6379 (tests/queue/queue-rate-steady.test.ts starts real workers with --rate)",
+  "spell push spells/summarize.yaml localhost:5000/team/summarize:1": REGISTRY_LINE,
+  "spell push triage.yaml ghcr.io/acme/spells/triage:2": REGISTRY_LINE,
+  "spell pull localhost:5000/team/summarize:1": REGISTRY_LINE,
+  "spell pull ghcr.io/acme/spells/triage:2 --out triage": REGISTRY_LINE,
+  "spell inspect localhost:5000/team/summarize:1": REGISTRY_LINE,
+  "spell inspect ghcr.io/acme/spells/triage:2 --json": REGISTRY_LINE,
+  "spell lock triage.yaml": REGISTRY_LINE,
+  "spell lock triage.yaml --update": REGISTRY_LINE,
+  "spell lock oci://localhost:5000/team/summarize:1": REGISTRY_LINE,
+  'echo "$REGISTRY_TOKEN" | spell login ghcr.io --username octocat --password-stdin': REGISTRY_LINE,
 };
 
 /** Words replaced before a line runs; each with its reason. */

@@ -3,7 +3,7 @@
  * recorded by real casts, imported into a real PostgreSQL (tests/support/postgres.ts), reads
  * back the same; errors are clear and never show the URL's password.
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, expect, it } from "vitest";
@@ -100,6 +100,54 @@ needs(noPostgres).describe(
       expect(await loomViewCommand(file, { out: fromFile }, a, "/* app */"), a.err).toBe(0);
       expect(await loomViewCommand(url, { out: fromDb }, b, "/* app */"), b.err).toBe(0);
       expect(pageData(fromDb)).toEqual(pageData(fromFile));
+    });
+
+    it("a loom of many pages (read a page at a time) gives the page the file gives", async () => {
+      // 700 turns: more than two of the store's pages of records (256 rows each).
+      const file = join(dir, "many.jsonl");
+      // The header as the snapshot writes it (same length: the turns at the same offsets).
+      const lines = [
+        JSON.stringify({ type: "loom", version: 3, created: new Date().toISOString() }),
+      ];
+      for (let i = 1; i <= 700; i++)
+        lines.push(
+          JSON.stringify({
+            type: "turn",
+            id: `turn_many_${i}`,
+            parent_id: i === 1 ? null : `turn_many_${i - 1}`,
+            cantrip_id: "c",
+            entity_id: i <= 400 ? "ent_a" : "ent_b",
+            role: "turn",
+            sequence: i <= 400 ? i : i - 400,
+            utterance: `step ${i}`,
+            observation: `seen ${i}`,
+            gate_calls: [],
+            metadata: {
+              tokens_prompt: i,
+              tokens_completion: 1,
+              tokens_cached: 0,
+              duration_ms: 1,
+              timestamp: new Date(1_790_000_000_000 + i * 1000).toISOString(),
+            },
+            reward: null,
+            terminated: false,
+            truncated: false,
+            reason: null,
+          }),
+        );
+      writeFileSync(file, `${lines.join("\n")}\n`);
+      const url = await server().createDatabase();
+      const imported = io();
+      expect(await loomImportCommand(file, { to: url }, imported), imported.err).toBe(0);
+      const fromFile = join(dir, "many-file.html");
+      const fromDb = join(dir, "many-db.html");
+      const a = io();
+      const b = io();
+      expect(await loomViewCommand(file, { out: fromFile }, a, "/* app */"), a.err).toBe(0);
+      expect(await loomViewCommand(url, { out: fromDb }, b, "/* app */"), b.err).toBe(0);
+      const data = pageData(fromDb);
+      expect(data).toEqual(pageData(fromFile));
+      expect(data["/api/l/0/stat"]).toMatchObject({ turns: 700, entities: 2 });
     });
 
     it("spell view serves the database's loom", async () => {

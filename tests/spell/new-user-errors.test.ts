@@ -48,6 +48,39 @@ describe("indentation mistakes are told in spell terms, at the line and column",
     expect(msg).toMatch(/llm \(line 1\), which already has a value/);
   });
 
+  it("a block indented too little: wards at column 0 under circle", async () => {
+    const msg = await errorOf(
+      `llm: scripted\nidentity: {}\ncircle:\n  medium: conversation\n  gates: [done]\nwards:\n  - max_turns: 5\n`,
+    );
+    expect(msg).toMatch(
+      /s\.yaml:6:1: wards: unknown key at the top level — indented 0 spaces, it is not part of circle \(line 3\)/,
+    );
+    expect(msg).toMatch(/indent it under circle:, in line with medium \(2 spaces\)/);
+  });
+
+  it("a key indented too little one level down: temperature beside identity", async () => {
+    const msg = await errorOf(
+      `llm: scripted\nidentity:\n  system_prompt: hi\ntemperature: 0.2\ncircle: { gates: [done], ${WARDS} }\n`,
+    );
+    expect(msg).toMatch(/s\.yaml:4:1: temperature: .*not part of identity \(line 2\)/);
+    expect(msg).toMatch(/indent it under identity:, in line with system_prompt \(2 spaces\)/);
+  });
+
+  it("a key that belongs in a flow mapping above it is told to move in", async () => {
+    const msg = await errorOf(
+      `llm: scripted\nidentity: {}\ncircle: { gates: [done] }\nwards: [{ max_turns: 1 }]\n`,
+    );
+    expect(msg).toMatch(/s\.yaml:4:1: wards: .*not part of circle \(line 3\).*move it into circle/);
+  });
+
+  it("an unknown key the block above does not take either keeps its list of allowed keys", async () => {
+    const msg = await errorOf(
+      `llm: scripted\nidentity: {}\ncircle:\n  gates: [done]\n  ${WARDS}\nmax_turns: 3\n`,
+    );
+    expect(msg).toMatch(/s\.yaml:6:1: max_turns: unknown key \(allowed: /);
+    expect(msg).not.toMatch(/belongs/);
+  });
+
   it("a tab used to indent", async () => {
     const msg = await errorOf(`llm: scripted\nidentity:\n\tsystem_prompt: x\n`);
     expect(msg).toMatch(/^s\.yaml:3:1: .*tab/i);

@@ -1,5 +1,5 @@
 import { closeSync, constants, fstatSync, openSync, readFileSync } from "node:fs";
-import { readdir, readFile } from "node:fs/promises";
+import { readdir } from "node:fs/promises";
 import type { Gate, GateContext } from "../gate.js";
 import { at, close, FsRoot, O_PATH, type Opened } from "./fs-root.js";
 import { ignored, withRules, type Rules } from "./search-rules.js";
@@ -123,11 +123,10 @@ class Run {
       this.stop.abort();
       return;
     }
-    const buf = await readFile(at(fd));
-    if (buf.includes(0)) return; // binary
     const limit = MAX_RESULTS - this.hits.length;
-    const found = await this.matcher.match(buf.toString("utf8"), limit, this.stop.signal);
-    if (!found) return;
+    // Read, decoded and matched in the worker: the host's event loop never holds the text.
+    const found = await this.matcher.matchFile(at(fd), limit, this.stop.signal);
+    if (!found || found.binary) return; // stopped, or binary
     for (const [line, text] of found.hits) this.hits.push(`${path}:${line}: ${text}`);
     this.more += found.count - found.hits.length;
   }

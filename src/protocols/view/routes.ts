@@ -1,7 +1,8 @@
 /**
  * The viewer's API: the sources, a loom's entities (paged), an entity's tree rows and thread
  * (paged), one turn whole, an eval run's table. A loom is looked at again at each request (its
- * appended bytes read), so a running cast's turns appear as they land. Every answer goes out
+ * appended bytes read, or being read in the background while there are many), so a running
+ * cast's turns appear as they land. Every answer goes out
  * through `send`, which redacts every string value before it is encoded.
  */
 import { redactingReplacer } from "../../core/redact-stream.js";
@@ -18,6 +19,8 @@ type Params = { s: string; e?: string; t?: string };
 type Query = { offset?: string; limit?: string } & EntityQuery;
 
 const MAX_PAGE = 1000;
+/** While a loom is read in the background, a tree is laid out again at most this often. */
+const RELAYOUT_MS = 1000;
 
 export function fail(reply: FastifyReply, status: number, code: ErrorCode, message: string) {
   return reply
@@ -69,12 +72,15 @@ export function apiRoutes(
   });
 }
 
-/** A loom's index, its appended bytes read; undefined when it is removed or no longer a file inside. */
+/**
+ * A loom's index, looked at again (a little appended is read now, much in the background);
+ * undefined when it is removed or no longer a file inside.
+ */
 function freshLoom(sources: Sources, id: string): LoomViewIndex | undefined {
   const s = sources.get(id);
   if (s?.kind !== "loom") return undefined;
   try {
-    s.index.refresh();
+    s.index.look();
   } catch {
     return undefined;
   }
@@ -92,17 +98,8 @@ function readTurn(index: LoomViewIndex, id: string) {
 
 /** A loom's routes; the loom is looked at again (its appended bytes read) at each request. */
 function loomRoutes(app: FastifyInstance, sources: Sources, send: Send) {
-  const layouts = new Map<string, { version: number; layout: TreeLayout }>();
+  const layouts = new Map<string, { version: number; layout: TreeLayout; at: number }>();
   const loom = (id: string) => freshLoom(sources, id);
-  // The root entities' trees are laid out before the first visit, as the looms were read.
-  for (const s of sources.list())
-    if (s.kind === "loom")
-      for (const e of s.index.entities.values())
-        if (e.kind === "root")
-          layouts.set(`${s.id}\n${e.id}`, {
-            version: s.index.version,
-            layout: entityLayout(s.index, e.id),
-          });
   app.get<{ Params: Params }>("/api/l/:s/stat", (req, reply) => {
     const index = loom(req.params.s);
     if (!index) return missing(reply, "loom");
@@ -111,6 +108,7 @@ function loomRoutes(app: FastifyInstance, sources: Sources, send: Send) {
       turns: index.order.length,
       entities: index.entities.size,
       problem: index.problem,
+      reading: index.reading,
     });
   });
   app.get<{ Params: Params; Querystring: Query }>("/api/l/:s/entities", (req, reply) => {
@@ -124,12 +122,18 @@ function loomRoutes(app: FastifyInstance, sources: Sources, send: Send) {
     if (!index || !entity) return missing(reply, "entity");
     const key = `${req.params.s}\n${entity.id}`;
     let cached = layouts.get(key);
-    if (cached?.version !== index.version) {
-      cached = { version: index.version, layout: entityLayout(index, entity.id) };
+    // Laid out again when the loom changed; while a big loom is read in the background (a new
+    // version every slice), at most once a second: a 100,000-turn tree takes 60–300 ms.
+    const now = performance.now();
+    const stale =
+      cached === undefined ||
+      (cached.version !== index.version && (!index.reading || now - cached.at >= RELAYOUT_MS));
+    if (stale) {
+      cached = { version: index.version, layout: entityLayout(index, entity.id), at: now };
       layouts.set(key, cached);
     }
     const { offset, limit } = range(req.query);
-    const { layout } = cached;
+    const { layout } = cached!;
     return send(reply, { entity, total: layout.length, offset, rows: layout.rows(offset, limit) });
   });
   app.get<{ Params: Params; Querystring: Query }>("/api/l/:s/e/:e/thread", (req, reply) => {

@@ -40,20 +40,35 @@ const SECURITY_HEADERS = {
 
 export async function createViewServer(options: ViewOptions): Promise<FastifyInstance> {
   const { default: Fastify } = await import("fastify");
-  const app = Fastify({ logger: false });
+  // No route declares a schema: fastify's validator and serializer compilers (ajv, ~100 files
+  // to load) are never needed, so none is loaded (issue 40: start-up of spell view).
+  const noSchemas = () => () => {
+    throw new Error("spell view's routes declare no schema");
+  };
+  const app = Fastify({
+    logger: false,
+    schemaController: {
+      compilersFactory: { buildValidator: noSchemas, buildSerializer: noSchemas },
+    },
+  });
   const sources = new Sources(options.target);
   app.addHook("onClose", (_app, done) => {
     sources.close();
     done();
   });
-  // The looms are read before the first visit: a page opens on an index, not on a file.
-  for (const s of sources.list())
-    if (s.kind === "loom")
-      try {
-        s.index.refresh();
-      } catch {
-        // an unreadable file answers 404 when asked for, like a file removed since
-      }
+  // The looms are read once the server listens, in the background (a big one a slice of the
+  // event loop at a time): the page opens at once and fills in as the rest is read. (A request
+  // before then, or without listening, starts the reading of the loom it names.)
+  app.addHook("onListen", (done) => {
+    for (const s of sources.list())
+      if (s.kind === "loom")
+        try {
+          s.index.look();
+        } catch {
+          // an unreadable file answers 404 when asked for, like a file removed since
+        }
+    done();
+  });
   if (options.token) tokenFromBrowser(app, options.token);
   guard(app, { token: options.token });
   app.addHook("onSend", async (_req, reply, payload) => {

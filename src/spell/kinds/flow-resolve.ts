@@ -121,7 +121,9 @@ async function loadCasts(
     const path = e.value["cast"];
     if (typeof path !== "string" || casts.has(path)) continue;
     try {
-      const loaded = await ctx.loadNested(resolvePath(ctx.baseDir, path), passedOn(ctx));
+      // A registry reference (oci://…) is fetched by loadNested, under the lock.
+      const target = path.startsWith("oci://") ? path : resolvePath(ctx.baseDir, path);
+      const loaded = await ctx.loadNested(target, passedOn(ctx));
       if (loaded.kind !== "cantrip")
         fail([...e.path, "cast"], `${path} is a kind: ${loaded.kind} document, not a cantrip`);
       else casts.set(path, loaded.value as Cantrip | undefined);

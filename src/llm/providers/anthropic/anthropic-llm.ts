@@ -4,6 +4,7 @@ import type { LLMSpec, ProviderContext } from "../../spec.js";
 import { assertToolPairing } from "../../../core/validate-response.js";
 import { PROFILES, requireModel, resolveApiKey, resolveBaseURL } from "../profiles.js";
 import { replayRecord } from "../replay-record.js";
+import { pooledFetch } from "../pooled-fetch.js";
 import { ErrorBodies, fromSDKError } from "../sdk-errors.js";
 import { ProviderWarnings } from "../warnings.js";
 import { AnthropicStreamAccumulator } from "./anthropic-stream.js";
@@ -49,7 +50,7 @@ export class AnthropicLLM implements LLM {
       timeout: options.timeoutMs ?? 600_000,
       logLevel: "off",
       ...(options.headers ? { defaultHeaders: options.headers } : {}),
-      fetch: this.errorBodies.fetch(options.fetch),
+      fetch: this.errorBodies.fetch(options.fetch ?? pooledFetch()),
     });
   }
 

@@ -4,6 +4,7 @@ import type { LLMSpec, ProviderContext } from "../../spec.js";
 import { assertToolPairing } from "../../../core/validate-response.js";
 import { PROFILES, requireModel, resolveApiKey, resolveBaseURL } from "../profiles.js";
 import { replayRecord } from "../replay-record.js";
+import { pooledFetch } from "../pooled-fetch.js";
 import { ErrorBodies, fromSDKError } from "../sdk-errors.js";
 import { ProviderWarnings } from "../warnings.js";
 import { buildOpenAIRequest, type OpenAIFlavor } from "./convert-to-openai.js";
@@ -50,7 +51,7 @@ export class OpenAICompatibleLLM implements LLM {
       timeout: options.timeoutMs ?? 600_000,
       logLevel: "off", // the SDK would print bodies; we report errors ourselves, redacted
       ...(options.headers ? { defaultHeaders: options.headers } : {}),
-      fetch: this.errorBodies.fetch(options.fetch),
+      fetch: this.errorBodies.fetch(options.fetch ?? pooledFetch()),
       organization: null,
       project: null,
     });

@@ -1,0 +1,117 @@
+import type { Credential } from "./credentials.js";
+
+/**
+ * The HTTP details of the registry client (client.ts): a 401's challenge read, a body read
+ * within a limit, the registry's error code, and why a request got no answer, in words.
+ */
+
+export interface Challenge {
+  scheme: string;
+  params: Record<string, string>;
+}
+
+/** Parses `Bearer realm="…",service="…",scope="…"` (or `Basic realm="…"`). */
+export function parseChallenge(header: string): Challenge | undefined {
+  const m = /^\s*([A-Za-z]+)\s*(.*)$/.exec(header);
+  if (!m) return undefined;
+  const params: Record<string, string> = {};
+  const re = /([A-Za-z_]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^,\s]*))/g;
+  for (let p = re.exec(m[2]!); p; p = re.exec(m[2]!))
+    params[p[1]!.toLowerCase()] = (p[2] ?? p[3] ?? "").replace(/\\(.)/g, "$1");
+  return { scheme: m[1]!.toLowerCase(), params };
+}
+
+/** The registry's first error code (`{ errors: [{ code }] }`), words it chose, not ours. */
+export async function errorCode(res: Response): Promise<string> {
+  const text = await res.text().catch(() => "");
+  try {
+    const code = (JSON.parse(text) as { errors?: { code?: unknown }[] }).errors?.[0]?.code;
+    return typeof code === "string" && /^[A-Z_]{1,40}$/.test(code) ? code : "";
+  } catch {
+    return "";
+  }
+}
+
+/** The body, or undefined when it is longer than `limit`. */
+export async function readLimited(res: Response, limit: number): Promise<Buffer | undefined> {
+  const length = Number(res.headers.get("content-length") ?? "NaN");
+  if (Number.isFinite(length) && length > limit) {
+    await res.body?.cancel();
+    return undefined;
+  }
+  const chunks: Buffer[] = [];
+  let total = 0;
+  if (!res.body) return Buffer.alloc(0);
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+    total += chunk.length;
+    if (total > limit) return undefined;
+    chunks.push(Buffer.from(chunk));
+  }
+  return Buffer.concat(chunks);
+}
+
+/** Why a request failed before any answer, in words (the cause's code when Node gives one). */
+export function why(err: unknown): string {
+  const cause = (err as { cause?: { code?: unknown; message?: unknown } }).cause;
+  const code = typeof cause?.code === "string" ? cause.code : undefined;
+  const words: Record<string, string> = {
+    ECONNREFUSED: "connection refused",
+    ENOTFOUND: "no such host",
+    EAI_AGAIN: "the host name did not resolve",
+    ECONNRESET: "the connection was reset",
+    ETIMEDOUT: "the connection timed out",
+    EHOSTUNREACH: "the host is unreachable",
+  };
+  if (code && Object.hasOwn(words, code)) return `${words[code]} (${code})`;
+  if ((err as Error).name === "TimeoutError") return "no answer in time";
+  if ((err as Error).name === "AbortError") return "the request was aborted";
+  if (code) return code;
+  return typeof cause?.message === "string" ? cause.message : (err as Error).message;
+}
+
+/** What `authorization` needs of the client: its credential, its origin, a GET, its errors. */
+export interface AuthContext {
+  credential: Credential | undefined;
+  base: string;
+  get(url: URL, headers: Record<string, string>): Promise<Response>;
+  refused(status: number): Error;
+  broken(why: string): Error;
+}
+
+/**
+ * The Authorization header a 401's challenge asks for: Basic with the credential, or a Bearer
+ * token from the challenge's realm (service and scope as the challenge names them); undefined
+ * when there is nothing to send. The credential goes to the realm only on the registry's own
+ * host or over HTTPS.
+ */
+export async function authorization(
+  challenge: Challenge | undefined,
+  scope: string,
+  ctx: AuthContext,
+): Promise<string | undefined> {
+  const { credential } = ctx;
+  const basic = credential
+    ? `Basic ${Buffer.from(`${credential.username}:${credential.password}`).toString("base64")}`
+    : undefined;
+  if (!challenge || challenge.scheme === "basic") return basic;
+  if (challenge.scheme !== "bearer") return undefined;
+  let url: URL;
+  try {
+    url = new URL(challenge.params["realm"] ?? "");
+  } catch {
+    throw ctx.broken("its Bearer challenge's realm is not a URL");
+  }
+  if (challenge.params["service"]) url.searchParams.set("service", challenge.params["service"]);
+  const wanted = challenge.params["scope"] ?? scope;
+  if (wanted) url.searchParams.set("scope", wanted);
+  const trusted = url.protocol === "https:" || url.host === new URL(ctx.base).host;
+  const res = await ctx.get(url, basic && trusted ? { authorization: basic } : {});
+  if (res.status !== 200) await res.body?.cancel();
+  if (res.status === 401 || res.status === 403) throw ctx.refused(res.status);
+  if (res.status !== 200) throw ctx.broken(`its token endpoint answered ${res.status}`);
+  const body = (await res.json().catch(() => ({}))) as { token?: unknown; access_token?: unknown };
+  const token = typeof body.token === "string" ? body.token : body.access_token;
+  if (typeof token !== "string" || token === "")
+    throw ctx.broken("its token endpoint gave no token");
+  return `Bearer ${token}`;
+}

@@ -1,0 +1,109 @@
+// Issue 40: the provider SDKs send through undici's request over one keep-alive pool
+// (src/llm/providers/pooled-fetch.ts). What a caller reads must be what the global fetch gave:
+// status, headers, a JSON or compressed body, a stream as it arrives, a redirect followed (by
+// the global fetch, as before), an abort — against a real server on loopback.
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { gzipSync } from "node:zlib";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { pooledFetch } from "../../src/llm/providers/pooled-fetch.js";
+
+type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void;
+const routes: Record<string, Handler> = {
+  "/json": (req, res, body) => {
+    res.setHeader("content-type", "application/json");
+    res.setHeader("set-cookie", ["a=1", "b=2"]);
+    res.end(JSON.stringify({ method: req.method, auth: req.headers["authorization"], body }));
+  },
+  "/gzip": (_req, res) => {
+    res.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip" });
+    res.end(gzipSync(JSON.stringify({ ok: true })));
+  },
+  "/empty": (_req, res) => res.writeHead(204).end(),
+  "/error": (_req, res) => {
+    res.writeHead(429, { "content-type": "application/json", "retry-after": "2" });
+    res.end('{"error":{"message":"slow down"}}');
+  },
+  "/moved": (_req, res) => res.writeHead(307, { location: "/json" }).end(),
+  "/sse": (_req, res) => {
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    res.write("data: one\n\n");
+    // The second event only once the first was read: a stream is handed on as it arrives.
+    pending = () => res.end("data: two\n\n");
+  },
+  "/hang": () => {},
+};
+let pending: (() => void) | undefined;
+let server: ReturnType<typeof createServer>;
+let base = "";
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (d: Buffer) => (body += d.toString()));
+    req.on("end", () => routes[req.url ?? ""]!(req, res, body));
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => {
+  server.closeAllConnections();
+  server.close();
+});
+
+const fetcher = pooledFetch();
+
+describe("pooledFetch answers as fetch does", () => {
+  it("a POST with headers and a string body; the JSON answer, its status and headers", async () => {
+    const headers = new Headers({ authorization: "Bearer k", "content-type": "application/json" });
+    const res = await fetcher(`${base}/json`, { method: "POST", headers, body: '{"q":1}' });
+    expect(res.status).toBe(200);
+    expect(res.ok).toBe(true);
+    expect(res.url).toBe(`${base}/json`);
+    expect(res.headers.get("content-type")).toBe("application/json");
+    expect(res.headers.getSetCookie()).toEqual(["a=1", "b=2"]);
+    expect(await res.json()).toEqual({ method: "POST", auth: "Bearer k", body: '{"q":1}' });
+  });
+
+  it("a gzip body is decompressed; a 204 has no body", async () => {
+    expect(await (await fetcher(`${base}/gzip`)).json()).toEqual({ ok: true });
+    const empty = await fetcher(`${base}/empty`);
+    expect(empty.status).toBe(204);
+    expect(empty.body).toBeNull();
+  });
+
+  it("an error status keeps its body and headers (read twice, as the error wrapper does)", async () => {
+    const res = await fetcher(`${base}/error`, { method: "POST", body: "{}" });
+    expect(res.ok).toBe(false);
+    expect(res.status).toBe(429);
+    expect(res.statusText).toBe("Too Many Requests");
+    expect(res.headers.get("retry-after")).toBe("2");
+    expect(await res.clone().text()).toBe('{"error":{"message":"slow down"}}');
+    expect(await res.json()).toEqual({ error: { message: "slow down" } });
+  });
+
+  it("a redirect is followed, the body sent again to where it points", async () => {
+    const res = await fetcher(`${base}/moved`, { method: "POST", body: "again" });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { body: string }).body).toBe("again");
+  });
+
+  it("an event stream is read as it arrives, before the server ends it", async () => {
+    const res = await fetcher(`${base}/sse`);
+    const reader = res.body!.getReader();
+    const first = await reader.read();
+    expect(Buffer.from(first.value!).toString()).toBe("data: one\n\n");
+    pending!();
+    let rest = "";
+    for (let r = await reader.read(); !r.done; r = await reader.read())
+      rest += Buffer.from(r.value).toString();
+    expect(rest).toBe("data: two\n\n");
+  });
+
+  it("an abort rejects the request with an AbortError", async () => {
+    const controller = new AbortController();
+    const res = fetcher(`${base}/hang`, { signal: controller.signal });
+    controller.abort();
+    await expect(res).rejects.toMatchObject({ name: "AbortError" });
+  });
+});
