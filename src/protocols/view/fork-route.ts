@@ -116,7 +116,9 @@ export function forkRoutes(
       const asked = parse(req.body);
       if (typeof asked === "string") return fail(reply, 400, "fork_invalid", asked);
       try {
-        s.index.refresh();
+        // The turn must be known: what is left to read is read first (in the background).
+        s.index.look();
+        await s.index.whenRead();
       } catch {
         return fail(reply, 404, "not_found", "no loom");
       }
