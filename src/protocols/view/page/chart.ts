@@ -8,8 +8,7 @@
 import { type VNode } from "preact";
 import { html } from "htm/preact";
 import { useEffect, useRef } from "preact/hooks";
-import uPlot from "uplot";
-import uplotCss from "uplot/dist/uPlot.min.css";
+import type uPlot from "uplot";
 
 /** Colours with a contrast of at least 4.5:1 on white. */
 export const COLORS = ["#1f4fbf", "#a34800", "#17703a", "#7a2e9e", "#8a1c3c", "#005f73"];
@@ -48,13 +47,23 @@ export interface ChartProps {
   name: string;
 }
 
-let styled = false;
-function addStyle(): void {
-  if (styled) return;
-  styled = true;
-  const style = document.createElement("style");
-  style.textContent = uplotCss;
-  document.head.appendChild(style);
+type UPlot = typeof uPlot;
+
+/**
+ * uPlot and its stylesheet, evaluated on the first chart (bundled in the same script: esbuild
+ * turns this import() into a call within the bundle, no request) — a page that draws no chart,
+ * the loom's tree above all, does not pay for it.
+ */
+let loading: Promise<UPlot> | undefined;
+function loadUPlot(): Promise<UPlot> {
+  return (loading ??= Promise.all([import("uplot"), import("uplot/dist/uPlot.min.css")]).then(
+    ([lib, css]) => {
+      const style = document.createElement("style");
+      style.textContent = css.default;
+      document.head.appendChild(style);
+      return lib.default;
+    },
+  ));
 }
 
 /** Each mark a dashed vertical line across the plot, its label at the top. */
@@ -76,7 +85,7 @@ const drawMarks = (marks: Mark[]) => (u: uPlot) => {
   }
 };
 
-function options(props: ChartProps): uPlot.Options {
+function options(props: ChartProps, lib: UPlot): uPlot.Options {
   const fx = props.xFormat ?? ((v: number) => String(v));
   const fy = props.yFormat ?? ((v: number) => String(v));
   return {
@@ -109,7 +118,7 @@ function options(props: ChartProps): uPlot.Options {
         stroke: l.color ?? COLORS[i % COLORS.length]!,
         width: 2,
         ...(l.dash ? { dash: l.dash } : {}),
-        ...(props.stepped ? { paths: uPlot.paths.stepped!({ align: 1 }) } : {}),
+        ...(props.stepped ? { paths: lib.paths.stepped!({ align: 1 }) } : {}),
         points: { show: props.x.length <= 20 },
       })),
     ],
@@ -135,11 +144,17 @@ function Key({ lines }: { lines: Line[] }): VNode {
 export function Chart(props: ChartProps): VNode {
   const box = useRef<HTMLDivElement>(null);
   useEffect(() => {
-    if (!box.current) return undefined;
-    addStyle();
-    const data = [props.x, ...props.lines.map((l) => l.values)] as uPlot.AlignedData;
-    const plot = new uPlot(options(props), data, box.current);
-    return () => plot.destroy();
+    let plot: uPlot | undefined;
+    let live = true;
+    void loadUPlot().then((lib) => {
+      if (!live || !box.current) return;
+      const data = [props.x, ...props.lines.map((l) => l.values)] as uPlot.AlignedData;
+      plot = new lib(options(props, lib), data, box.current);
+    });
+    return () => {
+      live = false;
+      plot?.destroy();
+    };
   }, [JSON.stringify([props.x, props.lines, props.marks, props.yRange, props.width])]);
   return html`<figure class="chart" data-chart=${props.name}>
     <div ref=${box} role="img" aria-label=${props.label}></div>
