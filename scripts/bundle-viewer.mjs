@@ -1,4 +1,5 @@
-// The viewer page's script (src/protocols/view/page/, preact + htm): one minified file,
+// The viewer page's script (src/protocols/view/page/, preact + htm,
+// uPlot for the charts): one minified file,
 // dist/viewer.js, read by `spell view` and inlined by `spell loom view --out`. No CDN, no network.
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -16,6 +17,8 @@ export async function bundleViewer(outfile) {
     target: "es2020",
     minify: true,
     legalComments: "none",
+    // uPlot's stylesheet, added to the page as a <style> element (no file to fetch).
+    loader: { ".css": "text" },
     write: false,
     logLevel: "warning",
   });

@@ -5,6 +5,7 @@ import { errorMessage } from "../core/errors.js";
 import { Redactor } from "../core/redact.js";
 import { KEY_ENV_VARS } from "../llm/providers/profiles.js";
 import { isPostgresUrl, redactUrl } from "../loom/postgres-connection.js";
+import type { ForkRunner } from "../protocols/view/fork-route.js";
 import { displayPath, EXIT, type CliIO } from "./io.js";
 import { urlPassword } from "./loom-export.js";
 
@@ -14,6 +15,10 @@ export interface ViewFlags {
   token?: string | undefined;
   /** Open the page in the system's browser (xdg-open / open). */
   open?: boolean | undefined;
+  /** Let the page fork a thread from a turn (it spends the user's tokens). */
+  allowFork?: boolean | undefined;
+  /** Models the page offers for a fork (provider/model). */
+  forkLlm?: string[] | undefined;
 }
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|localhost|::1|\[::1\])$/;
@@ -35,6 +40,28 @@ function redactorFor(io: CliIO, token: string | undefined): Redactor {
   return redactor;
 }
 
+/** Why `spell view` must not start with these arguments, or undefined. */
+function refusal(
+  target: string | undefined,
+  o: { url?: string; path: string; host: string; token?: string; allowFork?: boolean },
+): string | undefined {
+  if (!o.url && !existsSync(o.path))
+    return (
+      `${o.path}: no such loom file or folder` +
+      (target === undefined
+        ? ` (spell run FILE writes its loom there; or name one: spell view LOOM|DIR)\n`
+        : "\n")
+    );
+  if (o.url && o.allowFork)
+    return "--allow-fork: a postgres:// loom is shown as a snapshot, and a fork would land in it; fork with spell loom fork on a loom file\n";
+  if (!LOOPBACK.test(o.host) && !o.token)
+    return (
+      `refusing to listen on ${o.host} without a token: anyone who reaches it could read the looms.\n` +
+      "Give --token (or SPELLBOOK_TOKEN), or keep the default host 127.0.0.1.\n"
+    );
+  return undefined;
+}
+
 /**
  * `spell view [LOOM|DIR]`: the page until SIGTERM or SIGINT. Loopback without a token; any
  * other address needs one (as `spell serve`). Answers are redacted as `spell loom export` is.
@@ -49,22 +76,11 @@ export async function viewCommand(
 ): Promise<number> {
   const url = target !== undefined && isPostgresUrl(target) ? target : undefined;
   let path = displayPath(io.cwd, target ?? ".spellbook");
-  if (!url && !existsSync(path)) {
-    io.stderr(
-      `${path}: no such loom file or folder` +
-        (target === undefined
-          ? ` (spell run FILE writes its loom there; or name one: spell view LOOM|DIR)\n`
-          : "\n"),
-    );
-    return EXIT.invalid;
-  }
   const host = flags.host ?? "127.0.0.1";
   const token = flags.token ?? io.env["SPELLBOOK_TOKEN"];
-  if (!LOOPBACK.test(host) && !token) {
-    io.stderr(
-      `refusing to listen on ${host} without a token: anyone who reaches it could read the looms.\n` +
-        "Give --token (or SPELLBOOK_TOKEN), or keep the default host 127.0.0.1.\n",
-    );
+  const refused = refusal(target, { url, path, host, token, allowFork: flags.allowFork });
+  if (refused) {
+    io.stderr(refused);
     return EXIT.invalid;
   }
   const redactor = redactorFor(io, token);
@@ -81,6 +97,8 @@ export async function viewCommand(
       token,
       redact: (t) => redactor.redact(t),
       appJs: script ?? viewerScript(),
+      fork: flags.allowFork ? forkRunner(io) : undefined,
+      forkModels: flags.forkLlm,
     });
     const address = await app.listen({ port: flags.port ?? 8788, host });
     const page = token ? `${address}/?token=${encodeURIComponent(token)}` : `${address}/`;
@@ -98,6 +116,40 @@ export async function viewCommand(
     snapshot?.remove();
   }
   return EXIT.ok;
+}
+
+/**
+ * `--allow-fork`: a fork asked by the page is `spell loom fork LOOM --turn ID --intent TEXT
+ * [--llm P/M]`, run in this process with its output kept: the new entity from its JSON line,
+ * or its error message.
+ */
+export function forkRunner(io: CliIO): ForkRunner {
+  return async (path, request) => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const { loomForkCommand } = await import("./loom-fork.js");
+    const code = await loomForkCommand(
+      path,
+      { turn: request.turn, intent: request.intent, llm: request.llm, json: true, quiet: true },
+      { ...io, stdout: (t) => void out.push(t), stderr: (t) => void err.push(t), tty: false },
+    );
+    const line = out.join("").trim().split("\n").pop();
+    if (!line) throw new Error(err.join("").trim() || `spell loom fork exited ${code}`);
+    const r = JSON.parse(line) as {
+      entity_id: string;
+      status: string;
+      reason: string;
+      last_turn_id: string | null;
+      error?: { message: string };
+    };
+    if (r.status === "failed" && r.error) throw new Error(r.error.message);
+    return {
+      entity: r.entity_id,
+      status: r.status,
+      reason: r.reason,
+      last_turn_id: r.last_turn_id,
+    };
+  };
 }
 
 /** The system's browser on the page; without a display (Linux), only said (xdg-open would start a

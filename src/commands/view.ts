@@ -4,12 +4,13 @@ import * as Flags from "@oclif/core/flags";
 
 export default class View extends Command {
   static override description =
-    "Show looms and eval runs in the browser: entities, turn trees with forks, folds and children, turns whole, two threads side by side; live as turns land; redacted (loopback by default).";
+    "Show looms and eval runs in the browser: entities, turn trees with forks, folds and children, turns whole, two threads side by side; eval runs as charts, two runs compared; fork from a turn with --allow-fork; live as turns land; redacted (loopback by default).";
   static override examples = [
     "spell view",
     "spell view .spellbook/loom.jsonl --open",
     "spell view runs/ --port 9000",
     "SPELLBOOK_TOKEN=s3cret spell view runs/ --host 0.0.0.0",
+    "spell view .spellbook/loom.jsonl --allow-fork",
   ];
   static override args = {
     target: Args.string({
@@ -24,6 +25,14 @@ export default class View extends Command {
       description: "token every request must carry (or SPELLBOOK_TOKEN); open /?token=… once",
     }),
     open: Flags.boolean({ description: "open the page in the system's browser" }),
+    "allow-fork": Flags.boolean({
+      description:
+        "let the page fork a thread from a turn (spends tokens; loopback or --token only)",
+    }),
+    "fork-llm": Flags.string({
+      description: "with --allow-fork: a provider/model the page offers for a fork (repeatable)",
+      multiple: true,
+    }),
   };
 
   async run(): Promise<void> {
@@ -36,7 +45,14 @@ export default class View extends Command {
     });
     process.exitCode = await viewCommand(
       args.target,
-      { port: flags.port, host: flags.host, token: flags.token, open: flags.open },
+      {
+        port: flags.port,
+        host: flags.host,
+        token: flags.token,
+        open: flags.open,
+        allowFork: flags["allow-fork"],
+        forkLlm: flags["fork-llm"],
+      },
       processIO(),
       stop,
     );

@@ -13,6 +13,25 @@ export const HTTP_CODES = {
       "spell serve: a request failed with an error that names no code of its own (a thrown error's code is sent as it is)",
   },
   body_too_large: { http: 413, meaning: "spell serve: the request body is over the size limit" },
+  fork_busy: {
+    http: 409,
+    meaning: "spell view --allow-fork: a fork from the page is already running (one at a time)",
+  },
+  fork_failed: {
+    http: 422,
+    meaning:
+      "spell view --allow-fork: the fork could not start or failed (no spell recorded for the entity, an unknown model, the cast failed)",
+  },
+  fork_invalid: {
+    http: 400,
+    meaning:
+      "spell view --allow-fork: the fork request is not { turn, intent, llm? } with a known turn and an intent",
+  },
+  fork_refused: {
+    http: 403,
+    meaning:
+      "spell view --allow-fork: a fork request without the page's x-spell-view header, or from another origin",
+  },
   forbidden_host: {
     http: 403,
     meaning:

@@ -1,7 +1,8 @@
 // `spell view` in real headless Chromium (Debian's, driven by playwright-core): each view drawn
 // from a loom with a fork, a fold, a child, a failed gate call and planted secrets; no secret in
 // the DOM; a cast that runs into the loom appears without a reload; the saved page opens from
-// disk. A screenshot of each view is kept in tests/artifacts/view/ (git ignores it).
+// disk. A screenshot of each view is kept in tests/artifacts/view/ (git ignores it); with
+// SPELLBOOK_DOCS_SHOTS=1, the README's ones are written to docs/viewer/.
 import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
@@ -44,8 +45,16 @@ async function noSecrets(page: Page): Promise<void> {
   expect(dom).not.toContain("PLANTED");
 }
 
+/** The views the README shows (SPELLBOOK_DOCS_SHOTS=1 writes them to docs/viewer/). */
+const DOCS: Record<string, string> = { turn: "timeline" };
+
 async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+  const doc = DOCS[name];
+  if (doc && process.env["SPELLBOOK_DOCS_SHOTS"] === "1") {
+    mkdirSync(join(ROOT_SPEC, "docs", "viewer"), { recursive: true });
+    await page.screenshot({ path: join(ROOT_SPEC, "docs", "viewer", `${doc}.png`) });
+  }
 }
 
 async function open(hash: string): Promise<Page> {
@@ -213,6 +222,13 @@ needs(noChromium).describe("spell view in Chromium", () => {
     await page.locator('[data-turn-id="f2"]').waitFor();
     await page.locator('[data-turn-id="r2"]').click();
     await page.locator('[data-open-turn="r2"]').waitFor();
+    // The saved page searches its own list.
+    await page.goto(`file://${out}#/l/0`);
+    // ent_root, ent_child, ent_fork and the casts the live test above ran into the loom.
+    await expect.poll(() => page.locator("[data-entity]").count()).toBeGreaterThanOrEqual(3);
+    await page.locator("input[name=q]").fill("again");
+    await expect.poll(() => page.locator("[data-entity]").count()).toBe(1);
+    expect(await page.locator("[data-entity]").getAttribute("data-entity")).toBe("ent_fork");
     expect(asked.filter((u) => !u.startsWith("file://"))).toEqual([]);
     await shot(page, "saved-page");
     await page.close();

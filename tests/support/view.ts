@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
 import { Redactor } from "../../src/core/redact.js";
+import type { ForkRunner } from "../../src/protocols/view/fork-route.js";
 import { createViewServer } from "../../src/protocols/view/server.js";
 import { bundleViewer } from "../../scripts/bundle-viewer.mjs";
 
@@ -201,7 +202,11 @@ export interface Viewer {
   port: number;
 }
 
-export async function startViewer(target: string, token?: string): Promise<Viewer> {
+export async function startViewer(
+  target: string,
+  token?: string,
+  options: { fork?: ForkRunner; forkModels?: string[] } = {},
+): Promise<Viewer> {
   const redactor = new Redactor();
   redactor.add(KNOWN_SECRET);
   const app = await createViewServer({
@@ -209,8 +214,43 @@ export async function startViewer(target: string, token?: string): Promise<Viewe
     token,
     redact: (t) => redactor.redact(t),
     appJs: await pageScript(),
+    fork: options.fork,
+    forkModels: options.forkModels,
   });
   await app.listen({ port: 0, host: "127.0.0.1" });
   const port = (app.server.address() as AddressInfo).port;
   return { app, base: `http://127.0.0.1:${port}`, port };
+}
+
+/** A priced scripted reply calling `done` with `answer` (10 tokens in, 5 out). */
+const reply = (answer: string) =>
+  `{ tool_calls: [{ gate: done, args: { answer: "${answer}" } }], usage: { prompt_tokens: 10, completion_tokens: 5 } }`;
+
+/** A sum spell answering `answers` in turn (cycling unless `cycle` is false: then it runs out). */
+export function sumSpell(name: string, answers: string[], cycle = true): string {
+  return `kind: cantrip
+name: ${name}
+llm:
+  provider: scripted
+  cycle: ${cycle}
+  price: { input: 2, output: 8 }
+  responses:
+${answers.map((a) => `    - ${reply(a)}`).join("\n")}
+identity: { system_prompt: Answer with the number only. }
+circle: { gates: [done], wards: [{ max_turns: 1 }] }
+`;
+}
+
+/** An eval of `spells` (file names in the folder) over three sums, `repeat` casts each. */
+export function sumEval(spells: string[], repeat: number): string {
+  return `kind: eval
+name: sums
+spells: [${spells.map((s) => `./${s}`).join(", ")}]
+cases:
+  - { name: one-two, intent: "What is 1 + 2?", expect: [{ result: "3" }] }
+  - { name: two-two, intent: "What is 2 + 2?", expect: [{ result: "4" }] }
+  - { name: three-two, intent: "What is 3 + 2?", expect: [{ result: "5" }] }
+repeat: ${repeat}
+concurrency: 1
+`;
 }

@@ -10,10 +10,18 @@ export interface EvalRow {
   case: string;
   repeat: number | null;
   pass: boolean | null;
+  /** The row's verdict: an errored cast (no verdict) is "error", not a fail. */
+  status: "pass" | "fail" | "error" | null;
   score: number | null;
   reason: string;
   entity: string | null;
   turn: string | null;
+  /** What was cast: `spell × llm` when the row names them ("" when it does not). */
+  target: string;
+  cost: number | null;
+  latencyMs: number | null;
+  tokens: number | null;
+  turns: number | null;
 }
 
 export interface EvalTable {
@@ -40,21 +48,36 @@ function row(o: Record<string, unknown>): EvalRow {
     pick(nested, ["entity_id", "entity", "entityId"]);
   const turn =
     pick(o, ["turn_id", "last_turn_id", "turnId"]) ?? pick(nested, ["turn_id", "last_turn_id"]);
+  const num = (names: string[]) => {
+    const v = pick(o, names) ?? pick(nested, names);
+    return typeof v === "number" && Number.isFinite(v) ? v : null;
+  };
+  const verdict =
+    typeof pass === "boolean"
+      ? pass
+      : status === "pass" || status === "passed"
+        ? true
+        : status === "fail" || status === "failed"
+          ? false
+          : null;
+  const errored = status === "error" || status === "errored";
+  const target = [text(pick(o, ["spell", "target"])), text(pick(o, ["llm", "model"]))]
+    .filter(Boolean)
+    .join(" × ");
   return {
     case: text(pick(o, ["case", "case_id", "caseId", "name", "id", "description"])),
     repeat: typeof repeat === "number" ? repeat : null,
-    pass:
-      typeof pass === "boolean"
-        ? pass
-        : status === "pass" || status === "passed"
-          ? true
-          : status === "fail" || status === "failed"
-            ? false
-            : null,
+    pass: verdict,
+    status: errored ? "error" : verdict === null ? null : verdict ? "pass" : "fail",
     score: typeof score === "number" ? score : null,
     reason: text(pick(o, ["reason", "error", "message"])),
     entity: typeof entity === "string" ? entity : null,
     turn: typeof turn === "string" ? turn : null,
+    target,
+    cost: num(["cost_usd", "cost"]),
+    latencyMs: num(["latency_ms", "duration_ms", "latency"]),
+    tokens: num(["tokens"]),
+    turns: num(["turns"]),
   };
 }
 

@@ -10,11 +10,13 @@ import type { FastifyInstance, FastifyReply } from "fastify";
 import type { ErrorCode } from "../../core/error-codes.js";
 import type { LoomViewIndex } from "../../loom/view-index.js";
 import { entityLayout, threadRows, type TreeLayout } from "../../loom/view-tree.js";
+import { forkRoutes, type ForkRunner } from "./fork-route.js";
+import { queryEntities, type EntityQuery } from "./entity-query.js";
 import { readEvalRun } from "./evals.js";
 import type { Sources } from "./sources.js";
 
 type Params = { s: string; e?: string; t?: string };
-type Query = { offset?: string; limit?: string };
+type Query = { offset?: string; limit?: string } & EntityQuery;
 
 const MAX_PAGE = 1000;
 /** While a loom is read in the background, a tree is laid out again at most this often. */
@@ -31,7 +33,13 @@ type Send = (reply: FastifyReply, value: unknown) => FastifyReply;
 
 const missing = (reply: FastifyReply, what: string) => fail(reply, 404, "not_found", `no ${what}`);
 
-export function apiRoutes(app: FastifyInstance, sources: Sources, redact: (t: string) => string) {
+export function apiRoutes(
+  app: FastifyInstance,
+  sources: Sources,
+  redact: (t: string) => string,
+  fork?: ForkRunner,
+  forkModels: readonly string[] = [],
+) {
   const replacer = redactingReplacer(redact);
   const send: Send = (reply, value) =>
     reply.type("application/json").send(JSON.stringify(value, replacer));
@@ -48,6 +56,7 @@ export function apiRoutes(app: FastifyInstance, sources: Sources, redact: (t: st
     ),
   );
   loomRoutes(app, sources, send);
+  forkRoutes(app, sources, send, redact, fork && { run: fork, models: forkModels });
   app.get<{ Params: Params }>("/api/evals/:s", (req, reply) => {
     const s = sources.get(req.params.s);
     if (s?.kind !== "eval") return missing(reply, "eval run");
@@ -105,7 +114,7 @@ function loomRoutes(app: FastifyInstance, sources: Sources, send: Send) {
   app.get<{ Params: Params; Querystring: Query }>("/api/l/:s/entities", (req, reply) => {
     const index = loom(req.params.s);
     if (!index) return missing(reply, "loom");
-    return send(reply, page([...index.entities.values()], req.query));
+    return send(reply, page(queryEntities(index.entities.values(), req.query), req.query));
   });
   app.get<{ Params: Params; Querystring: Query }>("/api/l/:s/e/:e/rows", (req, reply) => {
     const index = loom(req.params.s);

@@ -7,6 +7,7 @@
  */
 import type { FastifyInstance } from "fastify";
 import { guard, refuse } from "../http/guard.js";
+import type { ForkRunner } from "./fork-route.js";
 import { apiRoutes, fail } from "./routes.js";
 import { Sources } from "./sources.js";
 import { pageHtml } from "./page-html.js";
@@ -20,6 +21,10 @@ export interface ViewOptions {
   redact: (text: string) => string;
   /** The page's script (dist/viewer.js). */
   appJs: string;
+  /** `--allow-fork`: how a fork asked by the page runs; absent, the page cannot fork. */
+  fork?: ForkRunner | undefined;
+  /** Models the page offers for a fork (`--fork-llm`), before those the loom has seen. */
+  forkModels?: readonly string[] | undefined;
 }
 
 const TOKEN_COOKIE = "spell_view_token";
@@ -78,7 +83,7 @@ export async function createViewServer(options: ViewOptions): Promise<FastifyIns
   app.get("/app.js", (_req, reply) =>
     reply.type("text/javascript; charset=utf-8").send(options.appJs),
   );
-  apiRoutes(app, sources, options.redact);
+  apiRoutes(app, sources, options.redact, options.fork, options.forkModels);
   return app;
 }
 

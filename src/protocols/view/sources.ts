@@ -84,6 +84,11 @@ export class Sources {
     return [...this.byPath.values()];
   }
 
+  /** A listed path as a path on disk (for a command that opens the loom itself: a fork). */
+  onDisk(path: string): string {
+    return `${this.fs.root}/${path}`;
+  }
+
   get(id: string): Source | undefined {
     for (const s of this.byPath.values()) if (s.id === id) return s;
     return undefined;

@@ -3,6 +3,9 @@
  * How the page asks for data: the server's API, or — in a page written by `spell loom view
  * --out` — the answers embedded in it (lists paged here, as the server would).
  */
+import { queryEntities } from "../entity-query.js";
+import type { ViewEntity } from "./types.js";
+
 const embedded = document.getElementById("spell-data");
 const answers: Record<string, unknown> | null = embedded
   ? (JSON.parse(embedded.textContent ?? "{}") as Record<string, unknown>)
@@ -30,8 +33,12 @@ function fromEmbedded(path: string): unknown {
   const value = answers![base!];
   if (value === undefined) throw new Error(`not in this page: ${base}`);
   const params = new URLSearchParams(query);
-  const list = value as Page<unknown>;
+  let list = value as Page<unknown>;
   if (!params.has("offset") || !Array.isArray(list.rows)) return value;
+  if (base!.endsWith("/entities")) {
+    const rows = queryEntities(list.rows as ViewEntity[], Object.fromEntries(params));
+    list = { ...list, total: rows.length, rows };
+  }
   const offset = Number(params.get("offset"));
   const limit = Number(params.get("limit") ?? 200);
   return { ...list, offset, rows: list.rows.slice(offset, offset + limit) };

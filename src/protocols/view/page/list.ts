@@ -54,17 +54,104 @@ function EntityRow({ src, e }: { src: string; e: ViewEntity }): VNode {
   </a>`;
 }
 
+const COLUMNS: [string, string, string][] = [
+  ["intent", "intent", "intent"],
+  ["status", "status", "status"],
+  ["turns", "turns", "num"],
+  ["tokens", "tokens", "num"],
+  ["cost", "cost", "num"],
+  ["reward", "reward", "num"],
+  ["time", "started", "time"],
+];
+
+/** The list's search, filters and sort, kept in the address (`?q=…&sort=…`) after the route. */
+function useQuery(): [Record<string, string>, (q: Record<string, string>) => void] {
+  const read = () => {
+    const at = location.hash.indexOf("?");
+    return at < 0 ? {} : Object.fromEntries(new URLSearchParams(location.hash.slice(at + 1)));
+  };
+  const [q, setQ] = useState<Record<string, string>>(read());
+  const set = (next: Record<string, string>) => {
+    const clean = Object.fromEntries(Object.entries(next).filter(([, v]) => v !== ""));
+    setQ(clean);
+    const base = location.hash.split("?")[0];
+    const qs = new URLSearchParams(clean).toString();
+    history.replaceState(null, "", `${base}${qs ? `?${qs}` : ""}`);
+  };
+  return [q, set];
+}
+
+type Query = Record<string, string>;
+
+function Filters({ q, setQ }: { q: Query; setQ: (q: Query) => void }): VNode {
+  const field = (name: string) => (e: Event) =>
+    setQ({ ...q, [name]: (e.currentTarget as HTMLInputElement).value });
+  const num = (name: string, label: string, min?: string) =>
+    html`<label
+      >${label}
+      <input
+        type="number"
+        step="any"
+        min=${min}
+        name=${name}
+        value=${q[name] ?? ""}
+        onInput=${field(name)}
+    /></label>`;
+  return html`<form class="filters" role="search" onSubmit=${(e: Event) => e.preventDefault()}>
+    <label
+      >Search
+      <input
+        type="search"
+        name="q"
+        value=${q["q"] ?? ""}
+        onInput=${field("q")}
+        placeholder="words in the intent or id"
+    /></label>
+    <label
+      >Status
+      <select name="status" value=${q["status"] ?? ""} onChange=${field("status")}>
+        <option value="">any</option>
+        <option value="open">open</option>
+        <option value="ended">ended</option>
+        <option value="truncated">truncated</option>
+        <option value="error">with an error</option>
+      </select></label
+    >
+    ${num("minReward", "Reward at least")} ${num("maxCost", "Cost at most $", "0")}
+  </form>`;
+}
+
+/** The column heads: a click sorts by the column, a second click the other way. */
+function Head({ q, setQ }: { q: Query; setQ: (q: Query) => void }): VNode {
+  const sortBy = (col: string) =>
+    setQ({ ...q, sort: col, dir: q["sort"] === col && q["dir"] !== "desc" ? "desc" : "asc" });
+  const arrow = (col: string) => (q["sort"] === col ? (q["dir"] === "desc" ? " ▼" : " ▲") : "");
+  return html`<div class="erow head">
+    ${COLUMNS.map(
+      ([label, col, cls]) =>
+        html`<button
+          type="button"
+          class=${`sort ${cls}`}
+          data-sort=${col}
+          title=${`Sort by ${label}`}
+          onClick=${() => sortBy(col)}
+        >
+          ${label}${arrow(col)}
+        </button>`,
+    )}
+  </div>`;
+}
+
 export function EntityList({ src, version }: { src: string; version: number }): VNode {
   const [total, setTotal] = useState<number | null>(null);
+  const [q, setQ] = useQuery();
+  const qs = new URLSearchParams(q).toString();
   return html`<section>
-    <h2>Entities ${total === null ? "" : html`<small>(${total})</small>`}</h2>
-    <div class="erow head">
-      <span class="intent">intent</span><span class="status">status</span
-      ><span class="num">turns</span><span class="num">tokens</span><span class="num">cost</span
-      ><span class="num">reward</span><span class="time">time</span>
-    </div>
+    <h2>Entities ${total === null ? "" : html`<small data-total=${total}>(${total})</small>`}</h2>
+    <${Filters} q=${q} setQ=${setQ} />
+    <${Head} q=${q} setQ=${setQ} />
     <${Virtual}
-      path=${`/api/l/${src}/entities`}
+      path=${`/api/l/${src}/entities${qs ? `?${qs}` : ""}`}
       version=${version}
       onTotal=${setTotal}
       render=${(e: ViewEntity) => html`<${EntityRow} src=${src} e=${e} />`}

@@ -10,6 +10,7 @@ import { html } from "htm/preact";
 import { useEffect, useState } from "preact/hooks";
 import { get, isStatic } from "./api.js";
 import { Compare } from "./compare.js";
+import { EvalCompare } from "./eval-compare.js";
 import { EvalRun } from "./evals.js";
 import { EntityList, SourceList, type SourceItem } from "./list.js";
 import { CSS } from "./style.js";
@@ -19,7 +20,12 @@ const POLL_MS = 1000;
 
 function useRoute(): string[] {
   const read = () =>
-    location.hash.replace(/^#\/?/, "").split("/").filter(Boolean).map(decodeURIComponent);
+    location.hash
+      .replace(/^#\/?/, "")
+      .split("?")[0]!
+      .split("/")
+      .filter(Boolean)
+      .map(decodeURIComponent);
   const [route, setRoute] = useState(read());
   useEffect(() => {
     const on = () => setRoute(read());
@@ -57,6 +63,8 @@ function useVersion(loom: string | undefined): number {
 function View({ route, version }: { route: string[]; version: number }): VNode {
   const [kind, src, what, id, sub, turn] = route;
   if (kind === "ev" && src) return html`<${EvalRun} src=${src} version=${version} />`;
+  if (kind === "cmp" && src && what)
+    return html`<${EvalCompare} before=${src} after=${what} open=${id} />`;
   if (kind !== "l" || !src) return html`<${SourceList} version=${version} />`;
   if (what === "e" && id)
     return html`<${EntityTree}

@@ -3,11 +3,13 @@
  * A turn opened: what the entity wrote, each gate call with its arguments and result (an error
  * marked; its start and duration when the loom records them), the observation, tokens, time,
  * the model, the folds that cover it, the entities hanging from it, and the rest of its
- * metadata (what the LLM was sent, when the loom has it).
+ * metadata (what the LLM was sent, when the loom has it); and, when the server allows it, a
+ * form to fork the thread from this turn.
  */
 import { type VNode } from "preact";
 import { html } from "htm/preact";
 import * as f from "./format.js";
+import { ForkForm } from "./fork.js";
 import { useGet } from "./use-get.js";
 
 interface GateCall {
@@ -59,10 +61,21 @@ function pretty(json: string): string {
   }
 }
 
-function Call({ call, i }: { call: GateCall; i: number }): VNode {
+function Call({ call, i, turnMs }: { call: GateCall; i: number; turnMs: number }): VNode {
+  const d = call.duration_ms;
   return html`<div class=${`call ${call.is_error ? "err" : ""}`} data-call=${i}>
     <div class="call-head">
       <b>${call.gate_name}</b> ${call.is_error ? html`<b class="tag err">error</b>` : ""}
+      ${
+        typeof d === "number" && turnMs > 0
+          ? html`<span class="dur" title=${`${d} ms of the turn's ${turnMs} ms`} aria-hidden="true"
+              ><span
+                class="dur-bar gate"
+                style=${`width:${Math.min(100, Math.max(1, (100 * d) / turnMs))}%`}
+              ></span
+            ></span>`
+          : ""
+      }
       <span class="meta">
         ${[call.started_at ? f.when(call.started_at) : "", typeof call.duration_ms === "number" ? f.ms(call.duration_ms) : ""].filter(Boolean).join(" · ")}
       </span>
@@ -72,14 +85,39 @@ function Call({ call, i }: { call: GateCall; i: number }): VNode {
   </div>`;
 }
 
+/** Tokens, time, when, model, cost, reward and reason, in one line. */
+function metaLine(
+  t: Detail["turn"],
+  m: Record<string, unknown>,
+  llm: { provider?: string; model?: string | null } | undefined,
+  cost: unknown,
+): string {
+  return [
+    `${count(m["tokens_prompt"])} in`,
+    `${count(m["tokens_completion"])} out`,
+    `${count(m["tokens_cached"])} cached`,
+    f.ms(Number(m["duration_ms"] ?? 0)),
+    f.when(typeof m["timestamp"] === "string" ? m["timestamp"] : ""),
+    llm ? [llm.provider, llm.model].filter(Boolean).join("/") : "",
+    typeof cost === "number" ? f.usd(cost) : "",
+    t.reward === null ? "" : `reward ${t.reward}`,
+    t.reason ?? "",
+  ]
+    .filter(Boolean)
+    .join(" · ");
+}
+
 export function TurnPanel({
   src,
   turn,
   version,
+  intent,
 }: {
   src: string;
   turn: string;
   version: number;
+  /** The entity's intent: what a fork continues with unless edited. */
+  intent: string;
 }): VNode {
   const d = useGet<Detail>(`/api/l/${src}/t/${encodeURIComponent(turn)}`, version);
   if (!d || d.turn.id !== turn) return html`<p>Loading…</p>`;
@@ -90,19 +128,12 @@ export function TurnPanel({
   const rest = Object.fromEntries(Object.entries(m).filter(([k]) => !KNOWN.has(k)));
   return html`<article class="turn" data-open-turn=${t.id}>
     <h3>Turn #${t.sequence} <small>${t.id} · ${t.entity_id}</small></h3>
-    <p class="meta">
-      ${count(m["tokens_prompt"])} in · ${count(m["tokens_completion"])} out ·
-      ${count(m["tokens_cached"])} cached · ${f.ms(Number(m["duration_ms"] ?? 0))} ·
-      ${f.when(typeof m["timestamp"] === "string" ? m["timestamp"] : "")}
-      ${llm ? ` · ${[llm.provider, llm.model].filter(Boolean).join("/")}` : ""}
-      ${typeof cost === "number" ? ` · ${f.usd(cost)}` : ""}
-      ${t.reward === null ? "" : ` · reward ${t.reward}`} ${t.reason ? ` · ${t.reason}` : ""}
-    </p>
+    <p class="meta">${metaLine(t, m, llm, cost)}</p>
     ${d.folds.map((fo) => html`<p class="fold"><b class="tag fold">folded</b> turns ${fo.from_sequence}–${fo.to_sequence}: ${fo.summary}</p>`)}
     <h4>Utterance</h4>
     <pre class="utterance">${t.utterance}</pre>
     <h4>Gate calls (${t.gate_calls.length})</h4>
-    ${t.gate_calls.map((c, i) => html`<${Call} call=${c} i=${i} />`)}
+    ${t.gate_calls.map((c, i) => html`<${Call} call=${c} i=${i} turnMs=${Number(m["duration_ms"] ?? 0)} />`)}
     <h4>Observation ${t.is_error ? html`<b class="tag err">error</b>` : ""}</h4>
     <pre class="observation">${t.observation}</pre>
     ${
@@ -115,9 +146,12 @@ export function TurnPanel({
     }
     ${
       Object.keys(rest).length
-        ? html`<h4>Metadata</h4>
-            <pre class="metadata">${JSON.stringify(rest, null, 2)}</pre>`
+        ? html`<details class="metadata-box">
+            <summary><h4>Metadata</h4></summary>
+            <pre class="metadata">${JSON.stringify(rest, null, 2)}</pre>
+          </details>`
         : ""
     }
+    <${ForkForm} src=${src} turn=${t.id} intent=${intent} />
   </article>`;
 }

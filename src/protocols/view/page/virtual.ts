@@ -1,7 +1,8 @@
 /// <reference lib="dom" />
 /**
  * A list of any length that draws only the rows in sight: rows of one height, fetched a page at
- * a time as they scroll into view, fetched again when `version` changes (the loom grew).
+ * a time as they scroll into view, fetched again when `version` changes (the loom grew). One row
+ * may be open: what it shows lies under it, in place, and the rows below move down by its height.
  */
 import { type VNode } from "preact";
 import { html } from "htm/preact";
@@ -16,19 +17,24 @@ export interface VirtualProps<T> {
   path: string;
   version: number;
   render: (row: T, index: number) => VNode;
+  /** The row opened in place: what it shows under it (any height) pushes the rows below down. */
+  isOpen?: (row: T) => boolean;
+  renderOpen?: (row: T) => VNode;
+  /** Told the rows of each page that arrives. */
+  onPage?: (rows: T[]) => void;
   /** Told the total whenever a page arrives. */
   onTotal?: (total: number) => void;
   height?: string;
 }
 
-export function Virtual<T>(props: VirtualProps<T>): VNode {
-  const box = useRef<HTMLDivElement>(null);
-  const [top, setTop] = useState(0);
-  const [view, setView] = useState(600);
+/** The pages of the list at hand, and how to ask for those a range of rows lies on. */
+function usePages<T>(props: VirtualProps<T>) {
   const [total, setTotal] = useState(0);
   const [pages, setPages] = useState(new Map<number, T[]>());
   const asked = useRef(new Set<number>());
+  const current = useRef(props.path);
   useEffect(() => {
+    current.current = props.path;
     asked.current = new Set();
     setPages(new Map());
   }, [props.path]);
@@ -36,39 +42,103 @@ export function Virtual<T>(props: VirtualProps<T>): VNode {
   useEffect(() => {
     asked.current = new Set();
   }, [props.version]);
-  useEffect(() => {
-    if (box.current) setView(box.current.clientHeight || 600);
-  }, []);
-  const first = Math.max(0, Math.floor(top / ROW) - 20);
-  const last = Math.min(Math.max(total, 1), Math.ceil((top + view) / ROW) + 20);
-  useEffect(() => {
+  const load = (first: number, last: number) => {
     for (let p = Math.floor(first / PAGE); p <= Math.floor(last / PAGE); p++) {
       if (asked.current.has(p)) continue;
       asked.current.add(p);
       const sep = props.path.includes("?") ? "&" : "?";
-      void get<Page<T>>(`${props.path}${sep}offset=${p * PAGE}&limit=${PAGE}`).then((page) => {
+      const path = props.path;
+      void get<Page<T>>(`${path}${sep}offset=${p * PAGE}&limit=${PAGE}`).then((page) => {
+        if (current.current !== path) return; // asked for a list no longer shown
         setTotal(page.total);
+        props.onPage?.(page.rows);
         props.onTotal?.(page.total);
         setPages((old) => new Map(old).set(p, page.rows));
       });
     }
-  }, [first, last, pages, props.path, props.version]);
+  };
+  return { total, pages, load };
+}
+
+/**
+ * The open row (one at most, among the pages at hand), the height of what it shows under it
+ * (measured as it changes), and the ref for that element. Opened from elsewhere (a link), the
+ * row is brought into sight.
+ */
+function useOpenRow<T>(
+  pages: Map<number, T[]>,
+  isOpen: ((row: T) => boolean) | undefined,
+  box: { current: HTMLDivElement | null },
+  view: number,
+) {
+  let openAt = -1;
+  if (isOpen)
+    for (const [p, list] of pages) {
+      const j = list.findIndex(isOpen);
+      if (j >= 0) {
+        openAt = p * PAGE + j;
+        break;
+      }
+    }
+  const [extra, setExtra] = useState(0);
+  const panel = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const el = panel.current;
+    if (!el) return undefined;
+    const measure = () => setExtra(el.offsetHeight);
+    measure();
+    const ro = new ResizeObserver(measure);
+    ro.observe(el);
+    const y = openAt * ROW;
+    if (box.current && (y < box.current.scrollTop || y > box.current.scrollTop + view - ROW))
+      box.current.scrollTop = Math.max(0, y - 2 * ROW);
+    return () => ro.disconnect();
+  }, [openAt]);
+  return { openAt, gap: openAt >= 0 ? extra : 0, panel };
+}
+
+export function Virtual<T>(props: VirtualProps<T>): VNode {
+  const box = useRef<HTMLDivElement>(null);
+  const [top, setTop] = useState(0);
+  const [view, setView] = useState(600);
+  useEffect(() => {
+    if (box.current) setView(box.current.clientHeight || 600);
+  }, []);
+  const { total, pages, load } = usePages(props);
+  const { openAt, gap, panel } = useOpenRow(pages, props.isOpen, box, view);
+  const below = (openAt + 1) * ROW;
+  const pos = (i: number) => i * ROW + (openAt >= 0 && i > openAt ? gap : 0);
+  const indexAt = (y: number) =>
+    Math.floor((openAt >= 0 && y > below ? Math.max(below, y - gap) : y) / ROW);
+  const first = Math.max(0, indexAt(top) - 20);
+  const last = Math.min(Math.max(total, 1), indexAt(top + view) + 1 + 20);
+  useEffect(() => load(first, last), [first, last, pages, props.path, props.version]);
   const rows: VNode[] = [];
   for (let i = first; i < Math.min(last, total); i++) {
     const row = pages.get(Math.floor(i / PAGE))?.[i % PAGE];
     if (row === undefined) continue;
     rows.push(
-      html`<div class="vrow" style=${`top:${i * ROW}px;height:${ROW}px`} key=${i}>
+      html`<div class="vrow" style=${`top:${pos(i)}px;height:${ROW}px`} key=${i}>
         ${props.render(row, i)}
       </div>`,
     );
   }
+  const open = openAt >= 0 ? pages.get(Math.floor(openAt / PAGE))?.[openAt % PAGE] : undefined;
   return html`<div
     class="virtual"
     ref=${box}
     style=${`height:${props.height ?? "calc(100vh - 140px)"}`}
     onScroll=${(e: Event) => setTop((e.currentTarget as HTMLElement).scrollTop)}
   >
-    <div style=${`height:${total * ROW}px;position:relative`}>${rows}</div>
+    <div style=${`height:${total * ROW + gap}px;position:relative`}>
+      ${rows}
+      ${
+        open !== undefined && props.renderOpen
+          ? html`<div class="vopen" ref=${panel} key=${`open-${openAt}`} style=${`top:${below}px`}>
+              ${props.renderOpen(open)}
+            </div>`
+          : ""
+      }
+    </div>
   </div>`;
 }

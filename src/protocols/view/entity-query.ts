@@ -1,0 +1,76 @@
+/**
+ * A loom's entities searched, filtered and sorted for the viewer's list: `q` (words the intent
+ * or the id contains, case ignored; plain text, no pattern), `status` (open, ended, truncated,
+ * error), `minReward`, `maxCost`, `sort` (a column) and `dir` (asc, desc). Used by the server
+ * and by a saved page (which pages through its embedded list itself). Unknown values are ignored.
+ */
+import type { ViewEntity } from "../../loom/view-entity.js";
+
+export type EntityQuery = Partial<
+  Record<"q" | "status" | "minReward" | "maxCost" | "sort" | "dir", string>
+>;
+
+const SORTS: Record<string, (e: ViewEntity) => number | string> = {
+  intent: (e) => (e.intent || e.id).toLowerCase(),
+  status: (e) => e.end ?? "",
+  turns: (e) => e.turns,
+  tokens: (e) => e.tokens,
+  cost: (e) => e.cost ?? -1,
+  reward: (e) => e.reward ?? Number.NEGATIVE_INFINITY,
+  started: (e) => e.started,
+  time: (e) => e.ms,
+};
+
+export const SORT_COLUMNS = Object.keys(SORTS);
+
+function statusOf(e: ViewEntity, status: string): boolean {
+  switch (status) {
+    case "open":
+      return e.end === null;
+    case "ended":
+      return e.end !== null && !e.end.startsWith("truncated");
+    case "truncated":
+      return e.end?.startsWith("truncated") ?? false;
+    case "error":
+      return e.err;
+    default:
+      return true;
+  }
+}
+
+const number = (v: string | undefined) => {
+  if (v === undefined || v.trim() === "") return undefined;
+  const n = Number(v);
+  return Number.isFinite(n) ? n : undefined;
+};
+
+export function queryEntities(all: Iterable<ViewEntity>, given: EntityQuery): ViewEntity[] {
+  // A repeated parameter arrives as a list: only strings are read.
+  const q = Object.fromEntries(
+    Object.entries(given).filter(([, v]) => typeof v === "string"),
+  ) as EntityQuery;
+  const words = (q.q ?? "").toLowerCase().split(/\s+/).filter(Boolean).slice(0, 20);
+  const minReward = number(q.minReward);
+  const maxCost = number(q.maxCost);
+  const out: ViewEntity[] = [];
+  for (const e of all) {
+    if (q.status && !statusOf(e, q.status)) continue;
+    if (minReward !== undefined && (e.reward === null || e.reward < minReward)) continue;
+    if (maxCost !== undefined && e.cost !== null && e.cost > maxCost) continue;
+    if (words.length) {
+      const text = `${e.intent}\n${e.id}`.toLowerCase();
+      if (!words.every((w) => text.includes(w))) continue;
+    }
+    out.push(e);
+  }
+  const key = q.sort ? SORTS[q.sort] : undefined;
+  if (key) {
+    const sign = q.dir === "desc" ? -1 : 1;
+    out.sort((a, b) => {
+      const x = key(a);
+      const y = key(b);
+      return (x < y ? -1 : x > y ? 1 : 0) * sign;
+    });
+  }
+  return out;
+}
