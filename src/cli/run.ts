@@ -42,6 +42,12 @@ function flagClash(flags: RunFlags): string | undefined {
   return undefined;
 }
 
+/** Says why the flags cannot be run; the exit code of a bad invocation. */
+function refused(io: CliIO, why: string): number {
+  io.stderr(`${why}\n`);
+  return EXIT.invalid;
+}
+
 /** `spell run FILE`: progress per turn on stderr, the result on stdout. Returns the exit code. */
 export async function runCommand(file: string, flags: RunFlags, io: CliIO): Promise<number> {
   const loaded = await loadForRun(file, flags, io);
@@ -52,10 +58,7 @@ export async function runCommand(file: string, flags: RunFlags, io: CliIO): Prom
   printWarnings(loaded, io);
   const cantrip = loaded.cantrip!;
   const clash = flagClash(flags);
-  if (clash) {
-    io.stderr(`${clash}\n`);
-    return EXIT.invalid;
-  }
+  if (clash) return refused(io, clash);
   let target: RunTarget | undefined;
   try {
     target = flags.repeat === undefined ? runTarget(file, flags.resume, cantrip.loom) : undefined;

@@ -4,6 +4,8 @@
  * one (its recorded context read once it is held).
  */
 import type { Approver } from "./approval.js";
+import type { CastPlaces } from "./cast-places.js";
+import type { EventListener } from "./events.js";
 import type { Message } from "./contract.js";
 import type { CastConfig } from "./loop-host.js";
 import type { EntityLease, LoomWriter, RecordedCast } from "./loom-writer.js";
@@ -52,4 +54,46 @@ export interface EntityOptions {
   resume?: () => EntityOptions;
   /** A resumed entity's last cast as recorded: `send(intent, { resume: true })` continues it. */
   recorded?: RecordedCast;
+}
+
+export interface CastOptions extends Omit<
+  EntityOptions,
+  "history" | "id" | "sequence" | "keeper" | "recorded"
+> {
+  onEvent?: EventListener;
+  /**
+   * Continue the cast of this entity from its last recorded turn in the cantrip's loom (a cast
+   * interrupted by Ctrl-C, a crash, a killed worker). Its turns go back into the context, the
+   * code medium's variables come back by replay (as `summon({ entity })`), the next turn takes
+   * the next sequence, nothing recorded is recorded again and `intent` is not appended again;
+   * the wards count the cast's recorded turns, tokens and cost. An entity with no turn yet
+   * starts fresh under this id with `intent` (so a job can always pass a pre-assigned id:
+   * `newEntityId()`); a cast that already ended (`done`, a text reply, a ward) gives back its
+   * recorded result with no LLM call. The entity is held while the cast runs: a second cast of
+   * the same entity waits, then fails with `loom_in_use`. Needs a loom that keeps entities.
+   */
+  resumeEntity?: string;
+  /**
+   * Which cast of a series this is (0 the first: an eval's case × repeat, `spell run --repeat`'s
+   * repeat): a scripted model starts at the seat-th cast's part of its script, counted from where
+   * the cantrip stands (core/cast-places.ts), so the cast gets the same replies in any process.
+   * Default: the cast starts where the cantrip stands. Ignored by `summon`.
+   */
+  seat?: number;
+  /**
+   * The cast runs inside another's (a child inside its parent's): its scripted models' places are
+   * that cast's (`places`; undefined: the models' own, a summoned entity's send). Passed by
+   * call_entity, since the code medium's gate calls lose the async context they began in.
+   */
+  within?: { places: CastPlaces | undefined };
+}
+
+export interface SummonOptions extends CastOptions {
+  /** Working context to start from instead of a fresh one (a fork). */
+  history?: Message[];
+  /**
+   * An entity recorded in the loom to continue (ENTITY-5 across processes): its earlier turns
+   * come back into the context and, in the code medium, its variables by rebuild (LOOM-13).
+   */
+  entity?: string;
 }
