@@ -10,6 +10,7 @@ import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { otlpReceiver, type Receiver } from "../otel/receiver.js";
 import { wireReplyOf } from "../../src/conformance/mock-openai-replies.js";
 import { startLoopbackProvider, type LoopbackServer } from "../support/providers.js";
 import type { CommandShape } from "../../src/cli/argv.js";
@@ -85,6 +86,8 @@ let turn = "";
 let replayEntity = "";
 /** The LLM of `--llm local/model`: a loopback OpenAI-compatible server that answers `done`. */
 let provider: LoopbackServer | undefined;
+/** Where the --otel and `loom otel` lines send their spans (an unreachable one fails `loom otel`). */
+let collector: Receiver | undefined;
 
 /** A placeholder's value: `values["COMMAND WORD"]` before `values[WORD]`. */
 const values = (): Record<string, string> => ({
@@ -142,7 +145,7 @@ const values = (): Record<string, string> => ({
   "loom view FILE|URL": "runs/loom.jsonl",
   "URL…": "http://localhost:3000",
   AGENT: "greeter",
-  URL: "http://127.0.0.1:9", // --otel: a closed loopback port (the export fails, said on stderr)
+  URL: collector!.url, // --otel, loom otel: a loopback OTLP receiver of this file's
 });
 
 interface Ran {
@@ -177,6 +180,7 @@ function spell(argv: string[], opts: { stdin?: string; env?: Record<string, stri
 }
 
 beforeAll(async () => {
+  collector = await otlpReceiver();
   const done = { tool_calls: [{ gate: "done", args: { answer: "5" } }] };
   provider = await startLoopbackProvider([wireReplyOf("llm", done, 0)], { repeatLast: true });
   cpSync(join(root, "spells"), join(work, "spells"), { recursive: true });
@@ -209,7 +213,10 @@ beforeAll(async () => {
   const run = await spell(["run", "spell.yaml", "--loom", "runs/loom.jsonl", "--json"]);
   entity = (JSON.parse(run.stdout) as { entity_id: string }).entity_id;
 }, LOADED_MACHINE_MS);
-afterAll(() => provider?.close());
+afterAll(async () => {
+  await provider?.close();
+  await collector?.close();
+});
 
 const commands = fencedCommands(root, docs);
 

@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { COMMANDS } from "../../src/commands/main.js";
 import { parseCommand, stripComment } from "../support/doc-commands.js";
+import { otlpReceiver, type Receiver } from "../otel/receiver.js";
 
 const root = process.cwd();
 const work = mkdtempSync(join(tmpdir(), "help-examples-"));
@@ -58,8 +59,8 @@ const REPLACED: [RegExp, () => string, string][] = [
   [/--host 0\.0\.0\.0/, () => "--host 127.0.0.1", "tests listen on loopback only"],
   [
     /http:\/\/localhost:4318/,
-    () => "http://127.0.0.1:9",
-    "a closed loopback port: a collector on 4318 may be another process's (the export's failure is said on stderr)",
+    () => collector!.url,
+    "a loopback OTLP receiver of this file's: a collector on 4318 may be another process's",
   ],
   [/turn_…/, () => ids.turn, "a turn of the scratch loom"],
   [/ent_019ac2f0-1d2e-7f3a-8b4c-0d1e2f3a4b5c/, () => ids.entity, "an entity of the scratch loom"],
@@ -68,6 +69,11 @@ const REPLACED: [RegExp, () => string, string][] = [
     /spell run spell\.yaml --repeat/,
     () => "spell run repeat.yaml --repeat",
     "a spell whose script answers any number of casts (spell.yaml's answers one)",
+  ],
+  [
+    /printf "first\\nsecond\\n" \| spell summon spell\.yaml --quiet/,
+    () => 'printf "first\\n" | spell summon spell.yaml --quiet',
+    "spell.yaml's script answers one send, and a send that fails fails a piped session (a later line replays this entity)",
   ],
   [/ >> /, () => " > ", "the scratch file is new: appending is writing"],
 ];
@@ -95,9 +101,12 @@ interface Ran {
 
 /** Children still running: one whose example ran past its limit is stopped after the file. */
 const running = new Set<ReturnType<typeof spawn>>();
-afterAll(() => {
+afterAll(async () => {
   for (const child of running) child.kill("SIGKILL"); // only processes this file started
+  await collector?.close();
 });
+/** Where the --otel and `loom otel` lines send their spans (an unreachable one fails `loom otel`). */
+let collector: Receiver | undefined;
 
 /** `spell ARGV` in the scratch folder; a server is stopped (SIGTERM) once it says it listens. */
 function spell(argv: string[], opts: { stdin?: string; env?: Record<string, string> } = {}) {
@@ -155,6 +164,7 @@ circle: { gates: [done], wards: [{ max_turns: 2 }] }
 `;
 
 beforeAll(async () => {
+  collector = await otlpReceiver();
   cpSync(join(root, "spells"), join(work, "spells"), { recursive: true });
   cpSync(join(root, "grimoire"), join(work, "grimoire"), { recursive: true });
   cpSync(join(root, "tests.yaml"), join(work, "tests.yaml"));

@@ -173,7 +173,10 @@ describe("spell summon --json on a send that fails", () => {
     );
     const o = io();
     const input = Readable.from(["one\n", "two\n"]);
-    expect(await runSummon(file, { json: true, loom: "memory" }, { ...o, input })).toBe(EXIT.ok);
+    // A failed send fails the piped session's exit (issue 45), after every line has its line out.
+    expect(await runSummon(file, { json: true, loom: "memory" }, { ...o, input })).toBe(
+      EXIT.failure,
+    );
     const out = o.out
       .trim()
       .split("\n")

@@ -109,7 +109,8 @@ describe("the gate calls of a turn have a budget (issue 20)", () => {
     // Turn 1 recorded 2 calls and one refusal; the 7 later refusals have no record to replay.
     const turn = cantrip.loom.turns()[0]!;
     expect(turn.gate_calls).toHaveLength(3);
-    const r = await fork(cantrip, turn.id, { intent: "again" });
+    // Forked from the cantrip the cast returned: its scripted model goes on after the cast's replies.
+    const r = await fork(first.nextCantrip, turn.id, { intent: "again" });
     expect(r.result).toEqual([2, 8]);
   });
 });
