@@ -3,6 +3,8 @@ import type { Client } from "@a2a-js/sdk/client";
 import type { FastifyInstance } from "fastify";
 import { afterEach, describe, expect, it } from "vitest";
 import { createHttpServer, type ServeOptions } from "../../src/protocols/http/server.js";
+import { wireReplyOf } from "../../src/conformance/mock-openai-replies.js";
+import { startLoopbackProvider, type LoopbackServer } from "../../src/llm/loopback/server.js";
 import { loadSpellText } from "../../src/spell/index.js";
 import { a2aClient, isTask, sendParams, userText } from "../support/a2a.js";
 
@@ -12,8 +14,11 @@ import { a2aClient, isTask, sendParams, userText } from "../support/a2a.js";
 // forgotten first and a running one never.
 const done = (answer: string) => ({ tool_calls: [{ gate: "done", args: { answer } }] });
 const wait = { tool_calls: [{ gate: "wait", args: {} }] };
-const spellText = (responses: unknown[]) => `name: keeper
-llm: { provider: scripted, responses: ${JSON.stringify(responses)} }
+// The replies come from a loopback OpenAI-compatible server, in the order the requests reach it:
+// a served scripted spell starts its script again for each cast (issue 45), and these tests need
+// one cast to wait while the next is answered.
+const spellText = (base: string) => `name: keeper
+llm: { provider: openai, model: wire-model, base_url: "${base}/v1", api_key: loopback-key }
 identity: { system_prompt: "Answer." }
 circle:
   gates: [done, { name: wait, behavior: { delay_ms: 600000, result: waited } }]
@@ -21,13 +26,19 @@ circle:
 `;
 
 let app: FastifyInstance | undefined;
+let provider: LoopbackServer | undefined;
 afterEach(async () => {
   await app?.close();
   app = undefined;
+  await provider?.close();
+  provider = undefined;
 });
 
 async function serve(responses: unknown[], options: ServeOptions = {}) {
-  const loaded = await loadSpellText(spellText(responses), "keeper.yaml", { loomPath: "memory" });
+  provider = await startLoopbackProvider(responses.map((r, i) => wireReplyOf("llm", r, i)));
+  const loaded = await loadSpellText(spellText(provider.url), "keeper.yaml", {
+    loomPath: "memory",
+  });
   app = await createHttpServer(loaded, options);
   return app.listen({ port: 0, host: "127.0.0.1" });
 }

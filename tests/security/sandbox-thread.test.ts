@@ -12,6 +12,8 @@ import { describe, expect, it, vi } from "vitest";
 import { loadCodeEngine, sandboxLimits } from "../../src/sandbox/index.js";
 import { Sandbox } from "../../src/sandbox/index.js";
 import { createHttpServer } from "../../src/protocols/http/server.js";
+import { wireReplyOf } from "../../src/conformance/mock-openai-replies.js";
+import { startLoopbackProvider } from "../../src/llm/loopback/server.js";
 import { loadSpellText } from "../../src/spell/index.js";
 import { codeCantrip, doneGate, echoGate, slowGate } from "../circle/code-helpers.js";
 
@@ -148,9 +150,16 @@ describe("a busy sandbox does not hold the event loop", () => {
 
 describe("spell serve while a cast spins", () => {
   it("answers /healthz and runs another cast; a client that leaves stops the spinner", async () => {
+    // The replies come from a loopback OpenAI-compatible server in the order asked: a served
+    // scripted spell starts its script again for each cast (issue 45), and the second cast here
+    // must get done(2) while the first spins.
+    const js = (code: string) => ({ tool_calls: [{ gate: "js", args: { code } }] });
+    const provider = await startLoopbackProvider(
+      [js("while (true) {}"), js("done(2)")].map((r, i) => wireReplyOf("llm", r, i)),
+    );
     const text = [
       "name: spinner",
-      "llm: { provider: scripted, responses: [{ code: 'while (true) {}' }, { code: 'done(2)' }] }",
+      `llm: { provider: openai, model: wire-model, base_url: "${provider.url}/v1", api_key: loopback-key }`,
       "identity: { system_prompt: spin }",
       "circle:",
       "  medium: code",
@@ -177,7 +186,7 @@ describe("spell serve while a cast spins", () => {
       const started = performance.now();
       const health = (await (await fetch(`${url}/healthz`)).json()) as { running: number };
       expect(health.running).toBe(1);
-      // The scripted LLM's second reply, done(2), goes to this cast: it runs to its end.
+      // The server's second reply, done(2), goes to this cast: it runs to its end.
       expect(await (await cast()).json()).toMatchObject({ status: "terminated", result: 2 });
       expect(performance.now() - started).toBeLessThan(PROMPT_MS);
       leaving.abort();
@@ -192,6 +201,7 @@ describe("spell serve while a cast spins", () => {
       await lanesIdle(); // the spinner stopped: its lane is free again
     } finally {
       await app.close();
+      await provider.close();
     }
   }, 120_000);
 });
