@@ -97,6 +97,15 @@ function featuresRoute(app: FastifyInstance, sources: Sources, send: Send, fork?
   });
 }
 
+/** Why the turn or the model asked is not this loom's or not offered, or undefined. */
+function notHere(index: LoomViewIndex, asked: ForkRequest, fork: Fork): string | undefined {
+  if (!index.turns.has(asked.turn)) return `no turn ${JSON.stringify(asked.turn)} in this loom`;
+  // The page offers these; the server holds to them (a request may name anything).
+  if (asked.llm !== undefined && !offered(index, fork).includes(asked.llm))
+    return "llm: that model is not offered (the spell's, the loom's, or one given with --fork-llm)";
+  return undefined;
+}
+
 export function forkRoutes(
   app: FastifyInstance,
   sources: Sources,
@@ -133,21 +142,8 @@ export function forkRoutes(
       } catch {
         return fail(reply, 404, "not_found", "no loom");
       }
-      if (!s.index.turns.has(asked.turn))
-        return fail(
-          reply,
-          400,
-          "fork_invalid",
-          `no turn ${JSON.stringify(asked.turn)} in this loom`,
-        );
-      // The page offers these; the server holds to them (a request may name anything).
-      if (asked.llm !== undefined && !offered(s.index, fork).includes(asked.llm))
-        return fail(
-          reply,
-          400,
-          "fork_invalid",
-          "llm: that model is not offered (the spell's, the loom's, or one given with --fork-llm)",
-        );
+      const why = notHere(s.index, asked, fork);
+      if (why) return fail(reply, 400, "fork_invalid", redact(why));
       if (running) return fail(reply, 409, "fork_busy", "a fork is running; wait for it");
       running = true;
       try {
