@@ -6,7 +6,7 @@
  */
 import { openSpell } from "./open-spell.js";
 import { existsSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join, relative, resolve, sep } from "node:path";
 import { SpellbookError, errorMessage } from "../core/errors.js";
 import { compare, comparisonText, readSummary } from "../eval/compare.js";
 import { runEval, type EvalRunOptions, type EvalRunResult } from "../eval/run.js";
@@ -108,8 +108,26 @@ export async function runPlan(
     const c = compare(previous, result.groups, plan.regression);
     await print(io, comparisonText(c));
     regressed = c.regressed.length > 0;
+    io.stderr(viewHint(io.cwd, resolve(io.cwd, flags.compare!), out) ?? "");
   }
   return verdict(result.groups, below.length > 0 || regressed, io);
+}
+
+/**
+ * How to see the two runs side by side in `spell view` (its compare page): the folder that holds
+ * both, when the viewer finds both there (two folders down at most); else nothing.
+ */
+export function viewHint(cwd: string, before: string, after: string): string | undefined {
+  const a = before.split(sep);
+  const b = after.split(sep);
+  let n = 0;
+  while (n < a.length && n < b.length && a[n] === b[n]) n++;
+  const common = a.slice(0, n).join(sep) || sep;
+  const below = (p: string[]) => p.length - n >= 1 && p.length - n <= 2;
+  if (!below(a) || !below(b) || common === sep) return undefined;
+  const name = (p: string[]) => p.slice(n).join("/");
+  const dir = relative(cwd, common) || ".";
+  return `side by side: spell view ${dir}, open ${name(b)}, then "Compare with: ${name(a)}"\n`;
 }
 
 /** `--queue`: the casts go to workers (queue/remote.ts, loaded only then). */

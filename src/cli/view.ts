@@ -22,6 +22,8 @@ export interface ViewFlags {
 }
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|localhost|::1|\[::1\])$/;
+/** A `--fork-llm` value: what the fork endpoint accepts as a model (fork-route.ts). */
+const FORK_LLM = /^[\w.-]+\/[\w.:/@+-]+$/;
 
 /** The page's script, built with the package (dist/viewer.js): beside the bundle, or above dist/cli/. */
 export function viewerScript(): string {
@@ -43,8 +45,20 @@ function redactorFor(io: CliIO, token: string | undefined): Redactor {
 /** Why `spell view` must not start with these arguments, or undefined. */
 function refusal(
   target: string | undefined,
-  o: { url?: string; path: string; host: string; token?: string; allowFork?: boolean },
+  o: {
+    url?: string;
+    path: string;
+    host: string;
+    token?: string;
+    allowFork?: boolean;
+    forkLlm?: string[];
+  },
 ): string | undefined {
+  if (o.forkLlm?.length && !o.allowFork)
+    return "--fork-llm: the models a fork from the page may use; give --allow-fork too\n";
+  const bad = o.forkLlm?.find((m) => !FORK_LLM.test(m) || m.length > 200);
+  if (bad !== undefined)
+    return `--fork-llm ${JSON.stringify(bad)}: name a provider/model, e.g. --fork-llm anthropic/claude-sonnet-4-5\n`;
   if (!o.url && !existsSync(o.path))
     return (
       `${o.path}: no such loom file or folder` +
@@ -78,7 +92,14 @@ export async function viewCommand(
   let path = displayPath(io.cwd, target ?? ".spellbook");
   const host = flags.host ?? "127.0.0.1";
   const token = flags.token ?? io.env["SPELLBOOK_TOKEN"];
-  const refused = refusal(target, { url, path, host, token, allowFork: flags.allowFork });
+  const refused = refusal(target, {
+    url,
+    path,
+    host,
+    token,
+    allowFork: flags.allowFork,
+    forkLlm: flags.forkLlm,
+  });
   if (refused) {
     io.stderr(refused);
     return EXIT.invalid;

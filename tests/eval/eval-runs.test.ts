@@ -63,6 +63,10 @@ describe("spell eval across runs", { timeout: 120_000 }, () => {
     expect(r.code).toBe(1);
     expect(r.stdout).toContain("regressed: adder.yaml × openai/wire-model: B 100% → 25%");
     expect(r.stdout.match(/regressed:/g)).toHaveLength(1);
+    // How to see both in the viewer: the folder holding both, and the runs' names there.
+    expect(r.stderr).toContain(
+      'side by side: spell view ., open after, then "Compare with: before"',
+    );
     const same = await start({});
     const again = await runCli(
       ["eval", "eval.yaml", "--out", "again", "--compare", "before"],

@@ -111,4 +111,29 @@ needs(noChromium).describe("spell view in Chromium on a loom read in the backgro
     );
     await page.close();
   });
+
+  it('says "reading the loom…" while the server\'s stat says reading, and no more once read', async () => {
+    viewer ??= await startViewer(loom);
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    // The stat as the server words it while a loom is read in the background, then once read.
+    let reading = true;
+    await page.route("**/api/l/0/stat", (route) =>
+      route.fulfill({
+        contentType: "application/json",
+        body: JSON.stringify({ version: 1, turns: 10, entities: 1, problem: null, reading }),
+      }),
+    );
+    await page.goto(`${viewer.base}/#/l/0`);
+    const note = page.locator("[data-reading]");
+    await note.waitFor();
+    expect(await note.textContent()).toBe("reading the loom…");
+    reading = false;
+    await note.waitFor({ state: "detached" });
+    // Not on the list of sources (no loom is shown there).
+    reading = true;
+    await page.goto(`${viewer.base}/#/`);
+    await page.locator("main a").first().waitFor();
+    expect(await page.locator("[data-reading]").count()).toBe(0);
+    await page.close();
+  });
 });

@@ -232,4 +232,20 @@ describe("spell view --allow-fork: where it may listen", () => {
     );
     expect(pg.err).toContain("--allow-fork");
   });
+
+  it("--fork-llm needs --allow-fork, and each is a provider/model", async () => {
+    const never = new Promise(() => undefined);
+    const alone = io();
+    expect(
+      await viewCommand(viewFolder().root, { forkLlm: ["openai/gpt-4.1"] }, alone, never),
+    ).toBe(3);
+    expect(alone.err).toContain("give --allow-fork too");
+    for (const model of ["bad model", "openai", "openai/gpt\u0000x"]) {
+      const bad = io();
+      expect(
+        await viewCommand(viewFolder().root, { allowFork: true, forkLlm: [model] }, bad, never),
+      ).toBe(3);
+      expect(bad.err).toContain("--fork-llm");
+    }
+  });
 });

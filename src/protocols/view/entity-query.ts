@@ -3,6 +3,10 @@
  * or the id contains, case ignored; plain text, no pattern), `status` (open, ended, truncated,
  * error), `minReward`, `maxCost`, `sort` (a column) and `dir` (asc, desc). Used by the server
  * and by a saved page (which pages through its embedded list itself). Unknown values are ignored.
+ *
+ * The words are matched, and the intents sorted, as the page shows them: redacted (the server
+ * gives `redact`) — else a search for a secret's first letters, or the order of a sort, would
+ * tell what the answers hide.
  */
 import type { ViewEntity } from "../../loom/view-entity.js";
 
@@ -10,8 +14,10 @@ export type EntityQuery = Partial<
   Record<"q" | "status" | "minReward" | "maxCost" | "sort" | "dir", string>
 >;
 
-const SORTS: Record<string, (e: ViewEntity) => number | string> = {
-  intent: (e) => (e.intent || e.id).toLowerCase(),
+type Key = (e: ViewEntity, shown: (e: ViewEntity) => string) => number | string;
+
+const SORTS: Record<string, Key> = {
+  intent: (e, shown) => shown(e),
   status: (e) => e.end ?? "",
   turns: (e) => e.turns,
   tokens: (e) => e.tokens,
@@ -44,7 +50,17 @@ const number = (v: string | undefined) => {
   return Number.isFinite(n) ? n : undefined;
 };
 
-export function queryEntities(all: Iterable<ViewEntity>, given: EntityQuery): ViewEntity[] {
+export function queryEntities(
+  all: Iterable<ViewEntity>,
+  given: EntityQuery,
+  redact: (text: string) => string = (t) => t,
+): ViewEntity[] {
+  const seen = new Map<ViewEntity, string>();
+  const shown = (e: ViewEntity) => {
+    let text = seen.get(e);
+    if (text === undefined) seen.set(e, (text = redact(e.intent || e.id).toLowerCase()));
+    return text;
+  };
   // A repeated parameter arrives as a list: only strings are read.
   const q = Object.fromEntries(
     Object.entries(given).filter(([, v]) => typeof v === "string"),
@@ -58,17 +74,18 @@ export function queryEntities(all: Iterable<ViewEntity>, given: EntityQuery): Vi
     if (minReward !== undefined && (e.reward === null || e.reward < minReward)) continue;
     if (maxCost !== undefined && e.cost !== null && e.cost > maxCost) continue;
     if (words.length) {
-      const text = `${e.intent}\n${e.id}`.toLowerCase();
+      const text = `${shown(e)}\n${e.id.toLowerCase()}`;
       if (!words.every((w) => text.includes(w))) continue;
     }
     out.push(e);
   }
-  const key = q.sort ? SORTS[q.sort] : undefined;
+  // Own columns only: `__proto__` or `constructor` names no column.
+  const key = q.sort && Object.hasOwn(SORTS, q.sort) ? SORTS[q.sort] : undefined;
   if (key) {
     const sign = q.dir === "desc" ? -1 : 1;
     out.sort((a, b) => {
-      const x = key(a);
-      const y = key(b);
+      const x = key(a, shown);
+      const y = key(b, shown);
       return (x < y ? -1 : x > y ? 1 : 0) * sign;
     });
   }

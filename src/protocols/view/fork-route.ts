@@ -7,7 +7,10 @@
  * preflight, which the guard refuses) and no foreign Origin (even with the token: a page on
  * another port of the same host would carry the same-site cookie). One fork runs at a time. The
  * fork itself is the command's (`spell loom fork`, given by the caller): the spell recorded
- * beside the loom for the entity, continuing with the intent, on its LLM or the one named.
+ * beside the loom for the entity, continuing with the intent, on its LLM or the one named —
+ * which the server checks is one it offers (--fork-llm, or a model the loom has seen): the
+ * page's list is not trusted. An intent with control characters (other than tab and newline)
+ * is refused; the turn must be one of this loom's (its id is looked up, never used as a path).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { LoomViewIndex } from "../../loom/view-index.js";
@@ -34,6 +37,9 @@ type Send = (reply: FastifyReply, value: unknown) => FastifyReply;
 
 const LLM = /^[\w.-]+\/[\w.:/@+-]+$/;
 const MAX_INTENT = 20_000;
+/** Control characters an intent may not hold: C0 but tab, newline, return; DEL; C1. */
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
 
 /** The models the loom has seen (`provider/model`), offered in the page's form. */
 function models(index: LoomViewIndex): string[] {
@@ -58,6 +64,7 @@ function parse(body: unknown): ForkRequest | string {
   if (typeof turn !== "string" || !turn || turn.length > 200) return "turn: a turn id";
   if (typeof intent !== "string" || !intent.trim() || intent.length > MAX_INTENT)
     return `intent: the text the fork continues with (1 to ${MAX_INTENT} characters)`;
+  if (CONTROL.test(intent)) return "intent: control characters are not allowed";
   if (
     llm !== undefined &&
     llm !== "" &&
@@ -69,6 +76,11 @@ function parse(body: unknown): ForkRequest | string {
 
 type Fork = { run: ForkRunner; models: readonly string[] };
 
+/** The models a fork may run on: those given (--fork-llm) first, then those the loom has seen. */
+function offered(index: LoomViewIndex, fork: Fork): string[] {
+  return [...fork.models, ...models(index).filter((m) => !fork.models.includes(m))];
+}
+
 /** What the page may do: fork or not, and the models to offer (given ones first). */
 function featuresRoute(app: FastifyInstance, sources: Sources, send: Send, fork?: Fork): void {
   const cache = new Map<string, { version: number; models: string[] }>();
@@ -78,12 +90,20 @@ function featuresRoute(app: FastifyInstance, sources: Sources, send: Send, fork?
     if (!fork) return send(reply, { fork: false, models: [] });
     let c = cache.get(s.id);
     if (c?.version !== s.index.version) {
-      const seen = models(s.index).filter((m) => !fork.models.includes(m));
-      c = { version: s.index.version, models: [...fork.models, ...seen] };
+      c = { version: s.index.version, models: offered(s.index, fork) };
       cache.set(s.id, c);
     }
     return send(reply, { fork: true, models: c.models });
   });
+}
+
+/** Why the turn or the model asked is not this loom's or not offered, or undefined. */
+function notHere(index: LoomViewIndex, asked: ForkRequest, fork: Fork): string | undefined {
+  if (!index.turns.has(asked.turn)) return `no turn ${JSON.stringify(asked.turn)} in this loom`;
+  // The page offers these; the server holds to them (a request may name anything).
+  if (asked.llm !== undefined && !offered(index, fork).includes(asked.llm))
+    return "llm: that model is not offered (the spell's, the loom's, or one given with --fork-llm)";
+  return undefined;
 }
 
 export function forkRoutes(
@@ -114,7 +134,7 @@ export function forkRoutes(
       const s = sources.get(req.params.s);
       if (s?.kind !== "loom") return fail(reply, 404, "not_found", "no loom");
       const asked = parse(req.body);
-      if (typeof asked === "string") return fail(reply, 400, "fork_invalid", asked);
+      if (typeof asked === "string") return fail(reply, 400, "fork_invalid", redact(asked));
       try {
         // The turn must be known: what is left to read is read first (in the background).
         s.index.look();
@@ -122,12 +142,12 @@ export function forkRoutes(
       } catch {
         return fail(reply, 404, "not_found", "no loom");
       }
-      if (!s.index.turns.has(asked.turn))
-        return fail(reply, 400, "fork_invalid", `no turn ${asked.turn} in this loom`);
+      const why = notHere(s.index, asked, fork);
+      if (why) return fail(reply, 400, "fork_invalid", redact(why));
       if (running) return fail(reply, 409, "fork_busy", "a fork is running; wait for it");
       running = true;
       try {
-        return send(reply, await fork.run(sources.onDisk(s.path), asked));
+        return send(reply, await sources.withOnDisk(s.path, (path) => fork.run(path, asked)));
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
         return fail(reply, 422, "fork_failed", redact(message));

@@ -55,7 +55,7 @@ export function apiRoutes(
       })),
     ),
   );
-  loomRoutes(app, sources, send);
+  loomRoutes(app, sources, send, redact);
   forkRoutes(app, sources, send, redact, fork && { run: fork, models: forkModels });
   app.get<{ Params: Params }>("/api/evals/:s", (req, reply) => {
     const s = sources.get(req.params.s);
@@ -97,7 +97,12 @@ function readTurn(index: LoomViewIndex, id: string) {
 }
 
 /** A loom's routes; the loom is looked at again (its appended bytes read) at each request. */
-function loomRoutes(app: FastifyInstance, sources: Sources, send: Send) {
+function loomRoutes(
+  app: FastifyInstance,
+  sources: Sources,
+  send: Send,
+  redact: (t: string) => string,
+) {
   const layouts = new Map<string, { version: number; layout: TreeLayout; at: number }>();
   const loom = (id: string) => freshLoom(sources, id);
   app.get<{ Params: Params }>("/api/l/:s/stat", (req, reply) => {
@@ -114,7 +119,7 @@ function loomRoutes(app: FastifyInstance, sources: Sources, send: Send) {
   app.get<{ Params: Params; Querystring: Query }>("/api/l/:s/entities", (req, reply) => {
     const index = loom(req.params.s);
     if (!index) return missing(reply, "loom");
-    return send(reply, page(queryEntities(index.entities.values(), req.query), req.query));
+    return send(reply, page(queryEntities(index.entities.values(), req.query, redact), req.query));
   });
   app.get<{ Params: Params; Querystring: Query }>("/api/l/:s/e/:e/rows", (req, reply) => {
     const index = loom(req.params.s);

@@ -84,9 +84,28 @@ export class Sources {
     return [...this.byPath.values()];
   }
 
-  /** A listed path as a path on disk (for a command that opens the loom itself: a fork). */
-  onDisk(path: string): string {
-    return `${this.fs.root}/${path}`;
+  /**
+   * A listed loom as a path for a command that opens it itself (a fork, which appends to it and
+   * writes its state beside it): its folder reached through the held handle and kept open while
+   * `use` runs, the path naming the loom inside that very folder (/proc/self/fd/N/NAME). A folder
+   * of the path (or the served folder) swapped for a link since start leads nowhere; the loom
+   * itself must still be a file there, not a link.
+   */
+  async withOnDisk<T>(path: string, use: (onDisk: string) => Promise<T>): Promise<T> {
+    const { dir, name } = this.fs.with(
+      path,
+      ({ fd, stat, dir, name }) => {
+        if (fd === undefined || !stat?.isFile())
+          throw new Error(`${JSON.stringify(path)} is not a file`);
+        return { dir: openSync(at(dir), constants.O_RDONLY | constants.O_DIRECTORY), name };
+      },
+      NO_LINKS,
+    );
+    try {
+      return await use(at(dir, name));
+    } finally {
+      closeSync(dir);
+    }
   }
 
   get(id: string): Source | undefined {

@@ -3,7 +3,8 @@
  * The viewer page (bundled by scripts/bundle.mjs into dist/viewer.js with preact and htm): a
  * router over the address's fragment, and the live part — while a loom is shown, its
  * `stat` is asked every second, and a new version (turns landed) makes the lists in sight
- * ask again; nothing reloads.
+ * ask again; nothing reloads. While the server still reads the loom (a big one, in the
+ * background: `reading` in its stat), the header says "reading…".
  */
 import { render, type VNode } from "preact";
 import { html } from "htm/preact";
@@ -35,17 +36,25 @@ function useRoute(): string[] {
   return route;
 }
 
-/** The version of the loom shown (or of the sources), asked again every second. */
-function useVersion(loom: string | undefined): number {
+/**
+ * The version of the loom shown (or of the sources), asked at once and again every second, and
+ * whether the server is still reading the loom.
+ */
+function useVersion(loom: string | undefined): { version: number; reading: boolean } {
   const [version, setVersion] = useState(0);
+  const [reading, setReading] = useState(false);
   useEffect(() => {
+    setReading(false);
     if (isStatic) return undefined;
     let last = -1;
     const look = () =>
       void (
         loom === undefined
           ? get<SourceItem[]>("/api/sources").then((s) => s.length)
-          : get<{ version: number }>(`/api/l/${loom}/stat`).then((s) => s.version)
+          : get<{ version: number; reading?: boolean }>(`/api/l/${loom}/stat`).then((s) => {
+              setReading(s.reading === true);
+              return s.version;
+            })
       )
         .then((v) => {
           if (v !== last) {
@@ -54,10 +63,11 @@ function useVersion(loom: string | undefined): number {
           }
         })
         .catch(() => undefined);
+    look();
     const timer = setInterval(look, POLL_MS);
     return () => clearInterval(timer);
   }, [loom]);
-  return version;
+  return { version, reading };
 }
 
 function View({ route, version }: { route: string[]; version: number }): VNode {
@@ -80,7 +90,7 @@ function View({ route, version }: { route: string[]; version: number }): VNode {
 function App(): VNode {
   const route = useRoute();
   const loom = route[0] === "l" ? route[1] : undefined;
-  const version = useVersion(loom);
+  const { version, reading } = useVersion(loom);
   useEffect(() => {
     if (route.length) return;
     void get<SourceItem[]>("/api/sources").then((s) => {
@@ -89,6 +99,11 @@ function App(): VNode {
   }, []);
   return html`<header>
       <a href="#/">spell view</a><span class="live">${isStatic ? "saved page" : "live"}</span>
+      ${
+        reading
+          ? html`<span class="live" data-reading role="status">reading the loom…</span>`
+          : null
+      }
     </header>
     <main><${View} route=${route} version=${version} /></main>`;
 }
