@@ -26,6 +26,7 @@ import {
   type ModelId,
 } from "./attributes.js";
 import type { OtelApi } from "./api.js";
+import { abortErrorType, type GenAiMetrics } from "./metrics.js";
 
 export interface EventSpanOptions {
   /** The spell's name: the root agent's `gen_ai.agent.name`. */
@@ -44,6 +45,8 @@ export interface EventSpanOptions {
    * `spell eval` adds the cast's verdict and its judge's calls, then ends it at `end`.
    */
   keepRoot?: ((span: Span, ctx: Context, end: number) => void) | undefined;
+  /** The GenAI client metrics each LLM call is measured into (none: spans only). */
+  metrics?: GenAiMetrics | undefined;
 }
 
 interface OpenTool {
@@ -64,6 +67,8 @@ interface EntitySpans {
     reason?: string;
     server?: LLMServer;
     responseModel?: string;
+    /** The call's own tokens (its `usage` event). */
+    usage?: Usage;
   };
   /** The model is the one the entity's own LLM said it is (message_start), not a guess. */
   known?: boolean;
@@ -123,6 +128,7 @@ class EventSpans {
         return;
       case "usage":
         addUsage(e.usage, event.usage);
+        if (e.chat) e.chat.usage = event.usage;
         e.chat?.span.setAttributes(usageAttributes(event.usage));
         return;
       case "tool_call": {
@@ -139,7 +145,8 @@ class EventSpans {
       case "step_complete":
         return this.endChat(e, event.gates.length);
       case "final": {
-        this.endChat(e, 0);
+        // A call still waiting for its reply was stopped by a ward or the caller.
+        this.endChat(e, 0, event.truncated ? abortErrorType(event.reason) : "aborted");
         const keep = event.entityId === this.root ? this.options.keepRoot : undefined;
         closeEntity(e, event.truncated ? event.reason : undefined, !keep);
         keep?.(e.span, e.ctx, Date.now());
@@ -159,7 +166,7 @@ class EventSpans {
   /** Ends what a cast that failed (no `final`) left open, marked as an error. */
   end(): void {
     for (const e of this.entities.values()) {
-      this.endChat(e, 0);
+      this.endChat(e, 0, "unfinished");
       for (const t of e.tools) t.span.end();
       e.span.setStatus({ code: this.api.SpanStatusCode.ERROR, message: "the cast did not finish" });
       e.span.setAttribute("error.type", "unfinished");
@@ -216,8 +223,22 @@ class EventSpans {
     });
   }
 
-  private endChat(e: EntitySpans, gates: number): void {
+  /** Ends the open chat span and measures the call; `unanswered` is its error.type if no reply. */
+  private endChat(e: EntitySpans, gates: number, unanswered = "unfinished"): void {
     if (!e.chat) return;
+    const answered = e.chat.end !== undefined;
+    this.options.metrics?.chat({
+      model: e.model,
+      responseModel: e.chat.responseModel,
+      server: e.chat.server,
+      seconds: ((e.chat.end ?? Date.now()) - e.chat.started) / 1000,
+      usage: e.chat.usage,
+      errorType: answered ? undefined : unanswered,
+    });
+    if (!answered) {
+      e.chat.span.setAttribute("error.type", unanswered);
+      e.chat.span.setStatus({ code: this.api.SpanStatusCode.ERROR, message: unanswered });
+    }
     // The provider's own word when it gave one; else what the turn did.
     const reasons = e.chat.reason === undefined ? finishReasons(gates) : [e.chat.reason];
     e.chat.span.setAttribute("gen_ai.response.finish_reasons", reasons);
