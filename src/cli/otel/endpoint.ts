@@ -67,7 +67,8 @@ export function otelMetricsEndpoint(
   env: NodeJS.ProcessEnv,
 ): Endpoint {
   const metrics = env["OTEL_EXPORTER_OTLP_METRICS_ENDPOINT"];
-  if (flag === undefined && metrics) return checkedUrl(metrics, "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT");
+  if (flag === undefined && metrics)
+    return checkedUrl(metrics, "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT");
   const base = env["OTEL_EXPORTER_OTLP_ENDPOINT"];
   if (flag === undefined && base) {
     const found = checkedUrl(base, "OTEL_EXPORTER_OTLP_ENDPOINT");
@@ -81,4 +82,3 @@ export function otelMetricsEndpoint(
   url.pathname = url.pathname.slice(0, -TRACES_PATH.length) + METRICS_PATH;
   return { url: url.href };
 }
-

@@ -106,7 +106,11 @@ function castSpans(
   return {
     onEvent: spans.listener,
     judge: (llm) =>
-      judgeLLM(api, tracer, llm, () => held?.ctx ?? runCtx, { content, redact: info.redact, metrics }),
+      judgeLLM(api, tracer, llm, () => held?.ctx ?? runCtx, {
+        content,
+        redact: info.redact,
+        metrics,
+      }),
     end(row) {
       spans.end(); // what a cast that failed left open
       if (!held) return;

@@ -80,9 +80,13 @@ export function eventSpans(
   api: OtelApi,
   tracer: Tracer,
   options: EventSpanOptions,
-): { listener: EventListener; end: () => void; idle: () => boolean } {
+): { listener: EventListener; end: (errorType?: string) => void; idle: () => boolean } {
   const spans = new EventSpans(api, tracer, options);
-  return { listener: (e) => spans.on(e), end: () => spans.end(), idle: () => spans.idle() };
+  return {
+    listener: (e) => spans.on(e),
+    end: (errorType) => spans.end(errorType),
+    idle: () => spans.idle(),
+  };
 }
 
 class EventSpans {
@@ -163,10 +167,13 @@ class EventSpans {
     return this.entities.size === 0;
   }
 
-  /** Ends what a cast that failed (no `final`) left open, marked as an error. */
-  end(): void {
+  /**
+   * Ends what a cast that failed (no `final`) left open, marked as an error; a call still
+   * waiting for its reply gets `errorType` (the failure's class, when the caller knows it).
+   */
+  end(errorType = "unfinished"): void {
     for (const e of this.entities.values()) {
-      this.endChat(e, 0, "unfinished");
+      this.endChat(e, 0, errorType);
       for (const t of e.tools) t.span.end();
       e.span.setStatus({ code: this.api.SpanStatusCode.ERROR, message: "the cast did not finish" });
       e.span.setAttribute("error.type", "unfinished");

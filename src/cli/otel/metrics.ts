@@ -6,6 +6,7 @@
  */
 import type { Attributes, Histogram, Meter } from "@opentelemetry/api";
 import type { LLMServer, Usage } from "../../core/contract.js";
+import { SpellbookError } from "../../core/errors.js";
 import type { ModelId } from "./attributes.js";
 
 /** The convention's recommended boundaries for `gen_ai.client.token.usage` (powers of 4). */
@@ -77,4 +78,9 @@ export function chatMetricAttributes(m: ChatMeasure): Attributes {
 /** An abort's reason as an `error.type`: a ward's or a caller's short name, else "aborted". */
 export function abortErrorType(reason: string): string {
   return /^[a-z][a-z0-9_.]{0,63}$/.test(reason) ? reason : "aborted";
+}
+
+/** A failure's `error.type`: the project's error code (`provider_error`, …), else `_OTHER`. */
+export function errorTypeOf(err: unknown): string {
+  return err instanceof SpellbookError ? err.code : "_OTHER";
 }

@@ -13,7 +13,7 @@ import type { OtelApi } from "./api.js";
 import { modelOf } from "./attributes.js";
 import { otelEndpoint, otelMetricsEndpoint, shownEndpoint } from "./endpoint.js";
 import { eventSpans } from "./event-spans.js";
-import { genAiMetrics, type GenAiMetrics } from "./metrics.js";
+import { errorTypeOf, genAiMetrics, type GenAiMetrics } from "./metrics.js";
 
 /** The flags every casting command takes. */
 export interface OtelFlags {
@@ -36,8 +36,11 @@ export interface OtelSession {
   metrics: GenAiMetrics | undefined;
   /** A fresh listener per cast or session (each keeps its own entities). */
   listener(): EventListener;
-  /** Ends what a failed cast left open, flushes every span and stops the exporter. */
-  shutdown(): Promise<void>;
+  /**
+   * Ends what a failed cast left open (an LLM call cut off by `failure`: error.type its code),
+   * flushes every span and metric and stops the exporters.
+   */
+  shutdown(failure?: unknown): Promise<void>;
 }
 
 /** What the spans need of a loaded spell: its name, its LLM and its redactor. */
@@ -166,8 +169,9 @@ export async function startOtel(
         if (e.type === "final" && spans.idle()) open.delete(spans);
       };
     },
-    async shutdown() {
-      for (const spans of open) spans.end();
+    async shutdown(failure) {
+      const errorType = failure === undefined ? undefined : errorTypeOf(failure);
+      for (const spans of open) spans.end(errorType);
       await Promise.all([shutdown(), meter?.shutdown()]);
     },
   };
