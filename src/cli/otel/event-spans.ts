@@ -131,10 +131,7 @@ class EventSpans {
           e.chat.span.setAttribute("gen_ai.output.messages", this.options.redact(event.content));
         return;
       case "usage":
-        addUsage(e.usage, event.usage);
-        if (e.chat) e.chat.usage = event.usage;
-        e.chat?.span.setAttributes(usageAttributes(event.usage));
-        return;
+        return this.usage(e, event.usage);
       case "tool_call": {
         const attributes = toolAttributes(event.gate);
         if (event.callId !== undefined) attributes["gen_ai.tool.call.id"] = event.callId;
@@ -160,6 +157,14 @@ class EventSpans {
       default:
         return;
     }
+  }
+
+  /** A reply's tokens: the entity's sum, its chat span's attributes and its call's metrics. */
+  private usage(e: EntitySpans, usage: Usage): void {
+    addUsage(e.usage, usage);
+    if (!e.chat) return;
+    e.chat.usage = usage;
+    e.chat.span.setAttributes(usageAttributes(usage));
   }
 
   /** No entity's cast is open. */
