@@ -94,10 +94,10 @@ export async function runCommand(file: string, flags: RunFlags, io: CliIO): Prom
       ...(target ? { resumeEntity: target.entityId } : {}),
     });
   } catch (err) {
-    await otel?.shutdown();
+    await otel?.shutdown(err);
     return castFailed(err, cantrip, redact, io, resume());
   }
-  await otel?.shutdown();
+  await otel?.shutdown(result.status === "failed" ? result.error : undefined);
   if (result.status === "failed")
     return failedResult(result, cantrip, flags, redact, io, resume(result));
   cantrip.loom.close();

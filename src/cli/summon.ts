@@ -109,7 +109,7 @@ export async function runSummon(
       });
   } finally {
     offOtel?.();
-    await otel?.shutdown();
+    await otel?.shutdown(failure);
     entity.dispose();
     loom.close();
   }

@@ -15,7 +15,13 @@ import {
   startWireServer,
   type WireServer,
 } from "../eval/support/harness.js";
-import { attr, otlpReceiver, type OtlpSpan, type Receiver } from "./receiver.js";
+import {
+  attr,
+  otlpReceiver,
+  type OtlpHistogramPoint,
+  type OtlpSpan,
+  type Receiver,
+} from "./receiver.js";
 
 const EVAL = `kind: eval
 name: traced
@@ -103,11 +109,32 @@ describe("spell eval --otel", { timeout: 120_000 }, () => {
     expect(attr(judges[0]!, "gen_ai.operation.name")).toBe("chat");
     expect(attr(judges[0]!, "gen_ai.usage.input_tokens")).toBe(10);
 
+    // The GenAI client metrics count every LLM call the spans show: the casts', the children's
+    // and the judge's (its tokens the wire server's 10 + 5 a query).
+    const chats = spans.filter((s) => s.name.startsWith("chat "));
+    const metrics = receiver.metrics();
+    const points = (name: string) =>
+      metrics.filter((m) => m.name === name).flatMap((m) => m.histogram?.dataPoints ?? []);
+    const count = (ps: OtlpHistogramPoint[]) => ps.reduce((n, p) => n + Number(p.count), 0);
+    const judgeCalls = points("gen_ai.client.operation.duration").filter(
+      (p) => attr(p, "gen_ai.request.model") === "judge-model",
+    );
+    expect(count(judgeCalls)).toBe(2);
+    expect(count(points("gen_ai.client.operation.duration"))).toBe(chats.length);
+    const judgeTokens = points("gen_ai.client.token.usage").filter(
+      (p) => attr(p, "gen_ai.request.model") === "judge-model",
+    );
+    expect(judgeTokens.map((p) => [attr(p, "gen_ai.token.type"), p.sum]).sort()).toEqual([
+      ["input", 20],
+      ["output", 10],
+    ]);
+
     // No content without --otel-content.
     const all = receiver.bodies.join("\n");
     for (const word of ["What is 1 + 2?", "Is 4 right?", "gen_ai.evaluation.explanation"])
       expect(all).not.toContain(word);
     expect(all).not.toContain("sk-test-eval-key-000000");
+    expect(receiver.metricBodies.join("\n")).not.toContain("sk-test-eval-key-000000");
   });
 
   it("reads OTEL_EXPORTER_OTLP_ENDPOINT like the other commands", async () => {

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { EXIT } from "../../src/cli/io.js";
 import { serveCommand } from "../../src/cli/serve.js";
 import { io } from "../support/io.js";
-import { otlpReceiver, type Receiver } from "./receiver.js";
+import { attr, otlpReceiver, type Receiver } from "./receiver.js";
 
 const dir = mkdtempSync(join(tmpdir(), "otel-serve-"));
 const spell = join(dir, "hello.yaml");
@@ -62,6 +62,21 @@ describe("spell serve --otel", () => {
     expect(new Set(agents.map((s) => s.traceId)).size).toBe(2);
     const chats = receiver.spans().filter((s) => s.name.startsWith("chat "));
     expect(chats.map((c) => agents.some((a) => a.spanId === c.parentSpanId))).toEqual([true, true]);
+    // Both casts' LLM calls are in the metrics flushed at the stop, their tokens the spans'.
+    const points = (name: string) =>
+      receiver
+        .metrics()
+        .filter((m) => m.name === name)
+        .flatMap((m) => m.histogram?.dataPoints ?? []);
+    const calls = points("gen_ai.client.operation.duration");
+    expect(calls.reduce((n, p) => n + Number(p.count), 0)).toBe(2);
+    const output = points("gen_ai.client.token.usage").filter(
+      (p) => attr(p, "gen_ai.token.type") === "output",
+    );
+    expect(output.reduce((n, p) => n + Number(p.count), 0)).toBe(2);
+    expect(output.reduce((n, p) => n + (p.sum ?? 0), 0)).toBe(
+      chats.reduce((n, c) => n + Number(attr(c, "gen_ai.usage.output_tokens")), 0),
+    );
   });
 
   it("sends the same spans for an A2A task (message/send) as for POST /cast", async () => {

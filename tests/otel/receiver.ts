@@ -1,6 +1,7 @@
 /**
  * A loopback OTLP/HTTP receiver: a node:http server on 127.0.0.1 collecting what POST
- * /v1/traces receives, decoded with JSON.parse (the JS exporter sends JSON by default).
+ * /v1/traces and POST /v1/metrics receive, decoded with JSON.parse (the JS exporters send JSON
+ * by default).
  */
 import { createServer, type Server } from "node:http";
 
@@ -16,21 +17,43 @@ export interface OtlpSpan {
   status?: { code?: number; message?: string };
 }
 
+/** One data point of an OTLP histogram. */
+export interface OtlpHistogramPoint {
+  attributes?: { key: string; value: Record<string, unknown> }[];
+  count: number | string;
+  sum?: number;
+  bucketCounts?: (number | string)[];
+  explicitBounds?: number[];
+}
+
+export interface OtlpMetric {
+  name: string;
+  unit?: string;
+  description?: string;
+  histogram?: { dataPoints: OtlpHistogramPoint[]; aggregationTemporality?: number };
+}
+
 export interface Receiver {
   url: string;
   bodies: string[];
+  /** The bodies POSTed to /v1/metrics. */
+  metricBodies: string[];
   spans(): OtlpSpan[];
+  metrics(): OtlpMetric[];
   close(): Promise<void>;
 }
 
 export async function otlpReceiver(): Promise<Receiver> {
   const bodies: string[] = [];
+  const metricBodies: string[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
       if (req.method === "POST" && req.url === "/v1/traces")
         bodies.push(Buffer.concat(chunks).toString("utf8"));
+      if (req.method === "POST" && req.url === "/v1/metrics")
+        metricBodies.push(Buffer.concat(chunks).toString("utf8"));
       res.writeHead(200, { "content-type": "application/json" }).end("{}");
     });
   });
@@ -39,6 +62,15 @@ export async function otlpReceiver(): Promise<Receiver> {
   return {
     url: `http://127.0.0.1:${port}`,
     bodies,
+    metricBodies,
+    metrics: () =>
+      metricBodies.flatMap((b) =>
+        (
+          JSON.parse(b) as { resourceMetrics: { scopeMetrics: { metrics: OtlpMetric[] }[] }[] }
+        ).resourceMetrics
+          .flatMap((r) => r.scopeMetrics)
+          .flatMap((s) => s.metrics),
+      ),
     spans: () =>
       bodies.flatMap((b) =>
         (
@@ -51,8 +83,8 @@ export async function otlpReceiver(): Promise<Receiver> {
   };
 }
 
-/** A span attribute's value, whatever its OTLP type. */
-export function attr(span: OtlpSpan, key: string): unknown {
+/** A span's (or a data point's) attribute value, whatever its OTLP type. */
+export function attr(span: Pick<OtlpSpan, "attributes">, key: string): unknown {
   const v = span.attributes?.find((a) => a.key === key)?.value;
   if (!v) return undefined;
   if ("arrayValue" in v)

@@ -16,6 +16,7 @@ import type { CliIO } from "../io.js";
 import type { OtelApi } from "./api.js";
 import { chatAttributes, chatSpanName, modelOf, usageAttributes } from "./attributes.js";
 import { eventSpans } from "./event-spans.js";
+import type { GenAiMetrics } from "./metrics.js";
 import { startOtel, type OtelFlags } from "./tracing.js";
 
 export interface EvalSpans {
@@ -36,7 +37,8 @@ export async function startEvalOtel(
 > {
   const session = await startOtel(flags, { name, llmName: undefined, redact: (t) => t }, io);
   if (session === undefined || typeof session === "number") return session;
-  const spans = evalSpans(session.api, session.tracer, name, flags["otel-content"] === true);
+  const content = flags["otel-content"] === true;
+  const spans = evalSpans(session.api, session.tracer, name, content, session.metrics);
   return {
     watch: spans.watch,
     finish: async (result) => {
@@ -46,7 +48,13 @@ export async function startEvalOtel(
   };
 }
 
-export function evalSpans(api: OtelApi, tracer: Tracer, name: string, content: boolean): EvalSpans {
+export function evalSpans(
+  api: OtelApi,
+  tracer: Tracer,
+  name: string,
+  content: boolean,
+  metrics?: GenAiMetrics,
+): EvalSpans {
   const run = tracer.startSpan(
     `invoke_workflow ${name}`,
     {
@@ -57,7 +65,7 @@ export function evalSpans(api: OtelApi, tracer: Tracer, name: string, content: b
   );
   const runCtx = api.trace.setSpan(api.ROOT_CONTEXT, run);
   return {
-    watch: (info) => castSpans(api, tracer, info, runCtx, content),
+    watch: (info) => castSpans(api, tracer, info, runCtx, content, metrics),
     end(result) {
       if (result) {
         const count = (key: "passed" | "failed" | "errored") =>
@@ -82,6 +90,7 @@ function castSpans(
   info: CastInfo,
   runCtx: Context,
   content: boolean,
+  metrics: GenAiMetrics | undefined,
 ): CastObserver {
   let held: { span: Span; ctx: Context; end: number } | undefined;
   const spans = eventSpans(api, tracer, {
@@ -92,10 +101,16 @@ function castSpans(
     parent: runCtx,
     rootAttributes: { "spellbook.eval.case": info.case, "spellbook.eval.repeat": info.repeat },
     keepRoot: (span, ctx, end) => (held = { span, ctx, end }),
+    metrics,
   });
   return {
     onEvent: spans.listener,
-    judge: (llm) => judgeLLM(api, tracer, llm, () => held?.ctx ?? runCtx, content, info.redact),
+    judge: (llm) =>
+      judgeLLM(api, tracer, llm, () => held?.ctx ?? runCtx, {
+        content,
+        redact: info.redact,
+        metrics,
+      }),
     end(row) {
       spans.end(); // what a cast that failed left open
       if (!held) return;
@@ -116,9 +131,13 @@ function judgeLLM(
   tracer: Tracer,
   llm: LLM,
   parent: () => Context,
-  content: boolean,
-  redact: (text: string) => string,
+  how: {
+    content: boolean;
+    redact: (text: string) => string;
+    metrics: GenAiMetrics | undefined;
+  },
 ): LLM {
+  const { content, redact, metrics } = how;
   const m = modelOf(llm.name);
   return {
     name: llm.name,
@@ -128,8 +147,18 @@ function judgeLLM(
         { kind: api.SpanKind.CLIENT, attributes: chatAttributes(m) },
         parent(),
       );
+      const started = Date.now();
+      const seconds = () => (Date.now() - started) / 1000;
       try {
         const reply = await llm.query(messages, options);
+        const responseModel = reply.metadata?.["model"];
+        metrics?.chat({
+          model: m,
+          ...(typeof responseModel === "string" ? { responseModel } : {}),
+          server: llm.server,
+          seconds: seconds(),
+          usage: reply.usage,
+        });
         span.setAttributes(usageAttributes(reply.usage));
         span.setAttribute("gen_ai.response.finish_reasons", [finishReason(reply)]);
         if (content && reply.content !== null)
@@ -137,6 +166,7 @@ function judgeLLM(
         return reply;
       } catch (err) {
         const type = err instanceof SpellbookError ? err.code : "provider_error";
+        metrics?.chat({ model: m, server: llm.server, seconds: seconds(), errorType: type });
         span.setAttribute("error.type", type);
         span.setStatus({ code: api.SpanStatusCode.ERROR, message: type });
         throw err;

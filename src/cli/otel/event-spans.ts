@@ -26,6 +26,7 @@ import {
   type ModelId,
 } from "./attributes.js";
 import type { OtelApi } from "./api.js";
+import { abortErrorType, type GenAiMetrics } from "./metrics.js";
 
 export interface EventSpanOptions {
   /** The spell's name: the root agent's `gen_ai.agent.name`. */
@@ -44,6 +45,8 @@ export interface EventSpanOptions {
    * `spell eval` adds the cast's verdict and its judge's calls, then ends it at `end`.
    */
   keepRoot?: ((span: Span, ctx: Context, end: number) => void) | undefined;
+  /** The GenAI client metrics each LLM call is measured into (none: spans only). */
+  metrics?: GenAiMetrics | undefined;
 }
 
 interface OpenTool {
@@ -64,6 +67,8 @@ interface EntitySpans {
     reason?: string;
     server?: LLMServer;
     responseModel?: string;
+    /** The call's own tokens (its `usage` event). */
+    usage?: Usage;
   };
   /** The model is the one the entity's own LLM said it is (message_start), not a guess. */
   known?: boolean;
@@ -75,9 +80,13 @@ export function eventSpans(
   api: OtelApi,
   tracer: Tracer,
   options: EventSpanOptions,
-): { listener: EventListener; end: () => void; idle: () => boolean } {
+): { listener: EventListener; end: (errorType?: string) => void; idle: () => boolean } {
   const spans = new EventSpans(api, tracer, options);
-  return { listener: (e) => spans.on(e), end: () => spans.end(), idle: () => spans.idle() };
+  return {
+    listener: (e) => spans.on(e),
+    end: (errorType) => spans.end(errorType),
+    idle: () => spans.idle(),
+  };
 }
 
 class EventSpans {
@@ -122,9 +131,7 @@ class EventSpans {
           e.chat.span.setAttribute("gen_ai.output.messages", this.options.redact(event.content));
         return;
       case "usage":
-        addUsage(e.usage, event.usage);
-        e.chat?.span.setAttributes(usageAttributes(event.usage));
-        return;
+        return this.usage(e, event.usage);
       case "tool_call": {
         const attributes = toolAttributes(event.gate);
         if (event.callId !== undefined) attributes["gen_ai.tool.call.id"] = event.callId;
@@ -139,7 +146,8 @@ class EventSpans {
       case "step_complete":
         return this.endChat(e, event.gates.length);
       case "final": {
-        this.endChat(e, 0);
+        // A call still waiting for its reply was stopped by a ward or the caller.
+        this.endChat(e, 0, event.truncated ? abortErrorType(event.reason) : "aborted");
         const keep = event.entityId === this.root ? this.options.keepRoot : undefined;
         closeEntity(e, event.truncated ? event.reason : undefined, !keep);
         keep?.(e.span, e.ctx, Date.now());
@@ -151,15 +159,26 @@ class EventSpans {
     }
   }
 
+  /** A reply's tokens: the entity's sum, its chat span's attributes and its call's metrics. */
+  private usage(e: EntitySpans, usage: Usage): void {
+    addUsage(e.usage, usage);
+    if (!e.chat) return;
+    e.chat.usage = usage;
+    e.chat.span.setAttributes(usageAttributes(usage));
+  }
+
   /** No entity's cast is open. */
   idle(): boolean {
     return this.entities.size === 0;
   }
 
-  /** Ends what a cast that failed (no `final`) left open, marked as an error. */
-  end(): void {
+  /**
+   * Ends what a cast that failed (no `final`) left open, marked as an error; a call still
+   * waiting for its reply gets `errorType` (the failure's class, when the caller knows it).
+   */
+  end(errorType = "unfinished"): void {
     for (const e of this.entities.values()) {
-      this.endChat(e, 0);
+      this.endChat(e, 0, errorType);
       for (const t of e.tools) t.span.end();
       e.span.setStatus({ code: this.api.SpanStatusCode.ERROR, message: "the cast did not finish" });
       e.span.setAttribute("error.type", "unfinished");
@@ -216,8 +235,22 @@ class EventSpans {
     });
   }
 
-  private endChat(e: EntitySpans, gates: number): void {
+  /** Ends the open chat span and measures the call; `unanswered` is its error.type if no reply. */
+  private endChat(e: EntitySpans, gates: number, unanswered = "unfinished"): void {
     if (!e.chat) return;
+    const answered = e.chat.end !== undefined;
+    this.options.metrics?.chat({
+      model: e.model,
+      responseModel: e.chat.responseModel,
+      server: e.chat.server,
+      seconds: ((e.chat.end ?? Date.now()) - e.chat.started) / 1000,
+      usage: e.chat.usage,
+      errorType: answered ? undefined : unanswered,
+    });
+    if (!answered) {
+      e.chat.span.setAttribute("error.type", unanswered);
+      e.chat.span.setStatus({ code: this.api.SpanStatusCode.ERROR, message: unanswered });
+    }
     // The provider's own word when it gave one; else what the turn did.
     const reasons = e.chat.reason === undefined ? finishReasons(gates) : [e.chat.reason];
     e.chat.span.setAttribute("gen_ai.response.finish_reasons", reasons);

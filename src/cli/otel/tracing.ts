@@ -11,8 +11,9 @@ import type { LoadedSpell } from "../../spell/index.js";
 import { EXIT, type CliIO } from "../io.js";
 import type { OtelApi } from "./api.js";
 import { modelOf } from "./attributes.js";
-import { otelEndpoint, shownEndpoint } from "./endpoint.js";
+import { otelEndpoint, otelMetricsEndpoint, shownEndpoint } from "./endpoint.js";
 import { eventSpans } from "./event-spans.js";
+import { errorTypeOf, genAiMetrics, type GenAiMetrics } from "./metrics.js";
 
 /** The flags every casting command takes. */
 export interface OtelFlags {
@@ -31,10 +32,15 @@ export interface OtelSetup {
 export interface OtelSession {
   api: OtelApi;
   tracer: Tracer;
+  /** The GenAI client metrics (absent when no metrics endpoint follows from the settings). */
+  metrics: GenAiMetrics | undefined;
   /** A fresh listener per cast or session (each keeps its own entities). */
   listener(): EventListener;
-  /** Ends what a failed cast left open, flushes every span and stops the exporter. */
-  shutdown(): Promise<void>;
+  /**
+   * Ends what a failed cast left open (an LLM call cut off by `failure`: error.type its code),
+   * flushes every span and metric and stops the exporters.
+   */
+  shutdown(failure?: unknown): Promise<void>;
 }
 
 /** What the spans need of a loaded spell: its name, its LLM and its redactor. */
@@ -56,6 +62,8 @@ export async function otelTracer(
   shutdown: () => Promise<void>;
   /** Whether an export failed (said on stderr): what `spell loom otel` exits non-zero on. */
   failed: () => boolean;
+  /** Says a failed export once on stderr (the metrics' failures too). */
+  tell: (msg: string) => void;
 }> {
   const [api, sdk, exporter, resources] = await Promise.all([
     import("@opentelemetry/api"),
@@ -84,6 +92,37 @@ export async function otelTracer(
     // A collector that is not there fails the last flush: said, never the command's failure.
     shutdown: () => provider.shutdown().catch((err: unknown) => tell(errorMessage(err))),
     failed: () => told,
+    tell,
+  };
+}
+
+/**
+ * The GenAI client metrics behind an OTLP/HTTP metrics exporter at `url` (the SDK imported
+ * now), read every `OTEL_METRIC_EXPORT_INTERVAL` ms (default 60000) and at `shutdown()`.
+ */
+export async function otelMeter(
+  url: string,
+  env: NodeJS.ProcessEnv,
+  tell: (msg: string) => void,
+): Promise<{ metrics: GenAiMetrics; shutdown: () => Promise<void> }> {
+  const [sdk, exporter, resources] = await Promise.all([
+    import("@opentelemetry/sdk-metrics"),
+    import("@opentelemetry/exporter-metrics-otlp-http"),
+    import("@opentelemetry/resources"),
+  ]);
+  const every = Number(env["OTEL_METRIC_EXPORT_INTERVAL"]);
+  const provider = new sdk.MeterProvider({
+    resource: resources.resourceFromAttributes({ "service.name": "spellbook" }),
+    readers: [
+      new sdk.PeriodicExportingMetricReader({
+        exporter: new exporter.OTLPMetricExporter({ url }),
+        ...(Number.isInteger(every) && every > 0 ? { exportIntervalMillis: every } : {}),
+      }),
+    ],
+  });
+  return {
+    metrics: genAiMetrics(provider.getMeter("spellbook")),
+    shutdown: () => provider.shutdown().catch((err: unknown) => tell(errorMessage(err))),
   };
 }
 
@@ -102,7 +141,13 @@ export async function startOtel(
     io.stderr(`${endpoint.error}\n`);
     return EXIT.invalid;
   }
-  const { api, tracer, shutdown } = await otelTracer(endpoint.url, io);
+  const metricsEndpoint = otelMetricsEndpoint(endpoint.url, flags.otel, io.env);
+  if (metricsEndpoint && "error" in metricsEndpoint) {
+    io.stderr(`${metricsEndpoint.error}\n`);
+    return EXIT.invalid;
+  }
+  const { api, tracer, shutdown, tell } = await otelTracer(endpoint.url, io);
+  const meter = metricsEndpoint ? await otelMeter(metricsEndpoint.url, io.env, tell) : undefined;
   // The listeners whose casts have not all ended: what shutdown closes (a long `serve` keeps few).
   const open = new Set<ReturnType<typeof eventSpans>>();
   const options = {
@@ -110,10 +155,12 @@ export async function startOtel(
     model: modelOf(setup.llmName),
     content: flags["otel-content"] === true,
     redact: setup.redact,
+    metrics: meter?.metrics,
   };
   return {
     api,
     tracer,
+    metrics: meter?.metrics,
     listener() {
       const spans = eventSpans(api, tracer, options);
       open.add(spans);
@@ -122,9 +169,10 @@ export async function startOtel(
         if (e.type === "final" && spans.idle()) open.delete(spans);
       };
     },
-    async shutdown() {
-      for (const spans of open) spans.end();
-      await shutdown();
+    async shutdown(failure) {
+      const errorType = failure === undefined ? undefined : errorTypeOf(failure);
+      for (const spans of open) spans.end(errorType);
+      await Promise.all([shutdown(), meter?.shutdown()]);
     },
   };
 }
