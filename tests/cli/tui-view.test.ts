@@ -296,6 +296,14 @@ describe("the terminal UI's keys", () => {
     expect(c.calls).toEqual(["send:hello there"]);
   });
 
+  it("keys typed before the UI was up (read at once, Enter turned into a line feed by cooked mode) are sent", async () => {
+    const { c, type } = draw();
+    await type("What is 2 + 3?\n");
+    expect(c.calls).toEqual(["send:What is 2 + 3?"]);
+    await type("\n");
+    expect(c.calls).toEqual(["send:What is 2 + 3?"]); // Ctrl-J alone is still a new line
+  });
+
   it("Ctrl-C or Esc stops the running cast and keeps the session; Ctrl-C twice when idle ends it", async () => {
     const { model, c, shows, type } = draw();
     model.intent("slow");
