@@ -407,8 +407,8 @@ needs(REGISTRY_MISSING).describe("a registry that needs a credential (htpasswd b
     expect(
       await loginCommand(registry.host, { username: "alice", password: "wrong-pass-91c2" }, wrong),
     ).toBe(EXIT.failure);
-    expect(wrong.err).toContain(
-      `the registry ${registry.host} refused the stored credential (HTTP 401)`,
+    expect(wrong.err).toBe(
+      `login failed: the registry ${registry.host} refused the username "alice" with that password (HTTP 401); nothing was stored\n`,
     );
     expect(wrong.err + wrong.out).not.toContain("wrong-pass-91c2");
     expect(existsSync(join(p.env.DOCKER_CONFIG, "config.json"))).toBe(false);
@@ -488,8 +488,8 @@ needs(REGISTRY_MISSING).describe(
       expect(
         await loginCommand(front.host, { username: "bob", password: "nope-3c1f" }, wrong),
       ).toBe(EXIT.failure);
-      expect(wrong.err).toContain(
-        `the registry ${front.host} refused the stored credential (HTTP 401)`,
+      expect(wrong.err).toBe(
+        `login failed: the registry ${front.host} refused the username "bob" with that password (HTTP 401); nothing was stored\n`,
       );
       expect(wrong.err).not.toContain("nope-3c1f");
 
