@@ -371,6 +371,20 @@ circle:
     expect(pushed.err).toMatch(
       /spell\.yaml:\d+:\d+: "\.\.\/outside\.json" leaves the spell's folder/,
     );
+
+    // A gate's root outside the folder: said to be a folder, located where an editor opens it.
+    const rooted = p.write(
+      "r/spell.yaml",
+      child("x").replace("gates: [done]", "gates: [done, { read: { root: .. } }]"),
+    );
+    const refusedRoot = p.io();
+    expect(await pushCommand(rooted, `${registry.host}/team/nope:1`, {}, refusedRoot)).toBe(
+      EXIT.invalid,
+    );
+    expect(refusedRoot.err).toContain(`${join(p.dir, "r", "spell.yaml")}:`);
+    expect(refusedRoot.err).toMatch(
+      /"\.\." leaves the spell's folder: pulled elsewhere, this folder would be another one/,
+    );
   });
 
   it("names a missing tag, and a malformed reference (exit 3)", async () => {
