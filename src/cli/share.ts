@@ -257,7 +257,12 @@ export async function loginCommand(
     } catch (err) {
       const redactor = new Redactor();
       redactor.add(password);
-      io.stderr(`${redactor.redact(errorMessage(err))}\n`);
+      // The client's words for a refusal speak of a stored credential; here none was stored.
+      const said =
+        err instanceof SpellbookError && err.code === "registry_auth"
+          ? `login failed: the registry ${host} refused the username ${JSON.stringify(username)} with that password (${/HTTP \d+/.exec(err.message)?.[0] ?? "refused"}); nothing was stored`
+          : errorMessage(err);
+      io.stderr(`${redactor.redact(said)}\n`);
       return err instanceof SpellbookError ? exitFor(err) : EXIT.failure;
     }
     const { storeCredential } = await import("../registry/credentials.js");

@@ -8,7 +8,7 @@
  * writes regular files only.
  */
 import { readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname, isAbsolute, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
 import { ConfigError, SystemError } from "../core/errors.js";
@@ -82,6 +82,12 @@ export function spellbookVersion(): string {
   return "0.0.0";
 }
 
+/** A file as the user can open it: relative to the working folder when under it. */
+function shown(file: string): string {
+  const rel = relative(process.cwd(), file);
+  return rel && !rel.startsWith("..") && !isAbsolute(rel) ? rel : file;
+}
+
 /** Packs `main` and everything it names inside its folder; refuses what it cannot pack. */
 export function pack(main: string, version: string | undefined): Packed {
   const root = dirname(main);
@@ -89,7 +95,7 @@ export function pack(main: string, version: string | undefined): Packed {
   if (found.problems.length > 0)
     throw new ConfigError(
       "push_refused",
-      `cannot pack ${main}:\n${found.problems.map((p) => `  ${p.from}:${p.line}:${p.col}: ${JSON.stringify(p.text)} ${p.why}`).join("\n")}`,
+      `cannot pack ${shown(main)}:\n${found.problems.map((p) => `  ${shown(join(root, p.from))}:${p.line}:${p.col}: ${JSON.stringify(p.text)} ${p.why}`).join("\n")}`,
     );
   const files = found.files.map((rel) => ({ rel, bytes: readFileSync(under(root, rel)) }));
   const doc = (parse(files[0]!.bytes.toString("utf8")) ?? {}) as Record<string, unknown>;

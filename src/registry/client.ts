@@ -18,7 +18,7 @@ import {
   errorCode,
   parseChallenge,
   readLimited,
-  why,
+  unreachable,
   type Challenge,
 } from "./http.js";
 import { isLoopback } from "./reference.js";
@@ -251,11 +251,7 @@ export class RegistryClient {
         ...(body ? { body: body as unknown as ArrayBuffer } : {}),
       });
     } catch (err) {
-      throw new SystemError(
-        "registry_unreachable",
-        `cannot reach the registry ${url.host}: ${why(err)}`,
-        { cause: err },
-      );
+      throw new SystemError("registry_unreachable", unreachable(url.host, err), { cause: err });
     }
   }
 

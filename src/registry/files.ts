@@ -71,7 +71,13 @@ export function spellFiles(main: string, root = dirname(main)): SpellFiles {
       }
       const abs = resolve(base, item.text);
       if (!inside(root, abs)) {
-        out.problems.push({ ...at, why: "leaves the spell's folder" });
+        out.problems.push({
+          ...at,
+          why:
+            item.role === "folder"
+              ? "leaves the spell's folder: pulled elsewhere, this folder would be another one (name a folder inside it, or put the spell where its folders are)"
+              : "leaves the spell's folder",
+        });
         continue;
       }
       if (item.role === "folder") continue;

@@ -69,6 +69,19 @@ export function why(err: unknown): string {
   return typeof cause?.message === "string" ? cause.message : (err as Error).message;
 }
 
+/**
+ * Why the registry `host` could not be reached, in words; a host name of one label that does not
+ * resolve is most likely a reference written without its registry (`acme/spells/x`, as Docker
+ * Hub's names read): that is said, with the form that names one.
+ */
+export function unreachable(host: string, err: unknown): string {
+  const said = `cannot reach the registry ${host}: ${why(err)}`;
+  const code = (err as { cause?: { code?: unknown } }).cause?.code;
+  const oneLabel = /^[A-Za-z0-9-]+$/.test(host) && host !== "localhost";
+  if (!oneLabel || (code !== "ENOTFOUND" && code !== "EAI_AGAIN")) return said;
+  return `${said}; a reference begins with the registry's host, so "${host}/…" names the host ${JSON.stringify(host)} (Docker Hub is docker.io/${host}/…, a local registry localhost:5000/${host}/…)`;
+}
+
 /** What `authorization` needs of the client: its credential, its origin, a GET, its errors. */
 export interface AuthContext {
   credential: Credential | undefined;

@@ -13,7 +13,7 @@ import {
   type YAMLMap,
 } from "yaml";
 import { ConfigError, type SourcePosition } from "../core/errors.js";
-import { explainYamlError } from "./yaml-explain.js";
+import { explainYamlError, unclosedFlow } from "./yaml-explain.js";
 
 /** Spell files larger than this are refused before parsing. */
 export const MAX_SPELL_BYTES = 1024 * 1024;
@@ -73,8 +73,15 @@ export class SpellSource {
   /** Syntax errors of the YAML itself, and duplicate keys, each at its position. */
   syntaxErrors(): ConfigError[] {
     // After the first few, YAML errors are echoes of the first: keep what helps.
+    let unclosed: ConfigError | undefined;
     const syntax = this.doc.errors.slice(0, 3).map((e) => {
       const at = this.at(e.pos[0]);
+      // A bracket left open is told where it was opened; the errors after it are its echoes.
+      const flow = /^Flow (sequence|map) in block collection/.test(e.message)
+        ? unclosedFlow(this.text, at.line)
+        : undefined;
+      if (flow)
+        return (unclosed ??= new ConfigError("yaml_syntax", flow.message, { ...at, ...flow }));
       // Indentation is told in spell terms; the errors after it are its echoes.
       const told = explainYamlError(e.code, this.text, at.line);
       if (told) return new ConfigError("yaml_indentation", told.message, { ...at, ...told });
@@ -83,7 +90,7 @@ export class SpellSource {
       return new ConfigError("yaml_syntax", e.message.split("\n")[0] ?? e.message, at);
     });
     const first = syntax[0];
-    if (first?.code === "yaml_indentation") return [first];
+    if (first?.code === "yaml_indentation" || (first && first === unclosed)) return [first];
     return syntax.length ? syntax : duplicateKeys(this).slice(0, 10);
   }
 

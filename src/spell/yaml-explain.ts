@@ -100,3 +100,54 @@ function outOfLine(l: Line, all: (Line | undefined)[]): Explained | undefined {
     ...where,
   };
 }
+
+/**
+ * A flow list or mapping (`[…]`, `{…}`) left open: the parser reports it at the next line it
+ * cannot take ("Flow sequence in block collection must be sufficiently indented and end with a
+ * ]"); this names the bracket that was never closed, where it was opened. Undefined when no
+ * bracket before `line` is open.
+ */
+export function unclosedFlow(text: string, line: number): Explained | undefined {
+  const open: { char: string; line: number; col: number; key: string }[] = [];
+  let block: number | undefined; // indentation of a block scalar's key line, while inside it
+  text
+    .split("\n")
+    .slice(0, line)
+    .forEach((raw, i) => {
+      const indent = raw.length - raw.trimStart().length;
+      if (block !== undefined && (raw.trim() === "" || indent > block)) return;
+      block = undefined;
+      let from = 0;
+      if (open.length === 0) {
+        // Outside a flow collection, one opens only as a value: `key: [`, `- {`, `- key: [`.
+        const value = /^(\s*(?:-\s+)*(?:[^\s#'"{}[\]:][^#:]*:\s+)?)[[{]/.exec(raw);
+        if (!value) {
+          if (/:\s*[|>][-+]?\d*\s*(#.*)?$/.test(raw)) block = indent;
+          return;
+        }
+        from = value[1]!.length;
+      }
+      let quote: string | undefined;
+      for (let c = from; c < raw.length; c++) {
+        const ch = raw[c]!;
+        if (quote) {
+          if (ch === quote) quote = undefined;
+        } else if (ch === '"' || ch === "'") quote = ch;
+        else if (ch === "#" && /\s/.test(raw[c - 1] ?? " ")) break;
+        else if (ch === "[" || ch === "{")
+          open.push({ char: ch, line: i + 1, col: c + 1, key: raw.trim() });
+        else if (ch === "]" || ch === "}") {
+          open.pop();
+          if (open.length === 0) break;
+        }
+      }
+    });
+  const last = open.at(-1);
+  if (!last) return undefined;
+  const [what, close] = last.char === "[" ? ["list", "]"] : ["mapping", "}"];
+  return {
+    message: `the ${last.char} opened on line ${last.line} (${last.key}) is never closed: end the ${what} with ${close}${last.char === "[" ? ', or write it as a block list, one "- item" a line' : ""}`,
+    line: last.line,
+    col: last.col,
+  };
+}

@@ -198,6 +198,31 @@ describe("the terminal UI's states", () => {
     expect(frame()).toContain("→ no such file");
   });
 
+  it("a send that fails before the model answered shows no turn for it: the loom has none", async () => {
+    const { model, shows, frame } = draw();
+    model.intent("again");
+    events(model, [{ type: "step_start", entityId: ROOT, sequence: 1 }]);
+    model.castEnded({ error: "send failed: no response left" });
+    await shows("send failed: no response left");
+    expect(frame()).not.toMatch(/turn 1/);
+    expect(frame()).not.toMatch(/truncated/);
+    expect(model.turns()).toEqual([]);
+  });
+
+  it("a turn that streamed text before its send failed is kept and said to be lost", async () => {
+    const { model, shows, frame } = draw();
+    model.intent("again");
+    events(model, [
+      { type: "step_start", entityId: ROOT, sequence: 1 },
+      { type: "text", entityId: ROOT, text: "half an answer" },
+    ]);
+    model.castEnded({ error: "send failed: stream cut" });
+    await shows("send failed: stream cut");
+    expect(frame()).toContain("half an answer");
+    expect(frame()).toContain("✗ not recorded: the send failed");
+    expect(frame()).not.toMatch(/→ truncated/);
+  });
+
   it("a child: its turns nested under the parent's turn, live", async () => {
     const { model, shows, frame } = draw();
     model.intent("delegate");
@@ -269,6 +294,14 @@ describe("the terminal UI's keys", () => {
     const { c, type } = draw();
     await type("hello there\r");
     expect(c.calls).toEqual(["send:hello there"]);
+  });
+
+  it("keys typed before the UI was up (read at once, Enter turned into a line feed by cooked mode) are sent", async () => {
+    const { c, type } = draw();
+    await type("What is 2 + 3?\n");
+    expect(c.calls).toEqual(["send:What is 2 + 3?"]);
+    await type("\n");
+    expect(c.calls).toEqual(["send:What is 2 + 3?"]); // Ctrl-J alone is still a new line
   });
 
   it("Ctrl-C or Esc stops the running cast and keeps the session; Ctrl-C twice when idle ends it", async () => {

@@ -17,6 +17,7 @@ import {
   storeCredential,
 } from "../../src/registry/credentials.js";
 import { formatReference, isLoopback, parseReference } from "../../src/registry/reference.js";
+import { unreachable } from "../../src/registry/http.js";
 
 describe("references", () => {
   it("parses HOST[:PORT]/REPO[:TAG][@DIGEST], with or without oci://", () => {
@@ -198,5 +199,28 @@ describe("where a credential goes", () => {
     for (const r of reg.seen) expect(r.headers.authorization ?? "").not.toBe(auth);
     await realm.close();
     await reg.close();
+  });
+});
+
+describe("a registry that cannot be reached", () => {
+  const failed = (code: string) =>
+    Object.assign(new TypeError("fetch failed"), { cause: { code } });
+
+  it("a one-label host that does not resolve: says a reference begins with the registry's host", () => {
+    const said = unreachable("acme", failed("ENOTFOUND"));
+    expect(said).toMatch(/^cannot reach the registry acme: no such host \(ENOTFOUND\); /);
+    expect(said).toContain('"acme/…" names the host "acme"');
+    expect(said).toContain("docker.io/acme/…");
+  });
+
+  it("a host with a domain, a port or localhost: the reason alone", () => {
+    expect(unreachable("ghcr.io", failed("ENOTFOUND"))).toBe(
+      "cannot reach the registry ghcr.io: no such host (ENOTFOUND)",
+    );
+    expect(unreachable("127.0.0.1:5000", failed("ECONNREFUSED"))).toBe(
+      "cannot reach the registry 127.0.0.1:5000: connection refused (ECONNREFUSED)",
+    );
+    expect(unreachable("localhost", failed("ECONNREFUSED"))).not.toContain("begins with");
+    expect(unreachable("acme", failed("ECONNREFUSED"))).not.toContain("begins with");
   });
 });

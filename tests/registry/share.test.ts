@@ -371,6 +371,20 @@ circle:
     expect(pushed.err).toMatch(
       /spell\.yaml:\d+:\d+: "\.\.\/outside\.json" leaves the spell's folder/,
     );
+
+    // A gate's root outside the folder: said to be a folder, located where an editor opens it.
+    const rooted = p.write(
+      "r/spell.yaml",
+      child("x").replace("gates: [done]", "gates: [done, { read: { root: .. } }]"),
+    );
+    const refusedRoot = p.io();
+    expect(await pushCommand(rooted, `${registry.host}/team/nope:1`, {}, refusedRoot)).toBe(
+      EXIT.invalid,
+    );
+    expect(refusedRoot.err).toContain(`${join(p.dir, "r", "spell.yaml")}:`);
+    expect(refusedRoot.err).toMatch(
+      /"\.\." leaves the spell's folder: pulled elsewhere, this folder would be another one/,
+    );
   });
 
   it("names a missing tag, and a malformed reference (exit 3)", async () => {
@@ -407,8 +421,8 @@ needs(REGISTRY_MISSING).describe("a registry that needs a credential (htpasswd b
     expect(
       await loginCommand(registry.host, { username: "alice", password: "wrong-pass-91c2" }, wrong),
     ).toBe(EXIT.failure);
-    expect(wrong.err).toContain(
-      `the registry ${registry.host} refused the stored credential (HTTP 401)`,
+    expect(wrong.err).toBe(
+      `login failed: the registry ${registry.host} refused the username "alice" with that password (HTTP 401); nothing was stored\n`,
     );
     expect(wrong.err + wrong.out).not.toContain("wrong-pass-91c2");
     expect(existsSync(join(p.env.DOCKER_CONFIG, "config.json"))).toBe(false);
@@ -488,8 +502,8 @@ needs(REGISTRY_MISSING).describe(
       expect(
         await loginCommand(front.host, { username: "bob", password: "nope-3c1f" }, wrong),
       ).toBe(EXIT.failure);
-      expect(wrong.err).toContain(
-        `the registry ${front.host} refused the stored credential (HTTP 401)`,
+      expect(wrong.err).toBe(
+        `login failed: the registry ${front.host} refused the username "bob" with that password (HTTP 401); nothing was stored\n`,
       );
       expect(wrong.err).not.toContain("nope-3c1f");
 

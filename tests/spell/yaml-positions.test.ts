@@ -126,3 +126,24 @@ tests:
     expect(errors[0]!.text).not.toMatch(/parseAllDocuments/);
   });
 });
+
+describe("a flow list or mapping left open", () => {
+  it("names the [ never closed, where it was opened, not the next line the parser choked on", async () => {
+    const errors = await errorsOf(
+      "llm: scripted\nidentity:\n  system_prompt: see [1 and {2\ncircle:\n  gates: [done\n  wards: [{ max_turns: 1 }]\nintent: go\n",
+    );
+    expect(errors).toHaveLength(1);
+    expect(errors[0]!.text).toBe(
+      'spell.yaml:5:10: the [ opened on line 5 (gates: [done) is never closed: end the list with ], or write it as a block list, one "- item" a line',
+    );
+  });
+
+  it("names the { of a list item never closed, past closed ones inside it and a block scalar's brackets", async () => {
+    const errors = await errorsOf(
+      "llm: scripted\nidentity:\n  system_prompt: |\n    use [brackets {freely\ncircle:\n  gates: [done]\n  wards:\n    - { max_turns: 1, x: { y: 1 }\n    - timeout_ms: 5\nintent: go\n",
+    );
+    expect(errors[0]!.text).toMatch(
+      /^spell\.yaml:8:7: the \{ opened on line 8 \(- \{ max_turns: 1, x: \{ y: 1 \}\) is never closed: end the mapping with \}$/,
+    );
+  });
+});

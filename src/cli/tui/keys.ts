@@ -68,8 +68,9 @@ export function onKey(s: KeyState, input: string, key: Key): void {
     return;
   }
   // Several keys in one read (a paste, a script): line breaks inside are new lines, a final
-  // Enter sends.
-  const typed = input.length > 1 && input.endsWith("\r") ? input.slice(0, -1) : undefined;
+  // Enter sends. Keys typed before the UI took the terminal arrive as one read too, their
+  // Enter turned into a line feed by the terminal's cooked mode: that final line feed sends.
+  const typed = input.length > 1 && /[\r\n]$/.test(input) ? input.slice(0, -1) : undefined;
   if (typed !== undefined) s.setText((v) => v + typed.replace(/\r\n?/g, "\n"));
   if (key.return || typed !== undefined) return submit(s);
   if (key.backspace || key.delete) return s.setText((v) => v.slice(0, -1));

@@ -109,7 +109,13 @@ export class SessionModel {
   ): void {
     this.running = false;
     this.approval = undefined;
-    for (const turn of this.open.values()) turn.end ??= unended(turn);
+    // A turn still open when the send failed was never recorded (the provider failed before it
+    // answered): one that showed nothing goes, one that streamed something says it was lost.
+    const failed = "error" in outcome;
+    for (const turn of this.open.values())
+      if (failed && !turn.text && turn.calls.length === 0 && turn.children.length === 0)
+        this.drop(turn);
+      else turn.end ??= unended(turn, failed);
     this.open.clear();
     if ("error" in outcome) {
       this.entries.push({ kind: "notice", text: outcome.error, error: true });
@@ -260,6 +266,15 @@ export class SessionModel {
     return parent;
   }
 
+  private drop(turn: TurnView): void {
+    const parent = this.parents.get(turn.entityId);
+    if (parent) parent.children.splice(parent.children.indexOf(turn), 1);
+    else {
+      const at = this.entries.findIndex((e) => e.kind === "turn" && e.turn === turn);
+      if (at >= 0) this.entries.splice(at, 1);
+    }
+  }
+
   private lastRootText(): string {
     for (let i = this.entries.length - 1; i >= 0; i--) {
       const e = this.entries[i]!;
@@ -270,11 +285,13 @@ export class SessionModel {
   }
 }
 
-function unended(turn: TurnView): NonNullable<TurnView["end"]> {
+function unended(turn: TurnView, failed: boolean): NonNullable<TurnView["end"]> {
   return {
     durationMs: Date.now() - turn.startedAt,
     tokensIn: 0,
     tokensOut: 0,
-    outcome: "truncated",
+    ...(failed
+      ? { outcome: "continue" as const, error: "not recorded: the send failed" }
+      : { outcome: "truncated" as const }),
   };
 }
