@@ -22,7 +22,11 @@ import { loadTui } from "./tui-load.js";
 export async function screenSession(
   entity: Entity<Loom>,
   loaded: LoadedSpell,
-  screen: { stdin: NodeJS.ReadStream; stdout: NodeJS.WriteStream },
+  screen: {
+    stdin: NodeJS.ReadStream;
+    stdout: NodeJS.WriteStream;
+    stderr?: NodeJS.WriteStream | undefined;
+  },
   io: Pick<CliIO, "cwd" | "question">,
 ): Promise<void> {
   const { openTui } = await loadTui();
@@ -68,6 +72,7 @@ export async function screenSession(
     redact,
     stdin: screen.stdin,
     stdout: screen.stdout,
+    ...(screen.stderr ? { stderr: screen.stderr } : {}),
   });
   const lineQuestion = io.question;
   io.question = (text, signal, request) =>

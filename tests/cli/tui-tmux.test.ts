@@ -102,7 +102,7 @@ needs(hasTmux ? undefined : "tmux is not installed", notBuilt(), notBuilt("dist/
       expect(now).toContain("• one");
       expect(now).not.toContain("**");
       now = await t.shows("turn 1 · 120 in / 30 out");
-      expect(now).toMatch(/▸ turn 1 · no gates · \d+ ms · 120 in \/ 30 out → terminated/);
+      expect(now).toMatch(/▾ turn 1 · no gates · \d+ ms · 120 in \/ 30 out → terminated/);
 
       // A narrower terminal: the UI is drawn again at its width (the status line cut to it).
       t.resize(70, 32);
@@ -127,7 +127,7 @@ needs(hasTmux ? undefined : "tmux is not installed", notBuilt(), notBuilt("dist/
 
       t.type("take your time");
       t.key("Enter");
-      await t.shows(/▸ turn 4 · no gates [⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] \d/); // the spinner runs
+      await t.shows(/▾ turn 4 · no gates [⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] \d/); // the spinner runs
       t.key("C-c");
       now = await t.shows("truncated (interrupted)");
       expect(now).toContain("interrupted: stopping the current cast (the session goes on)");

@@ -28,6 +28,7 @@ const KEY = {
   ctrlD: "\u0004",
   ctrlJ: "\n",
   ctrlO: "\u000f",
+  ctrlT: "\u0014",
   esc: "\u001b",
   up: "\u001b[A",
   tab: "\t",
@@ -213,7 +214,7 @@ describe("the terminal UI's states", () => {
     const child = lines.findIndex((l) => l.includes("↳ [ent_child] turn 1"));
     expect(parent).toBeGreaterThanOrEqual(0);
     expect(child).toBeGreaterThan(parent);
-    expect(lines[child]).toMatch(/^ {2}▸ ↳/); // indented under the parent
+    expect(lines[child]).toMatch(/^ {2}▾ ↳/); // indented under the parent
     expect(model.turns().map((t) => t.entityId)).toEqual([ROOT, "ent_child"]);
   });
 
@@ -310,10 +311,133 @@ describe("the terminal UI's keys", () => {
     expect(frame()).not.toContain("row 6");
     await type(KEY.tab, KEY.ctrlO);
     await shows("row 6");
-    expect(frame()).toContain("▾ turn 1");
+    expect(frame()).toContain("▼ turn 1");
     await type(..."/help", KEY.enter);
     await shows("PgUp / PgDn");
     await type(KEY.pageUp);
     await shows("scrolled up");
+  });
+});
+
+const ended = (sequence: number, turnId: string, extra: Partial<CantripEvent> = {}): CantripEvent =>
+  ({
+    type: "step_complete",
+    entityId: ROOT,
+    sequence,
+    turnId,
+    gates: [],
+    usage,
+    durationMs: 40,
+    outcome: "continue",
+    isError: false,
+    ...extra,
+  }) as CantripEvent;
+
+describe("turn blocks", () => {
+  it("Ctrl-T collapses the selected turn to its header (gates, duration, error mark); again expands it", async () => {
+    const { model, shows, frame, type } = draw();
+    model.intent("go");
+    events(model, [
+      { type: "step_start", entityId: ROOT, sequence: 1 },
+      { type: "text", entityId: ROOT, text: "first turn" },
+      ended(1, "t1"),
+      { type: "step_start", entityId: ROOT, sequence: 2 },
+      { type: "text", entityId: ROOT, text: "reading twice" },
+      { type: "tool_call", entityId: ROOT, gate: "read", arguments: '{"path":"a"}' },
+      {
+        type: "tool_result",
+        entityId: ROOT,
+        record: { gate_name: "read", arguments: '{"path":"a"}', result: "AAA", is_error: false },
+      },
+      { type: "tool_call", entityId: ROOT, gate: "read", arguments: '{"path":"b"}' },
+      {
+        type: "tool_result",
+        entityId: ROOT,
+        record: { gate_name: "read", arguments: '{"path":"b"}', result: "gone", is_error: true },
+      },
+      ended(2, "t2"),
+    ]);
+    await shows("→ AAA");
+    await type(KEY.tab); // the last turn
+    await type(KEY.ctrlT);
+    await vi.waitFor(() => expect(frame()).not.toContain("→ AAA"));
+    const header = frame()
+      .split("\n")
+      .find((l) => l.includes("turn 2 ·"))!;
+    expect(header).toMatch(/^▸ turn 2 · read ×2 · 40 ms · 120 in \/ 30 out/);
+    expect(header).toContain("(text, 2 calls hidden)");
+    expect(header).toContain("✗ 1 failed");
+    expect(frame()).not.toContain("reading twice");
+    expect(frame()).toContain("first turn"); // only the selected turn collapsed
+    await type(KEY.ctrlT);
+    await shows("→ AAA");
+    expect(frame()).toContain("reading twice");
+    expect(frame()).toMatch(/^▾ turn 2/m);
+  });
+
+  it("a running bash or code turn shows its command while it runs, then the loom's record", async () => {
+    const recorded = new Map([["t1", { utterance: "sleep 5 && ls", observation: "a.txt" }]]);
+    const model = new SessionModel(STATUS, (id) => recorded.get(id));
+    const { shows, frame } = draw(model);
+    model.intent("list");
+    events(model, [
+      { type: "step_start", entityId: ROOT, sequence: 1 },
+      {
+        type: "message_complete",
+        entityId: ROOT,
+        sequence: 1,
+        content: null,
+        toolCalls: [{ name: "bash", arguments: JSON.stringify({ command: "sleep 5 && ls" }) }],
+      },
+    ]);
+    await shows("sleep 5 && ls");
+    expect(frame()).toMatch(/turn 1 · no gates [⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] \d/); // still running
+    events(model, [ended(1, "t1")]);
+    await shows("→ a.txt");
+    expect(frame().split("sleep 5 && ls")).toHaveLength(2); // shown once
+  });
+
+  it("a conversation gate whose argument is code is not shown twice", async () => {
+    const { model, shows, frame } = draw();
+    model.intent("eval");
+    events(model, [
+      { type: "step_start", entityId: ROOT, sequence: 1 },
+      {
+        type: "message_complete",
+        entityId: ROOT,
+        sequence: 1,
+        content: null,
+        toolCalls: [{ name: "js", arguments: JSON.stringify({ code: "1 + 41" }) }],
+      },
+      {
+        type: "tool_call",
+        entityId: ROOT,
+        gate: "js",
+        arguments: JSON.stringify({ code: "1 + 41" }),
+      },
+    ]);
+    await shows("● js");
+    expect(frame().split("1 + 41")).toHaveLength(2);
+  });
+});
+
+describe("stderr while the UI is open", () => {
+  it("is a notice line of the UI, a line at a time; undone, writes go to the stream again", async () => {
+    const { model, shows, frame } = draw();
+    const written: string[] = [];
+    const stream = { write: (t: string | Uint8Array) => written.push(String(t)) > 0 };
+    const { routeStderr } = await import("../../src/cli/tui/session.js");
+    const undo = routeStderr(stream as never, (line) => model.notice(line));
+    stream.write("warning: retrying in 2 s (429)\nhalf a ");
+    stream.write(Buffer.from("line\u001b[2J\n"));
+    await shows("warning: retrying in 2 s (429)");
+    expect(frame()).toContain("half a line\\u001b[2J");
+    expect(frame()).not.toContain("\u001b[2J");
+    expect(written).toEqual([]);
+    stream.write("unended");
+    undo();
+    await shows("unended");
+    stream.write("after\n");
+    expect(written).toEqual(["after\n"]);
   });
 });

@@ -7,6 +7,7 @@
  * read it. The loom is written by the entity as in line mode; this only shows.
  */
 import type { CantripEvent } from "../../core/events.js";
+import { codeOf } from "./text.js";
 import type { ApprovalView, Entry, StatusInfo, TurnView } from "./types.js";
 
 export type { ApprovalView, CallView, Entry, Limits, StatusInfo, TurnView } from "./types.js";
@@ -155,8 +156,21 @@ export class SessionModel {
         turn.text += e.text;
         break;
       }
+      case "message_complete": {
+        const codes = (e.toolCalls ?? []).flatMap((c) => {
+          const code = codeOf(c.arguments);
+          return code === undefined ? [] : [code];
+        });
+        if (!codes.length) return;
+        const turn = this.open.get(e.entityId) ?? this.startTurn(e.entityId, e.sequence, now);
+        turn.code = codes.join("\n\n");
+        break;
+      }
       case "tool_call": {
         const turn = this.open.get(e.entityId) ?? this.startTurn(e.entityId, 0, now);
+        // A gate of the conversation whose one argument is code: its call line shows the code.
+        const code = codeOf(e.arguments);
+        if (code !== undefined && turn.code?.includes(code)) delete turn.code;
         turn.calls.push({ gate: e.gate, args: e.arguments, startedAt: now });
         break;
       }
