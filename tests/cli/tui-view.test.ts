@@ -427,7 +427,7 @@ describe("stderr while the UI is open", () => {
     const written: string[] = [];
     const stream = { write: (t: string | Uint8Array) => written.push(String(t)) > 0 };
     const { routeStderr } = await import("../../src/cli/tui/session.js");
-    const undo = routeStderr(stream as never, (line) => model.notice(line));
+    const undo = routeStderr(stream, (line) => model.notice(line));
     stream.write("warning: retrying in 2 s (429)\nhalf a ");
     stream.write(Buffer.from("line\u001b[2J\n"));
     await shows("warning: retrying in 2 s (429)");

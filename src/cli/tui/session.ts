@@ -122,10 +122,10 @@ export function routeStderr(
     held = lines.pop() ?? "";
     for (const line of lines) if (line.trim()) notice(line);
     const callback = typeof encoding === "function" ? encoding : done;
-    if (typeof callback === "function") process.nextTick(callback as () => void);
+    if (typeof callback === "function") process.nextTick(callback);
     return true;
   };
-  stream.write = write as typeof stream.write;
+  stream.write = write;
   return () => {
     stream.write = original;
     if (held.trim()) notice(held);

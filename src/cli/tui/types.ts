@@ -74,3 +74,6 @@ export interface StatusInfo {
   /** The entity's last turn before this session (a resumed entity's). */
   turn?: number;
 }
+
+/** A turn as the loom recorded it, redacted: its utterance (code) and its observation. */
+export type Recorded = (turnId: string) => { utterance: string; observation: string } | undefined;

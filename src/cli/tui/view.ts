@@ -129,12 +129,17 @@ function useSize(redraw?: () => void): { columns: number; rows: number } {
   return size;
 }
 
-/** A set with `key` added, or removed when it was there. */
-function toggled(set: ReadonlySet<number>, key: number): ReadonlySet<number> {
-  const next = new Set(set);
-  if (next.has(key)) next.delete(key);
-  else next.add(key);
-  return next;
+/** A set of turn keys, and a toggle that adds a key, or removes it when it was there. */
+function useToggles(): [ReadonlySet<number>, (key: number) => void] {
+  const [set, setSet] = useState<ReadonlySet<number>>(new Set());
+  const toggle = (key: number) =>
+    setSet((old) => {
+      const next = new Set(old);
+      if (next.has(key)) next.delete(key);
+      else next.add(key);
+      return next;
+    });
+  return [set, toggle];
 }
 
 /**
@@ -193,8 +198,7 @@ export function App({
 }): ReactNode {
   useSyncExternalStore(model.subscribe, model.snapshot);
   const { columns, rows } = useSize(redraw);
-  // The prompt's text in a ref as well as in state: keys that arrive between two renders
-  // (typed fast, pasted, sent by a script) each see the text the previous one left.
+  // The prompt's text in a ref as well as in state: keys between two renders see each other's.
   const text = useRef("");
   const [value, setShown] = useState("");
   const setValue = (next: string | ((v: string) => string)) => {
@@ -206,8 +210,8 @@ export function App({
   const idleInterrupts = useRef(0);
   const [scroll, setScroll] = useState(0);
   const [selected, setSelected] = useState<number | undefined>(undefined);
-  const [opened, setOpened] = useState<ReadonlySet<number>>(new Set());
-  const [collapsed, setCollapsed] = useState<ReadonlySet<number>>(new Set());
+  const [opened, toggleOpen] = useToggles();
+  const [collapsed, toggleCollapsed] = useToggles();
   const page = Math.max(1, rows - 6);
 
   useInput((input, key) =>
@@ -222,8 +226,8 @@ export function App({
         idleInterrupts,
         selected,
         setSelected,
-        toggleOpen: (target) => setOpened((o) => toggled(o, target)),
-        toggleCollapsed: (target) => setCollapsed((c) => toggled(c, target)),
+        toggleOpen,
+        toggleCollapsed,
         scrollBy: (lines) => setScroll((v) => Math.max(0, v + lines)),
         page,
       },
@@ -236,9 +240,7 @@ export function App({
     Box,
     { flexDirection: "column", width: columns, height: Math.max(4, rows - 1) },
     h(Conversation, { model, scroll, rows, selected, opened, collapsed, width: columns }),
-    scroll > 0
-      ? h(Text, { dimColor: true }, `↓ scrolled up ${scroll} lines (PgDn goes back)`)
-      : null,
+    scroll > 0 ? h(Text, { dimColor: true }, `↓ scrolled up ${scroll} lines (PgDn)`) : null,
     model.approval ? h(ApprovalDialog, { approval: model.approval }) : null,
     h(Prompt, { value, running: model.running }),
     h(StatusLine, { model }),
