@@ -23,8 +23,8 @@ export function oneLine(text: string, max: number): string {
 }
 
 /** Lines and characters of a turn opened whole (Ctrl-O): more would stall the terminal. */
-export const WHOLE_LINES = 400;
-export const WHOLE_CHARS = 40_000;
+export const WHOLE_LINES = 200;
+export const WHOLE_CHARS = 8_000;
 
 /**
  * At most `lines` lines and `chars` characters of `text`; `more` says what was left out
@@ -63,6 +63,18 @@ export function duration(ms: number): string {
 
 /** The code of a code-medium or bash call, when its arguments carry it: shown as code. */
 export function codeOf(args: string): string | undefined {
+  // Read once per arguments (a block is drawn again at every change); the last few kept.
+  const known = codes.get(args);
+  if (known !== undefined || codes.has(args)) return known;
+  const code = parseCode(args);
+  if (codes.size >= 64) codes.delete(codes.keys().next().value!);
+  codes.set(args, code);
+  return code;
+}
+
+const codes = new Map<string, string | undefined>();
+
+function parseCode(args: string): string | undefined {
   try {
     const parsed: unknown = JSON.parse(args);
     if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) {
