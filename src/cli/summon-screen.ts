@@ -13,6 +13,7 @@ import type { LoadedSpell } from "../spell/index.js";
 import { displayPath, type CliIO } from "./io.js";
 import { summaryLine } from "./run.js";
 import { loadTui } from "./tui-load.js";
+import type { CastOutcome } from "./tui/session.js";
 
 /**
  * The session in the full-screen terminal UI (src/cli/tui/): the same entity, the same events
@@ -22,7 +23,11 @@ import { loadTui } from "./tui-load.js";
 export async function screenSession(
   entity: Entity<Loom>,
   loaded: LoadedSpell,
-  screen: { stdin: NodeJS.ReadStream; stdout: NodeJS.WriteStream },
+  screen: {
+    stdin: NodeJS.ReadStream;
+    stdout: NodeJS.WriteStream;
+    stderr?: NodeJS.WriteStream | undefined;
+  },
   io: Pick<CliIO, "cwd" | "question">,
 ): Promise<void> {
   const { openTui } = await loadTui();
@@ -43,31 +48,11 @@ export async function screenSession(
       return turn && { utterance: redact(turn.utterance), observation: redact(turn.observation) };
     },
     subscribe: (listener) => entity.bus.on(redactingListener(listener, loaded.redactor)),
-    cast: async (intent, signal) => {
-      try {
-        const result = await entity.send(intent, { signal });
-        if (result.status === "failed")
-          return {
-            error: redact(
-              `send failed: ${errorMessage(result.error)}\nthe loom keeps every turn recorded before the failure (${location})`,
-            ),
-          };
-        const text =
-          typeof result.result === "string"
-            ? result.result
-            : JSON.stringify(result.result, null, 2);
-        return {
-          text: redact(text),
-          summary: redact(summaryLine(result, location)).trimEnd(),
-          usage: result.usage,
-        };
-      } catch (err) {
-        return { error: redact(`send failed: ${errorMessage(err)}`) };
-      }
-    },
+    cast: (intent, signal) => castOnce(entity, intent, signal, redact, location),
     redact,
     stdin: screen.stdin,
     stdout: screen.stdout,
+    ...(screen.stderr ? { stderr: screen.stderr } : {}),
   });
   const lineQuestion = io.question;
   io.question = (text, signal, request) =>
@@ -76,5 +61,33 @@ export async function screenSession(
     await tui.closed;
   } finally {
     io.question = lineQuestion;
+  }
+}
+
+/** One intent sent to the entity, told as the UI tells a cast's end (redacted; never throws). */
+async function castOnce(
+  entity: Entity<Loom>,
+  intent: string,
+  signal: AbortSignal,
+  redact: (t: string) => string,
+  location: string,
+): Promise<CastOutcome> {
+  try {
+    const result = await entity.send(intent, { signal });
+    if (result.status === "failed")
+      return {
+        error: redact(
+          `send failed: ${errorMessage(result.error)}\nthe loom keeps every turn recorded before the failure (${location})`,
+        ),
+      };
+    const text =
+      typeof result.result === "string" ? result.result : JSON.stringify(result.result, null, 2);
+    return {
+      text: redact(text),
+      summary: redact(summaryLine(result, location)).trimEnd(),
+      usage: result.usage,
+    };
+  } catch (err) {
+    return { error: redact(`send failed: ${errorMessage(err)}`) };
   }
 }

@@ -49,7 +49,7 @@ export interface SummonIO extends CliIO {
    * stdin and stdout when both are terminals: the session opens the full-screen UI there
    * (issue 42) unless --plain or --json.
    */
-  screen?: { stdin: NodeJS.ReadStream; stdout: NodeJS.WriteStream };
+  screen?: { stdin: NodeJS.ReadStream; stdout: NodeJS.WriteStream; stderr?: NodeJS.WriteStream };
 }
 
 export interface SummonHooks {
@@ -283,7 +283,7 @@ export async function withProcessSummon(run: (io: SummonIO) => Promise<number>):
       ...(process.stdin.isTTY ? { terminal: process.stderr } : {}),
       // Under CI (CI or CONTINUOUS_INTEGRATION set), Ink draws only the last frame: line mode.
       ...(process.stdin.isTTY && process.stdout.isTTY && !inCi(process.env)
-        ? { screen: { stdin: process.stdin, stdout: process.stdout } }
+        ? { screen: { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr } }
         : {}),
       onInterrupt: (handler) => {
         listeners.add(handler);

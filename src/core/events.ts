@@ -29,6 +29,13 @@ export type CantripEvent =
       /** The provider's id of the reply and the model that answered, when it said them. */
       responseId?: string;
       responseModel?: string;
+      /**
+       * The reply's tool calls, as the model wrote them (name and JSON arguments), when it made
+       * some: what a code or bash turn is about to run, before it runs (the terminal UI shows
+       * it). A listener that forwards events redacts them as every other string
+       * (redactingListener).
+       */
+      toolCalls?: { name: string; arguments: string }[];
     }
   | { type: "usage"; entityId: string; usage: Usage }
   | {

@@ -202,6 +202,9 @@ export class CastRun<L> {
         ...(finishReason === undefined ? {} : { finishReason }),
         ...(responseId === undefined ? {} : { responseId }),
         ...(responseModel === undefined ? {} : { responseModel }),
+        ...(response.toolCalls?.length
+          ? { toolCalls: response.toolCalls.map((c) => ({ name: c.name, arguments: c.arguments })) }
+          : {}),
       });
       this.emit({ type: "usage", entityId: id, usage: response.usage });
     }

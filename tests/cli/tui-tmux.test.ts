@@ -12,7 +12,9 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, expect, it } from "vitest";
+import { wireReplyOf } from "../../src/conformance/mock-openai-replies.js";
 import { needs, notBuilt } from "../support/needs.js";
+import { startLoopbackProvider } from "../support/providers.js";
 
 const BIN = resolve("bin/run.js");
 const hasTmux = spawnSync("tmux", ["-V"]).status === 0;
@@ -52,7 +54,7 @@ afterEach(() => {
 });
 
 /** A tmux server of the test's own, one pane of 100×32 running `spell summon` in `dir`. */
-function terminal(dir: string, args: string[]) {
+function terminal(dir: string, args: string[], cli = ["summon", "spell.yaml"], env: string[] = []) {
   const socket = `spell-tui-${process.pid}-${servers.length}`;
   servers.push(socket);
   const tmux = (...a: string[]) =>
@@ -60,9 +62,10 @@ function terminal(dir: string, args: string[]) {
   // Ink draws only its last frame under CI variables (and summon keeps line mode there): unset.
   const command = [
     "env -u CI -u CONTINUOUS_INTEGRATION TERM=xterm-256color",
+    ...env,
     process.execPath,
     BIN,
-    "summon spell.yaml",
+    ...cli,
     ...args,
     "; echo EXIT=$?; exec sleep 600",
   ].join(" ");
@@ -102,7 +105,7 @@ needs(hasTmux ? undefined : "tmux is not installed", notBuilt(), notBuilt("dist/
       expect(now).toContain("• one");
       expect(now).not.toContain("**");
       now = await t.shows("turn 1 · 120 in / 30 out");
-      expect(now).toMatch(/▸ turn 1 · no gates · \d+ ms · 120 in \/ 30 out → terminated/);
+      expect(now).toMatch(/▾ turn 1 · no gates · \d+ ms · 120 in \/ 30 out → terminated/);
 
       // A narrower terminal: the UI is drawn again at its width (the status line cut to it).
       t.resize(70, 32);
@@ -127,7 +130,8 @@ needs(hasTmux ? undefined : "tmux is not installed", notBuilt(), notBuilt("dist/
 
       t.type("take your time");
       t.key("Enter");
-      await t.shows(/▸ turn 4 · no gates [⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] \d/); // the spinner runs
+      now = await t.shows(/▾ turn 4 · no gates [⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] \d/); // the spinner runs
+      expect(now).toContain("sleep 60"); // the command, while it runs
       t.key("C-c");
       now = await t.shows("truncated (interrupted)");
       expect(now).toContain("interrupted: stopping the current cast (the session goes on)");
@@ -172,6 +176,40 @@ needs(hasTmux ? undefined : "tmux is not installed", notBuilt(), notBuilt("dist/
           .map((r) => [r["sequence"], r["utterance"], r["observation"], r["gate_calls"]]);
       expect(turns(tuiDir)).toHaveLength(3);
       expect(turns(tuiDir)).toEqual(turns(lineDir));
+    }, 90_000);
+
+    it("spell familiar: opens, sends, shows the code it runs and the reply, ends on Ctrl-D", async () => {
+      // The Familiar's LLM: a loopback OpenAI-compatible server (the real adapter), one reply.
+      const code = 'done("hello from the familiar")';
+      const server = await startLoopbackProvider([
+        wireReplyOf("llm", { tool_calls: [{ gate: "js", args: { code } }] }, 0),
+      ]);
+      try {
+        const dir = mkdtempSync(join(tmpdir(), "tui-familiar-"));
+        writeFileSync(join(dir, "README.md"), "a workspace\n");
+        const t = terminal(
+          dir,
+          ["--llm", "local/mock"],
+          ["familiar", "."],
+          [`LOCAL_LLM_BASE_URL=${server.url}/v1`],
+        );
+        await t.shows(/familiar · local\/mock · ent_/);
+        t.type("who are you?");
+        t.key("Enter");
+        let now = await t.shows("hello from the familiar");
+        expect(now).toContain("› who are you?");
+        expect(now).toContain(code); // the turn's code, as a code block
+        now = await t.shows("terminated (done) after 1 turn"); // the cast ended: Ctrl-D ends
+        expect(now).toMatch(/▾ turn 1 · done · \d+ ms/);
+        t.key("C-d");
+        now = await t.shows("EXIT=0");
+        expect(now).toMatch(/session ended · entity ent_/);
+        expect(now).not.toContain("familiar · local/mock"); // the UI's screen is gone
+        expect(existsSync(join(dir, ".spellbook", "familiar.jsonl"))).toBe(true);
+        expect(server.pending()).toBe(0);
+      } finally {
+        await server.close();
+      }
     }, 90_000);
   },
 );

@@ -28,6 +28,7 @@ const KEY = {
   ctrlD: "\u0004",
   ctrlJ: "\n",
   ctrlO: "\u000f",
+  ctrlT: "\u0014",
   esc: "\u001b",
   up: "\u001b[A",
   tab: "\t",
@@ -238,7 +239,7 @@ describe("the terminal UI's states", () => {
     const child = lines.findIndex((l) => l.includes("↳ [ent_child] turn 1"));
     expect(parent).toBeGreaterThanOrEqual(0);
     expect(child).toBeGreaterThan(parent);
-    expect(lines[child]).toMatch(/^ {2}▸ ↳/); // indented under the parent
+    expect(lines[child]).toMatch(/^ {2}▾ ↳/); // indented under the parent
     expect(model.turns().map((t) => t.entityId)).toEqual([ROOT, "ent_child"]);
   });
 
@@ -343,10 +344,285 @@ describe("the terminal UI's keys", () => {
     expect(frame()).not.toContain("row 6");
     await type(KEY.tab, KEY.ctrlO);
     await shows("row 6");
-    expect(frame()).toContain("▾ turn 1");
+    expect(frame()).toContain("▼ turn 1");
     await type(..."/help", KEY.enter);
     await shows("PgUp / PgDn");
     await type(KEY.pageUp);
     await shows("scrolled up");
+  });
+});
+
+const ended = (sequence: number, turnId: string, extra: Partial<CantripEvent> = {}): CantripEvent =>
+  ({
+    type: "step_complete",
+    entityId: ROOT,
+    sequence,
+    turnId,
+    gates: [],
+    usage,
+    durationMs: 40,
+    outcome: "continue",
+    isError: false,
+    ...extra,
+  }) as CantripEvent;
+
+describe("turn blocks", () => {
+  it("Ctrl-T collapses the selected turn to its header (gates, duration, error mark); again expands it", async () => {
+    const { model, shows, frame, type } = draw();
+    model.intent("go");
+    events(model, [
+      { type: "step_start", entityId: ROOT, sequence: 1 },
+      { type: "text", entityId: ROOT, text: "first turn" },
+      ended(1, "t1"),
+      { type: "step_start", entityId: ROOT, sequence: 2 },
+      { type: "text", entityId: ROOT, text: "reading twice" },
+      { type: "tool_call", entityId: ROOT, gate: "read", arguments: '{"path":"a"}' },
+      {
+        type: "tool_result",
+        entityId: ROOT,
+        record: { gate_name: "read", arguments: '{"path":"a"}', result: "AAA", is_error: false },
+      },
+      { type: "tool_call", entityId: ROOT, gate: "read", arguments: '{"path":"b"}' },
+      {
+        type: "tool_result",
+        entityId: ROOT,
+        record: { gate_name: "read", arguments: '{"path":"b"}', result: "gone", is_error: true },
+      },
+      ended(2, "t2"),
+    ]);
+    await shows("→ AAA");
+    await type(KEY.tab); // the last turn
+    await type(KEY.ctrlT);
+    await vi.waitFor(() => expect(frame()).not.toContain("→ AAA"));
+    const header = frame()
+      .split("\n")
+      .find((l) => l.includes("turn 2 ·"))!;
+    expect(header).toMatch(/^▸ turn 2 · read ×2 · 40 ms · 120 in \/ 30 out/);
+    expect(header).toContain("(text, 2 calls hidden)");
+    expect(header).toContain("✗ 1 failed");
+    expect(frame()).not.toContain("reading twice");
+    expect(frame()).toContain("first turn"); // only the selected turn collapsed
+    await type(KEY.ctrlT);
+    await shows("→ AAA");
+    expect(frame()).toContain("reading twice");
+    expect(frame()).toMatch(/^▾ turn 2/m);
+  });
+
+  it("a running bash or code turn shows its command while it runs, then the loom's record", async () => {
+    const recorded = new Map([["t1", { utterance: "sleep 5 && ls", observation: "a.txt" }]]);
+    const model = new SessionModel(STATUS, (id) => recorded.get(id));
+    const { shows, frame } = draw(model);
+    model.intent("list");
+    events(model, [
+      { type: "step_start", entityId: ROOT, sequence: 1 },
+      {
+        type: "message_complete",
+        entityId: ROOT,
+        sequence: 1,
+        content: null,
+        toolCalls: [{ name: "bash", arguments: JSON.stringify({ command: "sleep 5 && ls" }) }],
+      },
+    ]);
+    await shows("sleep 5 && ls");
+    expect(frame()).toMatch(/turn 1 · no gates [⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] \d/); // still running
+    events(model, [ended(1, "t1")]);
+    await shows("→ a.txt");
+    expect(frame().split("sleep 5 && ls")).toHaveLength(2); // shown once
+  });
+
+  it("a conversation gate whose argument is code is not shown twice", async () => {
+    const { model, shows, frame } = draw();
+    model.intent("eval");
+    events(model, [
+      { type: "step_start", entityId: ROOT, sequence: 1 },
+      {
+        type: "message_complete",
+        entityId: ROOT,
+        sequence: 1,
+        content: null,
+        toolCalls: [{ name: "js", arguments: JSON.stringify({ code: "1 + 41" }) }],
+      },
+      {
+        type: "tool_call",
+        entityId: ROOT,
+        gate: "js",
+        arguments: JSON.stringify({ code: "1 + 41" }),
+      },
+    ]);
+    await shows("● js");
+    expect(frame().split("1 + 41")).toHaveLength(2);
+  });
+});
+
+describe("stderr while the UI is open", () => {
+  it("is a notice line of the UI, a line at a time; undone, writes go to the stream again", async () => {
+    const { model, shows, frame } = draw();
+    const written: string[] = [];
+    const stream = { write: (t: string | Uint8Array) => written.push(String(t)) > 0 };
+    const { routeStderr } = await import("../../src/cli/tui/session.js");
+    const undo = routeStderr(stream, (line) => model.notice(line));
+    stream.write("warning: retrying in 2 s (429)\nhalf a ");
+    stream.write(Buffer.from("line\u001b[2J\n"));
+    await shows("warning: retrying in 2 s (429)");
+    expect(frame()).toContain("half a line\\u001b[2J");
+    expect(frame()).not.toContain("\u001b[2J");
+    expect(written).toEqual([]);
+    stream.write("unended");
+    undo();
+    await shows("unended");
+    stream.write("after\n");
+    expect(written).toEqual(["after\n"]);
+  });
+});
+
+/** Terminal escapes a model, a gate or a file could hold: each must be shown, never run. */
+const ATTACKS = [
+  "\u001b]52;c;ZXZpbA==\u0007", // OSC 52: write the clipboard
+  "\u001b]8;;https://evil.example\u001b\\click\u001b]8;;\u001b\\", // OSC 8: a hidden link
+  "\u001b[5A\u001b[2K", // cursor up, erase the line
+  "\u001bc", // ESC c: reset the terminal
+  "\u202eevil\u202c", // bidi override
+  "\u009b2J", // C1 CSI (UTF-8 0xC2 0x9B): clear the screen
+].join(" ");
+/** Any control character but the line break, any bidi control: none may reach the screen. */
+// eslint-disable-next-line no-control-regex
+const RAW = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+
+describe("ATTACK: escape sequences are shown escaped, never interpreted", () => {
+  it("in the entity's text, a Markdown code block, a link target, a gate's arguments and result", async () => {
+    const { model, shows, frame, type } = draw();
+    model.intent(`look ${ATTACKS}`);
+    events(model, [
+      { type: "step_start", entityId: ROOT, sequence: 1 },
+      {
+        type: "text",
+        entityId: ROOT,
+        text: `Para ${ATTACKS}\n\n\`\`\`\ncode ${ATTACKS}\n\`\`\`\n\n[site](https://x.example/\u001b]52;c;QQ==\u0007) and \`span ${ATTACKS}\``,
+      },
+      {
+        type: "tool_call",
+        entityId: ROOT,
+        gate: `read\u001b[31m`,
+        arguments: JSON.stringify({ path: ATTACKS }),
+      },
+      {
+        type: "tool_result",
+        entityId: ROOT,
+        record: {
+          gate_name: `read\u001b[31m`,
+          arguments: "{}",
+          result: `res ${ATTACKS}`,
+          is_error: false,
+        },
+      },
+    ]);
+    await shows("code \\u001b]52;c;ZXZpbA==\\u0007");
+    const f = frame();
+    expect(f).not.toMatch(RAW);
+    expect(f).toContain("Para \\u001b]52");
+    expect(f).toContain("\\u009b2J");
+    expect(f).toContain("\\u202eevil\\u202c");
+    expect(f).toContain("\\u001bc");
+    expect(f).toContain("res \\u001b]52");
+    expect(f).toContain("read\\u001b[31m");
+    expect(f).toContain("› look \\u001b]52");
+    // Opened whole, the arguments and result are escaped as well.
+    await type(KEY.tab, KEY.ctrlO);
+    await shows("▼ turn 1");
+    expect(frame()).not.toMatch(RAW);
+  });
+
+  it("in the status line (spell name, model, loom path) and the prompt", async () => {
+    const model = new SessionModel({
+      ...STATUS,
+      spell: `s\u001b]0;t\u0007`,
+      loom: `/t/\u009b2J\u202e`,
+      model: "m\u001bc",
+    });
+    const { shows, frame, type } = draw(model);
+    await shows("s\\u001b]0;t\\u0007 · m\\u001bc");
+    await type(`typed \u009b2J`);
+    await shows("typed \\u009b2J");
+    expect(frame()).toContain("loom /t/\\u009b2J\\u202e");
+    expect(frame()).not.toMatch(RAW);
+  });
+
+  it("in the approval dialog, its deciding fields and its full arguments", async () => {
+    const { model, shows, frame, type } = draw();
+    model.intent("go");
+    model.ask(
+      approvalView(
+        {
+          gate: `fetch\u001b[2K`,
+          rule: `url *\u202e`,
+          depth: 1,
+          arguments: JSON.stringify({ url: `https://a.example/${ATTACKS}`, path: ATTACKS }),
+        },
+        (t) => t,
+      ),
+    );
+    await shows("approval needed: fetch\\u001b[2K");
+    expect(frame()).not.toMatch(RAW);
+    await type("f");
+    await vi.waitFor(() => expect(frame().replace(/[│\s]/g, "")).toContain("\\u009b2J"));
+    expect(frame()).not.toMatch(RAW);
+  });
+});
+
+describe("ATTACK: a flood does not hang the UI", () => {
+  it("a 10 MB gate result is folded; opened whole it is cut, the rest counted", async () => {
+    const { model, shows, frame, type } = draw();
+    const huge = `${"0123456789abcdef".repeat(64)}\n`.repeat(10_000); // 10 MB, 10,000 lines
+    model.intent("flood");
+    events(model, [
+      { type: "step_start", entityId: ROOT, sequence: 1 },
+      {
+        type: "tool_call",
+        entityId: ROOT,
+        gate: "read",
+        arguments: JSON.stringify({ path: huge }),
+      },
+      {
+        type: "tool_result",
+        entityId: ROOT,
+        record: { gate_name: "read", arguments: "{}", result: huge, is_error: false },
+      },
+      ended(1, "t1"),
+    ]);
+    await shows("more lines");
+    expect(frame()).toContain(`(${huge.length} characters in all)`);
+    expect(frame().length).toBeLessThan(20_000);
+    await type(KEY.tab, KEY.ctrlO);
+    await shows("spell loom thread shows it whole");
+    expect(model.turns()[0]!.calls[0]!.result).toHaveLength(huge.length); // kept, only cut on screen
+  });
+
+  it("10 MB of streamed text is cut, the rest counted", async () => {
+    const { model, shows, frame } = draw();
+    model.intent("talk");
+    events(model, [
+      { type: "step_start", entityId: ROOT, sequence: 1 },
+      { type: "text", entityId: ROOT, text: "word ".repeat(2_000_000) },
+    ]);
+    await shows(/… \d+ more characters/);
+    expect(frame().length).toBeLessThan(20_000);
+  });
+
+  it("a session of 10,000 turns draws the screenful it shows", async () => {
+    const { model, shows, frame, type } = draw();
+    model.intent("many");
+    for (let n = 1; n <= 10_000; n++)
+      events(model, [
+        { type: "step_start", entityId: ROOT, sequence: n },
+        { type: "text", entityId: ROOT, text: `said ${n}` },
+        ended(n, `t${n}`),
+      ]);
+    await shows("said 10000");
+    expect(frame()).toContain("turn 10000");
+    expect(frame()).not.toContain("said 1\n");
+    expect(frame().split("\n").length).toBeLessThanOrEqual(24);
+    await type(KEY.pageUp);
+    await shows("scrolled up");
+    expect(frame()).toContain("said 99"); // the page above is drawn
   });
 });

@@ -87,3 +87,44 @@ describe("the loop's query", () => {
     });
   });
 });
+
+describe("a reply's tool calls in message_complete", () => {
+  it("carry the code a turn is about to run, and a redacting listener hides a secret in them", async () => {
+    const { Redactor } = await import("../../src/core/redact.js");
+    const { redactingListener } = await import("../../src/core/redact-stream.js");
+    const redactor = new Redactor();
+    redactor.add("sk-hidden-value-123");
+    const seen: CantripEvent[] = [];
+    const raw: CantripEvent[] = [];
+    const llm = new ScriptedLLM({
+      responses: [
+        { tool_calls: [{ gate: "echo", args: { text: "curl -H sk-hidden-value-123" } }] },
+        { tool_calls: [{ gate: "done", args: { answer: "ok" } }] },
+      ],
+    });
+    const listen = redactingListener((e) => seen.push(e), redactor);
+    await cantripOf(llm).cast("go", {
+      onEvent: (e) => {
+        raw.push(e);
+        listen(e);
+      },
+    });
+    const asked = (list: CantripEvent[]) =>
+      list.filter((e) => e.type === "message_complete").map((e) => e.toolCalls);
+    expect(asked(raw)[0]).toEqual([
+      { name: "echo", arguments: JSON.stringify({ text: "curl -H sk-hidden-value-123" }) },
+    ]);
+    expect(asked(raw)[1]).toEqual([{ name: "done", arguments: '{"answer":"ok"}' }]);
+    expect(JSON.stringify(asked(seen))).not.toContain("sk-hidden-value-123");
+    expect(JSON.stringify(asked(seen))).toContain("[REDACTED]");
+  });
+
+  it("are left out of a reply that made none", async () => {
+    const events: CantripEvent[] = [];
+    await cantripOf(new ScriptedLLM({ responses: [{ content: "just text" }] })).cast("go", {
+      onEvent: (e) => events.push(e),
+    });
+    const complete = events.find((e) => e.type === "message_complete")!;
+    expect("toolCalls" in complete).toBe(false);
+  });
+});

@@ -24,6 +24,7 @@ export const KEYS: [string, string][] = [
   ["Ctrl-C twice, or Ctrl-D", "end the session (at an idle, empty prompt)"],
   ["PgUp / PgDn", "scroll the conversation"],
   ["Tab / Shift-Tab", "select a turn"],
+  ["Ctrl-T", "collapse the selected turn to its header line (again: expand it)"],
   ["Ctrl-O", "open the selected turn whole (again: fold it)"],
   ["y / n / a / f", "approval: allow once / deny / allow for the session / full arguments"],
   ["/help", "this list"],
@@ -43,6 +44,7 @@ export interface KeyState {
   selected: number | undefined;
   setSelected: (key: number | undefined) => void;
   toggleOpen: (key: number) => void;
+  toggleCollapsed: (key: number) => void;
   scrollBy: (lines: number) => void;
   /** Lines of a page (PgUp). */
   page: number;
@@ -88,7 +90,7 @@ function interrupt(s: KeyState, escape: boolean): void {
   s.model.notice("(Ctrl-C again, or Ctrl-D, to end the session)");
 }
 
-/** PgUp/PgDn, Tab, Ctrl-O, Up/Down; true when the key was one of them. */
+/** PgUp/PgDn, Tab, Ctrl-O, Ctrl-T, Up/Down; true when the key was one of them. */
 function navigate(s: KeyState, input: string, key: Key): boolean {
   if (key.pageUp || key.pageDown) s.scrollBy(key.pageUp ? s.page : -s.page);
   else if (key.tab) {
@@ -97,9 +99,9 @@ function navigate(s: KeyState, input: string, key: Key): boolean {
     const at = turns.findIndex((t) => t.key === s.selected);
     const next = at < 0 ? turns.length - 1 : at + (key.shift ? -1 : 1);
     s.setSelected(turns[(next + turns.length) % turns.length]!.key);
-  } else if (key.ctrl && input === "o") {
+  } else if (key.ctrl && (input === "o" || input === "t")) {
     const target = s.selected ?? s.model.turns().at(-1)?.key;
-    if (target !== undefined) s.toggleOpen(target);
+    if (target !== undefined) (input === "o" ? s.toggleOpen : s.toggleCollapsed)(target);
   } else if (key.upArrow || key.downArrow) {
     const { history, back } = s;
     back.current = Math.min(history.length, Math.max(0, back.current + (key.upArrow ? 1 : -1)));

@@ -6,18 +6,31 @@
  */
 import { Box, Text } from "ink";
 import { lexer, type Token, type Tokens } from "marked";
-import { createElement as h, type ReactNode } from "react";
+import { createElement as h, memo, type ReactNode } from "react";
 import { safeText } from "./text.js";
 
-export function Markdown({ text }: { text: string }): ReactNode {
+/** Characters of one text drawn: a longer one (a flood) is cut, the rest counted. */
+export const MARKDOWN_CHARS = 20_000;
+
+/** Drawn again only when its text changed (a spinner's tick re-reads no Markdown). */
+export const Markdown = memo(function Markdown({ text }: { text: string }): ReactNode {
+  const cut = text.length > MARKDOWN_CHARS;
+  const shown = cut ? text.slice(0, MARKDOWN_CHARS) : text;
+  const more = cut
+    ? h(
+        Text,
+        { dimColor: true },
+        `… ${text.length - MARKDOWN_CHARS} more characters (spell loom thread shows them)`,
+      )
+    : null;
   let tokens: Token[];
   try {
-    tokens = lexer(text);
+    tokens = lexer(shown);
   } catch {
-    return h(Text, null, safeText(text));
+    return h(Box, { flexDirection: "column" }, h(Text, null, safeText(shown)), more);
   }
-  return h(Box, { flexDirection: "column" }, ...blocks(tokens));
-}
+  return h(Box, { flexDirection: "column" }, ...blocks(tokens), more);
+});
 
 function blocks(tokens: Token[]): ReactNode[] {
   return tokens.flatMap((t, i) => {

@@ -7,7 +7,9 @@
  * read it. The loom is written by the entity as in line mode; this only shows.
  */
 import type { CantripEvent } from "../../core/events.js";
-import type { ApprovalView, Entry, StatusInfo, TurnView } from "./types.js";
+import type { GateCallRecord } from "../../core/medium.js";
+import { codeOf } from "./text.js";
+import type { ApprovalView, Entry, Recorded, StatusInfo, TurnView } from "./types.js";
 
 export type { ApprovalView, CallView, Entry, Limits, StatusInfo, TurnView } from "./types.js";
 
@@ -37,7 +39,9 @@ export class SessionModel {
   /** Tokens of the casts already ended (their results' usage, which counts every entity). */
   private endedIn = 0;
   private endedOut = 0;
-
+  /** Tokens of the running cast's turns so far. */
+  private liveIn = 0;
+  private liveOut = 0;
   private readonly works = new Map<string, { code: string; output: string }>();
 
   /**
@@ -46,9 +50,7 @@ export class SessionModel {
    */
   constructor(
     readonly status: StatusInfo,
-    private readonly recorded?: (
-      turnId: string,
-    ) => { utterance: string; observation: string } | undefined,
+    private readonly recorded?: Recorded,
   ) {
     this.turn = status.turn ?? 0;
   }
@@ -142,9 +144,6 @@ export class SessionModel {
     this.changed();
   }
 
-  private liveIn = 0;
-  private liveOut = 0;
-
   ask(approval: ApprovalView | undefined): void {
     this.approval = approval;
     this.changed();
@@ -161,24 +160,20 @@ export class SessionModel {
         turn.text += e.text;
         break;
       }
+      case "message_complete":
+        if (!this.asked(e, now)) return;
+        break;
       case "tool_call": {
         const turn = this.open.get(e.entityId) ?? this.startTurn(e.entityId, 0, now);
+        // A gate of the conversation whose one argument is code: its call line shows the code.
+        const code = codeOf(e.arguments);
+        if (code !== undefined && turn.code?.includes(code)) delete turn.code;
         turn.calls.push({ gate: e.gate, args: e.arguments, startedAt: now });
         break;
       }
-      case "tool_result": {
-        const turn = this.open.get(e.entityId) ?? this.startTurn(e.entityId, 0, now);
-        const r = e.record;
-        let call = turn.calls.find((c) => c.result === undefined && c.gate === r.gate_name);
-        if (!call) {
-          call = { gate: r.gate_name, args: r.arguments, startedAt: now };
-          turn.calls.push(call);
-        }
-        call.result = r.result;
-        call.isError = r.is_error;
-        call.durationMs = r.duration_ms ?? now - call.startedAt;
+      case "tool_result":
+        this.answered(e.entityId, e.record, now);
         break;
-      }
       case "step_complete": {
         const turn = this.open.get(e.entityId) ?? this.startTurn(e.entityId, e.sequence, now);
         this.open.delete(e.entityId);
@@ -206,6 +201,31 @@ export class SessionModel {
         return; // thinking is recorded, not shown; usage comes with step_complete
     }
     this.changed();
+  }
+
+  /** A gate call's result, on the call it answers (or on a call of its own, told late). */
+  private answered(entityId: string, r: GateCallRecord, now: number): void {
+    const turn = this.open.get(entityId) ?? this.startTurn(entityId, 0, now);
+    let call = turn.calls.find((c) => c.result === undefined && c.gate === r.gate_name);
+    if (!call) {
+      call = { gate: r.gate_name, args: r.arguments, startedAt: now };
+      turn.calls.push(call);
+    }
+    call.result = r.result;
+    call.isError = r.is_error;
+    call.durationMs = r.duration_ms ?? now - call.startedAt;
+  }
+
+  /** A reply's code (bash command, code-medium code) kept on its turn: true when it had some. */
+  private asked(e: Extract<CantripEvent, { type: "message_complete" }>, now: number): boolean {
+    const codes = (e.toolCalls ?? []).flatMap((c) => {
+      const code = codeOf(c.arguments);
+      return code === undefined ? [] : [code];
+    });
+    if (!codes.length) return false;
+    const turn = this.open.get(e.entityId) ?? this.startTurn(e.entityId, e.sequence, now);
+    turn.code = codes.join("\n\n");
+    return true;
   }
 
   /** The wards of the running cast at NEAR_LIMIT of their limit or past it. */

@@ -32,6 +32,12 @@ export interface TuiOptions {
   redact: (text: string) => string;
   stdin: NodeJS.ReadStream;
   stdout: NodeJS.WriteStream;
+  /**
+   * The process's stderr: while the UI is open, what is written to it (a warning, a retry
+   * notice) becomes a notice line of the UI instead of garbling the screen — when it is a
+   * terminal (the same screen); redirected elsewhere, it goes there as always.
+   */
+  stderr?: Pick<NodeJS.WriteStream, "write" | "isTTY">;
 }
 
 export interface TuiSession {
@@ -71,6 +77,9 @@ export function openTui(options: TuiOptions): TuiSession {
       instance.unmount();
     },
   };
+  const unroute = options.stderr?.isTTY
+    ? routeStderr(options.stderr, (line) => model.notice(options.redact(line)))
+    : undefined;
   options.stdout.write(ALT_SCREEN_ON);
   // A resize: the screen cleared and drawn whole (the terminal may have moved what it held).
   const redraw = () => {
@@ -91,8 +100,37 @@ export function openTui(options: TuiOptions): TuiSession {
     .finally(() => {
       off();
       options.stdout.write(ALT_SCREEN_OFF);
+      unroute?.();
     });
   return { ask: dialog.ask, closed };
+}
+
+/**
+ * Routes what is written to `stream` to `notice`, a line at a time (a line not ended is held
+ * until its end, or until the route is undone); returns the undo, which puts `write` back.
+ * Text only: nothing reaches the stream meanwhile, so nothing garbles the screen.
+ */
+export function routeStderr(
+  stream: Pick<NodeJS.WriteStream, "write">,
+  notice: (line: string) => void,
+): () => void {
+  const original = stream.write;
+  let held = "";
+  const write = (chunk: unknown, encoding?: unknown, done?: unknown): boolean => {
+    held += typeof chunk === "string" ? chunk : Buffer.from(chunk as Uint8Array).toString("utf8");
+    const lines = held.split("\n");
+    held = lines.pop() ?? "";
+    for (const line of lines) if (line.trim()) notice(line);
+    const callback = typeof encoding === "function" ? encoding : done;
+    if (typeof callback === "function") process.nextTick(callback);
+    return true;
+  };
+  stream.write = write;
+  return () => {
+    stream.write = original;
+    if (held.trim()) notice(held);
+    held = "";
+  };
 }
 
 /** Approval questions shown in the model's dialog, answered by a key (Controls.answer). */

@@ -9,7 +9,7 @@ import { createElement as h, useEffect, useState, type ReactNode } from "react";
 import { Markdown } from "./markdown.js";
 import type { SessionModel } from "./model.js";
 import type { CallView, TurnView } from "./types.js";
-import { codeOf, duration, fold, oneLine, safeText } from "./text.js";
+import { codeOf, duration, fold, oneLine, WHOLE_CHARS, WHOLE_LINES } from "./text.js";
 
 const SPINNER = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 /** Lines and characters of a gate result shown in a folded turn. */
@@ -31,6 +31,7 @@ export function TurnBlock({
   turn,
   selected,
   opened,
+  collapsed,
   width,
   model,
 }: {
@@ -38,39 +39,77 @@ export function TurnBlock({
   turn: TurnView;
   selected: number | undefined;
   opened: ReadonlySet<number>;
+  /** Turns shown as their header line only. */
+  collapsed: ReadonlySet<number>;
   width: number;
 }): ReactNode {
   const open = opened.has(turn.key);
+  const shut = collapsed.has(turn.key);
   const end = turn.end;
-  const gates = turn.calls.map((c) => c.gate).join(", ") || "no gates";
-  const head = `${turn.depth > 0 ? `↳ [${turn.entityId}] ` : ""}turn ${turn.sequence} · ${gates}`;
+  const head = `${turn.depth > 0 ? `↳ [${oneLine(turn.entityId, 40)}] ` : ""}turn ${turn.sequence} · ${gateNames(turn)}`;
+  const failed = turn.calls.filter((c) => c.isError).length;
   const tail = end
     ? ` · ${duration(end.durationMs)} · ${end.tokensIn} in / ${end.tokensOut} out${end.outcome === "continue" ? "" : ` → ${end.outcome}`}`
     : "";
+  const hidden = shut ? hiddenOf(turn) : "";
   const running = !end && !turn.calls.some((c) => c.result === undefined);
-  const work = model.work(turn);
+  const work = shut ? undefined : (model.work(turn) ?? runningWork(turn));
+  const mark = shut ? "▸" : open ? "▼" : "▾";
+  const header = h(
+    Box,
+    null,
+    h(
+      Text,
+      {
+        inverse: selected === turn.key,
+        dimColor: selected !== turn.key,
+        bold: !!end?.error,
+        wrap: "truncate-end",
+      },
+      `${mark} ${head}${tail}${hidden}`,
+    ),
+    end?.error ? h(Text, { color: "red" }, ` ✗ ${oneLine(end.error, 100)}`) : null,
+    !end?.error && failed ? h(Text, { color: "red" }, ` ✗ ${failed} failed`) : null,
+    running ? h(Text, null, " ") : null,
+    running ? h(Spinner, { since: turn.startedAt }) : null,
+  );
+  if (shut) return h(Box, { flexDirection: "column", marginLeft: turn.depth > 0 ? 2 : 0 }, header);
   return h(
     Box,
     { flexDirection: "column", marginLeft: turn.depth > 0 ? 2 : 0 },
-    h(
-      Box,
-      null,
-      h(
-        Text,
-        { inverse: selected === turn.key, dimColor: selected !== turn.key, bold: !!end?.error },
-        `${open ? "▾" : "▸"} ${head}${tail}`,
-      ),
-      end?.error ? h(Text, { color: "red" }, ` ✗ ${oneLine(end.error, 100)}`) : null,
-      running ? h(Text, null, " ") : null,
-      running ? h(Spinner, { since: turn.startedAt }) : null,
-    ),
+    header,
     turn.text ? h(Box, { paddingLeft: 2 }, h(Markdown, { text: turn.text })) : null,
     work ? h(WorkView, { work, open }) : null,
     ...turn.calls.map((call, i) => h(CallLine, { key: `c${i}`, call, open, width })),
     ...turn.children.map((child) =>
-      h(TurnBlock, { key: child.key, turn: child, selected, opened, width, model }),
+      h(TurnBlock, { key: child.key, turn: child, selected, opened, collapsed, width, model }),
     ),
   );
+}
+
+/** The gates a turn called, each once, with how many times: `read ×3, write`. */
+function gateNames(turn: TurnView): string {
+  if (!turn.calls.length) return "no gates";
+  const counts = new Map<string, number>();
+  for (const c of turn.calls) counts.set(c.gate, (counts.get(c.gate) ?? 0) + 1);
+  const names = [...counts].map(([g, n]) => (n > 1 ? `${g} ×${n}` : g)).join(", ");
+  return oneLine(names, 120);
+}
+
+/** What a collapsed turn hides, said on its header line. */
+function hiddenOf(turn: TurnView): string {
+  const parts: string[] = [];
+  if (turn.text) parts.push("text");
+  if (turn.calls.length)
+    parts.push(`${turn.calls.length} call${turn.calls.length === 1 ? "" : "s"}`);
+  if (turn.children.length)
+    parts.push(`${turn.children.length} child turn${turn.children.length === 1 ? "" : "s"}`);
+  return parts.length ? ` · (${parts.join(", ")} hidden)` : "";
+}
+
+/** The code or command a turn runs now (from its reply's tool calls), while it runs. */
+function runningWork(turn: TurnView): { code: string; output: string } | undefined {
+  return turn.code === undefined ? undefined : { code: turn.code, output: "" };
 }
 
 /** A code or bash turn's code and output (from the loom), folded unless the turn is open. */
@@ -81,7 +120,7 @@ function WorkView({
   work: { code: string; output: string };
   open: boolean;
 }): ReactNode {
-  const code = open ? { shown: safeText(work.code), more: "" } : fold(work.code, 6, 600);
+  const code = open ? fold(work.code, WHOLE_LINES, WHOLE_CHARS) : fold(work.code, 6, 600);
   return h(
     Box,
     { flexDirection: "column", paddingLeft: 2 },
@@ -115,13 +154,15 @@ function CallLine({
         h(
           Text,
           { color: call.isError ? "red" : "green" },
-          `${call.isError ? "✗" : "●"} ${call.gate}`,
+          `${call.isError ? "✗" : "●"} ${oneLine(call.gate, 60)}`,
         ),
       ),
       h(
         Text,
         { wrap: open ? "wrap" : "truncate-end" },
-        open ? safeText(args) : oneLine(args, Math.max(20, width - call.gate.length - 24)),
+        open
+          ? fold(args, WHOLE_LINES, WHOLE_CHARS).shown
+          : oneLine(args, Math.max(20, width - call.gate.length - 24)),
       ),
       h(
         Box,
@@ -135,7 +176,11 @@ function CallLine({
       ? h(
           Box,
           { paddingLeft: 2 },
-          h(Text, { color: "cyan" }, open ? safeText(code) : fold(code, 6, 600).shown),
+          h(
+            Text,
+            { color: "cyan" },
+            (open ? fold(code, WHOLE_LINES, WHOLE_CHARS) : fold(code, 6, 600)).shown,
+          ),
         )
       : null,
     call.result === undefined
@@ -147,14 +192,20 @@ function CallLine({
 /** A result or an output: `→` and the first lines, the rest counted, unless the turn is open. */
 function Result({ text, open, color }: { text: string; open: boolean; color?: string }): ReactNode {
   const result = open
-    ? { shown: safeText(text), more: "" }
+    ? fold(text, WHOLE_LINES, WHOLE_CHARS)
     : fold(text, RESULT_LINES, RESULT_CHARS);
   return h(
     Box,
     { paddingLeft: 2, flexDirection: "column" },
     h(Box, null, h(Text, null, "→ "), h(Text, color ? { color } : {}, result.shown)),
     result.more
-      ? h(Text, { dimColor: true }, `  … ${result.more} (Tab selects the turn, Ctrl-O opens it)`)
+      ? h(
+          Text,
+          { dimColor: true },
+          open
+            ? `  … ${result.more} (spell loom thread shows it whole)`
+            : `  … ${result.more} (Tab selects the turn, Ctrl-O opens it)`,
+        )
       : null,
   );
 }

@@ -22,6 +22,11 @@ export interface TurnView {
   startedAt: number;
   text: string;
   calls: CallView[];
+  /**
+   * The code (or bash command) the turn's reply asked to run, from its message_complete: shown
+   * while it runs; the loom's record replaces it once the turn ended.
+   */
+  code?: string;
   children: TurnView[];
   /** The loom's id of the turn, once it ended. */
   turnId?: string;
@@ -69,3 +74,6 @@ export interface StatusInfo {
   /** The entity's last turn before this session (a resumed entity's). */
   turn?: number;
 }
+
+/** A turn as the loom recorded it, redacted: its utterance (code) and its observation. */
+export type Recorded = (turnId: string) => { utterance: string; observation: string } | undefined;

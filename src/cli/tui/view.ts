@@ -25,6 +25,7 @@ function EntryView({
   entry,
   selected,
   opened,
+  collapsed,
   width,
   model,
 }: {
@@ -32,6 +33,7 @@ function EntryView({
   entry: Entry;
   selected: number | undefined;
   opened: ReadonlySet<number>;
+  collapsed: ReadonlySet<number>;
   width: number;
 }): ReactNode {
   switch (entry.kind) {
@@ -42,13 +44,13 @@ function EntryView({
         h(Text, { bold: true, color: "blue" }, `› ${safeText(entry.text)}`),
       );
     case "turn":
-      return h(TurnBlock, { turn: entry.turn, selected, opened, width, model });
+      return h(TurnBlock, { turn: entry.turn, selected, opened, collapsed, width, model });
     case "result":
       return h(
         Box,
         { flexDirection: "column" },
         entry.text ? h(Markdown, { text: entry.text }) : null,
-        h(Text, { dimColor: true }, entry.summary),
+        h(Text, { dimColor: true }, safeText(entry.summary)),
       );
     case "notice":
       return h(Text, { color: entry.error ? "red" : "magenta" }, safeText(entry.text));
@@ -83,7 +85,8 @@ export function StatusLine({ model }: { model: SessionModel }): ReactNode {
     h(
       Text,
       { inverse: true, wrap: "truncate-end" },
-      ` ${s.spell} · ${s.model} · ${s.entityId} · turn ${model.turn} · ${model.tokensIn} in / ${model.tokensOut} out · ${cost} · loom ${s.loom} `,
+      // Each name escaped: a spell's name or a loom's path may hold any character.
+      ` ${oneLine(s.spell, 60)} · ${oneLine(s.model, 60)} · ${oneLine(s.entityId, 60)} · turn ${model.turn} · ${model.tokensIn} in / ${model.tokensOut} out · ${cost} · loom ${oneLine(s.loom, 200)} `,
     ),
     near.length ? h(Text, { color: "red", bold: true }, ` ! near limit: ${near.join(", ")}`) : null,
   );
@@ -99,7 +102,7 @@ function Prompt({ value, running }: { value: string; running: boolean }): ReactN
         Text,
         { key: i },
         h(Text, { color: "blue", bold: true }, i === 0 ? "› " : "  "),
-        line,
+        safeText(line),
         i === lines.length - 1 ? h(Text, { inverse: true }, " ") : "",
       ),
     ),
@@ -126,31 +129,44 @@ function useSize(redraw?: () => void): { columns: number; rows: number } {
   return size;
 }
 
-/** A set with `key` added, or removed when it was there. */
-function toggled(set: ReadonlySet<number>, key: number): ReadonlySet<number> {
-  const next = new Set(set);
-  if (next.has(key)) next.delete(key);
-  else next.add(key);
-  return next;
+/** A set of turn keys, and a toggle that adds a key, or removes it when it was there. */
+function useToggles(): [ReadonlySet<number>, (key: number) => void] {
+  const [set, setSet] = useState<ReadonlySet<number>>(new Set());
+  const toggle = (key: number) =>
+    setSet((old) => {
+      const next = new Set(old);
+      if (next.has(key)) next.delete(key);
+      else next.add(key);
+      return next;
+    });
+  return [set, toggle];
 }
 
 /**
  * The entries, their latest at the bottom; `scroll` lines up from there (a negative margin
- * pushes the newest lines below the clipped edge).
+ * pushes the newest lines below the clipped edge). Only the entries that can reach the screen
+ * are drawn: each takes a line at least, so the last `rows + scroll` of them fill it (a session
+ * of ten thousand turns draws a screenful, not ten thousand blocks).
  */
 function Conversation({
   model,
   scroll,
+  rows,
   selected,
   opened,
+  collapsed,
   width,
 }: {
   model: SessionModel;
   scroll: number;
+  rows: number;
   selected: number | undefined;
   opened: ReadonlySet<number>;
+  collapsed: ReadonlySet<number>;
   width: number;
 }): ReactNode {
+  const from = Math.max(0, model.entries.length - (rows + scroll));
+  const shown = model.entries.slice(from);
   return h(
     Box,
     {
@@ -163,8 +179,9 @@ function Conversation({
     h(
       Box,
       { flexDirection: "column", flexShrink: 0, marginBottom: -scroll },
-      ...model.entries.map((entry, i) =>
-        h(EntryView, { key: i, entry, selected, opened, width, model }),
+      from > 0 ? h(Text, { dimColor: true }, `… ${from} earlier entries (PgUp shows them)`) : null,
+      ...shown.map((entry, i) =>
+        h(EntryView, { key: from + i, entry, selected, opened, collapsed, width, model }),
       ),
     ),
   );
@@ -181,8 +198,7 @@ export function App({
 }): ReactNode {
   useSyncExternalStore(model.subscribe, model.snapshot);
   const { columns, rows } = useSize(redraw);
-  // The prompt's text in a ref as well as in state: keys that arrive between two renders
-  // (typed fast, pasted, sent by a script) each see the text the previous one left.
+  // The prompt's text in a ref as well as in state: keys between two renders see each other's.
   const text = useRef("");
   const [value, setShown] = useState("");
   const setValue = (next: string | ((v: string) => string)) => {
@@ -194,7 +210,8 @@ export function App({
   const idleInterrupts = useRef(0);
   const [scroll, setScroll] = useState(0);
   const [selected, setSelected] = useState<number | undefined>(undefined);
-  const [opened, setOpened] = useState<ReadonlySet<number>>(new Set());
+  const [opened, toggleOpen] = useToggles();
+  const [collapsed, toggleCollapsed] = useToggles();
   const page = Math.max(1, rows - 6);
 
   useInput((input, key) =>
@@ -209,7 +226,8 @@ export function App({
         idleInterrupts,
         selected,
         setSelected,
-        toggleOpen: (target) => setOpened((o) => toggled(o, target)),
+        toggleOpen,
+        toggleCollapsed,
         scrollBy: (lines) => setScroll((v) => Math.max(0, v + lines)),
         page,
       },
@@ -221,10 +239,8 @@ export function App({
   return h(
     Box,
     { flexDirection: "column", width: columns, height: Math.max(4, rows - 1) },
-    h(Conversation, { model, scroll, selected, opened, width: columns }),
-    scroll > 0
-      ? h(Text, { dimColor: true }, `↓ scrolled up ${scroll} lines (PgDn goes back)`)
-      : null,
+    h(Conversation, { model, scroll, rows, selected, opened, collapsed, width: columns }),
+    scroll > 0 ? h(Text, { dimColor: true }, `↓ scrolled up ${scroll} lines (PgDn)`) : null,
     model.approval ? h(ApprovalDialog, { approval: model.approval }) : null,
     h(Prompt, { value, running: model.running }),
     h(StatusLine, { model }),
