@@ -48,6 +48,8 @@ function spellDir(): string {
 }
 
 const servers: string[] = [];
+/** Each terminal's own socket name: a killed server may still be exiting when the next test starts. */
+let started = 0;
 afterEach(() => {
   for (const socket of servers.splice(0))
     spawnSync("tmux", ["-L", socket, "kill-server"], { stdio: "ignore" });
@@ -55,7 +57,7 @@ afterEach(() => {
 
 /** A tmux server of the test's own, one pane of 100×32 running `spell summon` in `dir`. */
 function terminal(dir: string, args: string[], cli = ["summon", "spell.yaml"], env: string[] = []) {
-  const socket = `spell-tui-${process.pid}-${servers.length}`;
+  const socket = `spell-tui-${process.pid}-${started++}`;
   servers.push(socket);
   const tmux = (...a: string[]) =>
     execFileSync("tmux", ["-L", socket, "-f", "/dev/null", ...a], { encoding: "utf8" });
