@@ -8,13 +8,12 @@
  */
 import type { CantripEvent } from "../../core/events.js";
 import type { GateCallRecord } from "../../core/medium.js";
+import { unended, wardsNear } from "./ends.js";
 import { codeOf } from "./text.js";
 import type { ApprovalView, Entry, Recorded, StatusInfo, TurnView } from "./types.js";
 
 export type { ApprovalView, CallView, Entry, Limits, StatusInfo, TurnView } from "./types.js";
-
-/** Share of a ward's limit from which the status line names it. */
-export const NEAR_LIMIT = 0.8;
+export { NEAR_LIMIT } from "./ends.js";
 
 export class SessionModel {
   readonly entries: Entry[] = [];
@@ -230,15 +229,7 @@ export class SessionModel {
 
   /** The wards of the running cast at NEAR_LIMIT of their limit or past it. */
   nearLimits(): string[] {
-    const { maxTurns, maxTokens, maxCostUsd } = this.status.limits;
-    const near: string[] = [];
-    if (maxTurns && this.castTurns >= NEAR_LIMIT * maxTurns)
-      near.push(`max_turns ${this.castTurns}/${maxTurns}`);
-    if (maxTokens && this.castTokens >= NEAR_LIMIT * maxTokens)
-      near.push(`max_tokens ${this.castTokens}/${maxTokens}`);
-    if (maxCostUsd && this.costUsd !== undefined && this.costUsd >= NEAR_LIMIT * maxCostUsd)
-      near.push(`max_cost_usd ${this.costUsd.toFixed(4)}/${maxCostUsd}`);
-    return near;
+    return wardsNear(this.status.limits, this.castTurns, this.castTokens, this.costUsd);
   }
 
   /** Every turn block, parents before their children (the order of Tab's selection). */
@@ -303,15 +294,4 @@ export class SessionModel {
     }
     return "";
   }
-}
-
-function unended(turn: TurnView, failed: boolean): NonNullable<TurnView["end"]> {
-  return {
-    durationMs: Date.now() - turn.startedAt,
-    tokensIn: 0,
-    tokensOut: 0,
-    ...(failed
-      ? { outcome: "continue" as const, error: "not recorded: the send failed" }
-      : { outcome: "truncated" as const }),
-  };
 }
