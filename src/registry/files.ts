@@ -62,7 +62,14 @@ export function spellFiles(main: string, root = dirname(main)): SpellFiles {
       if (item.role === "command" && !looksLikePath(item.text)) continue;
       const base = item.base === undefined ? dirname(file) : resolve(dirname(file), item.base);
       if (isAbsolute(item.text)) {
-        if (item.role !== "command")
+        // A program is started by name (from PATH) or as a script inside the folder: an absolute
+        // `command:` is outside it. (An absolute argument may be data, `/tmp` say: not refused.)
+        if (item.role === "command" && item.program)
+          out.problems.push({
+            ...at,
+            why: "is an absolute path: a shared spell starts a program by name, or a script inside its folder",
+          });
+        else if (item.role !== "command")
           out.problems.push({
             ...at,
             why: "is an absolute path: a shared spell names files inside its folder",
@@ -106,6 +113,8 @@ interface Item {
   col: number;
   /** Where a relative `command`/`args` path resolves (an MCP server's `cwd`). */
   base?: string;
+  /** An MCP server's `command:` (not one of its `args:`). */
+  program?: boolean;
 }
 
 /** The paths one document names, with their line and column. */
@@ -120,10 +129,17 @@ function namedIn(file: string): Item[] {
   const doc = parseDocument(text, { lineCounter: lines });
   if (doc.errors.length > 0) return [];
   const items: Item[] = [];
-  const push = (role: Item["role"], node: unknown, base?: string) => {
+  const push = (role: Item["role"], node: unknown, base?: string, program = false) => {
     if (!isScalar(node) || typeof node.value !== "string") return;
     const pos = lines.linePos(node.range?.[0] ?? 0);
-    items.push({ role, text: node.value, line: pos.line, col: pos.col, ...(base ? { base } : {}) });
+    items.push({
+      role,
+      text: node.value,
+      line: pos.line,
+      col: pos.col,
+      ...(base ? { base } : {}),
+      ...(program ? { program } : {}),
+    });
   };
   const kind: unknown = (doc.toJS() as { kind?: unknown } | null)?.kind;
   visit(doc, {
@@ -134,12 +150,16 @@ function namedIn(file: string): Item[] {
       if (key === "$file") push("data", value);
       else if (key === "spell" || (key === "cast" && kind === "flow")) push("spell", value);
       else if (FOLDER_KEYS.has(key)) push("folder", value);
+      // `loom: { path }` is where the run writes its loom (inside the folder, not packed); a
+      // replay LLM's `loom:` is a recorded loom it reads (packed).
+      else if (key === "loom" && isMap(value)) push("folder", value.get("path", true));
+      else if (key === "loom") push("data", value);
       else if (key === "spells" && kind === "eval" && isSeq(value))
         for (const v of value.items) push("spell", v);
       else if (key === "mcp" && isMap(value)) {
         const cwd: unknown = (value.toJSON() as { cwd?: unknown } | null)?.cwd;
         const base = typeof cwd === "string" ? cwd : undefined;
-        push("command", value.get("command", true), base);
+        push("command", value.get("command", true), base, true);
         const args = value.get("args", true);
         if (isSeq(args)) for (const a of args.items) push("command", a, base);
       }

@@ -23,7 +23,9 @@ export function parseChallenge(header: string): Challenge | undefined {
 
 /** The registry's first error code (`{ errors: [{ code }] }`), words it chose, not ours. */
 export async function errorCode(res: Response): Promise<string> {
-  const text = await res.text().catch(() => "");
+  // An error's body is read to 64 KiB at most: a registry cannot flood the client through it.
+  const bytes = await readLimited(res, 64 * 1024).catch(() => undefined);
+  const text = bytes?.toString("utf8") ?? "";
   try {
     const code = (JSON.parse(text) as { errors?: { code?: unknown }[] }).errors?.[0]?.code;
     return typeof code === "string" && /^[A-Z_]{1,40}$/.test(code) ? code : "";
@@ -69,8 +71,13 @@ export function why(err: unknown): string {
   return typeof cause?.message === "string" ? cause.message : (err as Error).message;
 }
 
+/** A bearer token (RFC 6750 `b64token`), at most 8 KiB. */
+const TOKEN = /^[A-Za-z0-9\-._~+/]{1,8192}=*$/;
+
 /** What `authorization` needs of the client: its credential, its origin, a GET, its errors. */
 export interface AuthContext {
+  /** Remembers a secret (a token) so that no error of the client holds it. */
+  secret(value: string): void;
   credential: Credential | undefined;
   base: string;
   get(url: URL, headers: Record<string, string>): Promise<Response>;
@@ -109,9 +116,20 @@ export async function authorization(
   if (res.status !== 200) await res.body?.cancel();
   if (res.status === 401 || res.status === 403) throw ctx.refused(res.status);
   if (res.status !== 200) throw ctx.broken(`its token endpoint answered ${res.status}`);
-  const body = (await res.json().catch(() => ({}))) as { token?: unknown; access_token?: unknown };
+  const raw = await readLimited(res, 64 * 1024).catch(() => undefined);
+  if (raw === undefined) throw ctx.broken("its token endpoint's answer is over 64 KiB");
+  let body: { token?: unknown; access_token?: unknown } = {};
+  try {
+    body = (JSON.parse(raw.toString("utf8")) ?? {}) as typeof body;
+  } catch {
+    // no token: said below
+  }
   const token = typeof body.token === "string" ? body.token : body.access_token;
   if (typeof token !== "string" || token === "")
     throw ctx.broken("its token endpoint gave no token");
+  // RFC 6750's token characters only: anything else would be refused as a header value by
+  // fetch, in an error that quotes it.
+  if (!TOKEN.test(token)) throw ctx.broken("its token endpoint gave a malformed token");
+  ctx.secret(token);
   return `Bearer ${token}`;
 }
