@@ -134,7 +134,7 @@ export async function inspectCommand(
 ): Promise<number> {
   try {
     const reg = await registry();
-    const { readManifest, layerPaths } = await import("../registry/artifact.js");
+    const { readManifest, layerPaths, readConfig } = await import("../registry/artifact.js");
     const ref = reg.parseReference(refText);
     const client = reg.clientFor(ref, {
       env: io.env,
@@ -145,7 +145,6 @@ export async function inspectCommand(
     const got = await client.getManifest(ref.repository, ref.digest ?? ref.tag ?? "latest");
     const manifest = readManifest(got.bytes, where);
     const paths = layerPaths(manifest, where);
-    const { readConfig } = await import("../registry/artifact.js");
     const config = readConfig(
       await client.getBlob(ref.repository, manifest.config.digest, manifest.config.size),
       where,
@@ -156,11 +155,7 @@ export async function inspectCommand(
       digest: l.digest,
       size: l.size,
     }));
-    // Everything shown is the registry's text: the stored password (in any spelling) is
-    // redacted, and control characters (a terminal's escapes) are shown escaped.
-    const redactor = new Redactor();
-    redactor.add(reg.credentialFor(ref.host, io.env)?.password);
-    const shown = (text: string) => redactor.redact(escapeControls(text));
+    const { redactor, shown } = showing(reg.credentialFor(ref.host, io.env)?.password);
     if (flags.json) {
       await print(
         io,
@@ -276,9 +271,20 @@ export async function loginCommand(
   }
 }
 
+/**
+ * Everything inspect shows is the registry's text: the stored password (in any spelling) is
+ * redacted, and control characters (a terminal's escapes) are shown escaped.
+ */
+function showing(password: string | undefined) {
+  const redactor = new Redactor();
+  redactor.add(password);
+  return { redactor, shown: (text: string) => redactor.redact(escapeControls(text)) };
+}
+
 /** Control and direction-changing characters as `\\u{…}` (a newline too: one value, one line). */
 function escapeControls(text: string): string {
   return text.replace(
+    // eslint-disable-next-line no-control-regex -- control characters are what it escapes
     /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2066-\u2069]/gu,
     (c) => `\\u{${c.codePointAt(0)!.toString(16)}}`,
   );

@@ -175,7 +175,7 @@ export function readManifest(bytes: Buffer, where: string): Manifest {
     throw notSpell(where, `it has ${m.layers.length} files, over ${LIMITS.layers}`);
   if (m.config.size > LIMITS.config) throw notSpell(where, "its config is over 1 MiB");
   let total = 0;
-  for (const layer of m.layers as Descriptor[]) {
+  for (const layer of m.layers) {
     if (layer.size > MAX_BLOB)
       throw notSpell(where, `a file of ${layer.size} bytes is over ${MAX_BLOB}`);
     total += layer.size;
@@ -218,7 +218,9 @@ export function layerPaths(manifest: Manifest, where: string): string[] {
 const folded = (path: string): string => path.normalize("NFC").toLowerCase();
 
 /** C0 and C1 controls, DEL, and the invisible or direction-changing format characters. */
-const HIDDEN = /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff\ufff9-\ufffb]/u;
+const HIDDEN =
+  // eslint-disable-next-line no-control-regex -- control characters are what it finds
+  /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff\ufff9-\ufffb]/u;
 
 /** Why a path from an artifact may not be written under its folder, or undefined. */
 export function unsafePath(path: string): string | undefined {

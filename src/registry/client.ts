@@ -4,11 +4,9 @@
  * POST then PUT), manifests (GET, PUT by tag or digest), and the auth of a 401's
  * `WWW-Authenticate` challenge — Basic, or Bearer through the token endpoint it names (the
  * Docker token flow the spec refers to). Every blob and manifest read is checked against its
- * digest before anything uses it.
- *
- * Credentials go only to the registry's own origin, or to a token realm on the same host or over
- * HTTPS; redirects are followed by hand and lose the Authorization header when they leave the
- * origin. Errors name the host and repository, never a credential.
+ * digest, within a size bound, before anything uses it. Credentials go only to the registry's
+ * own origin (`send`), or to a token realm on the same host or over HTTPS (http.ts); errors name
+ * the host and repository, never a credential (the password and tokens are redacted).
  */
 import { createHash } from "node:crypto";
 import { SystemError } from "../core/errors.js";
@@ -16,33 +14,27 @@ import { Redactor } from "../core/redact.js";
 import type { Credential } from "./credentials.js";
 import {
   authorization,
+  leaving,
   errorCode,
+  mismatch,
+  differs,
+  pull,
+  push,
   parseChallenge,
   readLimited,
   why,
   type Challenge,
+  type ClientOptions,
 } from "./http.js";
-import { DIGEST, isLoopback } from "./reference.js";
+import { isLoopback } from "./reference.js";
 
-export { parseChallenge } from "./http.js";
+export { parseChallenge, type ClientOptions } from "./http.js";
 
 export const OCI_MANIFEST = "application/vnd.oci.image.manifest.v1+json";
 const MAX_MANIFEST = 4 * 1024 * 1024;
 /** The most one blob may be (a descriptor's size above it is refused before any byte is read). */
 export const MAX_BLOB = 256 * 1024 * 1024;
 const MAX_REDIRECTS = 5;
-
-export interface ClientOptions {
-  /** `HOST[:PORT]` of the registry. */
-  host: string;
-  /** Its credential, if any (sent only where the file's comment says). */
-  credential?: Credential | undefined;
-  /** Plain HTTP for a host that is not loopback (`--plain-http`). */
-  plainHttp?: boolean;
-  signal?: AbortSignal | undefined;
-  /** Per request; default 60 s. */
-  timeoutMs?: number;
-}
 
 export const sha256 = (bytes: Uint8Array): string =>
   `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
@@ -145,15 +137,9 @@ export class RegistryClient {
         `manifest ${key} of ${this.host}/${repo}`,
         "its bytes do not match its digest",
       );
-    // A digest in another algorithm is not checked (ours is computed); a malformed sha256 one is
-    // refused, and never printed as sent (it is the registry's text, not a digest).
+    // A digest in another algorithm is not checked (ours is computed).
     if (claimed && /^sha256:/i.test(claimed) && claimed !== digest)
-      throw mismatch(
-        `manifest ${key} of ${this.host}/${repo}`,
-        DIGEST.test(claimed)
-          ? `the registry says ${claimed}, its bytes are ${digest}`
-          : `the registry sent a malformed digest for it; its bytes are ${digest}`,
-      );
+      throw mismatch(`manifest ${key} of ${this.host}/${repo}`, differs(claimed, digest));
     return { bytes, digest, mediaType: res.headers.get("content-type") ?? "" };
   }
 
@@ -173,12 +159,7 @@ export class RegistryClient {
     const digest = sha256(bytes);
     const said = res.headers.get("docker-content-digest");
     if (said && said !== digest)
-      throw mismatch(
-        `manifest ${key} of ${this.host}/${repo}`,
-        DIGEST.test(said)
-          ? `the registry stored ${said}, not ${digest}`
-          : `the registry answered a malformed digest, not ${digest}`,
-      );
+      throw mismatch(`manifest ${key} of ${this.host}/${repo}`, differs(said, digest));
     return digest;
   }
 
@@ -229,7 +210,8 @@ export class RegistryClient {
     let current = url;
     for (let hop = 0; ; hop++) {
       const sameOrigin = current.origin === origin;
-      if (!sameOrigin) this.mayLeave(current);
+      const leaves = sameOrigin ? undefined : leaving(current, this.base, this.plainHttp);
+      if (leaves) throw this.broken("", leaves);
       const res = await this.fetchOnce(
         method,
         current,
@@ -255,19 +237,6 @@ export class RegistryClient {
         throw this.broken("", "it redirected to something that is not a URL");
       }
     }
-  }
-
-  /** Refuses a request that would leave the registry's origin other than as the rules allow. */
-  private mayLeave(url: URL): void {
-    if (url.protocol === "https:") return;
-    const plainBase = this.base.startsWith("http:");
-    if (url.protocol === "http:" && plainBase && (isLoopback(url.host) || this.plainHttp)) return;
-    // The host is the registry's text: named only when it is a plain host name.
-    const host = /^[A-Za-z0-9.:[\]-]{1,253}$/.test(url.host) ? url.host : "another host";
-    throw this.broken(
-      "",
-      `it sent the client to ${url.protocol.replace(/[^a-z+.-]/g, "")} on ${host}, not HTTPS`,
-    );
   }
 
   private async fetchOnce(
@@ -323,11 +292,4 @@ export class RegistryClient {
       this.secrets.redact(`the registry ${this.host}${repo ? `/${repo}` : ""} misbehaved: ${why}`),
     );
   }
-}
-
-const pull = (repo: string) => `repository:${repo}:pull`;
-const push = (repo: string) => `repository:${repo}:pull,push`;
-
-function mismatch(what: string, why: string): SystemError {
-  return new SystemError("registry_digest", `${what} is refused: ${why}`);
 }

@@ -1,4 +1,6 @@
+import { SystemError } from "../core/errors.js";
 import type { Credential } from "./credentials.js";
+import { DIGEST, isLoopback } from "./reference.js";
 
 /**
  * The HTTP details of the registry client (client.ts): a 401's challenge read, a body read
@@ -8,6 +10,19 @@ import type { Credential } from "./credentials.js";
 export interface Challenge {
   scheme: string;
   params: Record<string, string>;
+}
+
+/** What a RegistryClient (client.ts) is made with. */
+export interface ClientOptions {
+  /** `HOST[:PORT]` of the registry. */
+  host: string;
+  /** Its credential, if any (sent only where the file's comment says). */
+  credential?: Credential | undefined;
+  /** Plain HTTP for a host that is not loopback (`--plain-http`). */
+  plainHttp?: boolean;
+  signal?: AbortSignal | undefined;
+  /** Per request; default 60 s. */
+  timeoutMs?: number;
 }
 
 /** Parses `Bearer realm="…",service="…",scope="…"` (or `Basic realm="…"`). */
@@ -132,4 +147,36 @@ export async function authorization(
   if (!TOKEN.test(token)) throw ctx.broken("its token endpoint gave a malformed token");
   ctx.secret(token);
   return `Bearer ${token}`;
+}
+
+/**
+ * Why a request may not go to `url`, outside the registry's origin (`base`), or undefined: over
+ * HTTPS it may; over plain HTTP only when the registry itself is reached so, and to loopback or
+ * with `--plain-http`. The host is the registry's text: named only when it is a plain host.
+ */
+export function leaving(url: URL, base: string, plainHttp: boolean): string | undefined {
+  if (url.protocol === "https:") return undefined;
+  const plainBase = base.startsWith("http:");
+  if (url.protocol === "http:" && plainBase && (isLoopback(url.host) || plainHttp))
+    return undefined;
+  const host = /^[A-Za-z0-9.:[\]-]{1,253}$/.test(url.host) ? url.host : "another host";
+  return `it sent the client to ${url.protocol.replace(/[^a-z+.-]/g, "")} on ${host}, not HTTPS`;
+}
+
+/** The token scopes of pulling and pushing a repository. */
+export const pull = (repo: string) => `repository:${repo}:pull`;
+export const push = (repo: string) => `repository:${repo}:pull,push`;
+
+export function mismatch(what: string, why: string): SystemError {
+  return new SystemError("registry_digest", `${what} is refused: ${why}`);
+}
+
+/**
+ * The registry's digest against ours, in words; a malformed one is never printed as sent (it is
+ * the registry's text, not a digest: it could echo a credential).
+ */
+export function differs(said: string, ours: string): string {
+  return DIGEST.test(said)
+    ? `the registry says ${said}, its bytes are ${ours}`
+    : `the registry sent a malformed digest; its bytes are ${ours}`;
 }

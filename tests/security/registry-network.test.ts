@@ -50,7 +50,7 @@ describe("where the credential goes", () => {
         res.writeHead(401, { "www-authenticate": 'Basic realm="r"' }).end();
         return true;
       }
-      if (req.method === "HEAD") return void res.writeHead(404).end(), true;
+      if (req.method === "HEAD") return (void res.writeHead(404).end(), true);
       if (req.method === "POST") {
         res.writeHead(202, { location: `http://127.0.0.1:${other.port}/upload/1` }).end();
         return true;
@@ -143,9 +143,7 @@ describe("floods", () => {
     const text = SPELL + "x".repeat(1024 * 1024);
     registry.artifact("lie/x", "1", [{ path: "spell.yaml", text, size: 10 }]);
     const env = { SPELLBOOK_CACHE: mkdtempSync(join(tmpdir(), "spell-flood-")) };
-    await expect(fetchSpell(`${registry.host}/lie/x:1`, { env })).rejects.toThrow(
-      /size differs/,
-    );
+    await expect(fetchSpell(`${registry.host}/lie/x:1`, { env })).rejects.toThrow(/size differs/);
   });
 });
 

@@ -9,7 +9,6 @@ import {
   mkdirSync,
   mkdtempSync,
   readdirSync,
-  readFileSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
@@ -27,7 +26,11 @@ const SPELL = "name: fake\nintent: hi\nllm: { provider: scripted, responses: [] 
 
 function place() {
   const dir = mkdtempSync(join(tmpdir(), "spell-walls-"));
-  const env = { SPELLBOOK_CACHE: join(dir, "cache"), DOCKER_CONFIG: join(dir, "docker"), HOME: dir };
+  const env = {
+    SPELLBOOK_CACHE: join(dir, "cache"),
+    DOCKER_CONFIG: join(dir, "docker"),
+    HOME: dir,
+  };
   const make = () => {
     const o = io(env);
     o.cwd = dir;

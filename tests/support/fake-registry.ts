@@ -14,8 +14,7 @@ import {
 } from "node:http";
 import type { AddressInfo } from "node:net";
 
-export const sha = (b: Buffer | string) =>
-  `sha256:${createHash("sha256").update(b).digest("hex")}`;
+export const sha = (b: Buffer | string) => `sha256:${createHash("sha256").update(b).digest("hex")}`;
 
 export interface Seen {
   method: string;
@@ -115,7 +114,7 @@ export class FakeRegistry {
     if (!found) return void res.writeHead(404).end('{"errors":[{"code":"NOT_FOUND"}]}');
     res.writeHead(200, {
       "content-length": found.length,
-      ...(m![2] === "manifests"
+      ...(m?.[2] === "manifests"
         ? {
             "content-type": "application/vnd.oci.image.manifest.v1+json",
             "docker-content-digest": sha(found),

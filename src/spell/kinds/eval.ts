@@ -83,9 +83,9 @@ export const evalKind: DocumentKind<Eval, EvalPlan, EvalPlan> = {
     const shared = (doc.expect ?? []) as EvalAssertion[];
     errors.push(...assertionErrors(shared, (p) => ctx.locate(["expect", ...p]), "expect"));
     // A spell by registry reference is fetched like run's (under the lock, from the cache).
-    const spells = await Promise.all(
-      doc.spells.map((s) => (s.startsWith("oci://") ? ctx.remote(s) : resolvePath(ctx.baseDir, s))),
-    );
+    const spells: string[] = [];
+    for (const s of doc.spells)
+      spells.push(s.startsWith("oci://") ? await ctx.remote(s) : resolvePath(ctx.baseDir, s));
     const callable: EvalSpell[] = [];
     for (const [i, file] of spells.entries()) {
       const spell = await checkSpell(file, i, ctx, errors);
