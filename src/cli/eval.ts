@@ -20,6 +20,8 @@ import { startEvalOtel } from "./otel/eval-spans.js";
 import type { OtelFlags } from "./otel/tracing.js";
 
 export interface EvalFlags extends OtelFlags {
+  /** Plain HTTP to a registry not on loopback, for `oci://` spells. */
+  "plain-http"?: boolean | undefined;
   repeat?: number | undefined;
   concurrency?: number | undefined;
   filter?: string | undefined;
@@ -159,7 +161,7 @@ async function loadPlan(file: string, flags: EvalFlags, io: CliIO): Promise<Eval
       io.stderr(`${flag} ${dir}: no such folder\n`);
       return EXIT.invalid;
     }
-  const opened = await openSpell(file, io);
+  const opened = await openSpell(file, io, { plainHttp: flags["plain-http"] });
   if (typeof opened === "number") return opened;
   try {
     const doc = await loadDocument(displayPath(io.cwd, opened.path), {

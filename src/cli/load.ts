@@ -27,6 +27,8 @@ export interface LoadFlags {
   llm?: string | undefined;
   /** Relative paths of the spell resolve here instead of its folder (`spell familiar DIR`). */
   baseDir?: string | undefined;
+  /** Plain HTTP to a registry not on loopback, for an `oci://` spell (README "Sharing spells"). */
+  "plain-http"?: boolean | undefined;
 }
 
 /** The loaded document, or the exit code when it could not be loaded (the error printed). */
@@ -54,7 +56,7 @@ export async function loadForCast(
     );
     return EXIT.invalid;
   }
-  const opened = await openSpell(file, io);
+  const opened = await openSpell(file, io, { plainHttp: flags["plain-http"] });
   if (typeof opened === "number") return opened;
   let doc: LoadedDocument | undefined;
   try {

@@ -26,4 +26,6 @@ export interface RunFlags extends OtelFlags {
   out?: string | undefined;
   /** With --repeat: the Redis whose queue the casts go on (workers run them; eval's --queue). */
   queue?: string | undefined;
+  /** Plain HTTP to a registry not on loopback, for an `oci://` spell. */
+  "plain-http"?: boolean | undefined;
 }

@@ -89,7 +89,9 @@ export async function pullCommand(
     mkdirSync(out, { recursive: true });
     const { FsRoot, at } = await import("../circle/gates/fs-root.js");
     const root = new FsRoot(out);
-    for (const rel of got.config.files) {
+    // The layers' paths (checked when fetched), never the config's list: that is the registry's
+    // text and could name anything.
+    for (const rel of got.files) {
       const bytes = readFileSync(join(got.dir, ...rel.split("/")));
       const opened = root.open(rel, { makeDirs: true, missingOk: true, noLinks: true });
       try {
@@ -132,7 +134,7 @@ export async function inspectCommand(
 ): Promise<number> {
   try {
     const reg = await registry();
-    const { readManifest, layerPaths } = await import("../registry/artifact.js");
+    const { readManifest, layerPaths, readConfig } = await import("../registry/artifact.js");
     const ref = reg.parseReference(refText);
     const client = reg.clientFor(ref, {
       env: io.env,
@@ -143,21 +145,21 @@ export async function inspectCommand(
     const got = await client.getManifest(ref.repository, ref.digest ?? ref.tag ?? "latest");
     const manifest = readManifest(got.bytes, where);
     const paths = layerPaths(manifest, where);
-    const config = JSON.parse(
-      (await client.getBlob(ref.repository, manifest.config.digest, manifest.config.size)).toString(
-        "utf8",
-      ),
-    ) as Partial<Record<"name" | "description" | "kind" | "main" | "requires", string>> &
+    const config = readConfig(
+      await client.getBlob(ref.repository, manifest.config.digest, manifest.config.size),
+      where,
+    ) as unknown as Partial<Record<"name" | "description" | "kind" | "main" | "requires", string>> &
       Record<"inputs" | "output_schema", unknown>;
     const files = manifest.layers.map((l, i) => ({
       path: paths[i]!,
       digest: l.digest,
       size: l.size,
     }));
+    const { redactor, shown } = showing(reg.credentialFor(ref.host, io.env)?.password);
     if (flags.json) {
       await print(
         io,
-        `${JSON.stringify({ reference: where, digest: got.digest, manifest, config, files }, null, 2)}\n`,
+        `${redactor.redact(JSON.stringify({ reference: where, digest: got.digest, manifest, config, files }, null, 2))}\n`,
       );
       return EXIT.ok;
     }
@@ -179,7 +181,7 @@ export async function inspectCommand(
       "files:",
       ...files.map((f) => `  ${f.path} (${f.size} bytes, ${f.digest})`),
     ];
-    await print(io, `${lines.join("\n")}\n`);
+    await print(io, `${lines.map(shown).join("\n")}\n`);
     return EXIT.ok;
   } catch (err) {
     return fail(err, io);
@@ -272,6 +274,25 @@ export async function loginCommand(
   } catch (err) {
     return fail(err, io);
   }
+}
+
+/**
+ * Everything inspect shows is the registry's text: the stored password (in any spelling) is
+ * redacted, and control characters (a terminal's escapes) are shown escaped.
+ */
+function showing(password: string | undefined) {
+  const redactor = new Redactor();
+  redactor.add(password);
+  return { redactor, shown: (text: string) => redactor.redact(escapeControls(text)) };
+}
+
+/** Control and direction-changing characters as `\\u{…}` (a newline too: one value, one line). */
+function escapeControls(text: string): string {
+  return text.replace(
+    // eslint-disable-next-line no-control-regex -- control characters are what it escapes
+    /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2066-\u2069]/gu,
+    (c) => `\\u{${c.codePointAt(0)!.toString(16)}}`,
+  );
 }
 
 async function ask(io: CliIO, text: string): Promise<string | undefined> {

@@ -17,6 +17,10 @@ export default class Eval extends Command {
   };
   static override flags = {
     ...otelFlags,
+    "plain-http": Flags.boolean({
+      description:
+        "plain HTTP to a registry that is not on loopback, for an oci:// spell (loopback always is)",
+    }),
     repeat: Flags.integer({
       min: 1,
       description: "independent casts per case (default: the document's repeat, else 1)",

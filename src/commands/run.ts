@@ -17,6 +17,10 @@ export default class Run extends Command {
     file: Args.string({ description: "spell file (YAML)", required: true }),
   };
   static override flags = {
+    "plain-http": Flags.boolean({
+      description:
+        "plain HTTP to a registry that is not on loopback, for an oci:// spell (loopback always is)",
+    }),
     intent: Flags.string({ char: "i", description: "the intent; default: the spell's intent:" }),
     json: Flags.boolean({ description: "print only the final result as JSON on stdout" }),
     loom: Flags.string({

@@ -78,6 +78,8 @@ const RUN_CODES = {
   provider_stream_incomplete: "a stream ended before the provider said it was complete",
   registry_auth:
     "the registry refused the credential, or needs one and none is stored (401, 403): spell login HOST",
+  registry_cache:
+    "the cache folder is a symbolic link or another user's: set SPELLBOOK_CACHE to a folder of your own",
   registry_digest:
     "a blob or manifest from the registry does not match its digest (or size): the content is refused",
   registry_error: "the registry answered with an error no other code names (its HTTP status said)",

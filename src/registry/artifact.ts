@@ -12,13 +12,25 @@ import { dirname, isAbsolute, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
 import { ConfigError, SystemError } from "../core/errors.js";
-import { OCI_MANIFEST, sha256 } from "./client.js";
+import { MAX_BLOB, OCI_MANIFEST, sha256 } from "./client.js";
 import { spellFiles, under } from "./files.js";
 
 export const ARTIFACT_TYPE = "application/vnd.spellbook.spell.v1";
 export const CONFIG_TYPE = "application/vnd.spellbook.spell.config.v1+json";
 export const FILE_TYPE = "application/vnd.spellbook.spell.file.v1";
 const TITLE = "org.opencontainers.image.title";
+/** Bounds of what a pulled artifact may make the client fetch and write. */
+export const LIMITS = {
+  /** Files in one spell. */
+  layers: 4096,
+  /** All its files together. */
+  total: 1024 * 1024 * 1024,
+  /** Its config blob. */
+  config: 1024 * 1024,
+  /** A path's length, and one segment's (in UTF-8 bytes, as file systems count). */
+  path: 1024,
+  segment: 255,
+} as const;
 
 export const ANNOTATION = {
   name: "org.opencontainers.image.title",
@@ -160,34 +172,61 @@ export function readManifest(bytes: Buffer, where: string): Manifest {
     if (
       typeof d?.digest !== "string" ||
       !/^sha256:[a-f0-9]{64}$/.test(d.digest) ||
-      typeof d.size !== "number"
+      !Number.isSafeInteger(d.size) ||
+      d.size < 0
     )
-      throw notSpell(where, "a descriptor has no sha256 digest or size");
+      throw notSpell(where, "a descriptor has no sha256 digest or no size");
+  // Bounded before any blob is asked for: a manifest cannot make the client read without end.
+  if (m.layers.length > LIMITS.layers)
+    throw notSpell(where, `it has ${m.layers.length} files, over ${LIMITS.layers}`);
+  if (m.config.size > LIMITS.config) throw notSpell(where, "its config is over 1 MiB");
+  let total = 0;
+  for (const layer of m.layers) {
+    if (layer.size > MAX_BLOB)
+      throw notSpell(where, `a file of ${layer.size} bytes is over ${MAX_BLOB}`);
+    total += layer.size;
+  }
+  if (total > LIMITS.total)
+    throw notSpell(where, `its files are ${total} bytes together, over ${LIMITS.total}`);
   return m as Manifest;
 }
 
-/** Each layer's path, checked: relative, no `..`, no empty or `.` segment, no backslash, once. */
+/**
+ * Each layer's path, checked: relative, no `..`, no empty or `.` segment, no backslash, no
+ * control or invisible character, once (also as a file system that ignores case or Unicode
+ * normalisation sees it), and never both a file and a folder.
+ */
 export function layerPaths(manifest: Manifest, where: string): string[] {
   const seen = new Set<string>();
-  return manifest.layers.map((layer) => {
-    const path = layer.annotations?.[TITLE];
+  const refuse = (path: string, why: string) =>
+    new ConfigError("unsafe_path", `${where}: refused: file ${JSON.stringify(path)} ${why}`);
+  const paths = manifest.layers.map((layer) => {
+    const path: unknown = layer.annotations?.[TITLE];
     if (typeof path !== "string" || path === "")
       throw notSpell(where, `layer ${layer.digest} has no file name`);
     const bad = unsafePath(path);
-    if (bad)
-      throw new ConfigError(
-        "unsafe_path",
-        `${where}: refused: file ${JSON.stringify(path)} ${bad}`,
-      );
-    if (seen.has(path))
-      throw new ConfigError(
-        "unsafe_path",
-        `${where}: refused: file ${JSON.stringify(path)} is in it twice`,
-      );
-    seen.add(path);
+    if (bad) throw refuse(path, bad);
+    const key = folded(path);
+    if (seen.has(key)) throw refuse(path, "is in it twice");
+    seen.add(key);
     return path;
   });
+  for (const path of paths) {
+    const segments = folded(path).split("/");
+    for (let i = 1; i < segments.length; i++)
+      if (seen.has(segments.slice(0, i).join("/")))
+        throw refuse(path, `is under ${JSON.stringify(segments.slice(0, i).join("/"))}, a file`);
+  }
+  return paths;
 }
+
+/** A path as a case- and normalisation-insensitive file system tells it from others. */
+const folded = (path: string): string => path.normalize("NFC").toLowerCase();
+
+/** C0 and C1 controls, DEL, and the invisible or direction-changing format characters. */
+const HIDDEN =
+  // eslint-disable-next-line no-control-regex -- control characters are what it finds
+  /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff\ufff9-\ufffb]/u;
 
 /** Why a path from an artifact may not be written under its folder, or undefined. */
 export function unsafePath(path: string): string | undefined {
@@ -196,7 +235,28 @@ export function unsafePath(path: string): string | undefined {
   const segments = path.split("/");
   if (segments.includes("..")) return "climbs out of its folder with ..";
   if (segments.some((s) => s === "" || s === ".")) return "has an empty or . segment";
+  if (HIDDEN.test(path)) return "holds a control or invisible character";
+  // Look-alikes (a fullwidth dot or solidus) that compatibility normalisation makes `.` or `/`.
+  const plain = path.normalize("NFKC");
+  if (plain !== path && (plain.split("/").length !== segments.length || unsafePath(plain)))
+    return "holds characters that normalise to a path separator or dot";
+  if (Buffer.byteLength(path) > LIMITS.path) return `is longer than ${LIMITS.path} bytes`;
+  if (segments.some((s) => Buffer.byteLength(s) > LIMITS.segment))
+    return `has a name longer than ${LIMITS.segment} bytes`;
   return undefined;
+}
+
+/** The config blob's bytes as a spell's config; anything else is refused, named. */
+export function readConfig(bytes: Buffer, where: string): SpellConfig {
+  let value: unknown;
+  try {
+    value = JSON.parse(bytes.toString("utf8"));
+  } catch {
+    throw notSpell(where, "its config is not JSON");
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value))
+    throw notSpell(where, "its config is not an object");
+  return value as SpellConfig;
 }
 
 function notSpell(where: string, why: string): SystemError {

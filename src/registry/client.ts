@@ -4,42 +4,37 @@
  * POST then PUT), manifests (GET, PUT by tag or digest), and the auth of a 401's
  * `WWW-Authenticate` challenge — Basic, or Bearer through the token endpoint it names (the
  * Docker token flow the spec refers to). Every blob and manifest read is checked against its
- * digest before anything uses it.
- *
- * Credentials go only to the registry's own origin, or to a token realm on the same host or over
- * HTTPS; redirects are followed by hand and lose the Authorization header when they leave the
- * origin. Errors name the host and repository, never a credential.
+ * digest, within a size bound, before anything uses it. Credentials go only to the registry's
+ * own origin (`send`), or to a token realm on the same host or over HTTPS (http.ts); errors name
+ * the host and repository, never a credential (the password and tokens are redacted).
  */
 import { createHash } from "node:crypto";
 import { SystemError } from "../core/errors.js";
+import { Redactor } from "../core/redact.js";
 import type { Credential } from "./credentials.js";
 import {
   authorization,
+  leaving,
   errorCode,
+  mismatch,
+  differs,
+  pull,
+  push,
   parseChallenge,
   readLimited,
   unreachable,
   type Challenge,
+  type ClientOptions,
 } from "./http.js";
 import { isLoopback } from "./reference.js";
 
-export { parseChallenge } from "./http.js";
+export { parseChallenge, type ClientOptions } from "./http.js";
 
 export const OCI_MANIFEST = "application/vnd.oci.image.manifest.v1+json";
 const MAX_MANIFEST = 4 * 1024 * 1024;
+/** The most one blob may be (a descriptor's size above it is refused before any byte is read). */
+export const MAX_BLOB = 256 * 1024 * 1024;
 const MAX_REDIRECTS = 5;
-
-export interface ClientOptions {
-  /** `HOST[:PORT]` of the registry. */
-  host: string;
-  /** Its credential, if any (sent only where the file's comment says). */
-  credential?: Credential | undefined;
-  /** Plain HTTP for a host that is not loopback (`--plain-http`). */
-  plainHttp?: boolean;
-  signal?: AbortSignal | undefined;
-  /** Per request; default 60 s. */
-  timeoutMs?: number;
-}
 
 export const sha256 = (bytes: Uint8Array): string =>
   `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
@@ -50,14 +45,19 @@ export class RegistryClient {
   private readonly credential: Credential | undefined;
   private readonly signal: AbortSignal | undefined;
   private readonly timeoutMs: number;
+  private readonly plainHttp: boolean;
   /** The Authorization header that last worked, per scope. */
   private readonly auth = new Map<string, string>();
+  /** The password and every token: no error of this client holds one, in any spelling. */
+  private readonly secrets = new Redactor();
 
   constructor(options: ClientOptions) {
     this.host = options.host;
-    const plain = isLoopback(options.host) || options.plainHttp === true;
+    this.plainHttp = options.plainHttp === true;
+    const plain = isLoopback(options.host) || this.plainHttp;
     this.base = `${plain ? "http" : "https"}://${options.host}`;
     this.credential = options.credential;
+    this.secrets.add(options.credential?.password);
     this.signal = options.signal;
     this.timeoutMs = options.timeoutMs ?? 60_000;
   }
@@ -98,7 +98,7 @@ export class RegistryClient {
   async getBlob(repo: string, digest: string, size?: number): Promise<Buffer> {
     const res = await this.request("GET", `/v2/${repo}/blobs/${digest}`, { scope: pull(repo) });
     await this.expect(res, [200], `blob ${digest}`, repo);
-    const bytes = await readLimited(res, size ?? Number.MAX_SAFE_INTEGER);
+    const bytes = await readLimited(res, Math.min(size ?? MAX_BLOB, MAX_BLOB));
     if (bytes === undefined || (size !== undefined && bytes.length !== size))
       throw mismatch(
         `blob ${digest} of ${this.host}/${repo}`,
@@ -137,11 +137,9 @@ export class RegistryClient {
         `manifest ${key} of ${this.host}/${repo}`,
         "its bytes do not match its digest",
       );
-    if (claimed && /^sha256:/.test(claimed) && claimed !== digest)
-      throw mismatch(
-        `manifest ${key} of ${this.host}/${repo}`,
-        `the registry says ${claimed}, its bytes are ${digest}`,
-      );
+    // A digest in another algorithm is not checked (ours is computed).
+    if (claimed && /^sha256:/i.test(claimed) && claimed !== digest)
+      throw mismatch(`manifest ${key} of ${this.host}/${repo}`, differs(claimed, digest));
     return { bytes, digest, mediaType: res.headers.get("content-type") ?? "" };
   }
 
@@ -161,10 +159,7 @@ export class RegistryClient {
     const digest = sha256(bytes);
     const said = res.headers.get("docker-content-digest");
     if (said && said !== digest)
-      throw mismatch(
-        `manifest ${key} of ${this.host}/${repo}`,
-        `the registry stored ${said}, not ${digest}`,
-      );
+      throw mismatch(`manifest ${key} of ${this.host}/${repo}`, differs(said, digest));
     return digest;
   }
 
@@ -176,13 +171,15 @@ export class RegistryClient {
   ): Promise<Response> {
     const url = new URL(path, `${this.base}/`);
     const first = await this.send(method, url, init, this.auth.get(init.scope));
-    if (first.status !== 401) return first;
-    const header = first.headers.get("www-authenticate") ?? "";
-    await first.body?.cancel();
+    // Only the registry's own challenge is answered: a 401 from where a redirect or an upload's
+    // Location led is that host's, and no credential goes to the realm it names.
+    if (first.res.status !== 401 || first.foreign) return first.res;
+    const header = first.res.headers.get("www-authenticate") ?? "";
+    await first.res.body?.cancel();
     const authorization = await this.authorize(parseChallenge(header), init.scope);
-    if (authorization === undefined) return this.send(method, url, init, undefined);
+    if (authorization === undefined) return (await this.send(method, url, init, undefined)).res;
     this.auth.set(init.scope, authorization);
-    return this.send(method, url, init, authorization);
+    return (await this.send(method, url, init, authorization)).res;
   }
 
   /** The Authorization header a challenge asks for; undefined when there is nothing to send. */
@@ -190,22 +187,31 @@ export class RegistryClient {
     return authorization(challenge, scope, {
       credential: this.credential,
       base: this.base,
+      secret: (value) => this.secrets.add(value),
       get: (url, headers) => this.fetchOnce("GET", url, headers),
       refused: (status) => this.refused("", status),
       broken: (why) => this.broken("", why),
     });
   }
 
+  /**
+   * One request and its redirects. The Authorization header goes only to the registry's own
+   * origin (not to where an upload's Location or a redirect leads), and a request leaves the
+   * origin only over HTTPS — or plain HTTP to loopback, or anywhere with `--plain-http`, when
+   * the registry itself is reached over plain HTTP. `foreign`: the answer is another origin's.
+   */
   private async send(
     method: string,
     url: URL,
     init: { body?: Uint8Array; headers?: Record<string, string> },
     authorization: string | undefined,
-  ): Promise<Response> {
-    const origin = url.origin;
+  ): Promise<{ res: Response; foreign: boolean }> {
+    const origin = new URL(this.base).origin;
     let current = url;
     for (let hop = 0; ; hop++) {
       const sameOrigin = current.origin === origin;
+      const leaves = sameOrigin ? undefined : leaving(current, this.base, this.plainHttp);
+      if (leaves) throw this.broken("", leaves);
       const res = await this.fetchOnce(
         method,
         current,
@@ -222,15 +228,14 @@ export class RegistryClient {
         method === "POST" ||
         method === "PUT"
       )
-        return res;
+        return { res, foreign: !sameOrigin };
       await res.body?.cancel();
       if (hop >= MAX_REDIRECTS) throw this.broken("", "it redirected too many times");
-      current = new URL(location, current);
-      if (
-        current.protocol !== "https:" &&
-        !(current.protocol === "http:" && isLoopback(current.host))
-      )
-        throw this.broken("", `it redirected to ${current.protocol} on ${current.host}, not HTTPS`);
+      try {
+        current = new URL(location, current);
+      } catch {
+        throw this.broken("", "it redirected to something that is not a URL");
+      }
     }
   }
 
@@ -251,7 +256,11 @@ export class RegistryClient {
         ...(body ? { body: body as unknown as ArrayBuffer } : {}),
       });
     } catch (err) {
-      throw new SystemError("registry_unreachable", unreachable(url.host, err), { cause: err });
+      // No cause kept: fetch's own errors may quote a header value.
+      throw new SystemError(
+        "registry_unreachable",
+        this.secrets.redact(unreachable(url.host, err)),
+      );
     }
   }
 
@@ -280,14 +289,7 @@ export class RegistryClient {
   private broken(repo: string, why: string): SystemError {
     return new SystemError(
       "registry_error",
-      `the registry ${this.host}${repo ? `/${repo}` : ""} misbehaved: ${why}`,
+      this.secrets.redact(`the registry ${this.host}${repo ? `/${repo}` : ""} misbehaved: ${why}`),
     );
   }
-}
-
-const pull = (repo: string) => `repository:${repo}:pull`;
-const push = (repo: string) => `repository:${repo}:pull,push`;
-
-function mismatch(what: string, why: string): SystemError {
-  return new SystemError("registry_digest", `${what} is refused: ${why}`);
 }

@@ -62,22 +62,13 @@ export function spellFiles(main: string, root = dirname(main)): SpellFiles {
       if (item.role === "command" && !looksLikePath(item.text)) continue;
       const base = item.base === undefined ? dirname(file) : resolve(dirname(file), item.base);
       if (isAbsolute(item.text)) {
-        if (item.role !== "command")
-          out.problems.push({
-            ...at,
-            why: "is an absolute path: a shared spell names files inside its folder",
-          });
+        const why = absoluteWhy(item);
+        if (why) out.problems.push({ ...at, why });
         continue;
       }
       const abs = resolve(base, item.text);
       if (!inside(root, abs)) {
-        out.problems.push({
-          ...at,
-          why:
-            item.role === "folder"
-              ? "leaves the spell's folder: pulled elsewhere, this folder would be another one (name a folder inside it, or put the spell where its folders are)"
-              : "leaves the spell's folder",
-        });
+        out.problems.push({ ...at, why: item.role === "folder" ? FOLDER_LEAVES : LEAVES });
         continue;
       }
       if (item.role === "folder") continue;
@@ -92,6 +83,22 @@ export function spellFiles(main: string, root = dirname(main)): SpellFiles {
   out.scripts = [...scripts];
   out.files = [out.files[0]!, ...out.files.slice(1).sort()];
   return out;
+}
+
+const LEAVES = "leaves the spell's folder";
+const FOLDER_LEAVES = `${LEAVES}: pulled elsewhere, this folder would be another one (name a folder inside it, or put the spell where its folders are)`;
+
+/**
+ * Why an absolute path is refused, or nothing. A program is started by name (from PATH) or as a
+ * script inside the folder: an absolute \`command:\` is outside it. An absolute argument may be
+ * data (\`/tmp\`, say): not refused.
+ */
+function absoluteWhy(item: ReturnType<typeof namedIn>[number]): string | undefined {
+  if (item.role !== "command")
+    return "is an absolute path: a shared spell names files inside its folder";
+  return item.program
+    ? "is an absolute path: a shared spell starts a program by name, or a script inside its folder"
+    : undefined;
 }
 
 /** Whether `path` is `root` or below it. */
@@ -112,6 +119,8 @@ interface Item {
   col: number;
   /** Where a relative `command`/`args` path resolves (an MCP server's `cwd`). */
   base?: string;
+  /** An MCP server's `command:` (not one of its `args:`). */
+  program?: boolean;
 }
 
 /** The paths one document names, with their line and column. */
@@ -126,10 +135,17 @@ function namedIn(file: string): Item[] {
   const doc = parseDocument(text, { lineCounter: lines });
   if (doc.errors.length > 0) return [];
   const items: Item[] = [];
-  const push = (role: Item["role"], node: unknown, base?: string) => {
+  const push = (role: Item["role"], node: unknown, base?: string, program = false) => {
     if (!isScalar(node) || typeof node.value !== "string") return;
     const pos = lines.linePos(node.range?.[0] ?? 0);
-    items.push({ role, text: node.value, line: pos.line, col: pos.col, ...(base ? { base } : {}) });
+    items.push({
+      role,
+      text: node.value,
+      line: pos.line,
+      col: pos.col,
+      ...(base ? { base } : {}),
+      ...(program ? { program } : {}),
+    });
   };
   const kind: unknown = (doc.toJS() as { kind?: unknown } | null)?.kind;
   visit(doc, {
@@ -140,12 +156,16 @@ function namedIn(file: string): Item[] {
       if (key === "$file") push("data", value);
       else if (key === "spell" || (key === "cast" && kind === "flow")) push("spell", value);
       else if (FOLDER_KEYS.has(key)) push("folder", value);
+      // `loom: { path }` is where the run writes its loom (inside the folder, not packed); a
+      // replay LLM's `loom:` is a recorded loom it reads (packed).
+      else if (key === "loom" && isMap(value)) push("folder", value.get("path", true));
+      else if (key === "loom") push("data", value);
       else if (key === "spells" && kind === "eval" && isSeq(value))
         for (const v of value.items) push("spell", v);
       else if (key === "mcp" && isMap(value)) {
         const cwd: unknown = (value.toJSON() as { cwd?: unknown } | null)?.cwd;
         const base = typeof cwd === "string" ? cwd : undefined;
-        push("command", value.get("command", true), base);
+        push("command", value.get("command", true), base, true);
         const args = value.get("args", true);
         if (isSeq(args)) for (const a of args.items) push("command", a, base);
       }

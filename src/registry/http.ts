@@ -1,4 +1,6 @@
+import { SystemError } from "../core/errors.js";
 import type { Credential } from "./credentials.js";
+import { DIGEST, isLoopback } from "./reference.js";
 
 /**
  * The HTTP details of the registry client (client.ts): a 401's challenge read, a body read
@@ -8,6 +10,19 @@ import type { Credential } from "./credentials.js";
 export interface Challenge {
   scheme: string;
   params: Record<string, string>;
+}
+
+/** What a RegistryClient (client.ts) is made with. */
+export interface ClientOptions {
+  /** `HOST[:PORT]` of the registry. */
+  host: string;
+  /** Its credential, if any (sent only where the file's comment says). */
+  credential?: Credential | undefined;
+  /** Plain HTTP for a host that is not loopback (`--plain-http`). */
+  plainHttp?: boolean;
+  signal?: AbortSignal | undefined;
+  /** Per request; default 60 s. */
+  timeoutMs?: number;
 }
 
 /** Parses `Bearer realm="…",service="…",scope="…"` (or `Basic realm="…"`). */
@@ -23,7 +38,9 @@ export function parseChallenge(header: string): Challenge | undefined {
 
 /** The registry's first error code (`{ errors: [{ code }] }`), words it chose, not ours. */
 export async function errorCode(res: Response): Promise<string> {
-  const text = await res.text().catch(() => "");
+  // An error's body is read to 64 KiB at most: a registry cannot flood the client through it.
+  const bytes = await readLimited(res, 64 * 1024).catch(() => undefined);
+  const text = bytes?.toString("utf8") ?? "";
   try {
     const code = (JSON.parse(text) as { errors?: { code?: unknown }[] }).errors?.[0]?.code;
     return typeof code === "string" && /^[A-Z_]{1,40}$/.test(code) ? code : "";
@@ -82,8 +99,13 @@ export function unreachable(host: string, err: unknown): string {
   return `${said}; a reference begins with the registry's host, so "${host}/…" names the host ${JSON.stringify(host)} (Docker Hub is docker.io/${host}/…, a local registry localhost:5000/${host}/…)`;
 }
 
+/** A bearer token (RFC 6750 `b64token`), at most 8 KiB. */
+const TOKEN = /^[A-Za-z0-9\-._~+/]{1,8192}=*$/;
+
 /** What `authorization` needs of the client: its credential, its origin, a GET, its errors. */
 export interface AuthContext {
+  /** Remembers a secret (a token) so that no error of the client holds it. */
+  secret(value: string): void;
   credential: Credential | undefined;
   base: string;
   get(url: URL, headers: Record<string, string>): Promise<Response>;
@@ -122,9 +144,52 @@ export async function authorization(
   if (res.status !== 200) await res.body?.cancel();
   if (res.status === 401 || res.status === 403) throw ctx.refused(res.status);
   if (res.status !== 200) throw ctx.broken(`its token endpoint answered ${res.status}`);
-  const body = (await res.json().catch(() => ({}))) as { token?: unknown; access_token?: unknown };
+  const raw = await readLimited(res, 64 * 1024).catch(() => undefined);
+  if (raw === undefined) throw ctx.broken("its token endpoint's answer is over 64 KiB");
+  let body: { token?: unknown; access_token?: unknown } = {};
+  try {
+    body = (JSON.parse(raw.toString("utf8")) ?? {}) as typeof body;
+  } catch {
+    // no token: said below
+  }
   const token = typeof body.token === "string" ? body.token : body.access_token;
   if (typeof token !== "string" || token === "")
     throw ctx.broken("its token endpoint gave no token");
+  // RFC 6750's token characters only: anything else would be refused as a header value by
+  // fetch, in an error that quotes it.
+  if (!TOKEN.test(token)) throw ctx.broken("its token endpoint gave a malformed token");
+  ctx.secret(token);
   return `Bearer ${token}`;
+}
+
+/**
+ * Why a request may not go to `url`, outside the registry's origin (`base`), or undefined: over
+ * HTTPS it may; over plain HTTP only when the registry itself is reached so, and to loopback or
+ * with `--plain-http`. The host is the registry's text: named only when it is a plain host.
+ */
+export function leaving(url: URL, base: string, plainHttp: boolean): string | undefined {
+  if (url.protocol === "https:") return undefined;
+  const plainBase = base.startsWith("http:");
+  if (url.protocol === "http:" && plainBase && (isLoopback(url.host) || plainHttp))
+    return undefined;
+  const host = /^[A-Za-z0-9.:[\]-]{1,253}$/.test(url.host) ? url.host : "another host";
+  return `it sent the client to ${url.protocol.replace(/[^a-z+.-]/g, "")} on ${host}, not HTTPS`;
+}
+
+/** The token scopes of pulling and pushing a repository. */
+export const pull = (repo: string) => `repository:${repo}:pull`;
+export const push = (repo: string) => `repository:${repo}:pull,push`;
+
+export function mismatch(what: string, why: string): SystemError {
+  return new SystemError("registry_digest", `${what} is refused: ${why}`);
+}
+
+/**
+ * The registry's digest against ours, in words; a malformed one is never printed as sent (it is
+ * the registry's text, not a digest: it could echo a credential).
+ */
+export function differs(said: string, ours: string): string {
+  return DIGEST.test(said)
+    ? `the registry says ${said}, its bytes are ${ours}`
+    : `the registry sent a malformed digest; its bytes are ${ours}`;
 }

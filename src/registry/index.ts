@@ -16,6 +16,7 @@ export { isRemote, parseReference, formatReference, isLoopback, OCI_SCHEME } fro
 export { LOCK_NAME, lockPathFor, readLock, type Lock } from "./lock.js";
 export { cacheRoot, fetchSpell, clientFor, type Fetched, type RemoteOptions } from "./remote.js";
 export { spellFiles } from "./files.js";
+export { credentialFor } from "./credentials.js";
 
 /** Turns a reference into the path of its main spell file (the loader's `remote`). */
 export type RemoteResolver = (ref: string) => Promise<string>;

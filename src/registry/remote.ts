@@ -6,11 +6,26 @@
  * there — and a reference the lock does not hold is refused.
  */
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
-import { ConfigError } from "../core/errors.js";
-import { layerPaths, readManifest, type Manifest, type SpellConfig } from "./artifact.js";
+import { ConfigError, SystemError } from "../core/errors.js";
+import {
+  layerPaths,
+  readConfig,
+  readManifest,
+  type Manifest,
+  type SpellConfig,
+} from "./artifact.js";
 import { RegistryClient, sha256 } from "./client.js";
 import { credentialFor } from "./credentials.js";
 import { spellFiles, under } from "./files.js";
@@ -33,6 +48,8 @@ export interface Fetched {
   dir: string;
   /** The main spell file, absolute. */
   main: string;
+  /** Its files (the layers' paths, checked), relative to `dir`. */
+  files: string[];
   manifest: Manifest;
   config: SpellConfig;
 }
@@ -77,6 +94,7 @@ export async function fetchSpell(text: string, options: RemoteOptions): Promise<
   const ref = parseReference(text);
   const digest = pinned(text, ref, options.lock);
   const root = join(cacheRoot(options.env), "oci", "sha256");
+  ownFolder(root);
   if (digest !== undefined) {
     const hit = fromCache(ref, digest, root);
     if (hit) return hit;
@@ -93,13 +111,12 @@ export async function fetchSpell(text: string, options: RemoteOptions): Promise<
     manifest.config.digest,
     manifest.config.size,
   );
-  const config = JSON.parse(configBytes.toString("utf8")) as SpellConfig;
+  const config = readConfig(configBytes, where);
   if (typeof config.main !== "string" || !paths.includes(config.main))
     throw new ConfigError(
       "unsafe_path",
       `${where}: refused: its main file ${JSON.stringify(config.main)} is not one of its files`,
     );
-  mkdirSync(root, { recursive: true });
   const tmp = join(root, `.tmp-${randomBytes(6).toString("hex")}`);
   try {
     const files = join(tmp, "files");
@@ -138,33 +155,78 @@ export function refuseEscapes(main: string, dir: string, where: string): void {
     );
 }
 
+/**
+ * The cache's folder, made ours alone (0700): nobody else may plant or swap a copy in it. One
+ * that is a symbolic link, or another user's, is refused (a shared cache is not a cache).
+ */
+function ownFolder(root: string): void {
+  mkdirSync(root, { recursive: true, mode: 0o700 });
+  const st = lstatSync(root);
+  const uid = process.getuid?.();
+  if (!st.isDirectory() || (uid !== undefined && st.uid !== uid))
+    throw new SystemError(
+      "registry_cache",
+      `the cache folder ${root} is ${st.isSymbolicLink() ? "a symbolic link" : st.isDirectory() ? "another user's" : "not a folder"}: set SPELLBOOK_CACHE to a folder of your own`,
+    );
+  if ((st.mode & 0o077) !== 0) chmodSync(root, 0o700);
+}
+
+/** Whether `path` is a real folder (or, with `file`, a regular file), not a link to one. */
+function real(path: string, file = false): boolean {
+  try {
+    const st = lstatSync(path);
+    return file ? st.isFile() : st.isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 /** The cached copy of a digest, when it is complete and its manifest still has that digest. */
 function fromCache(ref: Reference, digest: string, root: string): Fetched | undefined {
   const dir = join(root, digest.slice("sha256:".length));
-  let bytes: Buffer;
-  let config: SpellConfig;
-  try {
-    bytes = readFileSync(join(dir, "manifest.json"));
-    config = JSON.parse(readFileSync(join(dir, "config.json"), "utf8")) as SpellConfig;
-  } catch {
-    return undefined;
-  }
-  const manifest = readManifest(bytes, formatReference(ref));
   const files = join(dir, "files");
-  const paths = layerPaths(manifest, formatReference(ref));
-  // A copy changed since it was fetched is dropped and fetched again, never used.
-  const intact =
-    sha256(bytes) === digest &&
-    manifest.layers.every((layer, i) => {
-      try {
-        return sha256(readFileSync(under(files, paths[i]!))) === layer.digest;
-      } catch {
-        return false;
-      }
-    });
-  if (!intact) {
+  if (!existsSync(dir)) return undefined;
+  const drop = () => {
     rmSync(dir, { recursive: true, force: true });
     return undefined;
+  };
+  // A link anywhere in a copy (planted, or raced in) drops it: its files are read where they are.
+  if (!real(dir) || !real(files) || !real(join(dir, "manifest.json"), true)) return drop();
+  let bytes: Buffer;
+  let configBytes: Buffer;
+  try {
+    bytes = readFileSync(join(dir, "manifest.json"));
+    configBytes = readFileSync(join(dir, "config.json"));
+  } catch {
+    return drop();
   }
-  return { ref, digest, dir: files, main: under(files, config.main), manifest, config };
+  if (sha256(bytes) !== digest) return drop();
+  const where = formatReference(ref);
+  const manifest = readManifest(bytes, where);
+  const paths = layerPaths(manifest, where);
+  if (sha256(configBytes) !== manifest.config.digest) return drop();
+  const config = readConfig(configBytes, where);
+  if (typeof config.main !== "string" || !paths.includes(config.main)) return drop();
+  // A copy changed since it was fetched is dropped and fetched again, never used.
+  const intact = manifest.layers.every((layer, i) => {
+    const segments = paths[i]!.split("/");
+    for (let n = 1; n < segments.length; n++)
+      if (!real(join(files, ...segments.slice(0, n)))) return false;
+    const path = under(files, paths[i]!);
+    try {
+      return real(path, true) && sha256(readFileSync(path)) === layer.digest;
+    } catch {
+      return false;
+    }
+  });
+  if (!intact) return drop();
+  return {
+    ref,
+    digest,
+    dir: files,
+    main: under(files, config.main),
+    files: paths,
+    manifest,
+    config,
+  };
 }

@@ -131,6 +131,7 @@ export async function loadDocumentText(
     warnings,
     source,
     options,
+    remote,
     loadNested,
   };
   const { resolved, errors } = await kind.resolve(value, ctx);

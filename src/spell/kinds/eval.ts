@@ -82,7 +82,10 @@ export const evalKind: DocumentKind<Eval, EvalPlan, EvalPlan> = {
     const ids = new Set<string>();
     const shared = (doc.expect ?? []) as EvalAssertion[];
     errors.push(...assertionErrors(shared, (p) => ctx.locate(["expect", ...p]), "expect"));
-    const spells = doc.spells.map((s) => resolvePath(ctx.baseDir, s));
+    // A spell by registry reference is fetched like run's (under the lock, from the cache).
+    const spells: string[] = [];
+    for (const s of doc.spells)
+      spells.push(s.startsWith("oci://") ? await ctx.remote(s) : resolvePath(ctx.baseDir, s));
     const callable: EvalSpell[] = [];
     for (const [i, file] of spells.entries()) {
       const spell = await checkSpell(file, i, ctx, errors);

@@ -31,6 +31,8 @@ export interface KindContext<Options = unknown> {
    * `cast:` spell); handed in by the loader, so a kind never imports the loader back. `extra`
    * overrides the options the nested document is loaded with (a flow passes its loom and LLM on).
    */
+  /** A registry reference (`oci://…`) made the path of its fetched main file (the loader's). */
+  remote(ref: string): Promise<string>;
   loadNested(
     file: string,
     extra?: LoadOptions,
