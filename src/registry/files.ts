@@ -90,8 +90,8 @@ const FOLDER_LEAVES = `${LEAVES}: pulled elsewhere, this folder would be another
 
 /**
  * Why an absolute path is refused, or nothing. A program is started by name (from PATH) or as a
- * script inside the folder: an absolute \`command:\` is outside it. An absolute argument may be
- * data (\`/tmp\`, say): not refused.
+ * script inside the folder: an absolute `command:` is outside it. An absolute argument may be
+ * data (`/tmp`, say): not refused.
  */
 function absoluteWhy(item: ReturnType<typeof namedIn>[number]): string | undefined {
   if (item.role !== "command")
