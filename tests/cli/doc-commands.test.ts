@@ -51,7 +51,7 @@ const EXCLUDED: Record<string, string> = {
   'OPENROUTER_API_KEY=… spell run spells/council.yaml --llm openrouter/auto --intent "Should we …?"':
     "needs a real OpenRouter key and the network",
   "spell run spell.yaml --llm openai/gpt-4.1": "needs a real OpenAI key and the network",
-  "spell eval FILE [--repeat K] [--concurrency C] [--filter TEXT] [--llm P/M] [--out DIR] [--compare DIR] [--record] [--replay DIR] [--otel URL [--otel-content]]":
+  "spell eval FILE [--repeat K] [--concurrency C] [--filter TEXT] [--llm P/M] [--out DIR] [--compare DIR] [--record] [--replay DIR] [--plain-http] [--otel URL [--otel-content]]":
     "every part at once replays a recording made with that --llm; the parts are run by tests/eval/ and the offline example line in EVALS.md",
   "spell run FILE --repeat K --queue redis://HOST:PORT [--loom URL]":
     "needs a running Redis and workers; tests/queue/queue-run-repeat.test.ts runs it",
