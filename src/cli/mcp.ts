@@ -19,13 +19,13 @@ export interface McpStreams {
 
 export async function mcpCommand(
   files: readonly string[],
-  flags: { loom?: string | undefined },
+  flags: { loom?: string | undefined; plainHttp?: boolean | undefined },
   io: CliIO,
   streams: McpStreams,
 ): Promise<number> {
   const spells: LoadedSpell[] = [];
   for (const file of files) {
-    const opened = await openSpell(file, io);
+    const opened = await openSpell(file, io, { plainHttp: flags.plainHttp });
     if (typeof opened === "number") {
       for (const s of spells) s.cantrip?.loom.close();
       return opened;

@@ -12,6 +12,8 @@ export interface ServeFlags extends OtelFlags {
   token?: string | undefined;
   maxConcurrent?: number | undefined;
   loom?: string | undefined;
+  /** Plain HTTP to a registry not on loopback, for an oci:// spell. */
+  plainHttp?: boolean | undefined;
   /** Sessions open at once (`--max-sessions`); default 1,000. */
   maxSessions?: number | undefined;
   /** Seconds a session may sit unused before it is let go (`--session-idle`); default 900. */
@@ -28,7 +30,7 @@ async function loadServed(
   flags: ServeFlags,
   io: CliIO,
 ): Promise<LoadedSpell | number> {
-  const opened = await openSpell(file, io);
+  const opened = await openSpell(file, io, { plainHttp: flags.plainHttp });
   if (typeof opened === "number") return opened;
   try {
     return await loadSpell(displayPath(io.cwd, opened.path), {

@@ -16,6 +16,10 @@ export default class Mcp extends Command {
     }),
   };
   static override flags = {
+    "plain-http": Flags.boolean({
+      description:
+        "plain HTTP to a registry that is not on loopback, for an oci:// spell (loopback always is)",
+    }),
     loom: Flags.string({
       description: 'loom JSONL file ("memory" for none); default: each spell\'s',
     }),
@@ -29,10 +33,15 @@ export default class Mcp extends Command {
       process.once("SIGTERM", resolve);
       process.once("SIGINT", resolve);
     });
-    process.exitCode = await mcpCommand(argv as string[], { loom: flags.loom }, processIO(), {
-      input: process.stdin,
-      output: process.stdout,
-      stop,
-    });
+    process.exitCode = await mcpCommand(
+      argv as string[],
+      { loom: flags.loom, plainHttp: flags["plain-http"] },
+      processIO(),
+      {
+        input: process.stdin,
+        output: process.stdout,
+        stop,
+      },
+    );
   }
 }

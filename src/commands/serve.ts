@@ -35,6 +35,10 @@ export default class Serve extends Command {
         "an origin (http://localhost:3000) whose web pages may call the server; repeatable. Without a token, browser requests from any other origin are refused",
       multiple: true,
     }),
+    "plain-http": Flags.boolean({
+      description:
+        "plain HTTP to a registry that is not on loopback, for an oci:// spell (loopback always is)",
+    }),
     loom: Flags.string({
       description: 'loom JSONL file ("memory" for none); default: the spell\'s',
     }),
@@ -57,6 +61,7 @@ export default class Serve extends Command {
         token: flags.token,
         maxConcurrent: flags["max-concurrent"],
         loom: flags.loom,
+        plainHttp: flags["plain-http"],
         allowOrigins: flags["allow-origin"],
         maxSessions: flags["max-sessions"],
         sessionIdleSeconds: flags["session-idle"],
