@@ -1,9 +1,8 @@
 /**
- * Sharing spells through an OCI registry (README "Sharing spells", docs/design/REGISTRY.md):
- * `spell push`, `spell pull`, `spell inspect`, `spell lock`, `spell login` (the spell argument of
- * run/eval/serve/mcp is made a local file by open-spell.ts). The registry code loads only when a command needs it. Errors print without credentials and
- * exit 3 (the reference, the lock, a refused path) or 4 (the registry: unreachable, refused
- * credential, a digest that does not match).
+ * Sharing spells through an OCI registry (README "Sharing spells", docs/design/REGISTRY.md): spell
+ * push, pull, inspect, lock and login (open-spell.ts makes the oci:// spell of run/eval/serve/mcp a
+ * local file); the registry code loads only when a command needs it. Errors print without
+ * credentials; exit 3 for the reference, the lock or a refused path, 4 for the registry.
  */
 import {
   closeSync,
