@@ -34,6 +34,15 @@ const KEY = {
   tab: "\t",
   pageUp: "\u001b[5~",
   backspace: "\u007f",
+  left: "\u001b[D",
+  right: "\u001b[C",
+  home: "\u001b[H",
+  end: "\u001b[F",
+  ctrlA: "\u0001",
+  ctrlE: "\u0005",
+  ctrlK: "\u000b",
+  ctrlU: "\u0015",
+  ctrlW: "\u0017",
 };
 
 function controls(): Controls & { calls: string[] } {
@@ -289,6 +298,42 @@ describe("the terminal UI's keys", () => {
     await shows("› first");
     await type(KEY.backspace, KEY.enter);
     expect(c.calls.at(-1)).toBe("send:firs");
+  });
+
+  it("Left/Right move the cursor: typing and Backspace work where it is; Home/End, Ctrl-A/E go to the line's ends", async () => {
+    const { c, frame, shows, type } = draw();
+    await type(..."helo", KEY.left, "l");
+    await shows("› hello");
+    await type(KEY.home, ">", KEY.end, "!", KEY.enter);
+    expect(c.calls).toEqual(["send:>hello!"]);
+    // An emoji is one character for the cursor: Left passes it whole, Backspace erases it whole.
+    await type(..."a😀b", KEY.left, KEY.left, "x", KEY.right, KEY.right, KEY.backspace, KEY.enter);
+    expect(c.calls.at(-1)).toBe("send:ax😀");
+    // Ctrl-A / Ctrl-E on the second line of an intent move within that line.
+    await type("ab", KEY.ctrlJ, "cd", KEY.ctrlA, "[", KEY.ctrlE, "]", KEY.enter);
+    expect(c.calls.at(-1)).toBe("send:ab\n[cd]");
+    // Ctrl-D with text typed deletes the character under the cursor, and does not end.
+    await type(..."xyz", KEY.home, KEY.ctrlD, KEY.enter);
+    expect(c.calls.at(-1)).toBe("send:yz");
+    expect(c.calls).not.toContain("end");
+    await type(..."mid", KEY.left);
+    // The cursor sits on the "d": drawn once, in its place, nothing added after it.
+    expect(
+      frame()
+        .split("\n")
+        .find((l) => l.startsWith("› "))
+        ?.trimEnd(),
+    ).toBe("› mid");
+  });
+
+  it("Ctrl-U, Ctrl-K and Ctrl-W delete to the line's start, to its end, and the word before", async () => {
+    const { c, type } = draw();
+    await type(..."one two three", KEY.ctrlW, KEY.enter);
+    expect(c.calls).toEqual(["send:one two"]);
+    await type(..."keep drop", KEY.left, KEY.left, KEY.left, KEY.left, KEY.ctrlK, "it", KEY.enter);
+    expect(c.calls.at(-1)).toBe("send:keep it");
+    await type(..."gone kept", KEY.left, KEY.left, KEY.left, KEY.left, KEY.ctrlU, KEY.enter);
+    expect(c.calls.at(-1)).toBe("send:kept");
   });
 
   it("several keys in one read (a paste, a script) ending with Enter are sent as one intent", async () => {

@@ -4,6 +4,18 @@
  */
 import type { Key } from "ink";
 import type { SessionModel } from "./model.js";
+import {
+  atEnd,
+  deleteBefore,
+  deleteUnder,
+  EMPTY_PROMPT,
+  insert,
+  killToEnd,
+  killToStart,
+  killWord,
+  move,
+  type PromptState,
+} from "./prompt-edit.js";
 
 export interface Controls {
   /** Sends an intent (the session records it in the model and casts). */
@@ -19,9 +31,12 @@ export interface Controls {
 export const KEYS: [string, string][] = [
   ["Enter", "send the intent"],
   ["Alt-Enter or Ctrl-J", "a new line in the intent"],
+  ["Left / Right, Home / End", "move in the intent (Ctrl-A / Ctrl-E: the line's start / end)"],
+  ["Ctrl-U / Ctrl-K / Ctrl-W", "delete to the line's start / to its end / the word before"],
   ["Up / Down", "earlier intents"],
   ["Esc or Ctrl-C", "stop the running cast (the session goes on)"],
   ["Ctrl-C twice, or Ctrl-D", "end the session (at an idle, empty prompt)"],
+  ["Ctrl-D with text typed", "delete the character under the cursor"],
   ["PgUp / PgDn", "scroll the conversation"],
   ["Tab / Shift-Tab", "select a turn"],
   ["Ctrl-T", "collapse the selected turn to its header line (again: expand it)"],
@@ -34,9 +49,9 @@ export const KEYS: [string, string][] = [
 export interface KeyState {
   model: SessionModel;
   controls: Controls;
-  /** The prompt's text. */
-  text: () => string;
-  setText: (next: string | ((v: string) => string)) => void;
+  /** The prompt's text and cursor. */
+  prompt: () => PromptState;
+  setPrompt: (next: PromptState | ((v: PromptState) => PromptState)) => void;
   history: string[];
   /** How far up the history Up went (0: the new line). */
   back: { current: number };
@@ -61,30 +76,47 @@ export function onKey(s: KeyState, input: string, key: Key): void {
     return;
   }
   if (key.ctrl && input === "d") {
-    if (!s.text() && !s.model.running) s.controls.end();
+    if (s.prompt().text) s.setPrompt(deleteUnder);
+    else if (!s.model.running) s.controls.end();
     return;
   }
-  if (navigate(s, input, key)) return;
+  if (navigate(s, input, key) || edit(s, input, key)) return;
   if ((key.return && key.meta) || (key.ctrl && input === "j") || input === "\n") {
-    s.setText((v) => `${v}\n`);
+    s.setPrompt((v) => insert(v, "\n"));
     return;
   }
   // Several keys in one read (a paste, a script): line breaks inside are new lines, a final
   // Enter sends. Keys typed before the UI took the terminal arrive as one read too, their
   // Enter turned into a line feed by the terminal's cooked mode: that final line feed sends.
   const typed = input.length > 1 && /[\r\n]$/.test(input) ? input.slice(0, -1) : undefined;
-  if (typed !== undefined) s.setText((v) => v + typed.replace(/\r\n?/g, "\n"));
+  if (typed !== undefined) s.setPrompt((v) => insert(v, typed.replace(/\r\n?/g, "\n")));
   if (key.return || typed !== undefined) return submit(s);
-  if (key.backspace || key.delete) return s.setText((v) => v.slice(0, -1));
+  // Ink reads the Backspace key's DEL (0x7f) as `delete`, as it reads the Delete key: both erase
+  // the character before the cursor (Ctrl-D erases the one under it).
+  if (key.backspace || key.delete) return s.setPrompt(deleteBefore);
   if (key.ctrl || key.meta || !input) return;
-  s.setText((v) => v + input.replace(/\r\n?/g, "\n"));
+  s.setPrompt((v) => insert(v, input.replace(/\r\n?/g, "\n")));
+}
+
+/** The cursor's moves and the kills; true when the key was one of them. */
+function edit(s: KeyState, input: string, key: Key): boolean {
+  const ctrl = key.ctrl ? input : "";
+  if (key.leftArrow) s.setPrompt((v) => move(v, "left"));
+  else if (key.rightArrow) s.setPrompt((v) => move(v, "right"));
+  else if (key.home || ctrl === "a") s.setPrompt((v) => move(v, "home"));
+  else if (key.end || ctrl === "e") s.setPrompt((v) => move(v, "end"));
+  else if (ctrl === "u") s.setPrompt(killToStart);
+  else if (ctrl === "k") s.setPrompt(killToEnd);
+  else if (ctrl === "w") s.setPrompt(killWord);
+  else return false;
+  return true;
 }
 
 /** Ctrl-C or Esc: stops the running cast; at an idle prompt, Ctrl-C twice ends the session. */
 function interrupt(s: KeyState, escape: boolean): void {
   if (s.model.running) return s.controls.cancel();
   if (escape) return s.setSelected(undefined);
-  if (s.text()) return s.setText("");
+  if (s.prompt().text) return s.setPrompt(EMPTY_PROMPT);
   if (s.idleInterrupts.current >= 1) return s.controls.end();
   s.idleInterrupts.current = 1;
   s.model.notice("(Ctrl-C again, or Ctrl-D, to end the session)");
@@ -105,17 +137,17 @@ function navigate(s: KeyState, input: string, key: Key): boolean {
   } else if (key.upArrow || key.downArrow) {
     const { history, back } = s;
     back.current = Math.min(history.length, Math.max(0, back.current + (key.upArrow ? 1 : -1)));
-    s.setText(back.current === 0 ? "" : history[history.length - back.current]!);
+    s.setPrompt(atEnd(back.current === 0 ? "" : history[history.length - back.current]!));
   } else return false;
   return true;
 }
 
 /** Enter: /help, or the intent sent (unless a cast runs). */
 function submit(s: KeyState): void {
-  const intent = s.text().trim();
+  const intent = s.prompt().text.trim();
   if (!intent) return;
   if (intent === "/help") {
-    s.setText("");
+    s.setPrompt(EMPTY_PROMPT);
     s.scrollBy(-Infinity);
     s.model.notice(KEYS.map(([k, what]) => `${k.padEnd(24)} ${what}`).join("\n"));
     return;
@@ -124,7 +156,7 @@ function submit(s: KeyState): void {
     s.model.notice("a cast is running: Esc or Ctrl-C stops it");
     return;
   }
-  s.setText("");
+  s.setPrompt(EMPTY_PROMPT);
   s.back.current = 0;
   s.scrollBy(-Infinity);
   s.history.push(intent);

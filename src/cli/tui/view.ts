@@ -14,6 +14,7 @@ import {
   type ReactNode,
 } from "react";
 import { onKey, type Controls } from "./keys.js";
+import { EMPTY_PROMPT, type PromptState } from "./prompt-edit.js";
 import { Markdown } from "./markdown.js";
 import type { ApprovalView, Entry, SessionModel } from "./model.js";
 import { oneLine, safeText } from "./text.js";
@@ -92,20 +93,28 @@ export function StatusLine({ model }: { model: SessionModel }): ReactNode {
   );
 }
 
-function Prompt({ value, running }: { value: string; running: boolean }): ReactNode {
-  const lines = value.split("\n");
+/** The prompt's lines, the character under the cursor drawn inverse (a space past a line's end). */
+function Prompt({ value, running }: { value: PromptState; running: boolean }): ReactNode {
+  const lines = value.text.split("\n");
+  let start = 0; // where the line drawn begins in the text
   return h(
     Box,
     { flexDirection: "column" },
-    ...lines.map((line, i) =>
-      h(
+    ...lines.map((line, i) => {
+      const at = value.cursor - start;
+      start += line.length + 1;
+      const mark = h(Text, { color: "blue", bold: true }, i === 0 ? "› " : "  ");
+      if (at < 0 || at > line.length) return h(Text, { key: i }, mark, safeText(line));
+      const under = Array.from(line.slice(at))[0] ?? " ";
+      return h(
         Text,
         { key: i },
-        h(Text, { color: "blue", bold: true }, i === 0 ? "› " : "  "),
-        safeText(line),
-        i === lines.length - 1 ? h(Text, { inverse: true }, " ") : "",
-      ),
-    ),
+        mark,
+        safeText(line.slice(0, at)),
+        h(Text, { inverse: true }, safeText(under)),
+        safeText(line.slice(at + under.length)),
+      );
+    }),
     running ? h(Text, { dimColor: true }, "casting… Esc or Ctrl-C stops it") : null,
   );
 }
@@ -198,12 +207,12 @@ export function App({
 }): ReactNode {
   useSyncExternalStore(model.subscribe, model.snapshot);
   const { columns, rows } = useSize(redraw);
-  // The prompt's text in a ref as well as in state: keys between two renders see each other's.
-  const text = useRef("");
-  const [value, setShown] = useState("");
-  const setValue = (next: string | ((v: string) => string)) => {
-    text.current = typeof next === "function" ? next(text.current) : next;
-    setShown(text.current);
+  // The prompt in a ref as well as in state: keys between two renders see each other's.
+  const prompt = useRef<PromptState>(EMPTY_PROMPT);
+  const [value, setShown] = useState<PromptState>(EMPTY_PROMPT);
+  const setPrompt = (next: PromptState | ((v: PromptState) => PromptState)) => {
+    prompt.current = typeof next === "function" ? next(prompt.current) : next;
+    setShown(prompt.current);
   };
   const history = useRef<string[]>([]).current;
   const back = useRef(0); // how far up the history Up went (0: the new line)
@@ -219,8 +228,8 @@ export function App({
       {
         model,
         controls,
-        text: () => text.current,
-        setText: setValue,
+        prompt: () => prompt.current,
+        setPrompt,
         history,
         back,
         idleInterrupts,
