@@ -48,9 +48,9 @@ export async function evalCommand(
   io: CliIO,
   tty = false,
 ): Promise<number> {
-  const plan = await loadPlan(file, flags, io);
-  if (typeof plan === "number") return plan;
-  return runPlan(plan, flags, io, tty);
+  const loaded = await loadPlan(file, flags, io);
+  if (typeof loaded === "number") return loaded;
+  return runPlan(loaded.plan, flags, io, tty, runEval, loaded.remote);
 }
 
 /** Runs a plan (an eval document's, or `spell run --repeat`'s) with eval's progress and summary. */
@@ -60,6 +60,7 @@ export async function runPlan(
   io: CliIO,
   tty = false,
   dispatch: EvalDispatch = runEval,
+  resolveRemote?: (ref: string) => Promise<string>, // how oci:// resolved (under the lock)
 ): Promise<number> {
   const previous = flags.compare ? readPrevious(resolve(io.cwd, flags.compare), io) : undefined;
   if (previous === null) return EXIT.invalid;
@@ -70,10 +71,11 @@ export async function runPlan(
   const progress = await evalProgress(tty, io.stderr);
   let total = 0;
   let tally: Tally | undefined;
-  let result;
+  let result: EvalRunResult;
   try {
     result = await dispatch(plan, {
       remote: await remoteOf(flags),
+      resolveRemote,
       out,
       env: io.env,
       repeat: flags.repeat,
@@ -95,9 +97,7 @@ export async function runPlan(
   }
   await otel?.finish(result);
   progress.stop(tally, total);
-  if (result.interrupted)
-    io.stderr(`interrupted: ${result.done} of ${result.total} casts ran; the report covers them\n`);
-  if (result.rateLimited) io.stderr(`rate limited ${result.rateLimited} time(s); the run waited\n`);
+  tellInterruptions(result, io);
   await print(io, summaryText(result.groups) + `\nreport: ${displayPath(io.cwd, out)}\n`);
   // A spell × LLM with no decided cast (all errored) has no pass rate to hold against pass.rate.
   const below = result.groups.filter((g) => g.passed + g.failed > 0 && g.pass_rate < plan.passRate);
@@ -151,8 +151,22 @@ function verdict(groups: GroupSummary[], failed: boolean, io: CliIO): number {
   return EXIT.ok;
 }
 
-/** The eval document's plan, or the exit code when a flag or the document is invalid. */
-async function loadPlan(file: string, flags: EvalFlags, io: CliIO): Promise<EvalPlan | number> {
+/** An interrupted or rate-limited run says so on stderr. */
+function tellInterruptions(result: EvalRunResult, io: CliIO): void {
+  if (result.interrupted)
+    io.stderr(`interrupted: ${result.done} of ${result.total} casts ran; the report covers them\n`);
+  if (result.rateLimited) io.stderr(`rate limited ${result.rateLimited} time(s); the run waited\n`);
+}
+
+/**
+ * The eval document's plan and the resolver its `oci://` references went through, or the exit
+ * code when a flag or the document is invalid.
+ */
+async function loadPlan(
+  file: string,
+  flags: EvalFlags,
+  io: CliIO,
+): Promise<{ plan: EvalPlan; remote?: (ref: string) => Promise<string> } | number> {
   for (const [flag, dir] of [
     ["--compare", flags.compare],
     ["--replay", flags.replay],
@@ -168,7 +182,8 @@ async function loadPlan(file: string, flags: EvalFlags, io: CliIO): Promise<Eval
       env: io.env,
       ...(opened.remote ? { remote: opened.remote } : {}),
     });
-    if (doc.kind === "eval") return doc.value as EvalPlan;
+    if (doc.kind === "eval")
+      return { plan: doc.value as EvalPlan, ...(opened.remote ? { remote: opened.remote } : {}) };
     io.stderr(`${file} is a kind: ${doc.kind} document; spell eval runs kind: eval\n`);
     return EXIT.invalid;
   } catch (err) {

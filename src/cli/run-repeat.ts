@@ -36,8 +36,13 @@ export function repeatRun(
   intent: string,
   flags: RepeatFlags,
   io: CliIO,
-  tty = false,
-  dispatch?: EvalDispatch,
+  how: {
+    tty?: boolean;
+    dispatch?: EvalDispatch | undefined;
+    /** How the spell's `oci://` references resolved when it was loaded (its lock). */
+    resolveRemote?: ((ref: string) => Promise<string>) | undefined;
+  } = {},
 ): Promise<number> {
-  return runPlan(repeatPlan(file, intent, flags), flags, io, tty, dispatch);
+  const plan = repeatPlan(file, intent, flags);
+  return runPlan(plan, flags, io, how.tty === true, how.dispatch, how.resolveRemote);
 }

@@ -74,7 +74,8 @@ export async function runCommand(file: string, flags: RunFlags, io: CliIO): Prom
     cantrip.loom.close(); // the repeated casts go to the report folder's loom
     // Loaded only for --repeat: eval's runner brings the checks (ajv, RE2) a plain run never uses.
     const { repeatRun } = await import("./run-repeat.js");
-    return repeatRun(file, intent, { ...flags, repeat: flags.repeat }, io, io.tty === true);
+    const how = { tty: io.tty === true, resolveRemote: loaded.remote };
+    return repeatRun(file, intent, { ...flags, repeat: flags.repeat }, io, how);
   }
   const resume = (r?: CastResult) => resumeCommand(file, flags.loom, target, r);
   const progress =

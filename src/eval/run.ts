@@ -44,6 +44,12 @@ export interface EvalRunOptions {
   onRow?(row: ResultRow, tally: Tally): void;
   /** Watches each cast (`spell eval --otel`): its events, its judge, its row. */
   watch?: CastWatcher | undefined;
+  /**
+   * How the spells' `oci://` references resolve: the one the eval document's own were fetched
+   * with (under its spell.lock), so a spell fetched by reference fetches its children under the
+   * same lock. Without it, each spell's own lock (the file beside it) decides.
+   */
+  resolveRemote?: ((ref: string) => Promise<string>) | undefined;
   /** Casts sent elsewhere (`--queue`: queue/remote.ts) instead of run here; closed at the end. */
   remote?: RemoteCasts | undefined;
 }
@@ -98,7 +104,14 @@ async function open(plan: EvalPlan, o: EvalRunOptions): Promise<Run> {
   // Queued, every cast is sent at once: the workers' own concurrency limits how many run.
   const concurrency = o.remote ? Infinity : (o.concurrency ?? plan.concurrency);
   const scheduler = new Scheduler(concurrency, o.remote ? {} : plan.providerConcurrency);
-  const t: TargetOptions = { env: o.env, loom, redactor, scheduler, replay: !!o.replay };
+  const t: TargetOptions = {
+    env: o.env,
+    loom,
+    redactor,
+    scheduler,
+    replay: !!o.replay,
+    remote: o.resolveRemote,
+  };
   const targets: (Target | TargetInfo)[] = [];
   for (const spell of plan.spells)
     for (const llm of o.llm ? [o.llm] : (plan.llms ?? [undefined]))

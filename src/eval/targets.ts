@@ -38,6 +38,8 @@ export interface TargetOptions {
   scheduler: Scheduler;
   /** Replaying: no provider is built (offline). */
   replay: boolean;
+  /** How `oci://` references resolve (EvalRunOptions.resolveRemote). */
+  remote?: ((ref: string) => Promise<string>) | undefined;
 }
 
 function specFor(own: LLMSpec | undefined, label: string | undefined): LLMSpec {
@@ -76,6 +78,7 @@ export async function loadTarget(
     buildLLM: childLLMBuilder(o.scheduler, o.replay),
     loom: o.loom,
     redactor: o.redactor,
+    ...(o.remote ? { remote: o.remote } : {}),
   });
   const cantrip = loaded.value as Cantrip<Loom>;
   return { file, spell: basename(file), llm: name, provider: spec.provider, label, cantrip };

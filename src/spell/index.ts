@@ -58,6 +58,12 @@ export interface LoadedDocument<Value = unknown, Doc = Record<string, unknown>> 
   document: Doc;
   /** The parsed file (not enumerable, like `document`). */
   source: SpellSource;
+  /**
+   * How its `oci://` references resolved (not enumerable): `LoadOptions.remote`, or the lock
+   * beside the file. A cast that loads the spell again (`spell run --repeat`) passes it on, so a
+   * spell fetched by reference fetches its children under the lock it was fetched under.
+   */
+  remote: (ref: string) => Promise<string>;
   /** `[LoadedSpell FILE]`, redacted. */
   toString(): string;
 }
@@ -150,7 +156,7 @@ export async function loadDocumentText(
   // PROD-8: the expanded document is reached by name only and prints redacted (loaded-value.ts).
   return withHiddenConfig(
     shown as LoadedDocument,
-    { document: value, source },
+    { document: value, source, remote },
     (t) => redactor.redact(t),
     "LoadedDocument",
   );
@@ -202,6 +208,7 @@ export function spellOf(loaded: LoadedDocument): LoadedSpell {
       document: spell,
       spell,
       source: loaded.source,
+      remote: loaded.remote,
       intent: spell.intent,
       tests: spell.tests ?? [],
     },
