@@ -40,7 +40,8 @@ export class CastRun<L> {
   private readonly limits: LoopLimits;
   /** What every query of this cast passes; with `onDelta` while someone listens to events. */
   private readonly queryOptions: QueryOptions;
-  private readonly streamingQueryOptions: QueryOptions;
+  /** Built at the first query someone listens to: a cast nobody observes never needs it. */
+  private streamingQueryOptions: QueryOptions | undefined;
   /** Refilled per turn: the loom reads it during the record call (LoomWriter). */
   private readonly cost: TurnCost = { usage: emptyUsage(), durationMs: 0, extra: undefined };
   private readonly llmId: LLMId;
@@ -76,10 +77,6 @@ export class CastRun<L> {
       toolChoice: config.toolChoice,
       extra: config.extra,
       signal: this.controller.signal,
-    };
-    this.streamingQueryOptions = {
-      ...this.queryOptions,
-      onDelta: (d) => this.emit({ type: d.type, entityId: host.id, text: d.text }),
     };
     this.timer = abortAfter(this.controller, this.limits.timeoutMs);
     this.unlink = outer ? follow(this.controller, outer) : undefined;
@@ -180,7 +177,11 @@ export class CastRun<L> {
 
   /** With `onDelta` while someone listens to events. */
   private queryOptionsNow(): QueryOptions {
-    return this.observed ? this.streamingQueryOptions : this.queryOptions;
+    if (!this.observed) return this.queryOptions;
+    return (this.streamingQueryOptions ??= {
+      ...this.queryOptions,
+      onDelta: (d) => this.emit({ type: d.type, entityId: this.host.id, text: d.text }),
+    });
   }
 
   /** The LLM's reply as the loop takes it; null when a ward or the caller stopped the query. */

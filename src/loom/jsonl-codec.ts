@@ -16,12 +16,91 @@ const MIN_SHARED = 1024;
 
 /** The turn's line (with its newline): `{"type":"turn",…}`. */
 export function encodeTurn(turn: Turn, compact: boolean): string {
+  return `${turnJson(turn, compact)}\n`;
+}
+
+/** The turn's record as JSON, without the newline that ends its line: `{"type":"turn",…}`. */
+export function turnJson(turn: Turn, compact: boolean): string {
   const ref = compact ? observationRef(turn) : null;
+  if (!ref && inTurnOrder(turn)) return JSON.stringify(turnLine(turn));
   const json = ref
     ? JSON.stringify({ ...turn, observation: ref })
     : // Same line as { type: "turn", ...turn }, without copying the turn.
       JSON.stringify(turn);
-  return `{"type":"turn",${json.slice(1)}\n`;
+  return `{"type":"turn",${json.slice(1)}`;
+}
+
+/**
+ * A turn's keys in the order the engine writes them (loom/turn.ts, turnRecord); the last three
+ * are optional. A turn whose own keys come in this order is encoded from `turnLine` below.
+ */
+const TURN_KEYS = [
+  "id",
+  "parent_id",
+  "cantrip_id",
+  "entity_id",
+  "role",
+  "sequence",
+  "utterance",
+  "observation",
+  "gate_calls",
+  "metadata",
+  "reward",
+  "terminated",
+  "truncated",
+  "reason",
+  "is_error",
+  "llm",
+  "cost_usd",
+] as const;
+const REQUIRED_KEYS = 14;
+
+/**
+ * Whether `{ type: "turn", ...turn }` is encoded exactly as `turnLine(turn)`: a plain object
+ * whose keys are TURN_KEYS in that order (the optional ones may be missing). Any other turn (an
+ * appended one with keys of its own, or in another order) takes the general path.
+ */
+function inTurnOrder(turn: Turn): boolean {
+  if (Object.getPrototypeOf(turn) !== Object.prototype) return false;
+  let at = 0;
+  for (const key in turn) {
+    while (at < TURN_KEYS.length && TURN_KEYS[at] !== key) {
+      if (at < REQUIRED_KEYS) return false;
+      at++;
+    }
+    if (at === TURN_KEYS.length) return false;
+    at++;
+  }
+  return at >= REQUIRED_KEYS;
+}
+
+/**
+ * The record of a turn in TURN_KEYS order, `type` first. Building it costs less than the line
+ * made of the turn's JSON cut and glued after `{"type":"turn",` — that copy was a kilobyte a turn
+ * (bench/loop.bench.mjs, issue 40). A missing optional key is undefined here, which
+ * JSON.stringify leaves out as it leaves out the missing key.
+ */
+function turnLine(turn: Turn): { type: "turn" } & Turn {
+  return {
+    type: "turn",
+    id: turn.id,
+    parent_id: turn.parent_id,
+    cantrip_id: turn.cantrip_id,
+    entity_id: turn.entity_id,
+    role: turn.role,
+    sequence: turn.sequence,
+    utterance: turn.utterance,
+    observation: turn.observation,
+    gate_calls: turn.gate_calls,
+    metadata: turn.metadata,
+    reward: turn.reward,
+    terminated: turn.terminated,
+    truncated: turn.truncated,
+    reason: turn.reason,
+    is_error: turn.is_error,
+    llm: turn.llm,
+    cost_usd: turn.cost_usd,
+  };
 }
 
 function observationRef(turn: Turn): { $parts: Piece[] } | null {

@@ -15,7 +15,7 @@ import { dirname } from "node:path";
 import { SystemError } from "../core/errors.js";
 import { isoNow } from "../core/clock.js";
 import { redactDeep } from "../core/redact-stream.js";
-import { encodeTurn } from "./jsonl-codec.js";
+import { turnJson } from "./jsonl-codec.js";
 import { readLoomFile, tornMessage } from "./jsonl-read.js";
 import type { RecordStore } from "./store.js";
 import { LOOM_FORMAT_VERSION, type LoomRecord, type Turn } from "./turn.js";
@@ -89,7 +89,7 @@ export class JsonlStore implements RecordStore {
 
   appendTurn(turn: Turn): void {
     const { redact } = this.options;
-    this.write(encodeTurn(redact ? redactDeep(turn, redact) : turn, this.compact));
+    this.writeJson(turnJson(redact ? redactDeep(turn, redact) : turn, this.compact));
   }
 
   close(): void {
@@ -107,6 +107,24 @@ export class JsonlStore implements RecordStore {
       const bytes = Buffer.from(line);
       while (done < bytes.length) done += writeSync(this.fd!, bytes, done);
     }
+    if (this.options.fsync) fsyncSync(this.fd!);
+  }
+
+  /**
+   * A record's JSON and its newline, one write() as `write`. A turn of the usual size is encoded
+   * into a buffer kept for it, the newline after it: gluing "\n" to the JSON cost a copy of the
+   * line, and writing that string a count of its bytes and another copy (issue 40).
+   */
+  private writeJson(json: string): void {
+    if (json.length * 3 >= LINE_BUFFER_SIZE) return this.write(`${json}\n`);
+    if (this.fd === null) this.open();
+    const bytes = lineBuffer();
+    // Three bytes of UTF-8 at most for each UTF-16 unit: the JSON fits, and its newline after it.
+    const size = bytes.write(json, 0) + 1;
+    bytes[size - 1] = 0x0a;
+    let done = writeSync(this.fd!, bytes, 0, size);
+    // A short write happens only on a full disk or a signal; finish the line regardless.
+    while (done < size) done += writeSync(this.fd!, bytes, done, size - done);
     if (this.options.fsync) fsyncSync(this.fd!);
   }
 
@@ -128,6 +146,13 @@ export class JsonlStore implements RecordStore {
     }
   }
 }
+
+/** The size of the buffer a line is encoded into: a line of longer JSON is written as a string. */
+const LINE_BUFFER_SIZE = 64 * 1024;
+let shared: Buffer | undefined;
+
+/** One buffer for every store of the process: a line is encoded and written before the next. */
+const lineBuffer = (): Buffer => (shared ??= Buffer.alloc(LINE_BUFFER_SIZE));
 
 function headerLine(): string {
   const header: LoomRecord = { type: "loom", version: LOOM_FORMAT_VERSION, created: isoNow() };

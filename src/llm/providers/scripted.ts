@@ -52,6 +52,11 @@ interface ScriptShared {
   asked: number;
   /** The furthest place any of them reached (what `unused` counts from). */
   furthest: number;
+  /**
+   * The script as read (`argTexts`, `ends`) and how many replies it had then: a model carried
+   * at the end of every cast (nextCantrip) reads it again only when replies were added since.
+   */
+  read?: { replies: number; argTexts: (string | undefined)[][]; ends: boolean[] };
 }
 
 /**
@@ -89,9 +94,19 @@ export class ScriptedLLM implements LLM {
     shared?: ScriptShared,
   ) {
     this.name = options.name ?? "scripted";
-    this.argTexts = encodeArgs(options.responses);
-    this.ends = options.responses.map(endsCast);
     this.shared = shared ?? { invocations: [], asked: 0, furthest: 0 };
+    const { responses } = options;
+    let read = this.shared.read;
+    if (read?.replies !== responses.length) {
+      read = {
+        replies: responses.length,
+        argTexts: encodeArgs(responses),
+        ends: responses.map(endsCast),
+      };
+      this.shared.read = read;
+    }
+    this.argTexts = read.argTexts;
+    this.ends = read.ends;
     this.invocations = this.shared.invocations;
   }
 
