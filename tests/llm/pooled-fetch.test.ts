@@ -107,3 +107,36 @@ describe("pooledFetch answers as fetch does", () => {
     await expect(res).rejects.toMatchObject({ name: "AbortError" });
   });
 });
+
+describe("a successful answer read whole reads as a Response does", () => {
+  const post = () => fetcher(`${base}/json`, { method: "POST", body: "x" });
+
+  it("is read once: a second read rejects as fetch's does", async () => {
+    const res = await post();
+    expect(res.bodyUsed).toBe(false);
+    expect(JSON.parse(await res.text())).toMatchObject({ method: "POST", body: "x" });
+    expect(res.bodyUsed).toBe(true);
+    await expect(res.json()).rejects.toThrow(TypeError);
+    await expect(res.arrayBuffer()).rejects.toThrow(TypeError);
+  });
+
+  it("bytes, a clone, its body stream and a Blob give the same answer", async () => {
+    const text = await (await post()).text();
+    expect(Buffer.from(await (await post()).arrayBuffer()).toString()).toBe(text);
+    expect(Buffer.from(await (await post()).bytes()).toString()).toBe(text);
+    const res = await post();
+    const copy = res.clone();
+    expect(copy.status).toBe(200);
+    expect(await copy.text()).toBe(text);
+    expect(await res.json()).toEqual(JSON.parse(text));
+    const streamed = await post();
+    let read = "";
+    const reader = streamed.body!.getReader();
+    for (let r = await reader.read(); !r.done; r = await reader.read())
+      read += Buffer.from(r.value).toString();
+    expect(read).toBe(text);
+    expect(streamed.bodyUsed).toBe(true);
+    await expect(streamed.text()).rejects.toThrow(TypeError);
+    expect(await (await (await post()).blob()).text()).toBe(text);
+  });
+});

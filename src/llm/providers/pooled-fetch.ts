@@ -9,8 +9,8 @@ import { Agent, request } from "undici";
  * builds a Request, web streams for the body both ways and a Headers guard per request, and sends
  * a string body as a stream of chunks; a query through it cost the openai SDK 4–5× the CPU of
  * a bare `undici.request` to the same server (bench/llm.bench.mjs). Here the body goes out in one
- * write, a JSON answer is read whole into one buffer, and a stream (SSE) is handed on as the
- * socket gives it.
+ * write, a JSON answer is read whole into one buffer (a 2xx one answered by `ReadResponse`,
+ * which reads it without a web stream), and a stream (SSE) is handed on as the socket gives it.
  *
  * What this does not do itself it leaves to the global fetch, as before: a request that is not
  * a URL and a string or byte body, a caller's `redirect` other than following, and a redirect
@@ -52,24 +52,117 @@ export function pooledFetch(fallback: typeof fetch = globalThis.fetch): typeof f
       res.body.resume(); // the connection goes back to the pool
       return fallback(input, init);
     }
-    let content: Body = null;
-    if (NULL_BODY.has(status)) res.body.resume();
-    else {
-      const decoded = decode(res.body, headers.get("content-encoding"));
-      content = /text\/event-stream/i.test(headers.get("content-type") ?? "")
-        ? (decoded as unknown as Body) // handed on as it arrives (Node reads it as an async iterable)
-        : Buffer.concat(await decoded.toArray());
+    const statusText = STATUS_CODES[status] ?? "";
+    if (NULL_BODY.has(status)) {
+      res.body.resume();
+      return withUrl(new Response(null, { status, statusText, headers }), url);
     }
-    const response = new Response(content, {
-      status,
-      statusText: STATUS_CODES[status] ?? "",
-      headers,
-    });
-    // A Response made here has no URL of its own; the SDKs name it in what they report.
-    Object.defineProperty(response, "url", { value: url });
-    return response;
+    const encoding = headers.get("content-encoding");
+    if (/text\/event-stream/i.test(headers.get("content-type") ?? "")) {
+      // handed on as it arrives (Node reads it as an async iterable)
+      const stream = decode(res.body, encoding) as unknown as Body;
+      return withUrl(new Response(stream, { status, statusText, headers }), url);
+    }
+    const bytes = encoding
+      ? Buffer.concat(await decode(res.body, encoding).toArray())
+      : Buffer.from(await res.body.arrayBuffer());
+    if (status < 200 || status > 299)
+      return withUrl(new Response(bytes, { status, statusText, headers }), url);
+    return new ReadResponse(bytes, status, statusText, headers, url) as unknown as Response;
   };
 }
+
+/** A Response made here has no URL of its own; the SDKs name it in what they report. */
+function withUrl(response: Response, url: string): Response {
+  Object.defineProperty(response, "url", { value: url });
+  return response;
+}
+
+/**
+ * A successful answer read whole, as a `Response` reads it: `text()`, `json()`, `arrayBuffer()`
+ * and `bytes()` straight from the bytes, once (a second read is the TypeError fetch throws).
+ * Building undici's Response and reading it back through a web stream cost a third of the
+ * client's CPU per query (bench/llm.bench.mjs); what the SDKs do not read (`body`, `blob()`,
+ * `formData()`, `clone()`) comes from a real Response made on first use.
+ */
+class ReadResponse {
+  readonly ok = true;
+  readonly redirected = false;
+  readonly type = "basic";
+  readonly #bytes: Buffer;
+  #used = false;
+  #full: Response | undefined;
+
+  constructor(
+    bytes: Buffer,
+    readonly status: number,
+    readonly statusText: string,
+    readonly headers: Headers,
+    readonly url: string,
+  ) {
+    this.#bytes = bytes;
+  }
+
+  get bodyUsed(): boolean {
+    return this.#used || (this.#full?.bodyUsed ?? false);
+  }
+
+  get body(): ReadableStream<Uint8Array> | null {
+    return this.#real().body;
+  }
+
+  async text(): Promise<string> {
+    return this.#full ? this.#full.text() : utf8.decode(this.#take());
+  }
+
+  async json(): Promise<unknown> {
+    return JSON.parse(await this.text()) as unknown;
+  }
+
+  async arrayBuffer(): Promise<ArrayBuffer> {
+    if (this.#full) return this.#full.arrayBuffer();
+    const b = this.#take();
+    return b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
+  }
+
+  async bytes(): Promise<Uint8Array> {
+    return this.#full
+      ? new Uint8Array(await this.#full.arrayBuffer())
+      : new Uint8Array(this.#take());
+  }
+
+  blob(): Promise<Blob> {
+    return this.#real().blob();
+  }
+
+  formData(): Promise<FormData> {
+    return this.#real().formData();
+  }
+
+  clone(): Response {
+    return this.#real().clone();
+  }
+
+  #take(): Buffer {
+    if (this.#used) throw new TypeError("Body is unusable: Body has already been read");
+    this.#used = true;
+    return this.#bytes;
+  }
+
+  /** The same answer as undici's Response (its body unread unless this one was read), which
+   * answers every read from then on. */
+  #real(): Response {
+    if (!this.#full) {
+      const { status, statusText, headers } = this;
+      const content = this.#used ? null : this.#bytes;
+      this.#full = withUrl(new Response(content, { status, statusText, headers }), this.url);
+    }
+    return this.#full;
+  }
+}
+
+/** Decodes as a Response does: UTF-8, a byte-order mark dropped. */
+const utf8 = new TextDecoder();
 
 /** `init.headers` (a Headers, pairs or a record) as the record undici sends. */
 function plainHeaders(given: HeadersGiven | undefined): Record<string, string> {
