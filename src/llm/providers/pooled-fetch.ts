@@ -154,7 +154,7 @@ class ReadResponse {
   #real(): Response {
     if (!this.#full) {
       const { status, statusText, headers } = this;
-      const content = this.#used ? null : this.#bytes;
+      const content: Body = this.#used ? null : (this.#bytes as Body);
       this.#full = withUrl(new Response(content, { status, statusText, headers }), this.url);
     }
     return this.#full;
