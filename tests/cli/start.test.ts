@@ -269,7 +269,8 @@ describe("spell run without oclif", () => {
         "memory",
         "--quiet",
       ],
-      { encoding: "utf8", env: plain },
+      // stdin as a user's `spell run … </dev/null` or a CI step has it: not a pipe.
+      { encoding: "utf8", env: plain, stdio: ["ignore", "pipe", "pipe"] },
     );
     expect(r.status).toBe(0);
     const loaded = r.stderr.split("\n").filter((l) => l.startsWith("LOADED "));
@@ -283,11 +284,13 @@ describe("spell run without oclif", () => {
     expect(builtins.length).toBeGreaterThan(0);
     expect(
       builtins.filter((l) =>
-        /^BUILTIN (crypto|child_process|worker_threads|perf_hooks|http|https|tls|readline)$/.test(
+        /^BUILTIN (crypto|child_process|worker_threads|perf_hooks|http|https|tls|readline|fs\/promises)$/.test(
           l,
         ),
       ),
     ).toEqual([]);
+    // Nor a stream on stdin: whether it is a terminal is asked of the file descriptor.
+    expect(builtins.filter((l) => l.endsWith("internal/fs/streams"))).toEqual([]);
     // The search gate finds re2js on its first search, not when the bundle loads: resolving a
     // package by its `exports` loads Node's ES module resolver (~5 ms of every start-up).
     expect(builtins.filter((l) => l.endsWith("internal/modules/esm/resolve"))).toEqual([]);
