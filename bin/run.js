@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `spell`. What this command line needs is decided first (src/cli/start.ts, bundled as
-// dist/start.cjs): help oclif rendered at build time (dist/start.json), the run bundle for a
+// dist/start.cjs): help oclif rendered at build time (dist/start-pages.json), the run bundle for a
 // plain `spell run FILE`, or the whole oclif CLI. See ARCHITECTURE.md "Start-up".
 //
 // bin/ is CommonJS (bin/package.json): Node starts a CommonJS entry a few milliseconds sooner
@@ -53,5 +53,13 @@ function startPlan() {
       userAgent: `${pjson.name}/${pjson.version} ${process.platform}-${arch} node-${process.version}`,
     },
     data,
+    // The help pages, read only for a command line that has one; none when they are not built.
+    () => {
+      try {
+        return JSON.parse(readFileSync(join(root, "dist", "start-pages.json"), "utf8"));
+      } catch {
+        return {};
+      }
+    },
   );
 }

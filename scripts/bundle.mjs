@@ -4,7 +4,8 @@
 // bin/load.js and ARCHITECTURE.md "Start-up"):
 // - dist/spell.cjs: oclif and every command;
 // - dist/run.cjs: `spell run` without oclif (src/cli/run-main.ts);
-// - dist/start.cjs + dist/start.json: what bin/run.js decides with, and the help it prints.
+// - dist/start.cjs + dist/start.json: what bin/run.js decides with; dist/start-pages.json: the
+//   help it prints.
 // Provider SDKs, the MCP and A2A SDKs, QuickJS and the bash grammar stay outside: they load from
 // node_modules on first use.
 import { spawnSync } from "node:child_process";
@@ -22,6 +23,7 @@ const BUNDLES = { "spell.cjs": "commands/main.js", "run.cjs": "cli/run-main.js" 
 // The old caches and pages go first: whatever fails below, nothing of another build is left.
 for (const name of Object.keys(BUNDLES)) rmSync(join(dist, `${name}.v8cache`), { force: true });
 rmSync(join(dist, "start.json"), { force: true });
+rmSync(join(dist, "start-pages.json"), { force: true });
 for (const [name, entry] of Object.entries(BUNDLES)) {
   await build({
     entryPoints: [join(dist, entry)],
@@ -122,7 +124,7 @@ for (const script of ["manifest.mjs", "start-pages.mjs"]) {
 // Training: each run compiles the code its command needs and saves the cache of the bundle it
 // loaded at exit; the next run starts from that cache and adds to it. Conversation spells
 // suffice: a code sandbox runs in a worker thread (dist/sandbox-worker.mjs), which no cache
-// covers. oclif's runs have the start-up path off (its help is printed from dist/start.json).
+// covers. oclif's runs have the start-up path off (its help is printed from dist/start-pages.json).
 const spell = ["run", "grimoire/04-cantrip.yaml", "--loom", "memory"];
 const runs = [
   [["--help"], "0"],

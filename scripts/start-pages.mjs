@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// Writes dist/start.json (src/cli/start.ts): the help pages and --version line oclif renders for
-// every help command line, rendered here by oclif itself (`spell … ` with the start-up path off,
-// stdout a pipe, no setting that changes rendering), and the `run` command of the manifest.
+// Writes dist/start-pages.json (src/cli/start.ts): the help pages and --version line oclif
+// renders for every help command line, rendered here by oclif itself (`spell … ` with the
+// start-up path off, stdout a pipe, no setting that changes rendering); and dist/start.json:
+// the user agent, which command lines have a page, and the `run` command of the manifest.
 import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -51,5 +52,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   }
   const userAgent = pages[JSON.stringify(["--version"])].trim();
   const run = manifest.commands["run"];
-  writeFileSync(join(root, "dist", "start.json"), JSON.stringify({ userAgent, pages, run }) + "\n");
+  // The pages apart: a `spell run` reads start.json only (its help lines are their keys).
+  writeFileSync(join(root, "dist", "start-pages.json"), JSON.stringify(pages) + "\n");
+  const helps = Object.keys(pages);
+  writeFileSync(join(root, "dist", "start.json"), JSON.stringify({ userAgent, helps, run }) + "\n");
 }

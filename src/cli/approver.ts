@@ -4,6 +4,7 @@
  * the terminal when stdin and stderr are one (once / always for this cast / deny, arguments
  * redacted), else it is denied (no approver).
  */
+import { isatty } from "node:tty";
 import type { Approver, ApprovalRequest } from "../core/approval.js";
 import { NO_APPROVER } from "../core/approval.js";
 import { ConfigError } from "../core/errors.js";
@@ -135,7 +136,9 @@ export function escapeControls(text: string): string {
 
 /** A question on the process's terminal, or undefined when stdin or stderr is not one. */
 export function terminalQuestion(): Question | undefined {
-  if (!process.stdin.isTTY || !process.stderr.isTTY) return undefined;
+  // isatty, not process.stdin.isTTY: reading process.stdin opens a stream on it, in every
+  // `spell run` (start-up); Node makes stdin a TTY stream exactly when fd 0 is a terminal.
+  if (!isatty(0) || !isatty(2)) return undefined;
   return async (text, signal) => {
     // Loaded on the first question, not with every `spell run` (start-up).
     const { createInterface } = await import("node:readline");

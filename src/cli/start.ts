@@ -3,7 +3,8 @@
  * line needs oclif at all. Two common ones do not (ARCHITECTURE.md "Start-up"):
  *
  * - help and `--version` in a plain setting (stdout not a terminal, no colour or width forced):
- *   the text oclif rendered at build time for exactly this command line, kept in dist/start.json;
+ *   the text oclif rendered at build time for exactly this command line, kept in
+ *   dist/start-pages.json (read only when the command line is one of them);
  * - `spell run FILE` with flags written plainly: the run bundle (dist/run.cjs), which casts
  *   without oclif and without the rest of the CLI.
  *
@@ -27,15 +28,18 @@ export interface ManifestCommand {
   [key: string]: unknown;
 }
 
-/** What the build leaves in dist/start.json. */
+/** What the build leaves in dist/start.json: what the plan needs, without the pages. */
 export interface StartData {
   /**
    * oclif's user agent when the pages were rendered (root help and --version print it): the
    * pages are used only by a process whose own is the same (same Node, platform, version).
    */
   userAgent: string;
-  /** JSON.stringify(argv) → what oclif printed on stdout for it (exit 0, nothing on stderr). */
-  pages: Record<string, string>;
+  /**
+   * The command lines (JSON.stringify(argv)) with a page in dist/start-pages.json: every
+   * `spell run` would otherwise parse ~100 KB of help it does not print.
+   */
+  helps: readonly string[];
   /** The `run` command from the manifest: the flags the fast path parses. */
   run: ManifestCommand;
 }
@@ -60,10 +64,19 @@ export interface StartProcess {
  */
 const OCLIF_ENV = /^(OCLIF_|SPELL_|FORCE_COLOR$|DEBUG$)/;
 
-export function planStart(proc: StartProcess, data: StartData | undefined): StartPlan {
+/** What the build leaves in dist/start-pages.json: JSON.stringify(argv) → what oclif printed
+ * on stdout for it (exit 0, nothing on stderr). */
+export type StartPages = Record<string, string>;
+
+/** `pages` reads dist/start-pages.json, called only for a command line in `data.helps`. */
+export function planStart(
+  proc: StartProcess,
+  data: StartData | undefined,
+  pages: () => StartPages,
+): StartPlan {
   if (!data || proc.env["SPELLBOOK_FAST_START"] === "0") return { kind: "oclif" };
   if (Object.keys(proc.env).some((k) => OCLIF_ENV.test(k))) return { kind: "oclif" };
-  const page = helpPage(proc, data);
+  const page = helpPage(proc, data, pages);
   if (page !== undefined) return { kind: "print", text: page };
   if (proc.argv[0] === "run") {
     const parsed = parseRun(proc.argv.slice(1), data.run);
@@ -72,10 +85,15 @@ export function planStart(proc: StartProcess, data: StartData | undefined): Star
   return { kind: "oclif" };
 }
 
-function helpPage(proc: StartProcess, data: StartData): string | undefined {
-  const page = data.pages[JSON.stringify(proc.argv)];
-  if (page === undefined || proc.stdoutIsTTY || proc.userAgent !== data.userAgent) return undefined;
-  return page;
+function helpPage(
+  proc: StartProcess,
+  data: StartData,
+  pages: () => StartPages,
+): string | undefined {
+  const key = JSON.stringify(proc.argv);
+  if (!data.helps.includes(key) || proc.stdoutIsTTY || proc.userAgent !== data.userAgent)
+    return undefined;
+  return pages()[key];
 }
 
 /** Keys of a manifest flag that the fast parser knows; a flag with any other goes to oclif. */

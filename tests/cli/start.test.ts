@@ -1,4 +1,4 @@
-// The start-up path (src/cli/start.ts, bin/run.js): help printed from dist/start.json and
+// The start-up path (src/cli/start.ts, bin/run.js): help printed from dist/start-pages.json and
 // `spell run` through dist/run.cjs must be indistinguishable from oclif doing the same work.
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
@@ -7,11 +7,19 @@ import { join } from "node:path";
 import { parse } from "@oclif/core/parser";
 import { describe, expect, it } from "vitest";
 import { checkArgv } from "../../src/cli/argv.js";
-import { parseRun, planStart, type StartData, type StartProcess } from "../../src/cli/start.js";
+import {
+  parseRun,
+  planStart as planWith,
+  type StartData,
+  type StartPages,
+  type StartProcess,
+} from "../../src/cli/start.js";
 import { COMMANDS } from "../../src/commands/main.js";
 import Run from "../../src/commands/run.js";
 
 const data = JSON.parse(readFileSync("dist/start.json", "utf8")) as StartData;
+const pages = JSON.parse(readFileSync("dist/start-pages.json", "utf8")) as StartPages;
+const planStart = (proc: StartProcess, d: StartData | undefined) => planWith(proc, d, () => pages);
 
 /** The environment of a plain start: none of the settings that send a process to oclif. */
 const plain = Object.fromEntries(
@@ -34,7 +42,8 @@ const outcome = (r: ReturnType<typeof spell>) => ({
 
 describe("help printed at start-up", () => {
   it("has a page for the root, every command and every topic, both ways of asking", () => {
-    const keys = Object.keys(data.pages);
+    const keys = Object.keys(pages);
+    expect(data.helps).toEqual(keys);
     for (const id of Object.keys(COMMANDS)) {
       const words = id.split(":");
       expect(keys).toContain(JSON.stringify([...words, "--help"]));
@@ -45,11 +54,11 @@ describe("help printed at start-up", () => {
   });
 
   it("prints, for each page, exactly what oclif renders live", () => {
-    for (const key of Object.keys(data.pages)) {
+    for (const key of Object.keys(pages)) {
       const argv = JSON.parse(key) as string[];
       const fast = outcome(spell(argv));
       expect(fast, key).toEqual(outcome(viaOclif(argv)));
-      expect(fast.stdout, key).toBe(data.pages[key]);
+      expect(fast.stdout, key).toBe(pages[key]);
     }
   }, 0); // a process per case, both ways: each bounded by HANG_MS
 
@@ -80,7 +89,7 @@ describe("help printed at start-up", () => {
   it("a width set for oclif is oclif's to render", () => {
     const narrow = spell(["--help"], { ...plain, OCLIF_COLUMNS: "50" });
     expect(narrow.status).toBe(0);
-    expect(narrow.stdout).not.toBe(data.pages[JSON.stringify(["--help"])]);
+    expect(narrow.stdout).not.toBe(pages[JSON.stringify(["--help"])]);
     // oclif lays the commands out one under the other at a width this narrow.
     expect(narrow.stdout).toMatch(/\n {2}acp\n {6}Serve a spell/);
   });
@@ -269,7 +278,8 @@ describe("spell run without oclif", () => {
         "memory",
         "--quiet",
       ],
-      { encoding: "utf8", env: plain },
+      // stdin as a user's `spell run … </dev/null` or a CI step has it: not a pipe.
+      { encoding: "utf8", env: plain, stdio: ["ignore", "pipe", "pipe"] },
     );
     expect(r.status).toBe(0);
     const loaded = r.stderr.split("\n").filter((l) => l.startsWith("LOADED "));
@@ -283,11 +293,13 @@ describe("spell run without oclif", () => {
     expect(builtins.length).toBeGreaterThan(0);
     expect(
       builtins.filter((l) =>
-        /^BUILTIN (crypto|child_process|worker_threads|perf_hooks|http|https|tls|readline)$/.test(
+        /^BUILTIN (crypto|child_process|worker_threads|perf_hooks|http|https|tls|readline|fs\/promises)$/.test(
           l,
         ),
       ),
     ).toEqual([]);
+    // Nor a stream on stdin: whether it is a terminal is asked of the file descriptor.
+    expect(builtins.filter((l) => l.endsWith("internal/fs/streams"))).toEqual([]);
     // The search gate finds re2js on its first search, not when the bundle loads: resolving a
     // package by its `exports` loads Node's ES module resolver (~5 ms of every start-up).
     expect(builtins.filter((l) => l.endsWith("internal/modules/esm/resolve"))).toEqual([]);

@@ -107,3 +107,61 @@ describe("pooledFetch answers as fetch does", () => {
     await expect(res).rejects.toMatchObject({ name: "AbortError" });
   });
 });
+
+describe("a successful answer read whole reads as a Response does", () => {
+  const post = () => fetcher(`${base}/json`, { method: "POST", body: "x" });
+
+  it("is read once: a second read rejects as fetch's does", async () => {
+    const res = await post();
+    expect(res.bodyUsed).toBe(false);
+    expect(JSON.parse(await res.text())).toMatchObject({ method: "POST", body: "x" });
+    expect(res.bodyUsed).toBe(true);
+    await expect(res.json()).rejects.toThrow(TypeError);
+    await expect(res.arrayBuffer()).rejects.toThrow(TypeError);
+  });
+
+  it("bytes, a clone, its body stream and a Blob give the same answer", async () => {
+    const text = await (await post()).text();
+    expect(Buffer.from(await (await post()).arrayBuffer()).toString()).toBe(text);
+    expect(Buffer.from(await (await post()).bytes()).toString()).toBe(text);
+    const res = await post();
+    const copy = res.clone();
+    expect(copy.status).toBe(200);
+    expect(await copy.text()).toBe(text);
+    expect(await res.json()).toEqual(JSON.parse(text));
+    const streamed = await post();
+    let read = "";
+    const reader = streamed.body!.getReader();
+    for (let r = await reader.read(); !r.done; r = await reader.read())
+      read += Buffer.from(r.value).toString();
+    expect(read).toBe(text);
+    expect(streamed.bodyUsed).toBe(true);
+    await expect(streamed.text()).rejects.toThrow(TypeError);
+    expect(await (await (await post()).blob()).text()).toBe(text);
+  });
+});
+
+describe("a successful answer's headers read as a response's Headers do", () => {
+  it("by any case; entries sorted, each set-cookie apart, as the global fetch gives them", async () => {
+    const res = await fetcher(`${base}/json`, { method: "POST", body: "x" });
+    const viaFetch = await fetch(`${base}/json`, { method: "POST", body: "x" });
+    await viaFetch.text();
+    expect(res.headers.get("Content-Type")).toBe("application/json");
+    expect(res.headers.has("SET-COOKIE")).toBe(true);
+    expect(res.headers.get("set-cookie")).toBe(viaFetch.headers.get("set-cookie"));
+    expect(res.headers.get("x-missing")).toBeNull();
+    const pairs = (h: Headers) => Array.from(h as unknown as Iterable<[string, string]>);
+    const same = (h: Headers) => pairs(h).filter(([name]) => name !== "date");
+    expect(same(res.headers)).toEqual(same(viaFetch.headers));
+    const keys = (h: Headers) => Array.from((h as unknown as { keys(): Iterable<string> }).keys());
+    expect(keys(res.headers)).toEqual(keys(viaFetch.headers));
+    const seen: string[] = [];
+    res.headers.forEach((value, name) => seen.push(`${name}=${value}`));
+    expect(seen).toContain("set-cookie=a=1");
+    expect(() => res.headers.set("x", "1")).toThrow(TypeError);
+    expect(() => res.headers.append("x", "1")).toThrow(TypeError);
+    expect(() => res.headers.delete("content-type")).toThrow(TypeError);
+    // A Response made from it (clone) carries the same headers.
+    expect(same(res.clone().headers)).toEqual(same(viaFetch.headers));
+  });
+});

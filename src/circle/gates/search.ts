@@ -1,9 +1,13 @@
 import { closeSync, constants, fstatSync, openSync, readFileSync } from "node:fs";
-import { readdir } from "node:fs/promises";
+import type * as FsPromises from "node:fs/promises";
 import type { Gate, GateContext } from "../gate.js";
 import { at, close, FsRoot, O_PATH, type Opened } from "./fs-root.js";
 import { ignored, withRules, type Rules } from "./search-rules.js";
 import { LineMatcher } from "./search-lines.js";
+
+/** node:fs/promises, loaded on the first search and not with every `spell run` (start-up: it
+ * brings readline and the fs watchers with it). */
+let fsPromises: typeof FsPromises | undefined;
 
 const MAX_RESULTS = 100;
 const MAX_FILE_BYTES = 1024 * 1024;
@@ -97,7 +101,8 @@ class Run {
 
   /** Every regular file below the folder, in name order. */
   async folder(dir: number, rel: string, rules: Rules | undefined): Promise<void> {
-    for (const name of (await readdir(at(dir))).sort()) {
+    fsPromises ??= await import("node:fs/promises");
+    for (const name of (await fsPromises.readdir(at(dir))).sort()) {
       if (++this.entries % SLICE === 0) await nextTurn();
       if (this.stop.signal.aborted) return;
       if (name === ".git") continue;

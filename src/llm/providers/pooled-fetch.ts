@@ -9,8 +9,8 @@ import { Agent, request } from "undici";
  * builds a Request, web streams for the body both ways and a Headers guard per request, and sends
  * a string body as a stream of chunks; a query through it cost the openai SDK 4–5× the CPU of
  * a bare `undici.request` to the same server (bench/llm.bench.mjs). Here the body goes out in one
- * write, a JSON answer is read whole into one buffer, and a stream (SSE) is handed on as the
- * socket gives it.
+ * write, a JSON answer is read whole into one buffer (a 2xx one answered by `ReadResponse`,
+ * which reads it without a web stream), and a stream (SSE) is handed on as the socket gives it.
  *
  * What this does not do itself it leaves to the global fetch, as before: a request that is not
  * a URL and a string or byte body, a caller's `redirect` other than following, and a redirect
@@ -44,32 +44,202 @@ export function pooledFetch(fallback: typeof fetch = globalThis.fetch): typeof f
       dispatcher: pool,
     });
     const status = res.statusCode;
-    const headers = new Headers();
-    for (const [name, value] of Object.entries(res.headers))
-      if (Array.isArray(value)) for (const v of value) headers.append(name, v);
-      else if (value !== undefined) headers.append(name, value);
-    if (status >= 300 && status < 400 && headers.has("location")) {
+    const raw = res.headers;
+    if (status >= 300 && status < 400 && raw["location"] !== undefined) {
       res.body.resume(); // the connection goes back to the pool
       return fallback(input, init);
     }
-    let content: Body = null;
-    if (NULL_BODY.has(status)) res.body.resume();
-    else {
-      const decoded = decode(res.body, headers.get("content-encoding"));
-      content = /text\/event-stream/i.test(headers.get("content-type") ?? "")
-        ? (decoded as unknown as Body) // handed on as it arrives (Node reads it as an async iterable)
-        : Buffer.concat(await decoded.toArray());
+    const statusText = STATUS_CODES[status] ?? "";
+    if (NULL_BODY.has(status)) {
+      res.body.resume();
+      return withUrl(new Response(null, { status, statusText, headers: toHeaders(raw) }), url);
     }
-    const response = new Response(content, {
-      status,
-      statusText: STATUS_CODES[status] ?? "",
-      headers,
-    });
-    // A Response made here has no URL of its own; the SDKs name it in what they report.
-    Object.defineProperty(response, "url", { value: url });
-    return response;
+    const encoding = joined(raw["content-encoding"]);
+    if (/text\/event-stream/i.test(joined(raw["content-type"]) ?? "")) {
+      // handed on as it arrives (Node reads it as an async iterable)
+      const stream = decode(res.body, encoding) as unknown as Body;
+      return withUrl(new Response(stream, { status, statusText, headers: toHeaders(raw) }), url);
+    }
+    const bytes = encoding
+      ? Buffer.concat(await decode(res.body, encoding).toArray())
+      : Buffer.from(await res.body.arrayBuffer());
+    if (status < 200 || status > 299)
+      return withUrl(new Response(bytes, { status, statusText, headers: toHeaders(raw) }), url);
+    const headers = new ReadHeaders(raw) as unknown as Headers;
+    return new ReadResponse(bytes, status, statusText, headers, url) as unknown as Response;
   };
 }
+
+/** The headers undici read (names in lower case; a repeated one as an array). */
+type RawHeaders = Record<string, string | string[] | undefined>;
+
+/** A header's value as `Headers#get` gives it: repeated values joined with ", ". */
+function joined(value: string | string[] | undefined): string | null {
+  return value === undefined ? null : typeof value === "string" ? value : value.join(", ");
+}
+
+function toHeaders(raw: RawHeaders): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(raw))
+    if (Array.isArray(value)) for (const v of value) headers.append(name, v);
+    else if (value !== undefined) headers.append(name, value);
+  return headers;
+}
+
+/**
+ * A successful answer's headers, read as a response's `Headers` reads them (immutable, names
+ * in lower case, entries sorted by name, each set-cookie apart) straight from undici's record:
+ * building a `Headers` validates every name and value again, ~5% of a query's CPU.
+ */
+class ReadHeaders {
+  readonly #raw: RawHeaders;
+
+  constructor(raw: RawHeaders) {
+    this.#raw = raw;
+  }
+
+  get(name: string): string | null {
+    return joined(this.#raw[name.toLowerCase()]);
+  }
+
+  has(name: string): boolean {
+    return this.#raw[name.toLowerCase()] !== undefined;
+  }
+
+  getSetCookie(): string[] {
+    const value = this.#raw["set-cookie"];
+    return value === undefined ? [] : typeof value === "string" ? [value] : [...value];
+  }
+
+  *entries(): IterableIterator<[string, string]> {
+    for (const name of Object.keys(this.#raw).sort()) {
+      const value = this.#raw[name];
+      if (value === undefined) continue;
+      if (name === "set-cookie" && Array.isArray(value)) for (const v of value) yield [name, v];
+      else yield [name, joined(value)!];
+    }
+  }
+
+  *keys(): IterableIterator<string> {
+    for (const [name] of this.entries()) yield name;
+  }
+
+  *values(): IterableIterator<string> {
+    for (const [, value] of this.entries()) yield value;
+  }
+
+  [Symbol.iterator](): IterableIterator<[string, string]> {
+    return this.entries();
+  }
+
+  forEach(fn: (value: string, name: string, headers: this) => void, thisArg?: unknown): void {
+    for (const [name, value] of this.entries()) fn.call(thisArg, value, name, this);
+  }
+
+  append(): never {
+    throw new TypeError("immutable");
+  }
+
+  set(): never {
+    throw new TypeError("immutable");
+  }
+
+  delete(): never {
+    throw new TypeError("immutable");
+  }
+}
+
+/** A Response made here has no URL of its own; the SDKs name it in what they report. */
+function withUrl(response: Response, url: string): Response {
+  Object.defineProperty(response, "url", { value: url });
+  return response;
+}
+
+/**
+ * A successful answer read whole, as a `Response` reads it: `text()`, `json()`, `arrayBuffer()`
+ * and `bytes()` straight from the bytes, once (a second read is the TypeError fetch throws).
+ * Building undici's Response and reading it back through a web stream cost a third of the
+ * client's CPU per query (bench/llm.bench.mjs); what the SDKs do not read (`body`, `blob()`,
+ * `formData()`, `clone()`) comes from a real Response made on first use.
+ */
+class ReadResponse {
+  readonly ok = true;
+  readonly redirected = false;
+  readonly type = "basic";
+  readonly #bytes: Buffer;
+  #used = false;
+  #full: Response | undefined;
+
+  constructor(
+    bytes: Buffer,
+    readonly status: number,
+    readonly statusText: string,
+    readonly headers: Headers,
+    readonly url: string,
+  ) {
+    this.#bytes = bytes;
+  }
+
+  get bodyUsed(): boolean {
+    return this.#used || (this.#full?.bodyUsed ?? false);
+  }
+
+  get body(): ReadableStream<Uint8Array> | null {
+    return this.#real().body;
+  }
+
+  async text(): Promise<string> {
+    return this.#full ? this.#full.text() : utf8.decode(this.#take());
+  }
+
+  async json(): Promise<unknown> {
+    return JSON.parse(await this.text()) as unknown;
+  }
+
+  async arrayBuffer(): Promise<ArrayBuffer> {
+    if (this.#full) return this.#full.arrayBuffer();
+    const b = this.#take();
+    return b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
+  }
+
+  async bytes(): Promise<Uint8Array> {
+    return this.#full
+      ? new Uint8Array(await this.#full.arrayBuffer())
+      : new Uint8Array(this.#take());
+  }
+
+  blob(): Promise<Blob> {
+    return this.#real().blob();
+  }
+
+  formData(): Promise<FormData> {
+    return this.#real().formData();
+  }
+
+  clone(): Response {
+    return this.#real().clone();
+  }
+
+  #take(): Buffer {
+    if (this.#used) throw new TypeError("Body is unusable: Body has already been read");
+    this.#used = true;
+    return this.#bytes;
+  }
+
+  /** The same answer as undici's Response (its body unread unless this one was read), which
+   * answers every read from then on. */
+  #real(): Response {
+    if (!this.#full) {
+      const { status, statusText, headers } = this;
+      const content: Body = this.#used ? null : (this.#bytes as Body);
+      this.#full = withUrl(new Response(content, { status, statusText, headers }), this.url);
+    }
+    return this.#full;
+  }
+}
+
+/** Decodes as a Response does: UTF-8, a byte-order mark dropped. */
+const utf8 = new TextDecoder();
 
 /** `init.headers` (a Headers, pairs or a record) as the record undici sends. */
 function plainHeaders(given: HeadersGiven | undefined): Record<string, string> {
