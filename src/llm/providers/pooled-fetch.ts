@@ -53,22 +53,81 @@ export function pooledFetch(fallback: typeof fetch = globalThis.fetch): typeof f
       return fallback(input, init);
     }
     let content: Body = null;
+    const answer = { status, statusText: STATUS_CODES[status] ?? "", headers };
     if (NULL_BODY.has(status)) res.body.resume();
     else {
       const decoded = decode(res.body, headers.get("content-encoding"));
-      content = /text\/event-stream/i.test(headers.get("content-type") ?? "")
-        ? (decoded as unknown as Body) // handed on as it arrives (Node reads it as an async iterable)
-        : Buffer.concat(await decoded.toArray());
+      if (/text\/event-stream/i.test(headers.get("content-type") ?? ""))
+        content = decoded as unknown as Body; // handed on as it arrives (an async iterable)
+      else {
+        const bytes = Buffer.concat(await decoded.toArray());
+        // A success is read once, whole (issue 40: no web stream over a buffer already read);
+        // a failure stays a plain Response (the error wrapper reads a clone of it).
+        if (status >= 200 && status < 300) return located(new BufferedResponse(bytes, answer), url);
+        content = bytes;
+      }
     }
-    const response = new Response(content, {
-      status,
-      statusText: STATUS_CODES[status] ?? "",
-      headers,
-    });
-    // A Response made here has no URL of its own; the SDKs name it in what they report.
-    Object.defineProperty(response, "url", { value: url });
-    return response;
+    return located(new Response(content, answer), url);
   };
+}
+
+/** A Response made here has no URL of its own; the SDKs name it in what they report. */
+function located(response: Response, url: string): Response {
+  Object.defineProperty(response, "url", { value: url });
+  return response;
+}
+
+/**
+ * A response whose body was read whole: `json()`, `text()`, `arrayBuffer()` and `bytes()` read
+ * that buffer (once, as a Response's body is read once); `body` hands it on as a stream, and
+ * `clone()` copies the response, for whoever wants either.
+ */
+class BufferedResponse extends Response {
+  readonly #bytes: Buffer;
+  #used = false;
+
+  constructor(bytes: Buffer, init: ResponseInit) {
+    super(null, init);
+    this.#bytes = bytes;
+  }
+
+  #take(): Buffer {
+    if (this.#used) throw new TypeError("Body is unusable: Body has already been read");
+    this.#used = true;
+    return this.#bytes;
+  }
+
+  override get bodyUsed(): boolean {
+    return this.#used;
+  }
+
+  override get body(): ReadableStream<Uint8Array<ArrayBuffer>> | null {
+    return new Response(new Uint8Array(this.#take())).body;
+  }
+
+  override text(): Promise<string> {
+    return new Promise((resolve) => resolve(utf8(this.#take())));
+  }
+
+  override json(): Promise<unknown> {
+    return new Promise((resolve) => resolve(JSON.parse(utf8(this.#take()))));
+  }
+
+  override arrayBuffer(): Promise<ArrayBuffer> {
+    return new Promise((resolve) => resolve(new Uint8Array(this.#take()).buffer));
+  }
+
+  override clone(): Response {
+    if (this.#used) throw new TypeError("Response.clone: Body has already been consumed.");
+    const { status, statusText, headers, url } = this;
+    return located(new BufferedResponse(this.#bytes, { status, statusText, headers }), url);
+  }
+}
+
+/** UTF-8 text without a leading byte order mark, as a Response's `text()` reads it. */
+function utf8(bytes: Buffer): string {
+  const text = bytes.toString("utf8");
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
 /** `init.headers` (a Headers, pairs or a record) as the record undici sends. */
