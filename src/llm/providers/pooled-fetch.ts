@@ -63,7 +63,7 @@ export function pooledFetch(fallback: typeof fetch = globalThis.fetch): typeof f
         const bytes = Buffer.concat(await decoded.toArray());
         // A success is read once, whole (issue 40: no web stream over a buffer already read);
         // a failure stays a plain Response (the error wrapper reads a clone of it).
-        if (status >= 200 && status < 300) return located(new BufferedResponse(bytes, answer), url);
+        if (status >= 200 && status < 300) return located(bufferedResponse(bytes, answer), url);
         content = bytes;
       }
     }
@@ -78,50 +78,35 @@ function located(response: Response, url: string): Response {
 }
 
 /**
- * A response whose body was read whole: `json()`, `text()`, `arrayBuffer()` and `bytes()` read
- * that buffer (once, as a Response's body is read once); `body` hands it on as a stream, and
- * `clone()` copies the response, for whoever wants either.
+ * A response whose body was read whole: `json()`, `text()` and `arrayBuffer()` read that buffer
+ * (once, as a Response's body is read once); `body` hands it on as a stream, and `clone()`
+ * copies the response, for whoever wants either. Own properties over a Response without a body,
+ * so it is a Response to every check and to both typings of one (the DOM's and undici's).
  */
-class BufferedResponse extends Response {
-  readonly #bytes: Buffer;
-  #used = false;
-
-  constructor(bytes: Buffer, init: ResponseInit) {
-    super(null, init);
-    this.#bytes = bytes;
-  }
-
-  #take(): Buffer {
-    if (this.#used) throw new TypeError("Body is unusable: Body has already been read");
-    this.#used = true;
-    return this.#bytes;
-  }
-
-  override get bodyUsed(): boolean {
-    return this.#used;
-  }
-
-  override get body(): ReadableStream<Uint8Array<ArrayBuffer>> | null {
-    return new Response(new Uint8Array(this.#take())).body;
-  }
-
-  override text(): Promise<string> {
-    return new Promise((resolve) => resolve(utf8(this.#take())));
-  }
-
-  override json(): Promise<unknown> {
-    return new Promise((resolve) => resolve(JSON.parse(utf8(this.#take()))));
-  }
-
-  override arrayBuffer(): Promise<ArrayBuffer> {
-    return new Promise((resolve) => resolve(new Uint8Array(this.#take()).buffer));
-  }
-
-  override clone(): Response {
-    if (this.#used) throw new TypeError("Response.clone: Body has already been consumed.");
-    const { status, statusText, headers, url } = this;
-    return located(new BufferedResponse(this.#bytes, { status, statusText, headers }), url);
-  }
+function bufferedResponse(bytes: Buffer, init: ResponseInit): Response {
+  const response = new Response(null, init);
+  let used = false;
+  const take = (): Buffer => {
+    if (used) throw new TypeError("Body is unusable: Body has already been read");
+    used = true;
+    return bytes;
+  };
+  const read = <T>(as: (b: Buffer) => T) => ({
+    value: () => new Promise<T>((resolve) => resolve(as(take()))),
+  });
+  return Object.defineProperties(response, {
+    bodyUsed: { get: () => used },
+    body: { get: () => new Response(new Uint8Array(take())).body },
+    text: read(utf8),
+    json: read((b) => JSON.parse(utf8(b)) as unknown),
+    arrayBuffer: read((b) => new Uint8Array(b).buffer),
+    clone: {
+      value: () => {
+        if (used) throw new TypeError("Response.clone: Body has already been consumed.");
+        return located(bufferedResponse(bytes, init), response.url);
+      },
+    },
+  });
 }
 
 /** UTF-8 text without a leading byte order mark, as a Response's `text()` reads it. */
