@@ -165,16 +165,27 @@ async function pairedWithBare(redis, pgServer, admin, port) {
     if (r.done !== PAIRED_N || r.groups[0].errored) throw new Error(`paired: ${r.done} casts`);
     return PAIRED_N / s;
   };
+  // Each side's workers' CPU per cast, round by round: what the spell adds to each job.
+  const cpu = { spell: [], bare: [] };
+  const timed = (side, procs, fn) => async () => {
+    const at = procs.reduce((ms, p) => ms + cpuMs(p.pid), 0);
+    const perS = await fn();
+    cpu[side].push((procs.reduce((ms, p) => ms + cpuMs(p.pid), 0) - at) / PAIRED_N);
+    return perS;
+  };
   try {
     await spellRound(); // warm both sides up
     await bareRound(redis.url, PAIRED_N);
     const t = await interleave(rounds(3), {
-      spell: spellRound,
-      bare: () => bareRound(redis.url, PAIRED_N),
+      spell: timed("spell", spell, spellRound),
+      bare: timed("bare", bare, () => bareRound(redis.url, PAIRED_N)),
     });
     const perS = { unit: "casts/s", digits: 1, better: "higher" };
+    const perCast = { unit: "CPU ms/cast", digits: 1, better: "lower" };
     report("4 workers: spell worker, paired", median(t.spell), perS);
     report("4 workers: bare BullMQ, same model calls, paired", median(t.bare), perS);
+    report("4 workers: spell workers' CPU, paired", median(cpu.spell), perCast);
+    report("4 workers: bare BullMQ workers' CPU, paired", median(cpu.bare), perCast);
     const r = ratio(t.spell, t.bare);
     report("4 workers casts/s: spell worker / bare BullMQ doing the same jobs", r, {
       better: "higher",
