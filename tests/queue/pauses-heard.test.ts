@@ -42,12 +42,12 @@ needs(REDIS_MISSING).describe("shared pauses, heard", { timeout: 60_000 }, () =>
     const admin = new Redis(redis.url);
     open.push(() => admin.quit());
     const subscribers = async () =>
-      String(await admin.client("LIST", "TYPE", "pubsub"))
+      String(await admin.call("CLIENT", "LIST", "TYPE", "pubsub"))
         .split("\n")
         .filter(Boolean)
         .map((l) => /id=(\d+)/.exec(l)![1]);
     const [first] = await subscribers();
-    await admin.client("KILL", "TYPE", "pubsub");
+    await admin.call("CLIENT", "KILL", "TYPE", "pubsub");
     // Written as a worker that publishes nothing would (or while nobody listened).
     const end = Date.now() + 60_000;
     await admin.set("spellbook:pause:openai", String(end), "PX", 60_000);
