@@ -7,9 +7,12 @@
 // --concurrency, each run's turn count in PostgreSQL (must be exactly 3 × N), the CPU time the
 // workers, PostgreSQL and Redis spent per cast, the load average, then bench/loom-pg.bench.mjs's
 // append and thread-read figures (PostgreSQL against JSONL) on the same server.
+// Then (issue 40) 4 `spell worker`s against 4 bare BullMQ workers doing the same jobs (the same
+// three model calls a cast makes, bench/scale-bare.mjs), in paired rounds of BENCH_SCALE_PAIRED_N
+// casts a side (default 200): casts/s of each and their ratio (target ≥ 0.9×).
 // BENCH_SCALE_N casts per run; BENCH_SCALE_C the per-worker --concurrency (default 2);
-// BENCH_SCALE_WORKERS the worker counts (default 1,2,4); BENCH_SCALE_NODE_ARGS node flags for
-// the workers (e.g. --cpu-prof).
+// BENCH_SCALE_WORKERS the worker counts (default 1,2,4; "" for none: the paired rounds only);
+// BENCH_SCALE_NODE_ARGS node flags for the workers (e.g. --cpu-prof).
 // Skips, saying why, without redis-server or PostgreSQL.
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -22,14 +25,17 @@ import { runEval } from "../dist/eval/run.js";
 import { openRemote } from "../dist/queue/remote.js";
 import { startPostgres } from "./postgres-server.mjs";
 import { startRedis } from "./redis-server.mjs";
-import { row as report } from "./report.mjs";
+import { rounds, row as report } from "./report.mjs";
+import { interleave, median, ratio } from "./paired.mjs";
+import { bareRound, startBareWorkers } from "./scale-bare.mjs";
 import { startWire, threeTurnSpell } from "./wire.mjs";
 
 const N = Number(process.env.BENCH_SCALE_N ?? 1000);
 // 2 at once per worker: 4 workers then need about 1.6 of this machine's 2 cores (≈30 CPU ms per
 // cast, all processes); at 4 each, 4 workers would need more CPU than 2 cores have.
 const C = Number(process.env.BENCH_SCALE_C ?? 2);
-const COUNTS = (process.env.BENCH_SCALE_WORKERS ?? "1,2,4").split(",").map(Number);
+const COUNTS = (process.env.BENCH_SCALE_WORKERS ?? "1,2,4").split(",").filter(Boolean).map(Number);
+const PAIRED_N = Number(process.env.BENCH_SCALE_PAIRED_N ?? 200);
 const root = join(import.meta.dirname, "..");
 const children = [];
 const dir = mkdtempSync(join(tmpdir(), "bench-scale-"));
@@ -134,6 +140,65 @@ async function run(workers, redis, pgServer, admin) {
   return { workers, s, rate: N / s, turns, entities, cpu, latency, load: [load0, loadavg()[0]] };
 }
 
+/**
+ * 4 `spell worker`s (a PostgreSQL loom, as above) against 4 bare BullMQ workers making the same
+ * model calls, each side started once and given PAIRED_N casts a round, in alternating order.
+ */
+async function pairedWithBare(redis, pgServer, admin, port) {
+  await admin.query("CREATE DATABASE scale_paired");
+  const loom = pgServer.url.replace(/\/postgres$/, "/scale_paired");
+  const spell = await Promise.all(Array.from({ length: 4 }, () => startWorker(redis.url, loom)));
+  const bare = await startBareWorkers(4, redis.url, port, C);
+  children.push(...bare);
+  let round = 0;
+  const spellRound = async () => {
+    const plan = repeatPlan(join(dir, "spell.yaml"), "What is 1 + 2?", { repeat: PAIRED_N });
+    // Connected before the clock starts, as bareRound's queue is (runEval closes it).
+    const remote = await openRemote(redis.url, { loom: undefined });
+    const t0 = performance.now();
+    const r = await runEval(plan, {
+      out: join(dir, `paired-${round++}`),
+      env: process.env,
+      remote,
+    });
+    const s = (performance.now() - t0) / 1000;
+    if (r.done !== PAIRED_N || r.groups[0].errored) throw new Error(`paired: ${r.done} casts`);
+    return PAIRED_N / s;
+  };
+  // Each side's workers' CPU per cast, round by round: what the spell adds to each job.
+  const cpu = { spell: [], bare: [] };
+  const timed = (side, procs, fn) => async () => {
+    const at = procs.reduce((ms, p) => ms + cpuMs(p.pid), 0);
+    const perS = await fn();
+    cpu[side].push((procs.reduce((ms, p) => ms + cpuMs(p.pid), 0) - at) / PAIRED_N);
+    return perS;
+  };
+  try {
+    await spellRound(); // warm both sides up
+    await bareRound(redis.url, PAIRED_N);
+    const t = await interleave(rounds(3), {
+      spell: timed("spell", spell, spellRound),
+      bare: timed("bare", bare, () => bareRound(redis.url, PAIRED_N)),
+    });
+    const perS = { unit: "casts/s", digits: 1, better: "higher" };
+    const perCast = { unit: "CPU ms/cast", digits: 1, better: "lower" };
+    report("4 workers: spell worker, paired", median(t.spell), perS);
+    report("4 workers: bare BullMQ, same model calls, paired", median(t.bare), perS);
+    report("4 workers: spell workers' CPU, paired", median(cpu.spell), perCast);
+    report("4 workers: bare BullMQ workers' CPU, paired", median(cpu.bare), perCast);
+    const r = ratio(t.spell, t.bare);
+    report("4 workers casts/s: spell worker / bare BullMQ doing the same jobs", r, {
+      better: "higher",
+      paired: true,
+      target: "≥ 0.9×",
+      ok: r.median >= 0.9,
+      note: `(${PAIRED_N} casts a side a round, --concurrency ${C} per worker)`,
+    });
+  } finally {
+    await Promise.all([...spell, ...bare].map(stop));
+  }
+}
+
 const missing = [
   spawnSync("redis-server", ["--version"]).status === 0 ? null : "redis-server is not installed",
 ].filter(Boolean);
@@ -203,6 +268,7 @@ try {
           note: "(2 cores: 2,000 CPU ms a second)",
         },
       );
+    await pairedWithBare(redis, pgServer, admin, port);
     const bad = rows.filter((r) => r.turns !== 3 * N);
     if (bad.length) process.exitCode = 1;
     await admin.query("CREATE DATABASE scale_store");

@@ -20,6 +20,10 @@ const routes: Record<string, Handler> = {
     res.end(gzipSync(JSON.stringify({ ok: true })));
   },
   "/empty": (_req, res) => res.writeHead(204).end(),
+  "/bom": (_req, res) => {
+    res.setHeader("content-type", "application/json");
+    res.end('\ufeff{"sum":3}');
+  },
   "/error": (_req, res) => {
     res.writeHead(429, { "content-type": "application/json", "retry-after": "2" });
     res.end('{"error":{"message":"slow down"}}');
@@ -63,6 +67,23 @@ describe("pooledFetch answers as fetch does", () => {
     expect(res.headers.get("content-type")).toBe("application/json");
     expect(res.headers.getSetCookie()).toEqual(["a=1", "b=2"]);
     expect(await res.json()).toEqual({ method: "POST", auth: "Bearer k", body: '{"q":1}' });
+  });
+
+  it("a success's body is read once, in any form a Response gives it", async () => {
+    const res = await fetcher(`${base}/bom`);
+    const copy = res.clone();
+    expect(res.bodyUsed).toBe(false);
+    expect(await res.json()).toEqual({ sum: 3 }); // the byte order mark left out, as fetch does
+    expect(res.bodyUsed).toBe(true);
+    await expect(res.text()).rejects.toThrow(TypeError);
+    expect(() => res.clone()).toThrow(TypeError);
+    expect(copy.url).toBe(`${base}/bom`);
+    expect(copy.headers.get("content-type")).toBe("application/json");
+    expect(await copy.text()).toBe('{"sum":3}');
+    const bytes = await (await fetcher(`${base}/bom`)).arrayBuffer();
+    expect(Buffer.from(bytes).toString("utf8")).toBe('\ufeff{"sum":3}');
+    const stream = (await fetcher(`${base}/bom`)).body!;
+    expect(await new Response(stream).json()).toEqual({ sum: 3 });
   });
 
   it("a gzip body is decompressed; a 204 has no body", async () => {

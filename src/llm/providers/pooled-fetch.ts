@@ -217,7 +217,7 @@ class ReadResponse {
   }
 
   clone(): Response {
-    return this.#real().clone();
+    return withUrl(this.#real().clone(), this.url);
   }
 
   #take(): Buffer {

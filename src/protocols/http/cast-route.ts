@@ -20,6 +20,13 @@ export type Run = (
 
 export type Secrets = Pick<Redactor, "redact" | "longest" | "longestEscaped">;
 
+/** The answer text each reply's cast redacted as it is sent (onSend then leaves it as it is). */
+const redactedAnswers = new WeakMap<FastifyReply, string>();
+
+/** Whether `payload` is the very text a cast sent on `reply`, already redacted. */
+export const sentRedacted = (reply: FastifyReply, payload: string): boolean =>
+  redactedAnswers.get(reply) === payload;
+
 export const fail = (reply: FastifyReply, status: number, code: ErrorCode, message: string) =>
   reply.code(status).send({ error: { code, message } });
 
@@ -70,11 +77,12 @@ export async function cast(
   };
   reply.raw.on("close", onClose);
   try {
-    if (/text\/event-stream/.test(req.headers.accept ?? ""))
+    if (req.headers.accept?.includes("text/event-stream"))
       return await stream(reply, run, controller.signal, secrets);
     const result = await run(undefined, controller.signal);
     // Redacted as text, sent as that text: no second parse and serialisation per cast.
     const json = secrets.redact(JSON.stringify(resultJson(result, result.loom.store.location)));
+    redactedAnswers.set(reply, json);
     return reply
       .code(result.status === "failed" ? 502 : 200)
       .type("application/json; charset=utf-8")

@@ -44,20 +44,25 @@ export function guard(app: FastifyInstance, options: GuardOptions): void {
     const origin = req.headers.origin;
     return origin !== undefined && allowed.has(origin) ? origin : undefined;
   };
-  app.addHook("onRequest", async (req, reply) => {
+  // A hook that answers does not call `done` (fastify's callback hooks); one that lets the
+  // request through does. Callback style: no promise per request (issue 40).
+  app.addHook("onRequest", (req, reply, done) => {
     const origin = cors(req);
     if (origin) void reply.header("access-control-allow-origin", origin).header("vary", "Origin");
     if (req.method === "OPTIONS" && req.headers["access-control-request-method"]) {
-      if (!origin) return refuse(reply, 403, "forbidden_origin", "origin not allowed");
-      return reply
+      if (!origin) return void refuse(reply, 403, "forbidden_origin", "origin not allowed");
+      return void reply
         .code(204)
         .header("access-control-allow-methods", "GET, POST")
         .header("access-control-allow-headers", "authorization, content-type, accept")
         .header("access-control-max-age", "600")
         .send();
     }
-    if (options.token) return checkToken(req, reply, options.token);
-    return checkSource(req, reply, origin !== undefined);
+    if (options.token)
+      return void checkToken(req, reply, options.token).then((refused) => {
+        if (!refused) done();
+      }, done);
+    if (!checkSource(req, reply, origin !== undefined)) done();
   });
 }
 

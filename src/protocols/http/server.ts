@@ -9,7 +9,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { EventListener } from "../../core/events.js";
 import type { LoadedSpell } from "../../spell/index.js";
 import { a2aRoutes } from "./a2a-routes.js";
-import { cast, fail, type CastSlots } from "./cast-route.js";
+import { cast, fail, sentRedacted, type CastSlots } from "./cast-route.js";
 import { guard } from "./guard.js";
 import { CAST_BODY, openApiDocument, routeCatalog } from "./openapi.js";
 import { castBodyMessage, type BodyIssue } from "./cast-body.js";
@@ -79,11 +79,7 @@ export async function createHttpServer(
     running: state.running,
     sessions: sessions.size,
   }));
-  // Issue 38: every answer that is not a stream leaves redacted as the text it is sent as (the
-  // streams — SSE, /mcp, A2A — redact each message themselves), whatever route made it.
-  app.addHook("onSend", (_req, _reply, payload) =>
-    Promise.resolve(typeof payload === "string" ? redact(payload) : payload),
-  );
+  redactAnswers(app, redact);
   app.get("/openapi.json", (_req, reply) =>
     reply
       .type("application/json; charset=utf-8")
@@ -100,6 +96,20 @@ export async function createHttpServer(
   a2aRoutes(app, loaded, state, secrets, options.maxSessions ?? DEFAULT_SESSION_LIMITS.maxSessions);
   mcpRoutes(app, loaded);
   return app;
+}
+
+/**
+ * Issue 38: every answer that is not a stream leaves redacted as the text it is sent as (the
+ * streams — SSE, /mcp, A2A — redact each message themselves), whatever route made it. A cast's
+ * answer was redacted as this very text by the cast route (issue 40: not twice).
+ */
+function redactAnswers(app: FastifyInstance, redact: (t: string) => string): void {
+  app.addHook("onSend", (_req, reply, payload, done) => {
+    done(
+      null,
+      typeof payload === "string" && !sentRedacted(reply, payload) ? redact(payload) : payload,
+    );
+  });
 }
 
 /** A method and path no route takes (Fastify sends both here): what was asked, and where routes are listed. */
