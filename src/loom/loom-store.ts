@@ -1,10 +1,21 @@
+import { isoNow } from "../core/clock.js";
+import { ConfigError } from "../core/errors.js";
 import { LoomIndex } from "./loom-index.js";
+import {
+  filePages,
+  listPages,
+  type RecordPage,
+  type RecordReadOptions,
+  type StoredRecord,
+} from "./record-pages.js";
 import { JsonlStore, type JsonlStoreOptions } from "./storage-jsonl.js";
 import { MemoryStore, type RecordStore } from "./store.js";
 import type { FoldNode, IdentityNode, LoomRecord, Turn } from "./turn.js";
 
-/** A record a store keeps: everything but the file's own header and its tear marks. */
-export type StoredRecord = Exclude<LoomRecord, { type: "loom" } | { type: "torn" }>;
+export type { RecordPage, RecordReadOptions, StoredRecord } from "./record-pages.js";
+
+/** A reward as a store keeps it: a record of its own (LOOM-3), with the reason given. */
+export type RewardRecord = Extract<StoredRecord, { type: "reward" }>;
 
 /** One entity as a store lists it. */
 export interface EntitySummary {
@@ -17,20 +28,24 @@ export interface EntitySummary {
 }
 
 /**
- * The seam for the stores a loom lives in (JSONL today, PostgreSQL in the scale-out issue).
- * Every method returns a promise: a store across a network cannot answer synchronously.
- * The contract (tests/loom/store-contract.ts, run by every store):
- * - `append` is idempotent by id: a turn, an identity or a fold whose id is already stored is
- *   not stored again and resolves false (the first stays); so a writer that lost the answer to
- *   an append may send it again. A reward is a record of its own (LOOM-3): the latest wins;
- * - a turn may be appended before the turn it hangs from (a child's turns — COMP-5);
- * - reads give turns with their latest reward applied, frozen.
+ * What every store answers about the loom it holds (docs/design/LOOM-STORES.md, "Reading"): the
+ * commands (`spell loom …`, `spell view`) and the queue read a loom through this alone, whatever
+ * holds it (`openLoom`, open-loom.ts, turns a location into a store). Reads give turns with their
+ * latest reward applied, frozen.
  */
-export interface LoomStore {
-  /** A description for messages ("memory", a file path, a database). */
+export interface LoomReadStore {
+  /** A description for messages ("memory", a file path, a database without its password). */
   readonly location: string;
-  /** Stores one record; false when a record with its id was already there. */
-  append(record: StoredRecord): Promise<boolean>;
+  /** The file the loom is, when it is one (the viewer reads its lines; a fork writes beside it). */
+  readonly file?: string | undefined;
+  /**
+   * Every record in append order, a page at a time (bounded memory whatever the loom's size),
+   * the next page read only when asked for; from `from` (a page's `next`): only the records
+   * stored after that page. A cantrip's identity comes once.
+   */
+  recordPages(from?: number, options?: RecordReadOptions): AsyncIterable<RecordPage>;
+  /** One turn by its id, or undefined when the loom does not hold it. */
+  turn(turnId: string): Promise<Turn | undefined>;
   /** The path root → `turnId` (LOOM-10); rejects with `loom_unknown_turn` for a turn not held. */
   readThread(turnId: string): Promise<Turn[]>;
   /** An entity's turns in append order ([] for an entity without turns). */
@@ -39,11 +54,47 @@ export interface LoomStore {
   listEntities(): Promise<EntitySummary[]>;
   /** The latest reward of each rewarded turn. */
   rewards(): Promise<ReadonlyMap<string, number>>;
+  /** The reward records (with their reasons) of these turns, in append order. */
+  rewardRecords(turnIds: readonly string[]): Promise<RewardRecord[]>;
   /** The folds recorded, in order; of one entity when `entityId` is given (§6.8). */
   folds(entityId?: string): Promise<FoldNode[]>;
   /** A cantrip's identity root (IDENTITY-4), when recorded. */
   identity(cantripId: string): Promise<IdentityNode | undefined>;
   close(): Promise<void>;
+}
+
+/**
+ * The seam for the stores a loom lives in (a JSONL file, memory, PostgreSQL): the read side and
+ * appends. Every method returns a promise: a store across a network cannot answer synchronously.
+ * The contract (tests/loom/store-contract.ts, run by every store):
+ * - `append` is idempotent by id: a turn, an identity or a fold whose id is already stored is
+ *   not stored again and resolves false (the first stays); so a writer that lost the answer to
+ *   an append may send it again. A reward is a record of its own (LOOM-3): the latest wins;
+ * - a turn may be appended before the turn it hangs from (a child's turns — COMP-5);
+ * - reads give turns with their latest reward applied, frozen.
+ */
+export interface LoomStore extends LoomReadStore {
+  /** Stores one record; false when a record with its id was already there. */
+  append(record: StoredRecord): Promise<boolean>;
+}
+
+/**
+ * A reward appended to a turn of the store, as `Loom.annotateReward` appends one: refused
+ * (`bad_reward`, `loom_unknown_turn`) before anything is written.
+ */
+export async function appendReward(
+  store: LoomStore,
+  turnId: string,
+  reward: number,
+  reason?: string,
+): Promise<void> {
+  if (!(await store.turn(turnId)))
+    throw new ConfigError("loom_unknown_turn", `no turn ${turnId} in the loom`);
+  if (!Number.isFinite(reward))
+    throw new ConfigError("bad_reward", "reward must be a finite number");
+  const record: RewardRecord = { type: "reward", turn_id: turnId, reward, timestamp: isoNow() };
+  if (reason !== undefined) record.reason = reason;
+  await store.append(record);
 }
 
 /**
@@ -55,13 +106,41 @@ export interface LoomStore {
 export class RecordLoomStore implements LoomStore {
   private indexed: LoomIndex | null;
   private foldIds: Set<string> | null = null;
+  /** Every record, in order, for a store that does not read back (memory). */
+  private readonly log: StoredRecord[] | null;
 
   constructor(private readonly records: RecordStore) {
     this.indexed = records.readsBack ? null : new LoomIndex();
+    this.log = records.readsBack ? null : [];
   }
 
   get location(): string {
     return this.records.location;
+  }
+
+  get file(): string | undefined {
+    return this.records.file;
+  }
+
+  /** A file is read anew (what other processes appended since is in it); memory, as it is. */
+  recordPages(from = 0, options: RecordReadOptions = {}): AsyncIterable<RecordPage> {
+    const { file } = this.records;
+    if (file !== undefined) return filePages(file, from, options);
+    return listPages(this.log ?? this.records.load(), from);
+  }
+
+  turn(turnId: string): Promise<Turn | undefined> {
+    return settle(() => {
+      const found = this.index.turnsById.get(turnId);
+      return found && this.index.rewarded(found);
+    });
+  }
+
+  rewardRecords(turnIds: readonly string[]): Promise<RewardRecord[]> {
+    return settle(() => {
+      const wanted = new Set(turnIds);
+      return this.index.rewardLog.filter((r) => wanted.has(r.turn_id));
+    });
   }
 
   append(record: StoredRecord): Promise<boolean> {
@@ -112,10 +191,12 @@ export class RecordLoomStore implements LoomStore {
       const { type: _type, ...turn } = record;
       this.records.appendTurn(turn); // stored first: a failed write leaves the index untouched
       index.addTurn(Object.freeze(turn));
+      this.log?.push(record);
       return true;
     }
     this.records.append(record);
     index.add(record);
+    this.log?.push(record);
     if (record.type === "fold") this.foldIds?.add(record.id);
     return true;
   }
