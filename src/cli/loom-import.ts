@@ -33,9 +33,7 @@ export async function loomImportCommand(
   const redact = (t: string) => target.redactor.redact(opened.redactor.redact(t));
   try {
     const { importLoom } = await import("../loom/postgres-records.js");
-    const done = await importLoom(opened.store, target.store, (m) =>
-      io.stderr(`warning: ${m}\n`),
-    );
+    const done = await importLoom(opened.store, target.store, (m) => io.stderr(`warning: ${m}\n`));
     await print(
       io,
       redact(`imported ${done.records} records (${done.added} new) into ${done.location}\n`),

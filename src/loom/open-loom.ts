@@ -11,7 +11,7 @@ import { isPostgresUrl, redactUrl, urlWithoutSecrets } from "./postgres-connecti
 import { JsonlStore } from "./storage-jsonl.js";
 import { postgresLoomStore } from "./storage-postgres.js";
 import { QueuedRecordStore } from "./store-queued.js";
-import { MemoryStore, type RecordStore } from "./store.js";
+import { MemoryStore } from "./store.js";
 
 export interface OpenLoomOptions {
   /**

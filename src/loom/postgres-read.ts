@@ -12,7 +12,9 @@ import type { PostgresConnection } from "./postgres-connection.js";
  * Every record of the loom in append order, as JSONL would hold them (export, view, import),
  * with its place (`seq`, one sequence for every table) after `$FROM` (a number, checked).
  */
-const recordsAfter = (from: number) => `SELECT seq, 'identity' AS type, record FROM loom_identities WHERE seq > ${from}
+const recordsAfter = (
+  from: number,
+) => `SELECT seq, 'identity' AS type, record FROM loom_identities WHERE seq > ${from}
   UNION ALL SELECT seq, 'turn', record FROM loom_turns WHERE seq > ${from}
   UNION ALL SELECT seq, 'reward', record FROM loom_rewards WHERE seq > ${from}
   UNION ALL SELECT seq, 'fold', record FROM loom_folds WHERE seq > ${from}

@@ -63,6 +63,8 @@ async function* pagesOf(
       yield { records: page, next: position };
       page = [];
       bytes = 0;
+      // Between pages the event loop turns: a big file read does not hold a server's answers.
+      await new Promise<void>((resolve) => setImmediate(resolve));
     }
   }
   if (page.length > 0) yield { records: page, next: position };

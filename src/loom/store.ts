@@ -1,4 +1,4 @@
-import type { LoomStore } from "./loom-store.js";
+import type { LoomStore } from "./store-contract.js";
 import type { LoomRecord, Turn } from "./turn.js";
 
 /**

@@ -33,7 +33,10 @@ async function both(): Promise<{ file: string; url: string; turns: string[] }> {
 const pageData = (path: string): Record<string, unknown> => {
   const html = readFileSync(path, "utf8");
   const json = /<script id="spell-data" type="application\/json">(.*?)<\/script>/s.exec(html)?.[1];
-  const data = JSON.parse(json ?? "null") as Record<string, unknown>;
+  // Where a turn's line lies (`off`, `len`) is a file's alone: a store's turns are read by id.
+  const data = JSON.parse(json ?? "null", (key, value: unknown) =>
+    key === "off" || key === "len" ? undefined : value,
+  ) as Record<string, unknown>;
   delete data["/api/sources"]; // the loom's name: a file name, or the database
   return data;
 };

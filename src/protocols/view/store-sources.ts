@@ -32,7 +32,9 @@ export class StoreSources implements ViewSources {
   }
 
   withOnDisk<T>(): Promise<T> {
-    return Promise.reject(new Error("this loom is not a file: fork it with spell loom fork on a loom file"));
+    return Promise.reject(
+      new Error("this loom is not a file: fork it with spell loom fork on a loom file"),
+    );
   }
 
   close(): Promise<void> {
