@@ -1,6 +1,7 @@
 /**
- * `spell loom import FILE --to postgres://…`, and `spell loom export/tree/stats` on a postgres
- * URL as on a file: a real JSONL loom (a real cast) → PostgreSQL → JSONL gives the same records.
+ * `spell loom import FILE --to postgres://…`, and `spell loom export/tree/stats/otel` on a
+ * postgres URL as on a file: a real JSONL loom (a real cast) → PostgreSQL → JSONL gives the same
+ * records, and each command the same output.
  */
 import { spawnSync } from "node:child_process";
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
@@ -10,6 +11,8 @@ import { afterAll, expect, it } from "vitest";
 import { loomExportCommand, loomTreeCommand } from "../../src/cli/loom-export.js";
 import { loomImportCommand } from "../../src/cli/loom-import.js";
 import { loomStatsCommand } from "../../src/cli/loom-tools.js";
+import { loomOtelCommand } from "../../src/cli/otel/loom-otel.js";
+import { otlpReceiver, type OtlpSpan } from "../otel/receiver.js";
 import { forEachLine } from "../../src/loom/jsonl-lines.js";
 import { postgresLoomStore } from "../../src/loom/storage-postgres.js";
 import { io } from "../support/io.js";
@@ -65,6 +68,37 @@ needs(noPostgres).describe("spell loom on a PostgreSQL URL", () => {
     await loomStatsCommand(file, { json: true }, statsFile);
     expect(await loomStatsCommand(url, { json: true }, statsDb)).toBe(0);
     expect(JSON.parse(statsDb.out)).toEqual(JSON.parse(statsFile.out));
+  });
+
+  it("otel sends the spans of a PostgreSQL loom that the file's give", async () => {
+    const file = await recordedLoom();
+    const url = await server().createDatabase();
+    expect(await loomImportCommand(file, { to: url }, io())).toBe(0);
+    const spansOf = async (loom: string) => {
+      const receiver = await otlpReceiver();
+      try {
+        const out = io();
+        expect(await loomOtelCommand(loom, { to: receiver.url, name: "cast" }, out), out.err).toBe(
+          0,
+        );
+        // Ids are new at each send: a span is known by its name, times and parent's name.
+        const spans = receiver.spans();
+        const byId = new Map(spans.map((s) => [s.spanId, s]));
+        const shape = (s: OtlpSpan) => [
+          s.name,
+          s.startTimeUnixNano,
+          s.endTimeUnixNano,
+          byId.get(s.parentSpanId ?? "")?.name,
+        ];
+        return { err: out.err.replace(receiver.url, "URL"), spans: spans.map(shape).sort() };
+      } finally {
+        await receiver.close();
+      }
+    };
+    const fromFile = await spansOf(file);
+    const fromDb = await spansOf(url);
+    expect(fromFile.spans.length).toBeGreaterThan(2);
+    expect(fromDb).toEqual(fromFile);
   });
 
   it("never prints the URL's password", async () => {
