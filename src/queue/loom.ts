@@ -16,7 +16,7 @@
  * ~/.pgpass) goes to a host a job names.
  */
 import type { Redactor } from "../core/redact.js";
-import { entityRecords } from "../loom/entity-read.js";
+import { readEntityInto } from "../loom/entity-read.js";
 import { Loom } from "../loom/loom.js";
 import { portableLoom } from "../loom/open-loom.js";
 import { openLoomStore } from "../spell/loom-store.js";
@@ -59,12 +59,9 @@ export function openWorkerLoom(
 ): Promise<WorkerLoom> {
   const store = openLoomStore(where ?? "memory", process.cwd(), redactor, env);
   const loom = new Loom(store);
-  const { shared } = store;
   return Promise.resolve({
     loom,
-    prepare: shared
-      ? async (entityId) => loom.absorb(await entityRecords(shared, entityId))
-      : () => Promise.resolve(),
+    prepare: (entityId) => readEntityInto(loom, entityId),
     close: async () => {
       await store.close();
     },
