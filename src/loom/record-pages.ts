@@ -24,8 +24,8 @@ export interface RecordReadOptions {
 
 /** At most this many records a page… */
 export const PAGE_RECORDS = 256;
-/** …and about this much text (one record alone may hold more). */
-export const PAGE_BYTES = 4 << 20;
+/** …and about this much text (one record alone may hold more): a file's read chunk. */
+export const PAGE_BYTES = 1 << 20;
 
 /** About how much text a record holds (its utterance, observation and gate calls). */
 export function recordBytes(record: StoredRecord): number {
@@ -41,10 +41,10 @@ export function recordBytes(record: StoredRecord): number {
  * A cantrip's identity comes once, as a store keyed by cantrip keeps it (a file written by two
  * processes may hold it twice); the file's header and tear marks are not records of the loom.
  */
-async function* pagesOf(
+function* pagesOf(
   source: Iterable<LoomRecord>,
   from: number,
-): AsyncGenerator<RecordPage, void, undefined> {
+): Generator<RecordPage, void, undefined> {
   const identities = new Set<string>();
   let position = 0;
   let page: StoredRecord[] = [];
@@ -63,8 +63,6 @@ async function* pagesOf(
       yield { records: page, next: position };
       page = [];
       bytes = 0;
-      // Between pages the event loop turns: a big file read does not hold a server's answers.
-      await new Promise<void>((resolve) => setImmediate(resolve));
     }
   }
   if (page.length > 0) yield { records: page, next: position };
@@ -75,22 +73,40 @@ export function filePages(
   path: string,
   from = 0,
   options: RecordReadOptions = {},
-): AsyncGenerator<RecordPage, void, undefined> {
+): AsyncIterable<RecordPage> {
   function* records(): Generator<LoomRecord, void, undefined> {
     for (const item of loomItems(path)) {
       if (item.torn) options.onTorn?.(tornMessage(path, item.torn));
       else yield item.record;
     }
   }
-  return pagesOf(records(), from);
+  return asynchronous(pagesOf(records(), from));
 }
 
 /** Records held in memory, in pages; see pagesOf. */
-export function listPages(
-  records: readonly LoomRecord[],
-  from = 0,
-): AsyncGenerator<RecordPage, void, undefined> {
-  return pagesOf(records, from);
+export function listPages(records: readonly LoomRecord[], from = 0): AsyncIterable<RecordPage> {
+  return asynchronous(pagesOf(records, from));
+}
+
+/**
+ * Pages read synchronously, as the contract's asynchronous pages: each read when asked for (no
+ * event-loop turn added between two: an export of a big file keeps its memory to a record's).
+ */
+function asynchronous(pages: Generator<RecordPage, void, undefined>): AsyncIterable<RecordPage> {
+  return {
+    [Symbol.asyncIterator]: () => ({
+      next: () => settle(() => pages.next()),
+      return: () => settle(() => pages.return()),
+    }),
+  };
+}
+
+function settle<T>(step: () => T): Promise<T> {
+  try {
+    return Promise.resolve(step());
+  } catch (err) {
+    return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+  }
 }
 
 /** Every record of the pages, one at a time. */

@@ -56,7 +56,7 @@ describe("openLoom", () => {
   it("opens the engine's write path the same way, and refuses a file that is not a loom", () => {
     expect(openRecordStore(undefined).location).toBe("memory");
     expect(openRecordStore(URL_WITH_SECRETS).readsBack).toBe(false);
-    expect(openRecordStore(join(dir, "b.jsonl")).file).toBe(join(dir, "b.jsonl"));
+    expect(openRecordStore(join(dir, "b.jsonl")).location).toBe(join(dir, "b.jsonl"));
     expect(() => openRecordStore(join(tmpdir(), "."))).not.toThrow(); // a folder: refused on write
     const notLoom = join(dir, "notes.jsonl");
     writeFileSync(notLoom, '{"hello":1}\n');
