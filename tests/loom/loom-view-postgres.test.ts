@@ -154,7 +154,7 @@ needs(noPostgres).describe(
     it("a loom of many pages (read a page at a time) gives the page the file gives", async () => {
       // 700 turns: more than two of the store's pages of records (256 rows each).
       const file = join(dir, "many.jsonl");
-      // The header as the snapshot writes it (same length: the turns at the same offsets).
+      // A loom file of 700 turns, the same imported into a database.
       const lines = [
         JSON.stringify({ type: "loom", version: 3, created: new Date().toISOString() }),
       ];
