@@ -2,12 +2,12 @@ import { existsSync } from "node:fs";
 import { errorMessage } from "../core/errors.js";
 import { Redactor } from "../core/redact.js";
 import { KEY_ENV_VARS } from "../llm/providers/profiles.js";
-import { exportLoomFile } from "../loom/export-file.js";
-import { readRecords } from "../loom/storage-jsonl.js";
+import { exportLoom } from "../loom/export-file.js";
+import type { LoomStore } from "../loom/loom-store.js";
+import { loomSecrets, openLoom } from "../loom/open-loom.js";
+import { eachRecord } from "../loom/record-pages.js";
 import type { TreeTurn } from "../loom/tree.js";
 import type { LoomRecord } from "../loom/turn.js";
-import { isPostgresUrl } from "../loom/postgres-connection.js";
-import { tornMessage } from "../loom/jsonl-read.js";
 import { loadSpell } from "../spell/index.js";
 import { EXIT, displayPath, print, type CliIO } from "./io.js";
 
@@ -18,32 +18,34 @@ export interface LoomExportFlags {
   spell?: string | undefined;
 }
 
-/**
- * A loom named on the command line (a file, or a postgres:// URL), and a redactor of every
- * provider key set (and of the URL's password).
- */
-export function openLoomArg(
-  file: string,
-  io: CliIO,
-): { path: string; redactor: Redactor } | number {
-  if (isPostgresUrl(file)) {
-    const redactor = new Redactor();
-    for (const name of KEY_ENV_VARS) redactor.add(io.env[name]);
-    redactor.add(urlPassword(file));
-    return { path: file, redactor };
-  }
-  const path = displayPath(io.cwd, file);
-  if (!existsSync(path)) {
-    io.stderr(`${path}: no such loom file\n`);
-    return EXIT.invalid;
-  }
-  const redactor = new Redactor();
-  for (const name of KEY_ENV_VARS) redactor.add(io.env[name]);
-  return { path, redactor };
+/** A loom named on the command line, opened (open-loom.ts), and what its output is redacted of. */
+export interface LoomArg {
+  store: LoomStore;
+  /** The loom as messages name it (a file's path, a database without its password). */
+  path: string;
+  redactor: Redactor;
 }
 
 /**
- * `spell loom export FILE`: the loom as JSONL on stdout, redacted by default (PROD-8): the
+ * A loom named on the command line (a file, or a postgres:// URL): its store and a redactor of
+ * every provider key set (and of the location's secrets, a URL's password). A file that is not
+ * there is refused here (exit 3). The caller closes the store.
+ */
+export function openLoomArg(file: string, io: CliIO): LoomArg | number {
+  const redactor = new Redactor();
+  for (const name of KEY_ENV_VARS) redactor.add(io.env[name]);
+  for (const secret of loomSecrets(file)) redactor.add(secret);
+  const store = openLoom(file, { resolvePath: (path) => displayPath(io.cwd, path) });
+  if (store.file !== undefined && !existsSync(store.file)) {
+    io.stderr(`${store.file}: no such loom file\n`);
+    void store.close();
+    return EXIT.invalid;
+  }
+  return { store, path: store.location, redactor };
+}
+
+/**
+ * `spell loom export FILE|URL`: the loom as JSONL on stdout, redacted by default (PROD-8): the
  * common secret shapes, every provider key set in the environment, and the `${env:…}` values
  * of `--spell`. `--no-redact` is the owner's explicit opt-out. A torn piece of a record (a
  * killed writer) is skipped and reported on stderr.
@@ -55,17 +57,17 @@ export async function loomExportCommand(
 ): Promise<number> {
   const opened = openLoomArg(file, io);
   if (typeof opened === "number") return opened;
-  const { path, redactor } = opened;
+  const { store, redactor } = opened;
   let spellRedactor: Redactor | undefined;
   try {
     if (flags.spell)
       spellRedactor = (
         await loadSpell(displayPath(io.cwd, flags.spell), { env: io.env, validateOnly: true })
       ).redactor;
-    // Streamed: a record at a time, read only when stdout has taken the last (back-pressure),
-    // so a loom of any size exports in bounded memory, into a file or a slow pipe alike.
-    const exporter = isPostgresUrl(path) ? exportPostgresLoom : exportLoomFile;
-    await exporter(path, (text) => print(io, text), {
+    // Streamed: a page of records at a time, the next read only when stdout has taken the last
+    // (back-pressure), so a loom of any size exports in bounded memory, into a file or a slow
+    // pipe alike.
+    await exportLoom(store, (text) => print(io, text), {
       redact: flags.redact
         ? (t) => redactor.redact(spellRedactor ? spellRedactor.redact(t) : t)
         : undefined,
@@ -74,6 +76,8 @@ export async function loomExportCommand(
   } catch (err) {
     io.stderr(`${redactor.redact(errorMessage(err))}\n`);
     return EXIT.failure;
+  } finally {
+    await store.close();
   }
   if (!flags.redact)
     io.stderr(
@@ -82,17 +86,17 @@ export async function loomExportCommand(
   return EXIT.ok;
 }
 
-/** `spell loom tree FILE`: the turns as a tree (forks, children, a council's phases), redacted. */
+/** `spell loom tree FILE|URL`: the turns as a tree (forks, children, a council's phases), redacted. */
 export async function loomTreeCommand(file: string, io: CliIO): Promise<number> {
   const opened = openLoomArg(file, io);
   if (typeof opened === "number") return opened;
-  const { path, redactor } = opened;
+  const { store, redactor } = opened;
   try {
     const { treeLines, treeTotal, treeTurn } = await import("../loom/tree.js");
     // Only what the tree shows of each turn is held, not the loom's text.
     const turns: TreeTurn[] = [];
     await eachLoomRecord(
-      path,
+      store,
       (record) => {
         const turn = treeTurn(record);
         if (turn) turns.push(turn);
@@ -106,38 +110,20 @@ export async function loomTreeCommand(file: string, io: CliIO): Promise<number> 
   } catch (err) {
     io.stderr(`${redactor.redact(errorMessage(err))}\n`);
     return EXIT.failure;
+  } finally {
+    await store.close();
   }
   return EXIT.ok;
 }
 
-/** Each record of a loom file (torn pieces reported on stderr) or of a PostgreSQL loom. */
+/** Each record of a loom, in append order (torn pieces of a file reported on stderr). */
 export async function eachLoomRecord(
-  path: string,
+  store: LoomStore,
   onRecord: (record: LoomRecord) => void,
   io: CliIO,
 ): Promise<void> {
-  if (!isPostgresUrl(path)) {
-    readRecords(path, onRecord, (piece) => io.stderr(`warning: ${tornMessage(path, piece)}\n`));
-    return;
-  }
-  const { postgresRecords } = await import("../loom/postgres-records.js");
-  for await (const record of postgresRecords(path)) onRecord(record);
-}
-
-/** The password of a postgres URL, when it has one. */
-export function urlPassword(url: string): string | undefined {
-  try {
-    return decodeURIComponent(new URL(url).password) || undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-async function exportPostgresLoom(
-  url: string,
-  write: (text: string) => boolean | Promise<boolean>,
-  options: { redact?: ((text: string) => string) | undefined },
-): Promise<void> {
-  const records = await import("../loom/postgres-records.js");
-  await records.exportPostgresLoom(url, write, options);
+  const pages = store.recordPages(0, {
+    onTorn: (message) => io.stderr(`warning: ${message}\n`),
+  });
+  for await (const record of eachRecord(pages)) onRecord(record);
 }

@@ -14,7 +14,6 @@ import type { CastResult } from "../core/result.js";
 import { fork } from "../loom/fork.js";
 import { readState } from "../loom/entity-keeper.js";
 import type { Loom } from "../loom/loom.js";
-import { isPostgresUrl } from "../loom/postgres-connection.js";
 import { readLoomFile } from "../loom/storage-jsonl.js";
 import type { Turn } from "../loom/turn.js";
 import { resultJson } from "../protocols/result-json.js";
@@ -57,13 +56,16 @@ export async function loomForkCommand(
     io.stderr(`--times ${flags.times}: give a whole number of forks, 1 or more\n`);
     return EXIT.invalid;
   }
-  if (isPostgresUrl(file)) {
+  const opened = openLoomArg(file, io);
+  if (typeof opened === "number") return opened;
+  const { store, redactor } = opened;
+  await store.close();
+  // A fork appends through the spell's loom and finds the entity's spell beside a loom file.
+  const path = store.file;
+  if (path === undefined) {
     io.stderr("spell loom fork reads a loom file; a postgres:// loom is not supported yet\n");
     return EXIT.invalid;
   }
-  const opened = openLoomArg(file, io);
-  if (typeof opened === "number") return opened;
-  const { path, redactor } = opened;
   let point: ForkPoint;
   try {
     point = forkPoint(path, flags, io.cwd);

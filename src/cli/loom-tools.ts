@@ -4,11 +4,14 @@
  */
 import { errorMessage } from "../core/errors.js";
 import { formatUsd } from "../core/spend.js";
-import { Loom } from "../loom/loom.js";
-import { isPostgresUrl } from "../loom/postgres-connection.js";
+import { appendReward } from "../loom/loom-store.js";
 import { LoomStats, type IntentStats } from "../loom/stats.js";
-import { JsonlStore } from "../loom/storage-jsonl.js";
-import { formatTrajectory, trajectory, type ThreadFormat } from "../loom/thread-export.js";
+import {
+  formatTrajectory,
+  threadLoom,
+  trajectory,
+  type ThreadFormat,
+} from "../loom/thread-export.js";
 import { EXIT, print, type CliIO } from "./io.js";
 import { exitFor } from "./load.js";
 import { eachLoomRecord, openLoomArg } from "./loom-export.js";
@@ -21,7 +24,7 @@ export interface LoomStatsFlags {
   threshold?: number | undefined;
 }
 
-/** `spell loom stats FILE`: per intent, a row of what its casts did and scored (stats.ts). */
+/** `spell loom stats FILE|URL`: per intent, a row of what its casts did and scored (stats.ts). */
 export async function loomStatsCommand(
   file: string,
   flags: LoomStatsFlags,
@@ -29,12 +32,12 @@ export async function loomStatsCommand(
 ): Promise<number> {
   const opened = openLoomArg(file, io);
   if (typeof opened === "number") return opened;
-  const { path, redactor } = opened;
+  const { store, redactor } = opened;
   const ks = flags.k ?? [1, 3];
   const threshold = flags.threshold ?? 1;
   try {
     const stats = new LoomStats();
-    await eachLoomRecord(path, (record) => stats.add(record), io);
+    await eachLoomRecord(store, (record) => stats.add(record), io);
     const rows = stats.result({ ks, threshold });
     const text = flags.json
       ? `${JSON.stringify({ threshold, k: ks, intents: rows.map(statsJson) })}\n`
@@ -43,6 +46,8 @@ export async function loomStatsCommand(
   } catch (err) {
     io.stderr(`${redactor.redact(errorMessage(err))}\n`);
     return exitFor(err);
+  } finally {
+    await store.close();
   }
   return EXIT.ok;
 }
@@ -99,23 +104,15 @@ export async function loomRewardCommand(
 ): Promise<number> {
   const opened = openLoomArg(file, io);
   if (typeof opened === "number") return opened;
-  const { path, redactor } = opened;
+  const { store, redactor } = opened;
   const value = flags.value.trim() === "" ? Number.NaN : Number(flags.value);
   try {
-    if (isPostgresUrl(path)) {
-      const { rewardPostgresTurn } = await import("../loom/postgres-read.js");
-      await rewardPostgresTurn(path, flags.turn, value, flags.reason);
-    } else {
-      const loom = new Loom(new JsonlStore(path));
-      try {
-        loom.annotateReward(flags.turn, value, flags.reason);
-      } finally {
-        loom.close();
-      }
-    }
+    await appendReward(store, flags.turn, value, flags.reason);
   } catch (err) {
     io.stderr(`${redactor.redact(errorMessage(err))}\n`);
     return exitFor(err);
+  } finally {
+    await store.close();
   }
   await print(io, `reward ${value} on ${flags.turn}\n`);
   return EXIT.ok;
@@ -130,7 +127,7 @@ export interface LoomThreadFlags {
 
 /**
  * `spell loom thread FILE|URL --turn ID`: the trajectory ending there, as messages; redacted by
- * default. From PostgreSQL only the thread's records are read (one recursive query).
+ * default. Only the thread's records are read from the store (threadLoom).
  */
 export async function loomThreadCommand(
   file: string,
@@ -139,14 +136,10 @@ export async function loomThreadCommand(
 ): Promise<number> {
   const opened = openLoomArg(file, io);
   if (typeof opened === "number") return opened;
-  const { path, redactor } = opened;
+  const { store, redactor } = opened;
   const redact = (t: string) => redactor.redact(t);
-  let loom: Loom | undefined;
   try {
-    if (isPostgresUrl(path)) {
-      const { postgresThreadLoom } = await import("../loom/postgres-read.js");
-      loom = await postgresThreadLoom(path, flags.turn);
-    } else loom = new Loom(new JsonlStore(path));
+    const loom = await threadLoom(store, flags.turn);
     const text = formatTrajectory(
       trajectory(loom, flags.turn),
       flags.format,
@@ -157,7 +150,7 @@ export async function loomThreadCommand(
     io.stderr(`${redact(errorMessage(err))}\n`);
     return exitFor(err);
   } finally {
-    loom?.close();
+    await store.close();
   }
   if (!flags.redact)
     io.stderr("warning: written without redaction (--no-redact); the output may contain secrets\n");

@@ -28,10 +28,12 @@ export function summonTarget(
   flags: TargetFlags,
   io: CliIO,
 ): { id: string | undefined; named: NamedLoom | undefined; picked?: true } {
-  const location = loaded.cantrip!.loom.store.location;
+  const { location, file } = loaded.cantrip!.loom.store;
   const named = namedLoom(loaded, flags);
   if (flags.continue) {
-    const id = lastEntityOf(loaded.file, location);
+    // Which entities are the spell's is kept beside a loom file (its state file); a database
+    // keeps no such list (docs/design/LOOM-STORES.md): there, --entity ID names the entity.
+    const id = file === undefined ? undefined : lastEntityOf(loaded.file, file);
     if (id === undefined)
       io.stderr(`no earlier entity of ${loaded.file} in ${location}: summoned a new one\n`);
     return { id, named };

@@ -9,6 +9,7 @@
  */
 import type { Entity } from "../core/entity.js";
 import { errorMessage, SpellbookError } from "../core/errors.js";
+import { readEntityInto } from "../loom/entity-read.js";
 import type { Loom } from "../loom/loom.js";
 import { spellOf, type LoadedSpell } from "../spell/index.js";
 import { EXIT, processIO, type CliIO } from "./io.js";
@@ -148,6 +149,8 @@ async function startSummon(
         ((text, signal, request) => ask.question?.(text, signal, request) ?? Promise.resolve(null)),
       (t) => loaded.redactor.redact(t),
     );
+    // An entity recorded in a database by another process is read into the loom first.
+    if (id !== undefined) await readEntityInto(loom, id);
     const entity = cantrip.summon({
       ...(id === undefined ? {} : { entity: id }),
       ...(onApproval ? { onApproval } : {}),

@@ -1,13 +1,13 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { basename, join } from "node:path";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { basename } from "node:path";
 import { fileURLToPath } from "node:url";
 import { errorMessage } from "../core/errors.js";
 import { Redactor } from "../core/redact.js";
 import { KEY_ENV_VARS } from "../llm/providers/profiles.js";
-import { isPostgresUrl, redactUrl } from "../loom/postgres-connection.js";
+import type { LoomStore } from "../loom/loom-store.js";
+import { loomSecrets, openLoom, shownLoom } from "../loom/open-loom.js";
 import type { ForkRunner } from "../protocols/view/fork-route.js";
 import { displayPath, EXIT, type CliIO } from "./io.js";
-import { urlPassword } from "./loom-export.js";
 
 export interface ViewFlags {
   port?: number | undefined;
@@ -34,19 +34,36 @@ export function viewerScript(): string {
   throw new Error("dist/viewer.js is missing: build the package (npm run build)");
 }
 
-/** Every provider key set in the environment and the token: redacted with the common shapes. */
-function redactorFor(io: CliIO, token: string | undefined): Redactor {
+/**
+ * Every provider key set in the environment, the token and the loom location's secrets (a URL's
+ * password): redacted with the common shapes.
+ */
+function redactorFor(io: CliIO, token: string | undefined, target?: string): Redactor {
   const redactor = new Redactor();
   for (const name of KEY_ENV_VARS) redactor.add(io.env[name]);
   redactor.add(token);
+  for (const secret of target === undefined ? [] : loomSecrets(target)) redactor.add(secret);
   return redactor;
+}
+
+/**
+ * The loom named, when it is not a file (a database): the viewer reads it through its store
+ * (open-loom.ts). A file or a folder is read by its path (undefined here).
+ */
+function storeOf(target: string | undefined): LoomStore | undefined {
+  if (target === undefined) return undefined;
+  const store = openLoom(target);
+  if (store.file === undefined) return store;
+  void store.close();
+  return undefined;
 }
 
 /** Why `spell view` must not start with these arguments, or undefined. */
 function refusal(
   target: string | undefined,
   o: {
-    url?: string;
+    /** The loom is not a file (a database). */
+    store: boolean;
     path: string;
     host: string;
     token?: string;
@@ -59,15 +76,15 @@ function refusal(
   const bad = o.forkLlm?.find((m) => !FORK_LLM.test(m) || m.length > 200);
   if (bad !== undefined)
     return `--fork-llm ${JSON.stringify(bad)}: name a provider/model, e.g. --fork-llm anthropic/claude-sonnet-4-5\n`;
-  if (!o.url && !existsSync(o.path))
+  if (!o.store && !existsSync(o.path))
     return (
       `${o.path}: no such loom file or folder` +
       (target === undefined
         ? ` (spell run FILE writes its loom there; or name one: spell view LOOM|DIR)\n`
         : "\n")
     );
-  if (o.url && o.allowFork)
-    return "--allow-fork: a postgres:// loom is shown as a snapshot, and a fork would land in it; fork with spell loom fork on a loom file\n";
+  if (o.store && o.allowFork)
+    return "--allow-fork: a fork appends to a loom file and keeps its state beside it; a postgres:// loom cannot be forked from the page (fork with spell loom fork on a loom file)\n";
   if (!LOOPBACK.test(o.host) && !o.token)
     return (
       `refusing to listen on ${o.host} without a token: anyone who reaches it could read the looms.\n` +
@@ -88,12 +105,12 @@ export async function viewCommand(
   /** The page's script; default dist/viewer.js. */
   script?: string,
 ): Promise<number> {
-  const url = target !== undefined && isPostgresUrl(target) ? target : undefined;
-  let path = displayPath(io.cwd, target ?? ".spellbook");
+  const store = storeOf(target);
+  const path = displayPath(io.cwd, target ?? ".spellbook");
   const host = flags.host ?? "127.0.0.1";
   const token = flags.token ?? io.env["SPELLBOOK_TOKEN"];
   const refused = refusal(target, {
-    url,
+    store: store !== undefined,
     path,
     host,
     token,
@@ -101,40 +118,39 @@ export async function viewCommand(
     forkLlm: flags.forkLlm,
   });
   if (refused) {
+    await store?.close();
     io.stderr(refused);
     return EXIT.invalid;
   }
-  const redactor = redactorFor(io, token);
-  redactor.add(url && urlPassword(url));
-  let snapshot: PostgresSnapshot | undefined;
+  const redactor = redactorFor(io, token, target);
+  const shown = store && target !== undefined ? shownLoom(target) : path;
   try {
-    if (url) {
-      snapshot = await postgresSnapshot(url);
-      path = snapshot.path;
-    }
     const { createViewServer } = await import("../protocols/view/server.js");
     const app = await createViewServer({
-      target: path,
+      target: store ? shown : path,
+      store,
       token,
       redact: (t) => redactor.redact(t),
       appJs: script ?? viewerScript(),
       fork: flags.allowFork ? forkRunner(io) : undefined,
       forkModels: flags.forkLlm,
     });
-    const address = await app.listen({ port: flags.port ?? 8788, host });
-    const page = token ? `${address}/?token=${encodeURIComponent(token)}` : `${address}/`;
-    const shown = url ? `${redactUrl(url)} (as it was at start)` : path;
-    io.stderr(
-      `spell view: ${shown} listening on ${token ? `${address}/?token=…` : page} (Ctrl-C to stop)\n`,
-    );
-    if (flags.open) await openBrowser(page, io);
-    await stop;
-    await app.close();
+    try {
+      const address = await app.listen({ port: flags.port ?? 8788, host });
+      const page = token ? `${address}/?token=${encodeURIComponent(token)}` : `${address}/`;
+      io.stderr(
+        `spell view: ${shown} listening on ${token ? `${address}/?token=…` : page} (Ctrl-C to stop)\n`,
+      );
+      if (flags.open) await openBrowser(page, io);
+      await stop;
+    } finally {
+      await app.close();
+    }
   } catch (err) {
     io.stderr(`${redactor.redact(errorMessage(err))}\n`);
     return EXIT.failure;
   } finally {
-    snapshot?.remove();
+    await store?.close();
   }
   return EXIT.ok;
 }
@@ -187,7 +203,7 @@ async function openBrowser(url: string, io: CliIO): Promise<void> {
   child.unref();
 }
 
-/** `spell loom view FILE --out page.html`: one self-contained page (data and script inline). */
+/** `spell loom view FILE|URL --out page.html`: one self-contained page (data and script inline). */
 export async function loomViewCommand(
   file: string,
   flags: { out: string },
@@ -195,22 +211,28 @@ export async function loomViewCommand(
   /** The page's script; default dist/viewer.js. */
   script?: string,
 ): Promise<number> {
-  const url = isPostgresUrl(file) ? file : undefined;
+  const store = storeOf(file);
   const path = displayPath(io.cwd, file);
-  if (!url && !existsSync(path)) {
+  if (!store && !existsSync(path)) {
     io.stderr(`${path}: no such loom file\n`);
     return EXIT.invalid;
   }
-  const redactor = redactorFor(io, undefined);
-  redactor.add(url && urlPassword(url));
-  let snapshot: PostgresSnapshot | undefined;
+  const redactor = redactorFor(io, undefined, file);
   try {
     const { staticData } = await import("../protocols/view/static-data.js");
     const { pageHtml } = await import("../protocols/view/page-html.js");
-    if (url) snapshot = await postgresSnapshot(url);
-    const data = snapshot
-      ? staticData(snapshot.path, redactUrl(file), (t) => redactor.redact(t))
-      : staticData(path, basename(path), (t) => redactor.redact(t));
+    let data: string;
+    if (store) {
+      const { StoreViewIndex } = await import("../loom/view-store-index.js");
+      const index = new StoreViewIndex(store);
+      await index.readAll();
+      data = await staticData(index, shownLoom(file), (t) => redactor.redact(t));
+    } else {
+      const { LoomViewIndex } = await import("../loom/view-index.js");
+      const index = new LoomViewIndex(path);
+      index.refresh();
+      data = await staticData(index, basename(path), (t) => redactor.redact(t));
+    }
     const out = displayPath(io.cwd, flags.out);
     writeFileSync(out, pageHtml({ data, appJs: script ?? viewerScript() }));
     io.stderr(`spell loom view: wrote ${out}\n`);
@@ -218,32 +240,7 @@ export async function loomViewCommand(
     io.stderr(`${redactor.redact(errorMessage(err))}\n`);
     return EXIT.failure;
   } finally {
-    snapshot?.remove();
+    await store?.close();
   }
   return EXIT.ok;
-}
-
-interface PostgresSnapshot {
-  path: string;
-  remove(): void;
-}
-
-/**
- * A PostgreSQL loom as a loom file in a private temporary folder, for the viewer's index (which
- * reads a file): the loom as it is now; removed when the command ends.
- */
-async function postgresSnapshot(url: string): Promise<PostgresSnapshot> {
-  const os = await import("node:os");
-  const { snapshotPostgresLoom } = await import("../loom/postgres-read.js");
-  const dir = mkdtempSync(join(os.tmpdir(), "spell-view-"));
-  const remove = () => rmSync(dir, { recursive: true, force: true });
-  const name = decodeURIComponent(new URL(url).pathname.slice(1)) || "loom";
-  const path = join(dir, `${name.replace(/[^\w.-]/g, "_")}.jsonl`);
-  try {
-    await snapshotPostgresLoom(url, path);
-  } catch (err) {
-    remove();
-    throw err;
-  }
-  return { path, remove };
 }

@@ -1,3 +1,4 @@
+import type { Loom } from "./loom.js";
 import type { LoomStore } from "./loom-store.js";
 import type { LoomRecord } from "./turn.js";
 
@@ -15,4 +16,14 @@ export async function entityRecords(store: LoomStore, entityId: string): Promise
     ...thread.map((t): LoomRecord => ({ type: "turn", ...t })),
     ...folds.map((f): LoomRecord => ({ type: "fold", ...f })),
   ];
+}
+
+/**
+ * An entity another process recorded, read into `loom` before it is continued (`spell summon
+ * --entity`), when the loom's records go to a store other processes write too (a database); a
+ * file is read back by the loom itself, memory is this process's alone: nothing to do.
+ */
+export async function readEntityInto(loom: Loom, entityId: string): Promise<void> {
+  const { shared } = loom.store;
+  if (shared) loom.absorb(await entityRecords(shared, entityId));
 }

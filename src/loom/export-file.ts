@@ -1,5 +1,5 @@
 import { redactingReplacer } from "../core/redact-stream.js";
-import { loomItems, tornMessage } from "./jsonl-read.js";
+import { jsonlLoomStore, type LoomReadStore } from "./loom-store.js";
 
 export interface FileExportOptions {
   /** Applied to every string value before it is encoded (PROD-8); absent: no redaction. */
@@ -9,34 +9,39 @@ export interface FileExportOptions {
 }
 
 /**
- * A loom file exported as JSONL, one record at a time, in bounded memory whatever the file's
- * size: each record is read, redacted, encoded and handed to `write` — and, when `write` says
- * to wait (a slow reader of stdout), the next is read only once it has resolved; it resolving
- * false (the reader went away) ends the export. Records keep their file order: identities
- * (each once), turns (a shared observation put back whole), rewards as their own records; the
- * header and `torn` markers are left out.
+ * A loom exported as JSONL, a page of records at a time (LoomReadStore.recordPages), in bounded
+ * memory whatever its size: each record is redacted, encoded and handed to `write` — and, when
+ * `write` says to wait (a slow reader of stdout), the next is taken only once it has resolved;
+ * it resolving false (the reader went away) ends the export. Records keep their append order:
+ * identities (each once), turns (a shared observation put back whole), rewards as their own
+ * records; a file's header and `torn` markers are left out.
  */
-export async function exportLoomFile(
-  path: string,
+export async function exportLoom(
+  store: LoomReadStore,
   write: (text: string) => boolean | Promise<boolean>,
   options: FileExportOptions = {},
 ): Promise<void> {
   const { redact } = options;
   // Every string value is redacted before it is encoded, so escaping cannot hide a secret.
   const replacer = redact ? redactingReplacer(redact) : undefined;
-  const identities = new Set<string>();
-  for (const item of loomItems(path)) {
-    if (item.torn) {
-      options.onTorn?.(tornMessage(path, item.torn));
-      continue;
+  for await (const page of store.recordPages(0, { onTorn: options.onTorn })) {
+    for (const record of page.records) {
+      const open = write(`${JSON.stringify(record, replacer)}\n`);
+      if (!(typeof open === "boolean" ? open : await open)) return;
     }
-    const { record } = item;
-    if (record.type === "loom" || record.type === "torn") continue;
-    if (record.type === "identity") {
-      if (identities.has(record.cantrip_id)) continue;
-      identities.add(record.cantrip_id);
-    }
-    const open = write(`${JSON.stringify(record, replacer)}\n`);
-    if (!(typeof open === "boolean" ? open : await open)) return;
+  }
+}
+
+/** A loom file exported as JSONL (see exportLoom). */
+export async function exportLoomFile(
+  path: string,
+  write: (text: string) => boolean | Promise<boolean>,
+  options: FileExportOptions = {},
+): Promise<void> {
+  const store = jsonlLoomStore(path);
+  try {
+    await exportLoom(store, write, options);
+  } finally {
+    await store.close();
   }
 }

@@ -8,6 +8,8 @@ export class LoomIndex {
   readonly rewards = new Map<string, number>();
   /** The reason given with a turn's last reward, when one was. */
   readonly rewardReasons = new Map<string, string>();
+  /** Every reward record, in append order (with its reason and time). */
+  readonly rewardLog: Extract<LoomRecord, { type: "reward" }>[] = [];
   readonly folds: FoldNode[] = [];
   /** id → turn: built on the first lookup, kept current from then on. */
   private byId: Map<string, Turn> | null = null;
@@ -25,6 +27,7 @@ export class LoomIndex {
         break;
       }
       case "reward":
+        this.rewardLog.push(record);
         this.rewards.set(record.turn_id, record.reward);
         if (typeof record.reason === "string")
           this.rewardReasons.set(record.turn_id, record.reason);

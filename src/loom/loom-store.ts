@@ -1,49 +1,38 @@
+import { isoNow } from "../core/clock.js";
+import { ConfigError } from "../core/errors.js";
 import { LoomIndex } from "./loom-index.js";
+import {
+  filePages,
+  listPages,
+  type RecordPage,
+  type RecordReadOptions,
+  type StoredRecord,
+} from "./record-pages.js";
 import { JsonlStore, type JsonlStoreOptions } from "./storage-jsonl.js";
 import { MemoryStore, type RecordStore } from "./store.js";
-import type { FoldNode, IdentityNode, LoomRecord, Turn } from "./turn.js";
+import type { EntitySummary, LoomStore, RewardRecord } from "./store-contract.js";
+import type { FoldNode, IdentityNode, Turn } from "./turn.js";
 
-/** A record a store keeps: everything but the file's own header and its tear marks. */
-export type StoredRecord = Exclude<LoomRecord, { type: "loom" } | { type: "torn" }>;
-
-/** One entity as a store lists it. */
-export interface EntitySummary {
-  entityId: string;
-  cantripId: string;
-  /** How many turns the entity has. */
-  turns: number;
-  firstTurnId: string;
-  lastTurnId: string;
-}
+export type { RecordPage, RecordReadOptions, StoredRecord } from "./record-pages.js";
+export type { EntitySummary, LoomReadStore, LoomStore, RewardRecord } from "./store-contract.js";
 
 /**
- * The seam for the stores a loom lives in (JSONL today, PostgreSQL in the scale-out issue).
- * Every method returns a promise: a store across a network cannot answer synchronously.
- * The contract (tests/loom/store-contract.ts, run by every store):
- * - `append` is idempotent by id: a turn, an identity or a fold whose id is already stored is
- *   not stored again and resolves false (the first stays); so a writer that lost the answer to
- *   an append may send it again. A reward is a record of its own (LOOM-3): the latest wins;
- * - a turn may be appended before the turn it hangs from (a child's turns — COMP-5);
- * - reads give turns with their latest reward applied, frozen.
+ * A reward appended to a turn of the store, as `Loom.annotateReward` appends one: refused
+ * (`bad_reward`, `loom_unknown_turn`) before anything is written.
  */
-export interface LoomStore {
-  /** A description for messages ("memory", a file path, a database). */
-  readonly location: string;
-  /** Stores one record; false when a record with its id was already there. */
-  append(record: StoredRecord): Promise<boolean>;
-  /** The path root → `turnId` (LOOM-10); rejects with `loom_unknown_turn` for a turn not held. */
-  readThread(turnId: string): Promise<Turn[]>;
-  /** An entity's turns in append order ([] for an entity without turns). */
-  readEntity(entityId: string): Promise<Turn[]>;
-  /** Every entity with turns, once, in the order of its first turn. */
-  listEntities(): Promise<EntitySummary[]>;
-  /** The latest reward of each rewarded turn. */
-  rewards(): Promise<ReadonlyMap<string, number>>;
-  /** The folds recorded, in order; of one entity when `entityId` is given (§6.8). */
-  folds(entityId?: string): Promise<FoldNode[]>;
-  /** A cantrip's identity root (IDENTITY-4), when recorded. */
-  identity(cantripId: string): Promise<IdentityNode | undefined>;
-  close(): Promise<void>;
+export async function appendReward(
+  store: LoomStore,
+  turnId: string,
+  reward: number,
+  reason?: string,
+): Promise<void> {
+  if (!(await store.turn(turnId)))
+    throw new ConfigError("loom_unknown_turn", `no turn ${turnId} in the loom`);
+  if (!Number.isFinite(reward))
+    throw new ConfigError("bad_reward", "reward must be a finite number");
+  const record: RewardRecord = { type: "reward", turn_id: turnId, reward, timestamp: isoNow() };
+  if (reason !== undefined) record.reason = reason;
+  await store.append(record);
 }
 
 /**
@@ -55,13 +44,41 @@ export interface LoomStore {
 export class RecordLoomStore implements LoomStore {
   private indexed: LoomIndex | null;
   private foldIds: Set<string> | null = null;
+  /** Every record, in order, for a store that does not read back (memory). */
+  private readonly log: StoredRecord[] | null;
 
   constructor(private readonly records: RecordStore) {
     this.indexed = records.readsBack ? null : new LoomIndex();
+    this.log = records.readsBack ? null : [];
   }
 
   get location(): string {
     return this.records.location;
+  }
+
+  get file(): string | undefined {
+    return this.records.file;
+  }
+
+  /** A file is read anew (what other processes appended since is in it); memory, as it is. */
+  recordPages(from = 0, options: RecordReadOptions = {}): AsyncIterable<RecordPage> {
+    const { file } = this.records;
+    if (file !== undefined) return filePages(file, from, options);
+    return listPages(this.log ?? this.records.load(), from);
+  }
+
+  turn(turnId: string): Promise<Turn | undefined> {
+    return settle(() => {
+      const found = this.index.turnsById.get(turnId);
+      return found && this.index.rewarded(found);
+    });
+  }
+
+  rewardRecords(turnIds: readonly string[]): Promise<RewardRecord[]> {
+    return settle(() => {
+      const wanted = new Set(turnIds);
+      return this.index.rewardLog.filter((r) => wanted.has(r.turn_id));
+    });
   }
 
   append(record: StoredRecord): Promise<boolean> {
@@ -112,10 +129,12 @@ export class RecordLoomStore implements LoomStore {
       const { type: _type, ...turn } = record;
       this.records.appendTurn(turn); // stored first: a failed write leaves the index untouched
       index.addTurn(Object.freeze(turn));
+      this.log?.push(record);
       return true;
     }
     this.records.append(record);
     index.add(record);
+    this.log?.push(record);
     if (record.type === "fold") this.foldIds?.add(record.id);
     return true;
   }

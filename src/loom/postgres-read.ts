@@ -1,88 +1,77 @@
 /**
- * A PostgreSQL loom read by the commands that read a file (`spell loom thread/reward/view`,
- * `spell view`): a thread as a loom in memory, a reward appended, the whole loom written to a
- * JSONL file for the viewer's index.
+ * A PostgreSQL loom's records read a page at a time (`PostgresLoomStore.recordPages`): two
+ * cursors over one read-only snapshot, one reading the records' sizes ahead, so a page holds at
+ * most RECORD_PAGE_BYTES of records (or one record, whatever its size), the next page read only
+ * when the caller asks for it (issue 40: memory bounded by a page, not by the loom).
  */
-import { closeSync, openSync, writeSync } from "node:fs";
-import { isoNow } from "../core/clock.js";
-import { ConfigError } from "../core/errors.js";
-import { Loom } from "./loom.js";
+import type { RecordPage } from "./record-pages.js";
 import type { StoredRecord } from "./loom-store.js";
-import { postgresRecords } from "./postgres-records.js";
-import { postgresLoomStore } from "./storage-postgres.js";
-import { LOOM_FORMAT_VERSION, type LoomRecord } from "./turn.js";
+import type { PostgresConnection } from "./postgres-connection.js";
 
 /**
- * What `trajectory` reads of the thread ending at `turnId` (thread-export.ts): its turns (one
- * recursive query), their cantrips' identities and their rewards with reasons, in a loom in
- * memory. Rejects with `loom_unknown_turn` for a turn not stored.
+ * Every record of the loom in append order, as JSONL would hold them (export, view, import),
+ * with its place (`seq`, one sequence for every table) after `$FROM` (a number, checked).
  */
-export async function postgresThreadLoom(url: string, turnId: string): Promise<Loom> {
-  const store = postgresLoomStore(url);
-  try {
-    const turns = await store.readThread(turnId);
-    const records: LoomRecord[] = [];
-    for (const cantripId of new Set(turns.map((t) => t.cantrip_id))) {
-      const node = await store.identity(cantripId);
-      if (node) records.push({ ...node, type: "identity" });
-    }
-    for (const turn of turns) records.push({ ...turn, type: "turn" });
-    records.push(...(await store.rewardRecords(turns.map((t) => t.id))));
-    const loom = new Loom();
-    loom.absorb(records);
-    return loom;
-  } finally {
-    await store.close();
-  }
-}
+const recordsAfter = (
+  from: number,
+) => `SELECT seq, 'identity' AS type, record FROM loom_identities WHERE seq > ${from}
+  UNION ALL SELECT seq, 'turn', record FROM loom_turns WHERE seq > ${from}
+  UNION ALL SELECT seq, 'reward', record FROM loom_rewards WHERE seq > ${from}
+  UNION ALL SELECT seq, 'fold', record FROM loom_folds WHERE seq > ${from}
+  ORDER BY seq`;
+
+/** A page of records: at most this many bytes of JSON (or one record)… */
+export const RECORD_PAGE_BYTES = 4 << 20;
+/** …and at most this many records. */
+const RECORD_PAGE_ROWS = 256;
+
+type Row = { seq: string; type: StoredRecord["type"]; record: Record<string, unknown> };
 
 /**
- * A reward appended to a turn of the PostgreSQL loom, as `Loom.annotateReward` appends one to a
- * file: refused (`bad_reward`, `loom_unknown_turn`) before anything is written.
+ * The records stored after position `from` (0: all), in pages; a page's `next` is the place of
+ * its last record. A record whose transaction commits after a later-numbered one's (two writers
+ * at once) is in a read from 0, not in a read from a page that passed its number.
  */
-export async function rewardPostgresTurn(
-  url: string,
-  turnId: string,
-  reward: number,
-  reason?: string,
-): Promise<void> {
-  if (!Number.isFinite(reward))
-    throw new ConfigError("bad_reward", "reward must be a finite number");
-  const store = postgresLoomStore(url);
+export async function* postgresPages(
+  db: PostgresConnection,
+  from = 0,
+): AsyncGenerator<RecordPage, void, undefined> {
+  if (!Number.isSafeInteger(from) || from < 0) throw new Error(`bad record position ${from}`);
+  const records = recordsAfter(from);
+  const client = await db.session();
+  let inTransaction = false;
   try {
-    if (!(await store.hasTurn(turnId)))
-      throw new ConfigError("loom_unknown_turn", `no turn ${turnId} in the loom`);
-    const record: StoredRecord = { type: "reward", turn_id: turnId, reward, timestamp: isoNow() };
-    if (reason !== undefined) record.reason = reason;
-    await store.append(record);
-  } finally {
-    await store.close();
-  }
-}
-
-/** About how much of the snapshot is held before it is written. */
-const WRITE_CHARS = 1 << 20;
-
-/**
- * The whole PostgreSQL loom written to `path` as a loom file (a header, then every record in
- * append order), readable only by its owner: what the viewer indexes. Read a page of records at
- * a time and written as it comes (issue 40: memory bounded by a page, not by the loom). Not
- * redacted here (the records were redacted when stored; the viewer redacts what it shows).
- */
-export async function snapshotPostgresLoom(url: string, path: string): Promise<void> {
-  const fd = openSync(path, "wx", 0o600);
-  try {
-    const header = { type: "loom", version: LOOM_FORMAT_VERSION, created: isoNow() };
-    let text = `${JSON.stringify(header)}\n`;
-    for await (const record of postgresRecords(url)) {
-      text += `${JSON.stringify(record)}\n`;
-      if (text.length >= WRITE_CHARS) {
-        writeSync(fd, text);
-        text = "";
+    await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+    inTransaction = true;
+    await client.query(
+      `DECLARE loom_sizes SCROLL CURSOR FOR SELECT octet_length(a.record::text) AS bytes FROM (${records}) a`,
+    );
+    await client.query(`DECLARE loom_records NO SCROLL CURSOR FOR ${records}`);
+    // The sizes cursor reads ahead, then goes back to the first record not yet read.
+    for (let read = 0; ;) {
+      const sizes = await client.query<{ bytes: number }>(
+        `FETCH ${RECORD_PAGE_ROWS} FROM loom_sizes`,
+      );
+      if (sizes.rows.length === 0) break;
+      let count = 0;
+      for (let bytes = 0; count < sizes.rows.length; count++) {
+        bytes += sizes.rows[count]!.bytes;
+        if (count > 0 && bytes > RECORD_PAGE_BYTES) break;
       }
+      read += count;
+      await client.query(`MOVE ABSOLUTE ${read} FROM loom_sizes`);
+      const page = await client.query<Row>(`FETCH ${count} FROM loom_records`);
+      yield {
+        records: page.rows.map((r) => ({ type: r.type, ...r.record }) as StoredRecord),
+        next: Number(page.rows.at(-1)!.seq),
+      };
     }
-    writeSync(fd, text);
+    await client.query("COMMIT");
+    inTransaction = false;
+  } catch (err) {
+    throw db.error(err);
   } finally {
-    closeSync(fd);
+    if (inTransaction) await client.query("ROLLBACK").catch(() => undefined);
+    client.release();
   }
 }

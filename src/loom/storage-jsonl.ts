@@ -188,7 +188,12 @@ function firstLine(path: string): string | null {
   }
   try {
     const bytes = Buffer.alloc(HEAD_WINDOW);
-    const n = readSync(fd, bytes, 0, HEAD_WINDOW, 0);
+    let n: number;
+    try {
+      n = readSync(fd, bytes, 0, HEAD_WINDOW, 0);
+    } catch {
+      return null; // not a file (a folder): reading or appending it says so
+    }
     if (n === 0) return null;
     const newline = bytes.subarray(0, n).indexOf(0x0a);
     return bytes.toString("utf8", 0, newline < 0 ? n : newline);

@@ -1,9 +1,11 @@
 import { ConfigError, SystemError } from "../core/errors.js";
 import { redactDeep } from "../core/redact-stream.js";
-import type { EntitySummary, LoomStore, StoredRecord } from "./loom-store.js";
+import type { EntitySummary, LoomStore, RewardRecord, StoredRecord } from "./loom-store.js";
 import type { Pool } from "pg";
 import { appendBatch } from "./postgres-batch.js";
 import { PostgresConnection } from "./postgres-connection.js";
+import { postgresPages } from "./postgres-read.js";
+import type { RecordPage } from "./record-pages.js";
 import type { FoldNode, IdentityNode, Turn } from "./turn.js";
 
 export interface PostgresStoreOptions {
@@ -34,21 +36,6 @@ const ENTITIES = `SELECT entity_id, (array_agg(cantrip_id ORDER BY seq))[1] AS c
     count(*)::int AS turns, (array_agg(id ORDER BY seq))[1] AS first_id,
     (array_agg(id ORDER BY seq DESC))[1] AS last_id
   FROM loom_turns GROUP BY entity_id ORDER BY min(seq)`;
-
-/** Every record of the loom in append order, as JSONL would hold them (export, view, import). */
-const ALL_RECORDS = `SELECT seq, 'identity' AS type, record FROM loom_identities
-  UNION ALL SELECT seq, 'turn', record FROM loom_turns
-  UNION ALL SELECT seq, 'reward', record FROM loom_rewards
-  UNION ALL SELECT seq, 'fold', record FROM loom_folds
-  ORDER BY seq`;
-
-/** The records of ALL_RECORDS with their size, read by cursors (recordPages). */
-const RECORD_SIZES = `SELECT octet_length(a.record::text) AS bytes FROM (${ALL_RECORDS}) a`;
-
-/** A page of records read by `recordPages`: at most this many bytes of JSON (or one record). */
-export const RECORD_PAGE_BYTES = 4 << 20;
-/** …and at most this many records. */
-const RECORD_PAGE_ROWS = 256;
 
 interface TurnRow {
   record: Turn;
@@ -130,16 +117,17 @@ export class PostgresLoomStore implements LoomStore {
     return rows.rows.map(rewarded);
   }
 
-  /** True when a turn with this id is stored. */
-  async hasTurn(turnId: string): Promise<boolean> {
-    const sql = "SELECT 1 FROM loom_turns WHERE id = $1";
-    return (await this.db.run((c) => c.query(sql, [turnId]))).rows.length > 0;
+  async turn(turnId: string): Promise<Turn | undefined> {
+    const sql = `SELECT t.record, w.reward FROM loom_turns t ${LATEST_REWARD} WHERE t.id = $1`;
+    const rows = await this.db.run((c) => c.query<TurnRow>(sql, [turnId]));
+    const found = rows.rows[0];
+    return found && rewarded(found);
   }
 
   /** The reward records of these turns (with their reasons), in append order. */
-  async rewardRecords(turnIds: readonly string[]): Promise<StoredRecord[]> {
+  async rewardRecords(turnIds: readonly string[]): Promise<RewardRecord[]> {
     const sql = "SELECT record FROM loom_rewards WHERE turn_id = ANY($1::text[]) ORDER BY seq";
-    type Row = { record: Extract<StoredRecord, { type: "reward" }> };
+    type Row = { record: RewardRecord };
     const rows = await this.db.run((c) => c.query<Row>(sql, [turnIds]));
     return rows.rows.map((r) => ({ ...r.record, type: "reward" }));
   }
@@ -194,52 +182,9 @@ export class PostgresLoomStore implements LoomStore {
     return found && Object.freeze(found);
   }
 
-  /** Every record in append order, as a JSONL loom would hold them (export, view). */
-  async records(): Promise<StoredRecord[]> {
-    type Row = { type: StoredRecord["type"]; record: Record<string, unknown> };
-    const rows = await this.db.run((c) => c.query<Row>(ALL_RECORDS));
-    return rows.rows.map((r) => ({ type: r.type, ...r.record }) as StoredRecord);
-  }
-
-  /**
-   * Every record in append order, as `records()` gives them, a page at a time (bounded memory
-   * whatever the loom's size): two cursors over one read-only snapshot, one reading the records'
-   * sizes ahead, so a page holds at most RECORD_PAGE_BYTES of records (or one record, whatever
-   * its size). The next page is read only when the caller asks for it.
-   */
-  async *recordPages(): AsyncGenerator<StoredRecord[], void, undefined> {
-    type Row = { type: StoredRecord["type"]; record: Record<string, unknown> };
-    const client = await this.db.session();
-    let inTransaction = false;
-    try {
-      await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
-      inTransaction = true;
-      await client.query(`DECLARE loom_sizes SCROLL CURSOR FOR ${RECORD_SIZES}`);
-      await client.query(`DECLARE loom_records NO SCROLL CURSOR FOR ${ALL_RECORDS}`);
-      // The sizes cursor reads ahead, then goes back to the first record not yet read.
-      for (let read = 0; ;) {
-        const sizes = await client.query<{ bytes: number }>(
-          `FETCH ${RECORD_PAGE_ROWS} FROM loom_sizes`,
-        );
-        if (sizes.rows.length === 0) break;
-        let count = 0;
-        for (let bytes = 0; count < sizes.rows.length; count++) {
-          bytes += sizes.rows[count]!.bytes;
-          if (count > 0 && bytes > RECORD_PAGE_BYTES) break;
-        }
-        read += count;
-        await client.query(`MOVE ABSOLUTE ${read} FROM loom_sizes`);
-        const page = await client.query<Row>(`FETCH ${count} FROM loom_records`);
-        yield page.rows.map((r) => ({ type: r.type, ...r.record }) as StoredRecord);
-      }
-      await client.query("COMMIT");
-      inTransaction = false;
-    } catch (err) {
-      throw this.db.error(err);
-    } finally {
-      if (inTransaction) await client.query("ROLLBACK").catch(() => undefined);
-      client.release();
-    }
+  /** Every record in append order, a page at a time (postgres-read.ts): bounded memory. */
+  recordPages(from = 0): AsyncIterable<RecordPage> {
+    return postgresPages(this.db, from);
   }
 
   close(): Promise<void> {

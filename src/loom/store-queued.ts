@@ -35,6 +35,11 @@ export class QueuedRecordStore implements RecordStore {
     return this.target.location;
   }
 
+  /** The store other processes write too: an entity to continue is read from it. */
+  get shared(): LoomStore {
+    return this.target;
+  }
+
   append(record: LoomRecord): void {
     if (record.type === "loom" || record.type === "torn") return; // a file's own marks
     this.send(record);

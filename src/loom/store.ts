@@ -1,3 +1,4 @@
+import type { LoomStore } from "./store-contract.js";
 import type { LoomRecord, Turn } from "./turn.js";
 
 /**
@@ -27,6 +28,13 @@ export interface RecordStore {
   readonly location: string;
   /** The file the store appends to, when it is one: summoned entities are kept beside it. */
   readonly file?: string;
+  /** What reading the store found worth saying (a file's torn pieces skipped). */
+  readonly warnings?: readonly string[];
+  /**
+   * The asynchronous store the records are queued to, when they are (a database other processes
+   * write too): what they recorded is read from it (QueuedRecordStore).
+   */
+  readonly shared?: LoomStore;
 }
 
 /** A loom kept in memory only: the loom's own index is the record. */

@@ -5,8 +5,10 @@
  */
 import { redactingReplacer } from "../core/redact-stream.js";
 import type { Message } from "../core/contract.js";
-import type { Loom } from "./loom.js";
+import { Loom } from "./loom.js";
+import type { LoomReadStore } from "./loom-store.js";
 import { forkPath, rebuildMessages } from "./thread-context.js";
+import type { LoomRecord } from "./turn.js";
 
 export const THREAD_FORMATS = ["text", "jsonl", "openai", "anthropic"] as const;
 export type ThreadFormat = (typeof THREAD_FORMATS)[number];
@@ -17,6 +19,25 @@ export interface Trajectory {
   /** The last turn's reward and its reason, when it has one. */
   reward: number | null;
   reason: string | undefined;
+}
+
+/**
+ * What `trajectory` reads of the thread ending at `turnId`, from any store: its turns, their
+ * cantrips' identities and their rewards with reasons, in a loom in memory (a database answers
+ * the thread in one recursive query). Rejects with `loom_unknown_turn` for a turn not held.
+ */
+export async function threadLoom(store: LoomReadStore, turnId: string): Promise<Loom> {
+  const turns = await store.readThread(turnId);
+  const records: LoomRecord[] = [];
+  for (const cantripId of new Set(turns.map((t) => t.cantrip_id))) {
+    const node = await store.identity(cantripId);
+    if (node) records.push({ ...node, type: "identity" });
+  }
+  for (const turn of turns) records.push({ ...turn, type: "turn" });
+  records.push(...(await store.rewardRecords(turns.map((t) => t.id))));
+  const loom = new Loom();
+  loom.absorb(records);
+  return loom;
 }
 
 /** The trajectory that ends at `turnId`: the context its entity saw, root to that turn. */

@@ -1,6 +1,7 @@
 /**
- * What `spell view` knows of a loom file: one small entry per turn (where its line lies in the
- * file, and the few fields a list or a tree row shows), the entities, folds and rewards. The
+ * What `spell view` knows of a loom file (view-index-base.ts): one small entry per turn (where its
+ * line lies in the file, and the few fields a list or a tree row shows), the entities, folds and
+ * rewards. The
  * file is read once, then only the bytes appended since (a running cast's loom grows on the
  * page); a turn's full record is read back from its line when it is opened. Nothing of a turn's
  * text is held but its first intent, so a 100,000-turn loom is indexed in little memory. A
@@ -13,10 +14,11 @@
  */
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { decodeRecord } from "./jsonl-codec.js";
-import { LOOM_FORMAT_VERSION, type FoldNode, type LoomRecord, type Turn } from "./turn.js";
-import { addTurn, newEntity, type ViewEntity, type ViewTurn } from "./view-entity.js";
+import type { Turn } from "./turn.js";
+import { ViewIndexBase, type ViewIndex } from "./view-index-base.js";
 
 export type { ViewEntity, ViewTurn } from "./view-entity.js";
+export type { ViewIndex } from "./view-index-base.js";
 
 const CHUNK = 4 << 20;
 /** At most this much appended is read within a look; more is read in the background. */
@@ -26,17 +28,7 @@ const STEP_BYTES = 256 << 10;
 const SLICE_MS = 12;
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-export class LoomViewIndex {
-  readonly turns = new Map<string, ViewTurn>();
-  /** Turn ids in file order. */
-  readonly order: string[] = [];
-  readonly children = new Map<string | null, string[]>();
-  readonly entities = new Map<string, ViewEntity>();
-  readonly folds: FoldNode[] = [];
-  /** Grows with every change read from the file: the page asks for it to know it must look again. */
-  version = 0;
-  /** Why the file cannot be read (a newer format), or null. */
-  problem: string | null = null;
+export class LoomViewIndex extends ViewIndexBase implements ViewIndex {
   private size = 0;
   private pending = Buffer.alloc(0);
   /** The background reading a look started, while it runs. */
@@ -47,7 +39,9 @@ export class LoomViewIndex {
     /** Opens the loom for reading (a file descriptor the index closes). */
     private readonly open: () => number = () =>
       openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW),
-  ) {}
+  ) {
+    super();
+  }
 
   /** Reads what was appended since the last look; a file that shrank is read again whole. */
   refresh(): boolean {
@@ -152,15 +146,10 @@ export class LoomViewIndex {
     }
   }
 
-  private reset(): void {
-    this.turns.clear();
-    this.order.length = 0;
-    this.children.clear();
-    this.entities.clear();
-    this.folds.length = 0;
+  protected override reset(): void {
+    super.reset();
     this.size = 0;
     this.pending = Buffer.alloc(0);
-    this.problem = null;
   }
 
   /** Complete lines of `chunk` (after what was pending) are read; a partial last line waits. */
@@ -184,69 +173,4 @@ export class LoomViewIndex {
     const record = decodeRecord(value);
     if (record) this.record(record, off, to - from);
   }
-
-  private record(record: LoomRecord, off: number, len: number): void {
-    if (record.type === "loom" && record.version > LOOM_FORMAT_VERSION)
-      this.problem = `loom format version ${record.version} is newer than this Spellbook reads (${LOOM_FORMAT_VERSION})`;
-    else if (record.type === "turn") this.addTurn(record, off, len);
-    else if (record.type === "fold") this.folds.push(record);
-    else if (record.type === "reward") this.reward(record.turn_id, record.reward);
-  }
-
-  private reward(turnId: string, reward: number): void {
-    const t = this.turns.get(turnId);
-    if (!t) return;
-    t.reward = reward;
-    const e = this.entities.get(t.entity);
-    if (e) e.reward = reward;
-  }
-
-  private addTurn(record: Turn, off: number, len: number): void {
-    if (this.turns.has(record.id)) return;
-    const t = viewTurn(record, off, len);
-    this.turns.set(t.id, t);
-    this.order.push(t.id);
-    const siblings = this.children.get(t.parent);
-    if (siblings) siblings.push(t.id);
-    else this.children.set(t.parent, [t.id]);
-    let e = this.entities.get(t.entity);
-    if (!e) {
-      const parent = t.parent === null ? undefined : this.turns.get(t.parent);
-      e = newEntity(record, t, parent?.entity ?? null);
-      this.entities.set(t.entity, e);
-    }
-    addTurn(e, t, record);
-  }
-}
-
-function num(value: unknown): number {
-  return typeof value === "number" && Number.isFinite(value) ? value : 0;
-}
-
-function viewTurn(r: Turn, off: number, len: number): ViewTurn {
-  const m = r.metadata ?? {};
-  // Loom format 3 records who answered and the cost at the turn's top level.
-  const llm = (r.llm ?? m["llm"]) as { provider?: unknown; model?: unknown } | undefined;
-  const cost = r.cost_usd ?? m["cost_usd"];
-  const fork = m["fork"] as { from_turn?: unknown } | undefined;
-  const calls = Array.isArray(r.gate_calls) ? r.gate_calls : [];
-  return {
-    id: r.id,
-    parent: r.parent_id ?? null,
-    entity: r.entity_id,
-    seq: r.sequence,
-    off,
-    len,
-    gates: calls.map((g) => String(g.gate_name)),
-    err: r.is_error === true || calls.some((g) => g.is_error),
-    tokens: num(m.tokens_prompt) + num(m.tokens_completion),
-    cost: typeof cost === "number" ? cost : null,
-    reward: typeof r.reward === "number" ? r.reward : null,
-    end: r.terminated ? (r.reason ?? "done") : r.truncated ? `truncated: ${r.reason ?? "?"}` : null,
-    ts: typeof m.timestamp === "string" ? m.timestamp : "",
-    ms: num(m.duration_ms),
-    llm:
-      llm && typeof llm === "object" ? [llm.provider, llm.model].filter(Boolean).join("/") : null,
-    forkOf: fork && typeof fork.from_turn === "string" ? fork.from_turn : null,
-  };
 }

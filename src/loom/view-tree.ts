@@ -6,7 +6,7 @@
  * number of turns deep. A thread (two side by side) is the path from the root to a turn.
  */
 import type { FoldNode } from "./turn.js";
-import type { LoomViewIndex, ViewTurn } from "./view-index.js";
+import type { ViewIndex, ViewTurn } from "./view-index.js";
 
 export type TurnRow = Omit<ViewTurn, "off" | "len" | "parent"> & {
   kind: "turn";
@@ -85,7 +85,7 @@ export class TreeLayout {
   readonly depths: number[] = [];
 
   constructor(
-    private readonly index: LoomViewIndex,
+    private readonly index: ViewIndex,
     private readonly foldsOf: Map<string, FoldNode[]>,
   ) {}
 
@@ -113,7 +113,7 @@ export class TreeLayout {
 }
 
 /** An entity's tree (see above); empty for an entity the loom does not hold. */
-export function entityLayout(index: LoomViewIndex, entityId: string): TreeLayout {
+export function entityLayout(index: ViewIndex, entityId: string): TreeLayout {
   const foldsOf = new Map<string, FoldNode[]>();
   for (const f of index.folds) {
     const list = foldsOf.get(f.entity_id);
@@ -143,14 +143,14 @@ export function entityLayout(index: LoomViewIndex, entityId: string): TreeLayout
 }
 
 /** All the rows of an entity's tree at once (a small loom, a saved page). */
-export function entityRows(index: LoomViewIndex, entityId: string): ViewRow[] {
+export function entityRows(index: ViewIndex, entityId: string): ViewRow[] {
   const layout = entityLayout(index, entityId);
   return layout.rows(0, layout.length);
 }
 
 /** A turn's next turns: its thread's continuation stays in the column, branches go one in. */
 function pushNext(
-  index: LoomViewIndex,
+  index: ViewIndex,
   t: ViewTurn,
   depth: number,
   ids: string[],
@@ -178,7 +178,7 @@ function pushNext(
 }
 
 /** The path from the root to an entity's last turn (a fork's shares its origin's head). */
-export function threadRows(index: LoomViewIndex, entityId: string): TurnRow[] {
+export function threadRows(index: ViewIndex, entityId: string): TurnRow[] {
   const entity = index.entities.get(entityId);
   if (!entity) return [];
   const path: TurnRow[] = [];

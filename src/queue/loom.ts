@@ -16,11 +16,9 @@
  * ~/.pgpass) goes to a host a job names.
  */
 import type { Redactor } from "../core/redact.js";
-import { entityRecords } from "../loom/entity-read.js";
+import { readEntityInto } from "../loom/entity-read.js";
 import { Loom } from "../loom/loom.js";
-import { isPostgresUrl, urlWithoutSecrets } from "../loom/postgres-connection.js";
-import { QueuedRecordStore } from "../loom/store-queued.js";
-import { postgresLoomStore } from "../loom/storage-postgres.js";
+import { portableLoom } from "../loom/open-loom.js";
 import { openLoomStore } from "../spell/loom-store.js";
 
 export interface WorkerLoom {
@@ -47,37 +45,25 @@ export const JOB_LOOM_OPTIONS: ReadonlySet<string> = new Set([
  * of JOB_LOOM_OPTIONS; anything else as it is.
  */
 export function jobLoom(where: string | undefined): string | undefined {
-  if (!where || !isPostgresUrl(where)) return where;
-  const bare = urlWithoutSecrets(where);
-  if (bare === null) return where.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*):.*@/i, "$1@");
-  const url = new URL(bare);
-  for (const key of [...url.searchParams.keys()])
-    if (!JOB_LOOM_OPTIONS.has(key)) url.searchParams.delete(key);
-  return url.href;
+  return where && portableLoom(where, JOB_LOOM_OPTIONS);
 }
 
+/**
+ * The loom a worker records a job's casts to (open-loom.ts): a store other workers write too
+ * (a database) is read back before each cast (`prepare`); a file or memory has nothing to read.
+ */
 export function openWorkerLoom(
   where: string | undefined,
   redactor: Redactor,
   env: NodeJS.ProcessEnv,
 ): Promise<WorkerLoom> {
-  const redact = (text: string) => redactor.redact(text);
-  if (where && isPostgresUrl(where)) {
-    const store = new QueuedRecordStore(postgresLoomStore(where, { redact }));
-    const loom = new Loom(store);
-    return Promise.resolve({
-      loom,
-      prepare: async (entityId) => loom.absorb(await entityRecords(store.target, entityId)),
-      close: () => store.close(),
-    });
-  }
-  const loom =
-    !where || where === "memory"
-      ? new Loom()
-      : new Loom(openLoomStore(where, process.cwd(), redactor, env));
+  const store = openLoomStore(where ?? "memory", process.cwd(), redactor, env);
+  const loom = new Loom(store);
   return Promise.resolve({
     loom,
-    prepare: () => Promise.resolve(),
-    close: () => Promise.resolve(loom.close()),
+    prepare: (entityId) => readEntityInto(loom, entityId),
+    close: async () => {
+      await store.close();
+    },
   });
 }

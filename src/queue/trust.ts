@@ -9,7 +9,7 @@
 import { realpathSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative } from "node:path";
 import { ConfigError } from "../core/errors.js";
-import { isPostgresUrl, redactUrl } from "../loom/postgres-connection.js";
+import { sameSharedLoom, sharedLoom, shownLoom } from "../loom/open-loom.js";
 import { castOf, type QueuedCast } from "./job.js";
 
 /** The real path of `p`, or its nearest existing parent's joined with the rest. */
@@ -61,34 +61,13 @@ export function workerLoomFor(
 ): string | undefined {
   if (job === undefined) return own;
   if (job === "memory") return job;
-  if (own !== undefined && sameDatabase(job, own)) return own;
-  const shown = isPostgresUrl(job)
-    ? redactUrl(job)
+  if (own !== undefined && sameSharedLoom(job, own)) return own;
+  const shown = sharedLoom(job)
+    ? shownLoom(job)
     : JSON.stringify(job.length > 200 ? `${job.slice(0, 200)}…` : job);
-  const mine = own && isPostgresUrl(own) ? `its --loom ${redactUrl(own)}` : "no PostgreSQL --loom";
+  const mine = own && sharedLoom(own) ? `its --loom ${shownLoom(own)}` : "no PostgreSQL --loom";
   throw new ConfigError(
     "queue_job",
     `the job names the loom ${shown}: a job may name only this worker's own loom (${mine}) or memory, never a file or another database`,
   );
-}
-
-/** Whether two PostgreSQL URLs name the same database as the same user (options aside). */
-function sameDatabase(a: string, b: string): boolean {
-  const key = (url: string) => {
-    if (!isPostgresUrl(url)) return null;
-    try {
-      const u = new URL(url);
-      const name = (part: string) => decodeURIComponent(part);
-      return JSON.stringify([
-        name(u.username),
-        name(u.hostname).toLowerCase(),
-        u.port,
-        name(u.pathname),
-      ]);
-    } catch {
-      return null;
-    }
-  };
-  const k = key(a);
-  return k !== null && k === key(b);
 }

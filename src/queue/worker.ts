@@ -17,7 +17,7 @@ import { castOne } from "../eval/cast.js";
 import { Scheduler } from "../eval/scheduler.js";
 import { judges, loadTarget, type Target, type TargetOptions } from "../eval/targets.js";
 import { KEY_ENV_VARS } from "../llm/providers/profiles.js";
-import { isPostgresUrl } from "../loom/postgres-connection.js";
+import { loomSecrets } from "../loom/open-loom.js";
 import { connectionOf, loadBullMQ, shownQueue } from "./connection.js";
 import { QUEUE_NAME, type QueuedCast, type QueuedOutcome } from "./job.js";
 import { openWorkerLoom, type WorkerLoom } from "./loom.js";
@@ -54,7 +54,7 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
   const redactor = new Redactor();
   for (const name of KEY_ENV_VARS) redactor.add(o.env[name]);
   // Its --loom URL's password, as `spell run --loom postgres://…` does (spell/loom-store.ts).
-  redactor.add(passwordOf(o.loom));
+  for (const secret of o.loom === undefined ? [] : loomSecrets(o.loom)) redactor.add(secret);
   const scheduler = new Scheduler(o.concurrency);
   const pauses = await sharedPauses(o.queue, scheduler, o.rates);
   const looms = loomCache(redactor, o.env);
@@ -104,16 +104,6 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
       await looms.close();
     },
   };
-}
-
-/** A loom URL's password (decoded), if it has one. */
-function passwordOf(loom: string | undefined): string | undefined {
-  if (!loom || !isPostgresUrl(loom)) return undefined;
-  try {
-    return decodeURIComponent(new URL(loom).password) || undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** Each loom the jobs name (a file or URL; none: an in-memory loom), opened once. */

@@ -24,8 +24,7 @@ import { createLLM, providerRegistry, type BuildLLM, type LLMSpec } from "../llm
 import { llmSpecOf } from "./llm-spec.js";
 import { compileFolding } from "./folding.js";
 import { Loom } from "../loom/loom.js";
-import { openLoomStore, openPostgresStore } from "./loom-store.js";
-import { isPostgresUrl } from "../loom/postgres-connection.js";
+import { openLoomStore } from "./loom-store.js";
 import { ErrorList } from "./collect.js";
 import type { Path } from "./source.js";
 import { bashCircleMedium } from "./compile-bash.js";
@@ -195,14 +194,13 @@ function openLoom(spell: Spell, ctx: CompileContext): Loom {
   const path = ctx.loomPath ?? spell.loom?.url ?? spell.loom?.path ?? ctx.defaultLoomPath;
   // It prints through the spell's redaction (PROD-8): its identity records hold the prompt.
   const printing = { redact: (text: string) => ctx.redactor.redact(text) };
-  if (!path || path === "memory") return new Loom(undefined, printing);
-  if (isPostgresUrl(path))
-    return new Loom(openPostgresStore(path, ctx.redactor, ctx.env), printing);
+  if (!path) return new Loom(undefined, printing);
   // Refused before the first query, not at the first turn: the file is not a loom we may write.
   const base = fromSpell ? ctx.baseDir : process.cwd();
   const store = openLoomStore(path, base, ctx.redactor, ctx.env);
   const loom = new Loom(store, printing);
-  for (const w of store.warnings) ctx.warnings.push({ message: w, position: ctx.locate(["loom"]) });
+  for (const w of store.warnings ?? [])
+    ctx.warnings.push({ message: w, position: ctx.locate(["loom"]) });
   return loom;
 }
 

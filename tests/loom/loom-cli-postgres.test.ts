@@ -1,15 +1,20 @@
 /**
- * `spell loom import FILE --to postgres://…`, and `spell loom export/tree/stats` on a postgres
- * URL as on a file: a real JSONL loom (a real cast) → PostgreSQL → JSONL gives the same records.
+ * `spell loom import FILE --to postgres://…`, and `spell loom export/tree/stats/otel` on a
+ * postgres URL as on a file: a real JSONL loom (a real cast) → PostgreSQL → JSONL gives the same
+ * records, and each command the same output.
  */
 import { spawnSync } from "node:child_process";
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { Readable } from "node:stream";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, expect, it } from "vitest";
 import { loomExportCommand, loomTreeCommand } from "../../src/cli/loom-export.js";
 import { loomImportCommand } from "../../src/cli/loom-import.js";
 import { loomStatsCommand } from "../../src/cli/loom-tools.js";
+import { runSummon } from "../../src/cli/summon.js";
+import { loomOtelCommand } from "../../src/cli/otel/loom-otel.js";
+import { otlpReceiver, type OtlpSpan } from "../otel/receiver.js";
 import { forEachLine } from "../../src/loom/jsonl-lines.js";
 import { postgresLoomStore } from "../../src/loom/storage-postgres.js";
 import { io } from "../support/io.js";
@@ -65,6 +70,76 @@ needs(noPostgres).describe("spell loom on a PostgreSQL URL", () => {
     await loomStatsCommand(file, { json: true }, statsFile);
     expect(await loomStatsCommand(url, { json: true }, statsDb)).toBe(0);
     expect(JSON.parse(statsDb.out)).toEqual(JSON.parse(statsFile.out));
+  });
+
+  it("otel sends the spans of a PostgreSQL loom that the file's give", async () => {
+    const file = await recordedLoom();
+    const url = await server().createDatabase();
+    expect(await loomImportCommand(file, { to: url }, io())).toBe(0);
+    const spansOf = async (loom: string) => {
+      const receiver = await otlpReceiver();
+      try {
+        const out = io();
+        expect(await loomOtelCommand(loom, { to: receiver.url, name: "cast" }, out), out.err).toBe(
+          0,
+        );
+        // Ids are new at each send: a span is known by its name, times and parent's name.
+        const spans = receiver.spans();
+        const byId = new Map(spans.map((s) => [s.spanId, s]));
+        const shape = (s: OtlpSpan) => [
+          s.name,
+          s.startTimeUnixNano,
+          s.endTimeUnixNano,
+          byId.get(s.parentSpanId ?? "")?.name,
+        ];
+        return { err: out.err.replace(receiver.url, "URL"), spans: spans.map(shape).sort() };
+      } finally {
+        await receiver.close();
+      }
+    };
+    const fromFile = await spansOf(file);
+    const fromDb = await spansOf(url);
+    expect(fromFile.spans.length).toBeGreaterThan(2);
+    expect(fromDb).toEqual(fromFile);
+  });
+
+  it("summon --entity continues an entity of a PostgreSQL loom as of a file: its thread read back", async () => {
+    const spell = join(dir, "summoned.yaml");
+    writeFileSync(
+      spell,
+      `llm: { provider: scripted, responses: [{ content: "hello back" }] }
+identity: {}
+circle: { gates: [done], wards: [{ max_turns: 3 }] }
+`,
+    );
+    const session = async (loom: string, entity?: string) => {
+      const o = io();
+      const input = Readable.from(["say hello\n"]);
+      const flags = { loom, ...(entity === undefined ? {} : { entity }) };
+      const code = await runSummon(spell, flags, { ...o, input });
+      expect(code, o.err).toBe(0);
+      return { err: o.err, id: /(?:summoned|resumed) entity (ent_[\w-]+)/.exec(o.err)?.[1] };
+    };
+    const turnsOf = async (loom: string, entity: string) => {
+      const out = io();
+      expect(await loomExportCommand(loom, { redact: false }, out)).toBe(0);
+      return lines(out.out).filter(
+        (r) =>
+          (r as { type: string }).type === "turn" &&
+          (r as { entity_id: string }).entity_id === entity,
+      ) as { id: string; parent_id: string | null; sequence: number }[];
+    };
+    const url = await server().createDatabase();
+    const file = join(dir, "summoned.jsonl");
+    for (const loom of [file, url]) {
+      const first = await session(loom);
+      const again = await session(loom, first.id);
+      expect(again.id).toBe(first.id);
+      expect(again.err).toMatch(/resumed entity ent_[\w-]+ \(1 earlier turn\)/);
+      const turns = await turnsOf(loom, first.id!);
+      expect(turns.map((t) => t.sequence)).toEqual([1, 2]);
+      expect(turns[1]!.parent_id).toBe(turns[0]!.id);
+    }
   });
 
   it("never prints the URL's password", async () => {

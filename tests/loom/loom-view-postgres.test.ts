@@ -11,6 +11,7 @@ import { loomExportCommand } from "../../src/cli/loom-export.js";
 import { loomImportCommand } from "../../src/cli/loom-import.js";
 import { loomRewardCommand, loomThreadCommand } from "../../src/cli/loom-tools.js";
 import { loomViewCommand, viewCommand } from "../../src/cli/view.js";
+import { postgresLoomStore } from "../../src/loom/storage-postgres.js";
 import { io } from "../support/io.js";
 import { noPostgres, usePostgres } from "../support/postgres.js";
 import { recordTwoCasts } from "../support/recorded-loom.js";
@@ -33,10 +34,43 @@ async function both(): Promise<{ file: string; url: string; turns: string[] }> {
 const pageData = (path: string): Record<string, unknown> => {
   const html = readFileSync(path, "utf8");
   const json = /<script id="spell-data" type="application\/json">(.*?)<\/script>/s.exec(html)?.[1];
-  const data = JSON.parse(json ?? "null") as Record<string, unknown>;
+  // Where a turn's line lies (`off`, `len`) is a file's alone: a store's turns are read by id.
+  const data = JSON.parse(json ?? "null", (key, value: unknown) =>
+    key === "off" || key === "len" ? undefined : value,
+  ) as Record<string, unknown>;
   delete data["/api/sources"]; // the loom's name: a file name, or the database
   return data;
 };
+
+/** A value without a file's offsets (`off`, `len`: where a turn's line lies, a file's alone). */
+const withoutOffsets = (value: unknown): unknown =>
+  JSON.parse(JSON.stringify(value), (key, v: unknown) =>
+    key === "off" || key === "len" ? undefined : v,
+  );
+
+/** `spell view LOOM` on a free port, until `stop`: its answers as JSON. */
+async function serving(loom: string) {
+  let stop!: () => void;
+  const stopped = new Promise<void>((resolve) => (stop = resolve));
+  const out = io();
+  const running = viewCommand(loom, { port: 0 }, out, stopped, "/* app */");
+  let ended = false;
+  void running.then(() => (ended = true));
+  let address: string | undefined;
+  for (let i = 0; i < 600 && !address && !ended; i++) {
+    address = /listening on (http:\/\/[^/\s]+)\//.exec(out.err)?.[1];
+    if (!address) await new Promise((r) => setTimeout(r, 50));
+  }
+  expect(address, out.err).toBeDefined();
+  return {
+    err: out.err,
+    get: async (path: string): Promise<unknown> => (await fetch(`${address}${path}`)).json(),
+    stop: async () => {
+      stop();
+      expect(await running, out.err).toBe(0);
+    },
+  };
+}
 
 needs(noPostgres).describe(
   "spell loom thread/reward/view and spell view on a PostgreSQL URL",
@@ -59,11 +93,26 @@ needs(noPostgres).describe(
     });
 
     it("reward appends a reward (with its reason) to a turn of the database; an unknown turn or a bad value writes nothing", async () => {
-      const { url, turns } = await both();
+      const { file, url, turns } = await both();
       const rewarded = io();
       const flags = { turn: turns[3]!, value: "0.5", reason: "half" };
       expect(await loomRewardCommand(url, flags, rewarded), rewarded.err).toBe(0);
       expect(rewarded.out).toContain(`reward 0.5 on ${turns[3]}`);
+      const onFile = io();
+      expect(await loomRewardCommand(file, flags, onFile), onFile.err).toBe(0);
+      expect(rewarded.out).toBe(onFile.out);
+      // The record appended is the file's (its time aside).
+      const lastOf = (text: string) => {
+        const record = JSON.parse(text.trim().split("\n").at(-1)!) as Record<string, unknown>;
+        delete record["timestamp"];
+        return record;
+      };
+      const fileExport = io();
+      expect(await loomExportCommand(file, { redact: false }, fileExport)).toBe(0);
+      const dbExport = io();
+      expect(await loomExportCommand(url, { redact: false }, dbExport)).toBe(0);
+      expect(lastOf(dbExport.out)).toEqual(lastOf(fileExport.out));
+      expect(lastOf(dbExport.out)).toMatchObject({ type: "reward", reward: 0.5, reason: "half" });
       const thread = io();
       expect(
         await loomThreadCommand(url, { turn: turns[3]!, format: "jsonl", redact: true }, thread),
@@ -105,7 +154,7 @@ needs(noPostgres).describe(
     it("a loom of many pages (read a page at a time) gives the page the file gives", async () => {
       // 700 turns: more than two of the store's pages of records (256 rows each).
       const file = join(dir, "many.jsonl");
-      // The header as the snapshot writes it (same length: the turns at the same offsets).
+      // A loom file of 700 turns, the same imported into a database.
       const lines = [
         JSON.stringify({ type: "loom", version: 3, created: new Date().toISOString() }),
       ];
@@ -150,33 +199,50 @@ needs(noPostgres).describe(
       expect(data["/api/l/0/stat"]).toMatchObject({ turns: 700, entities: 2 });
     });
 
-    it("spell view serves the database's loom", async () => {
-      const { url, turns } = await both();
-      let stop!: () => void;
-      const stopped = new Promise<void>((resolve) => (stop = resolve));
-      const out = io();
-      const serving = viewCommand(url, { port: 0 }, out, stopped, "/* app */");
-      let ended = false;
-      void serving.then(() => (ended = true));
-      let address: string | undefined;
-      for (let i = 0; i < 600 && !address && !ended; i++) {
-        address = /listening on (http:\/\/[^/\s]+)\//.exec(out.err)?.[1];
-        if (!address) await new Promise((r) => setTimeout(r, 50));
-      }
+    it("spell view serves the database's loom as the file's, live: a turn stored later shows", async () => {
+      const { file, url, turns } = await both();
+      const fromFile = await serving(file);
+      const fromDb = await serving(url);
       try {
-        expect(address, out.err).toBeDefined();
-        const entities = (await (await fetch(`${address}/api/l/0/entities`)).json()) as {
+        expect(fromDb.err).not.toMatch(/as it was at start/);
+        const entities = (await fromDb.get("/api/l/0/entities")) as { rows: { id: string }[] };
+        expect(entities.rows).toHaveLength(2);
+        expect(entities).toEqual(await fromFile.get("/api/l/0/entities"));
+        const entity = encodeURIComponent(entities.rows[0]!.id);
+        const thread = (await fromDb.get(`/api/l/0/e/${entity}/thread`)) as {
           rows: { id: string }[];
         };
-        expect(entities.rows).toHaveLength(2);
-        const thread = (await (
-          await fetch(`${address}/api/l/0/e/${encodeURIComponent(entities.rows[0]!.id)}/thread`)
-        ).json()) as { rows: { id: string }[] };
         expect(thread.rows.map((r) => r.id)).toEqual(turns.slice(0, 2));
+        expect(withoutOffsets(thread)).toEqual(
+          withoutOffsets(await fromFile.get(`/api/l/0/e/${entity}/thread`)),
+        );
+        const turn = `/api/l/0/t/${turns[1]}`;
+        expect(withoutOffsets(await fromDb.get(turn))).toEqual(
+          withoutOffsets(await fromFile.get(turn)),
+        );
+
+        // A turn another process stores now appears on the page: no copy taken at start.
+        const store = postgresLoomStore(url);
+        const last = (await store.turn(turns[3]!))!;
+        const later = {
+          ...last,
+          id: "turn_later",
+          parent_id: last.id,
+          sequence: last.sequence + 1,
+        };
+        await store.append({ type: "turn", ...later, reward: null });
+        await store.close();
+        let stat = (await fromDb.get("/api/l/0/stat")) as { turns: number };
+        for (let i = 0; i < 200 && stat.turns === turns.length; i++)
+          stat = (await fromDb.get("/api/l/0/stat")) as { turns: number };
+        expect(stat.turns).toBe(turns.length + 1);
+        expect(await fromDb.get("/api/l/0/t/turn_later")).toMatchObject({
+          turn: { id: "turn_later", parent_id: last.id },
+        });
       } finally {
-        stop();
+        await fromFile.stop();
+        await fromDb.stop();
       }
-      expect(await serving, out.err).toBe(0);
     });
 
     it("never prints the URL's password, and says what went wrong", async () => {

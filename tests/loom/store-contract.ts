@@ -1,10 +1,10 @@
 /**
- * The contract every LoomStore keeps (src/loom/loom-store.ts): a suite function that each store's
- * test file runs against its own store (tests/loom/store-jsonl.test.ts: the JSONL file and the
- * memory store; a PostgreSQL store will run it against a real server on loopback).
+ * The contract every LoomStore keeps (src/loom/store-contract.ts), its read side and its appends: a
+ * suite function that each store's test file runs against its own store (store-jsonl.test.ts: the
+ * JSONL file and the memory store; store-postgres.test.ts: a real server on loopback).
  */
 import { afterEach, describe, expect, it } from "vitest";
-import type { LoomStore } from "../../src/loom/loom-store.js";
+import { appendReward, type LoomStore, type StoredRecord } from "../../src/loom/loom-store.js";
 import type { FoldNode, IdentityNode, Turn } from "../../src/loom/turn.js";
 
 export interface StoreUnderTest {
@@ -66,6 +66,23 @@ function fold(entity: string, to: number): FoldNode {
 }
 
 const ids = (turns: readonly Turn[]) => turns.map((t) => t.id);
+
+/** Every record of the store's pages from `from`, and the position after the last page. */
+async function allPages(store: LoomStore, from = 0) {
+  const records: StoredRecord[] = [];
+  let next = from;
+  let pages = 0;
+  for await (const page of store.recordPages(from)) {
+    records.push(...page.records);
+    next = page.next;
+    pages++;
+  }
+  return { records, next, pages };
+}
+
+/** What a record is known by in these tests. */
+const key = (r: StoredRecord) =>
+  r.type === "reward" ? `reward:${r.turn_id}:${r.reward}` : `${r.type}:${r.id}`;
 
 /** Runs the contract against the stores `open` makes (a fresh, empty store each test). */
 export function loomStoreContract(name: string, open: () => Promise<StoreUnderTest>): void {
@@ -177,6 +194,91 @@ export function loomStoreContract(name: string, open: () => Promise<StoreUnderTe
       await store.append({ type: "identity", ...identity });
       expect(await store.identity("c1")).toEqual(identity);
       expect(await store.identity("c2")).toBeUndefined();
+    });
+
+    it("reads every record back in append order, in pages; from a page's position, only what came after", async () => {
+      const { store } = await start();
+      await store.append({ type: "identity", ...identity });
+      await store.append({ type: "turn", ...turn("t1", null) });
+      await store.append({ type: "reward", turn_id: "t1", reward: 1, timestamp: "x" });
+      await store.append({ type: "turn", ...turn("t2", "t1", "e1", 2) });
+      await store.append({ type: "fold", ...fold("e1", 2) });
+      await store.append({ type: "identity", ...identity }); // a retry: stored once
+      const first = await allPages(store);
+      expect(first.records.map(key)).toEqual([
+        "identity:identity_c1",
+        "turn:t1",
+        "reward:t1:1",
+        "turn:t2",
+        "fold:fold_e1_2",
+      ]);
+      expect(first.records[1]).toMatchObject({ type: "turn", utterance: "code of t1" });
+      expect(first.records[4]).toEqual({ type: "fold", ...fold("e1", 2) });
+      // Nothing new: a read from the last position gives no record.
+      expect((await allPages(store, first.next)).records).toEqual([]);
+      await store.append({ type: "turn", ...turn("t3", "t2", "e1", 3) });
+      await store.append({ type: "reward", turn_id: "t3", reward: 0, timestamp: "y" });
+      const later = await allPages(store, first.next);
+      expect(later.records.map(key)).toEqual(["turn:t3", "reward:t3:0"]);
+      expect(later.next).not.toBe(first.next);
+    });
+
+    it("reads a loom of many records in several pages, none lost or doubled", async () => {
+      const { store } = await start();
+      const n = 600;
+      for (let i = 1; i <= n; i++)
+        await store.append({ type: "turn", ...turn(`t${i}`, i > 1 ? `t${i - 1}` : null, "e1", i) });
+      const { records, pages } = await allPages(store);
+      expect(pages).toBeGreaterThan(1);
+      expect(records.map(key)).toEqual(Array.from({ length: n }, (_, i) => `turn:t${i + 1}`));
+    });
+
+    it("reads one turn by its id, with its latest reward; none for a turn it does not hold", async () => {
+      const { store } = await start();
+      await store.append({ type: "turn", ...turn("t1", null) });
+      expect(await store.turn("t1")).toMatchObject({ id: "t1", reward: null });
+      await store.append({ type: "reward", turn_id: "t1", reward: 0.25, timestamp: "x" });
+      expect(await store.turn("t1")).toMatchObject({ id: "t1", reward: 0.25 });
+      expect(await store.turn("nope")).toBeUndefined();
+    });
+
+    it("gives the reward records of some turns, with their reasons, in append order", async () => {
+      const { store } = await start();
+      await store.append({ type: "turn", ...turn("t1", null) });
+      await store.append({ type: "turn", ...turn("t2", "t1", "e1", 2) });
+      await store.append({ type: "reward", turn_id: "t1", reward: 0, timestamp: "a" });
+      await store.append({
+        type: "reward",
+        turn_id: "t2",
+        reward: 1,
+        reason: "right",
+        timestamp: "b",
+      });
+      await store.append({ type: "reward", turn_id: "t1", reward: 0.5, timestamp: "c" });
+      const got = await store.rewardRecords(["t1"]);
+      expect(got.map((r) => [r.turn_id, r.reward])).toEqual([
+        ["t1", 0],
+        ["t1", 0.5],
+      ]);
+      expect(await store.rewardRecords(["t2", "none"])).toEqual([
+        { type: "reward", turn_id: "t2", reward: 1, reason: "right", timestamp: "b" },
+      ]);
+    });
+
+    it("appends a reward to a turn it holds; refuses an unknown turn or a value that is not finite", async () => {
+      const { store } = await start();
+      await store.append({ type: "turn", ...turn("t1", null) });
+      await appendReward(store, "t1", 0.5, "half");
+      expect(await store.rewardRecords(["t1"])).toMatchObject([
+        { turn_id: "t1", reward: 0.5, reason: "half" },
+      ]);
+      await expect(appendReward(store, "nope", 1)).rejects.toMatchObject({
+        code: "loom_unknown_turn",
+      });
+      await expect(appendReward(store, "t1", Number.NaN)).rejects.toMatchObject({
+        code: "bad_reward",
+      });
+      expect(await store.rewards()).toEqual(new Map([["t1", 0.5]]));
     });
 
     it("gives a reopened store everything appended, idempotence included", async (ctx) => {

@@ -168,7 +168,10 @@ describe("a big loom read in the background", () => {
       const get = async (p: string) => (await (await fetch(`${viewer.base}${p}`)).json()) as Answer;
       let stat = await get("/api/l/0/stat");
       while (stat.reading) stat = await get("/api/l/0/stat");
-      const saved = JSON.parse(staticData(path, "big.jsonl", (t) => t)) as Record<string, Answer>;
+      const saved = JSON.parse(await staticData(wholeRead(path), "big.jsonl", (t) => t)) as Record<
+        string,
+        Answer
+      >;
       expect(stat.turns).toBe(saved["/api/l/0/stat"]!.turns);
       const entities = await get("/api/l/0/entities?limit=1000");
       expect(entities.rows).toEqual(saved["/api/l/0/entities"]!.rows);

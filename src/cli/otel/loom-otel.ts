@@ -1,14 +1,14 @@
 /**
- * `spell loom otel FILE --to URL`: a recorded loom sent as the spans `--otel` sends live, then
+ * `spell loom otel FILE|URL --to URL`: a recorded loom sent as the spans `--otel` sends live, then
  * flushed. Content only with `--otel-content`, redacted as `loom export` redacts (the common
  * secret shapes and every provider key set in the environment).
  */
-import { existsSync } from "node:fs";
 import { errorMessage } from "../../core/errors.js";
-import { Redactor } from "../../core/redact.js";
-import { KEY_ENV_VARS } from "../../llm/providers/profiles.js";
-import { readLoomFile, tornMessage } from "../../loom/jsonl-read.js";
-import { displayPath, EXIT, type CliIO } from "../io.js";
+import { shownLoom } from "../../loom/open-loom.js";
+import { eachRecord } from "../../loom/record-pages.js";
+import type { LoomRecord } from "../../loom/turn.js";
+import { EXIT, type CliIO } from "../io.js";
+import { openLoomArg } from "../loom-export.js";
 import { otelEndpoint, shownEndpoint } from "./endpoint.js";
 import { loomSpans } from "./loom-spans.js";
 import { otelTracer } from "./tracing.js";
@@ -17,7 +17,7 @@ export interface LoomOtelFlags {
   /** The collector (default: OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT). */
   to?: string | undefined;
   "otel-content"?: boolean | undefined;
-  /** The root agents' name; default the loom file's name. */
+  /** The root agents' name; default the loom file's name (a database's). */
   name?: string | undefined;
 }
 
@@ -26,25 +26,26 @@ export async function loomOtelCommand(
   flags: LoomOtelFlags,
   io: CliIO,
 ): Promise<number> {
-  const path = displayPath(io.cwd, file);
-  if (!existsSync(path)) {
-    io.stderr(`${path}: no such loom file\n`);
-    return EXIT.invalid;
-  }
+  const opened = openLoomArg(file, io);
+  if (typeof opened === "number") return opened;
+  const { store, redactor } = opened;
   const endpoint = otelEndpoint(flags.to, io.env);
   if (!endpoint || "error" in endpoint) {
+    await store.close();
     io.stderr(
       `${endpoint?.error.replace(/^--otel/, "--to") ?? "no collector: give --to URL (or set OTEL_EXPORTER_OTLP_ENDPOINT)"}\n`,
     );
     return EXIT.invalid;
   }
-  const redactor = new Redactor();
-  for (const name of KEY_ENV_VARS) redactor.add(io.env[name]);
   try {
-    const { records, torn } = readLoomFile(path);
-    for (const piece of torn) io.stderr(`${tornMessage(path, piece)}\n`);
+    const records: LoomRecord[] = [];
+    const pages = store.recordPages(0, { onTorn: (message) => io.stderr(`${message}\n`) });
+    for await (const record of eachRecord(pages)) records.push(record);
+    await store.close();
     const { api, tracer, shutdown, failed } = await otelTracer(endpoint.url, io);
-    const name = flags.name ?? file.replace(/^.*\//, "").replace(/\.jsonl$/, "");
+    // A database's name is the last part of its URL, without the URL's options.
+    const named = store.file === undefined ? shownLoom(file).replace(/[?#].*$/, "") : file;
+    const name = flags.name ?? named.replace(/^.*\//, "").replace(/\.jsonl$/, "");
     const content = flags["otel-content"] === true;
     const entities = loomSpans(api, tracer, records, {
       name,
@@ -61,5 +62,7 @@ export async function loomOtelCommand(
   } catch (err) {
     io.stderr(redactor.redact(`${errorMessage(err)}\n`));
     return EXIT.failure;
+  } finally {
+    await store.close();
   }
 }

@@ -4,9 +4,11 @@ import * as Flags from "@oclif/core/flags";
 
 export default class LoomOtel extends Command {
   static override description =
-    "Send a loom file to an OpenTelemetry collector as GenAI spans (invoke_agent, chat, execute_tool), as --otel does live.";
+    "Send a loom (a file or a database) to an OpenTelemetry collector as GenAI spans (invoke_agent, chat, execute_tool), as --otel does live.";
   static override examples = ["spell loom otel .spellbook/loom.jsonl --to http://localhost:4318"];
-  static override args = { file: Args.string({ description: "loom JSONL file", required: true }) };
+  static override args = {
+    file: Args.string({ description: "loom JSONL file, or a postgres:// URL", required: true }),
+  };
   static override flags = {
     to: Flags.string({
       description:
@@ -15,7 +17,9 @@ export default class LoomOtel extends Command {
     "otel-content": Flags.boolean({
       description: "also send utterances, gate arguments and results (redacted); off by default",
     }),
-    name: Flags.string({ description: "the root agents' name; default: the loom file's name" }),
+    name: Flags.string({
+      description: "the root agents' name; default: the loom file's (or database's) name",
+    }),
   };
 
   async run(): Promise<void> {

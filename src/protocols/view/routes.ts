@@ -8,12 +8,12 @@
 import { redactingReplacer } from "../../core/redact-stream.js";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import type { ErrorCode } from "../../core/error-codes.js";
-import type { LoomViewIndex } from "../../loom/view-index.js";
+import type { ViewIndex } from "../../loom/view-index.js";
 import { entityLayout, threadRows, type TreeLayout } from "../../loom/view-tree.js";
 import { forkRoutes, type ForkRunner } from "./fork-route.js";
 import { queryEntities, type EntityQuery } from "./entity-query.js";
 import { readEvalRun } from "./evals.js";
-import type { Sources } from "./sources.js";
+import type { ViewSources } from "./sources.js";
 
 type Params = { s: string; e?: string; t?: string };
 type Query = { offset?: string; limit?: string } & EntityQuery;
@@ -35,7 +35,7 @@ const missing = (reply: FastifyReply, what: string) => fail(reply, 404, "not_fou
 
 export function apiRoutes(
   app: FastifyInstance,
-  sources: Sources,
+  sources: ViewSources,
   redact: (t: string) => string,
   fork?: ForkRunner,
   forkModels: readonly string[] = [],
@@ -74,23 +74,23 @@ export function apiRoutes(
 
 /**
  * A loom's index, looked at again (a little appended is read now, much in the background);
- * undefined when it is removed or no longer a file inside.
+ * undefined when it is removed or no longer a file inside, or its store cannot be read.
  */
-function freshLoom(sources: Sources, id: string): LoomViewIndex | undefined {
+async function freshLoom(sources: ViewSources, id: string): Promise<ViewIndex | undefined> {
   const s = sources.get(id);
   if (s?.kind !== "loom") return undefined;
   try {
-    s.index.look();
+    await s.index.look();
   } catch {
     return undefined;
   }
   return s.index;
 }
 
-/** A turn read back from its line, or null when the file cannot be read now. */
-function readTurn(index: LoomViewIndex, id: string) {
+/** A turn read back (from its line, or its store), or null when it cannot be read now. */
+async function readTurn(index: ViewIndex, id: string) {
   try {
-    return index.readTurn(id);
+    return await index.readTurn(id);
   } catch {
     return null;
   }
@@ -99,14 +99,14 @@ function readTurn(index: LoomViewIndex, id: string) {
 /** A loom's routes; the loom is looked at again (its appended bytes read) at each request. */
 function loomRoutes(
   app: FastifyInstance,
-  sources: Sources,
+  sources: ViewSources,
   send: Send,
   redact: (t: string) => string,
 ) {
   const layouts = new Map<string, { version: number; layout: TreeLayout; at: number }>();
   const loom = (id: string) => freshLoom(sources, id);
-  app.get<{ Params: Params }>("/api/l/:s/stat", (req, reply) => {
-    const index = loom(req.params.s);
+  app.get<{ Params: Params }>("/api/l/:s/stat", async (req, reply) => {
+    const index = await loom(req.params.s);
     if (!index) return missing(reply, "loom");
     return send(reply, {
       version: index.version,
@@ -116,13 +116,13 @@ function loomRoutes(
       reading: index.reading,
     });
   });
-  app.get<{ Params: Params; Querystring: Query }>("/api/l/:s/entities", (req, reply) => {
-    const index = loom(req.params.s);
+  app.get<{ Params: Params; Querystring: Query }>("/api/l/:s/entities", async (req, reply) => {
+    const index = await loom(req.params.s);
     if (!index) return missing(reply, "loom");
     return send(reply, page(queryEntities(index.entities.values(), req.query, redact), req.query));
   });
-  app.get<{ Params: Params; Querystring: Query }>("/api/l/:s/e/:e/rows", (req, reply) => {
-    const index = loom(req.params.s);
+  app.get<{ Params: Params; Querystring: Query }>("/api/l/:s/e/:e/rows", async (req, reply) => {
+    const index = await loom(req.params.s);
     const entity = index?.entities.get(req.params.e ?? "");
     if (!index || !entity) return missing(reply, "entity");
     const key = `${req.params.s}\n${entity.id}`;
@@ -141,15 +141,15 @@ function loomRoutes(
     const { layout } = cached!;
     return send(reply, { entity, total: layout.length, offset, rows: layout.rows(offset, limit) });
   });
-  app.get<{ Params: Params; Querystring: Query }>("/api/l/:s/e/:e/thread", (req, reply) => {
-    const index = loom(req.params.s);
+  app.get<{ Params: Params; Querystring: Query }>("/api/l/:s/e/:e/thread", async (req, reply) => {
+    const index = await loom(req.params.s);
     const entity = index?.entities.get(req.params.e ?? "");
     if (!index || !entity) return missing(reply, "entity");
     return send(reply, { entity, ...page(threadRows(index, entity.id), req.query) });
   });
-  app.get<{ Params: Params }>("/api/l/:s/t/:t", (req, reply) => {
-    const index = loom(req.params.s);
-    const turn = index && readTurn(index, req.params.t ?? "");
+  app.get<{ Params: Params }>("/api/l/:s/t/:t", async (req, reply) => {
+    const index = await loom(req.params.s);
+    const turn = index && (await readTurn(index, req.params.t ?? ""));
     if (!index || !turn) return missing(reply, "turn");
     return send(reply, turnDetail(index, turn.id, turn));
   });
@@ -167,7 +167,7 @@ function page<T>(all: T[], query: Query): { total: number; offset: number; rows:
 }
 
 /** A turn whole, with the folds that cover it and the entities that hang from it. */
-export function turnDetail(index: LoomViewIndex, id: string, turn: unknown) {
+export function turnDetail(index: ViewIndex, id: string, turn: unknown) {
   const t = index.turns.get(id)!;
   const folds = index.folds.filter(
     (f) => f.entity_id === t.entity && t.seq >= f.from_sequence && t.seq <= f.to_sequence,

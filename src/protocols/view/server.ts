@@ -9,12 +9,18 @@ import type { FastifyInstance } from "fastify";
 import { guard, refuse } from "../http/guard.js";
 import type { ForkRunner } from "./fork-route.js";
 import { apiRoutes, fail } from "./routes.js";
-import { Sources } from "./sources.js";
+import type { LoomReadStore } from "../../loom/loom-store.js";
+import { Sources, type ViewSources } from "./sources.js";
 import { pageHtml } from "./page-html.js";
 
 export interface ViewOptions {
   /** A loom file, or a folder of looms and eval runs. */
   target: string;
+  /**
+   * A loom that is not a file (a database), read through its store instead of `target` (then
+   * the name the page shows it by); the server closes it.
+   */
+  store?: LoomReadStore | undefined;
   /** When set, every request needs it (a header, or the cookie the page's first visit set). */
   token?: string | undefined;
   /** Applied to every string of every answer. */
@@ -51,10 +57,12 @@ export async function createViewServer(options: ViewOptions): Promise<FastifyIns
       compilersFactory: { buildValidator: noSchemas, buildSerializer: noSchemas },
     },
   });
-  const sources = new Sources(options.target);
-  app.addHook("onClose", (_app, done) => {
-    sources.close();
-    done();
+  // A store's loom is read once now (its first page): one that cannot be read fails the start.
+  const sources: ViewSources = options.store
+    ? await (await import("./store-sources.js")).storeSources(options.store, options.target)
+    : new Sources(options.target);
+  app.addHook("onClose", async () => {
+    await sources.close();
   });
   // The looms are read once the server listens, in the background (a big one a slice of the
   // event loop at a time): the page opens at once and fills in as the rest is read. (A request
@@ -63,9 +71,10 @@ export async function createViewServer(options: ViewOptions): Promise<FastifyIns
     for (const s of sources.list())
       if (s.kind === "loom")
         try {
-          s.index.look();
+          // An unreadable loom answers 404 when asked for, like a file removed since.
+          void Promise.resolve(s.index.look()).catch(() => undefined);
         } catch {
-          // an unreadable file answers 404 when asked for, like a file removed since
+          // (a file's look throws at once)
         }
     done();
   });

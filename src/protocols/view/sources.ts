@@ -22,15 +22,15 @@ import {
 } from "node:fs";
 import { basename, dirname } from "node:path";
 import { at, FsRoot } from "../../circle/gates/fs-root.js";
-import { LoomViewIndex } from "../../loom/view-index.js";
+import { LoomViewIndex, type ViewIndex } from "../../loom/view-index.js";
 
 export interface LoomSource {
   id: string;
   kind: "loom";
   name: string;
-  /** Where the loom is inside the served folder ("a/b.jsonl"). */
+  /** Where the loom is inside the served folder ("a/b.jsonl"); a database's shown name. */
   path: string;
-  index: LoomViewIndex;
+  index: ViewIndex;
 }
 
 export interface EvalSource {
@@ -45,6 +45,18 @@ export interface EvalSource {
 
 export type Source = LoomSource | EvalSource;
 
+/** What the viewer's routes read: the served folder's looms and runs, or one store's loom. */
+export interface ViewSources {
+  /** Every entry (a folder is looked at again: a cast may have started a new loom). */
+  list(): Source[];
+  get(id: string): Source | undefined;
+  /** A file's text (an eval run's), or null when there is none to read. */
+  readText(path: string): string | null;
+  /** A listed loom file as a path for a command that opens it itself (a fork). */
+  withOnDisk<T>(path: string, use: (onDisk: string) => Promise<T>): Promise<T>;
+  close(): void | Promise<void>;
+}
+
 /** The most of an eval run's file read (results.jsonl, summary.json). */
 const MAX_TEXT_BYTES = 64 << 20;
 
@@ -56,7 +68,7 @@ const NO_LINKS = { noLinks: true };
 
 const inDir = (dir: string, name: string) => (dir === "." ? name : `${dir}/${name}`);
 
-export class Sources {
+export class Sources implements ViewSources {
   /** The folder named, or the folder of the loom named. */
   private readonly fs: FsRoot;
   /** The loom named on the command line (its name in its folder), when a file was named. */

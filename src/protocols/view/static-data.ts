@@ -1,16 +1,18 @@
 /**
- * `spell loom view FILE --out page.html`: every answer the page could ask the server for about
- * one loom, computed once and redacted like the server's, keyed by the API path (the page
- * pages through the lists itself).
+ * `spell loom view FILE|URL --out page.html`: every answer the page could ask the server for
+ * about one loom, computed once and redacted like the server's, keyed by the API path (the page
+ * pages through the lists itself). The index is read whole before (a file's, or a store's).
  */
 import { redactingReplacer } from "../../core/redact-stream.js";
-import { LoomViewIndex } from "../../loom/view-index.js";
+import type { ViewIndex } from "../../loom/view-index.js";
 import { entityRows, threadRows } from "../../loom/view-tree.js";
 import { turnDetail } from "./routes.js";
 
-export function staticData(path: string, name: string, redact: (t: string) => string): string {
-  const index = new LoomViewIndex(path);
-  index.refresh();
+export async function staticData(
+  index: ViewIndex,
+  name: string,
+  redact: (t: string) => string,
+): Promise<string> {
   const answers: Record<string, unknown> = {
     "/api/sources": [{ id: "0", kind: "loom", name }],
     "/api/l/0/stat": {
@@ -34,6 +36,6 @@ export function staticData(path: string, name: string, redact: (t: string) => st
     };
   }
   for (const id of index.order)
-    answers[`/api/l/0/t/${id}`] = turnDetail(index, id, index.readTurn(id));
+    answers[`/api/l/0/t/${id}`] = turnDetail(index, id, await index.readTurn(id));
   return JSON.stringify(answers, redactingReplacer(redact));
 }

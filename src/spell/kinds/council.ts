@@ -79,9 +79,10 @@ function openLoom(doc: CouncilDocument, ctx: KindContext): Loom {
   const options = ctx.options as LoadOptions;
   const fromDoc = options.loomPath === undefined && doc.loom?.path !== undefined;
   const path = options.loomPath ?? doc.loom?.path ?? options.defaultLoomPath;
-  if (!path || path === "memory") return new Loom();
+  if (!path) return new Loom();
   const base = fromDoc ? ctx.baseDir : process.cwd();
   const store = openLoomStore(path, base, ctx.redactor, ctx.env);
-  for (const w of store.warnings) ctx.warnings.push({ message: w, position: ctx.locate(["loom"]) });
+  for (const w of store.warnings ?? [])
+    ctx.warnings.push({ message: w, position: ctx.locate(["loom"]) });
   return new Loom(store);
 }
