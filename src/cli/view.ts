@@ -5,7 +5,7 @@ import { errorMessage } from "../core/errors.js";
 import { Redactor } from "../core/redact.js";
 import { KEY_ENV_VARS } from "../llm/providers/profiles.js";
 import { isPostgresUrl, redactUrl } from "../loom/postgres-connection.js";
-import type { ForkRunner } from "../protocols/view/fork-route.js";
+import type { ForkRunner } from "../protocols/viewer/fork-route.js";
 import { displayPath, EXIT, type CliIO } from "./io.js";
 import { urlPassword } from "./loom-export.js";
 
@@ -112,8 +112,8 @@ export async function viewCommand(
       snapshot = await postgresSnapshot(url);
       path = snapshot.path;
     }
-    const { createViewServer } = await import("../protocols/view/server.js");
-    const app = await createViewServer({
+    const { createViewerServer } = await import("../protocols/viewer/server.js");
+    const app = await createViewerServer({
       target: path,
       token,
       redact: (t) => redactor.redact(t),
@@ -205,8 +205,8 @@ export async function loomViewCommand(
   redactor.add(url && urlPassword(url));
   let snapshot: PostgresSnapshot | undefined;
   try {
-    const { staticData } = await import("../protocols/view/static-data.js");
-    const { pageHtml } = await import("../protocols/view/page-html.js");
+    const { staticData } = await import("../protocols/viewer/static-data.js");
+    const { pageHtml } = await import("../protocols/viewer/page-html.js");
     if (url) snapshot = await postgresSnapshot(url);
     const data = snapshot
       ? staticData(snapshot.path, redactUrl(file), (t) => redactor.redact(t))
