@@ -94,6 +94,7 @@ describe("the package's entry points", () => {
     expect(pkg.exports).toEqual({
       ".": { types: "./dist/index.d.ts", default: "./dist/index.js" },
       "./council": { types: "./dist/spell/crucible.d.ts", default: "./dist/spell/crucible.js" },
+      "./otel": { types: "./dist/otel/index.d.ts", default: "./dist/otel/index.js" },
       // Data, not code: editors and tools read them (tests/spell/schema-editor.test.ts).
       "./schemas/*": "./schemas/*",
       "./package.json": "./package.json",

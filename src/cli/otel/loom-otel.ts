@@ -9,8 +9,8 @@ import { Redactor } from "../../core/redact.js";
 import { KEY_ENV_VARS } from "../../llm/providers/profiles.js";
 import { readLoomFile, tornMessage } from "../../loom/jsonl-read.js";
 import { displayPath, EXIT, type CliIO } from "../io.js";
-import { otelEndpoint, shownEndpoint } from "./endpoint.js";
-import { loomSpans } from "./loom-spans.js";
+import { otelEndpoint, shownEndpoint } from "../../otel/endpoint.js";
+import { loomSpans } from "../../otel/loom-spans.js";
 import { otelTracer } from "./tracing.js";
 
 export interface LoomOtelFlags {
