@@ -125,7 +125,6 @@ describe("the package's entry points", () => {
     const direct = await import("../../src/flows/index.js");
     expect(Object.keys(api.flows).sort()).toEqual(Object.keys(direct).sort());
     expect(api.flows.FlowRunner).toBe(api.FlowRunner);
-    // eslint-disable-next-line @typescript-eslint/no-deprecated -- the alias itself is under test
     expect(api.routes).toBe(api.flows);
     // The old name is marked deprecated in the typings a user's editor reads.
     const index = readFileSync("src/index.ts", "utf8");
