@@ -1,0 +1,12 @@
+/**
+ * The loom: Loom and LoomReader, the LoomStore contract, forks. The room's face: code outside
+ * src/loom/core/ imports only this file (.dependency-cruiser.cjs, "loom-rooms-through-index"); it
+ * re-exports what that code uses.
+ */
+export { entityRecords } from "./entity-read.js";
+export { fork, forkPath } from "./fork.js";
+export type { ForkOptions } from "./fork.js";
+export { jsonlLoomStore, memoryLoomStore } from "./loom-store.js";
+export type { EntitySummary, LoomStore, StoredRecord } from "./loom-store.js";
+export { Loom } from "./loom.js";
+export { QueuedRecordStore } from "./store-queued.js";
