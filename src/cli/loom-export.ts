@@ -2,12 +2,12 @@ import { existsSync } from "node:fs";
 import { errorMessage } from "../core/errors.js";
 import { Redactor } from "../core/redact.js";
 import { KEY_ENV_VARS } from "../llm/providers/profiles.js";
-import { exportLoomFile } from "../loom/reading/index.js";
-import { readRecords } from "../loom/stores/index.js";
-import type { TreeTurn } from "../loom/reading/index.js";
-import type { LoomRecord } from "../loom/records/index.js";
-import { isPostgresUrl } from "../loom/postgres/index.js";
-import { tornMessage } from "../loom/jsonl/index.js";
+import { exportLoomFile } from "../loom/export-file.js";
+import { readRecords } from "../loom/storage-jsonl.js";
+import type { TreeTurn } from "../loom/tree.js";
+import type { LoomRecord } from "../loom/turn.js";
+import { isPostgresUrl } from "../loom/postgres-connection.js";
+import { tornMessage } from "../loom/jsonl-read.js";
 import { loadSpell } from "../spell/index.js";
 import { EXIT, displayPath, print, type CliIO } from "./io.js";
 
@@ -88,7 +88,7 @@ export async function loomTreeCommand(file: string, io: CliIO): Promise<number> 
   if (typeof opened === "number") return opened;
   const { path, redactor } = opened;
   try {
-    const { treeLines, treeTotal, treeTurn } = await import("../loom/reading/index.js");
+    const { treeLines, treeTotal, treeTurn } = await import("../loom/tree.js");
     // Only what the tree shows of each turn is held, not the loom's text.
     const turns: TreeTurn[] = [];
     await eachLoomRecord(
@@ -120,7 +120,7 @@ export async function eachLoomRecord(
     readRecords(path, onRecord, (piece) => io.stderr(`warning: ${tornMessage(path, piece)}\n`));
     return;
   }
-  const { postgresRecords } = await import("../loom/postgres/index.js");
+  const { postgresRecords } = await import("../loom/postgres-records.js");
   for await (const record of postgresRecords(path)) onRecord(record);
 }
 
@@ -138,6 +138,6 @@ async function exportPostgresLoom(
   write: (text: string) => boolean | Promise<boolean>,
   options: { redact?: ((text: string) => string) | undefined },
 ): Promise<void> {
-  const records = await import("../loom/postgres/index.js");
+  const records = await import("../loom/postgres-records.js");
   await records.exportPostgresLoom(url, write, options);
 }

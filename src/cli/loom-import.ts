@@ -1,5 +1,5 @@
 import { errorMessage } from "../core/errors.js";
-import { isPostgresUrl, redactUrl } from "../loom/postgres/index.js";
+import { isPostgresUrl, redactUrl } from "../loom/postgres-connection.js";
 import { EXIT, displayPath, print, type CliIO } from "./io.js";
 import { exitFor } from "./load.js";
 import { openLoomArg } from "./loom-export.js";
@@ -29,7 +29,7 @@ export async function loomImportCommand(
   if (typeof target === "number") return target;
   const redact = (t: string) => target.redactor.redact(opened.redactor.redact(t));
   try {
-    const { importLoomFile } = await import("../loom/postgres/index.js");
+    const { importLoomFile } = await import("../loom/postgres-records.js");
     const path = displayPath(io.cwd, file);
     const done = await importLoomFile(path, flags.to, (m) => io.stderr(`warning: ${m}\n`));
     await print(

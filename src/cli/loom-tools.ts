@@ -4,11 +4,11 @@
  */
 import { errorMessage } from "../core/errors.js";
 import { formatUsd } from "../core/spend.js";
-import { Loom } from "../loom/core/index.js";
-import { isPostgresUrl } from "../loom/postgres/index.js";
-import { LoomStats, type IntentStats } from "../loom/reading/index.js";
-import { JsonlStore } from "../loom/stores/index.js";
-import { formatTrajectory, trajectory, type ThreadFormat } from "../loom/reading/index.js";
+import { Loom } from "../loom/loom.js";
+import { isPostgresUrl } from "../loom/postgres-connection.js";
+import { LoomStats, type IntentStats } from "../loom/stats.js";
+import { JsonlStore } from "../loom/storage-jsonl.js";
+import { formatTrajectory, trajectory, type ThreadFormat } from "../loom/thread-export.js";
 import { EXIT, print, type CliIO } from "./io.js";
 import { exitFor } from "./load.js";
 import { eachLoomRecord, openLoomArg } from "./loom-export.js";
@@ -103,7 +103,7 @@ export async function loomRewardCommand(
   const value = flags.value.trim() === "" ? Number.NaN : Number(flags.value);
   try {
     if (isPostgresUrl(path)) {
-      const { rewardPostgresTurn } = await import("../loom/postgres/index.js");
+      const { rewardPostgresTurn } = await import("../loom/postgres-read.js");
       await rewardPostgresTurn(path, flags.turn, value, flags.reason);
     } else {
       const loom = new Loom(new JsonlStore(path));
@@ -144,7 +144,7 @@ export async function loomThreadCommand(
   let loom: Loom | undefined;
   try {
     if (isPostgresUrl(path)) {
-      const { postgresThreadLoom } = await import("../loom/postgres/index.js");
+      const { postgresThreadLoom } = await import("../loom/postgres-read.js");
       loom = await postgresThreadLoom(path, flags.turn);
     } else loom = new Loom(new JsonlStore(path));
     const text = formatTrajectory(

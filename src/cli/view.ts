@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import { errorMessage } from "../core/errors.js";
 import { Redactor } from "../core/redact.js";
 import { KEY_ENV_VARS } from "../llm/providers/profiles.js";
-import { isPostgresUrl, redactUrl } from "../loom/postgres/index.js";
+import { isPostgresUrl, redactUrl } from "../loom/postgres-connection.js";
 import type { ForkRunner } from "../protocols/viewer/fork-route.js";
 import { displayPath, EXIT, type CliIO } from "./io.js";
 import { urlPassword } from "./loom-export.js";
@@ -234,7 +234,7 @@ interface PostgresSnapshot {
  */
 async function postgresSnapshot(url: string): Promise<PostgresSnapshot> {
   const os = await import("node:os");
-  const { snapshotPostgresLoom } = await import("../loom/postgres/index.js");
+  const { snapshotPostgresLoom } = await import("../loom/postgres-read.js");
   const dir = mkdtempSync(join(os.tmpdir(), "spell-view-"));
   const remove = () => rmSync(dir, { recursive: true, force: true });
   const name = decodeURIComponent(new URL(url).pathname.slice(1)) || "loom";

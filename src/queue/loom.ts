@@ -16,11 +16,11 @@
  * ~/.pgpass) goes to a host a job names.
  */
 import type { Redactor } from "../core/redact.js";
-import { entityRecords } from "../loom/core/index.js";
-import { Loom } from "../loom/core/index.js";
-import { isPostgresUrl, urlWithoutSecrets } from "../loom/postgres/index.js";
-import { QueuedRecordStore } from "../loom/stores/index.js";
-import { postgresLoomStore } from "../loom/postgres/index.js";
+import { entityRecords } from "../loom/entity-read.js";
+import { Loom } from "../loom/loom.js";
+import { isPostgresUrl, urlWithoutSecrets } from "../loom/postgres-connection.js";
+import { QueuedRecordStore } from "../loom/store-queued.js";
+import { postgresLoomStore } from "../loom/storage-postgres.js";
 import { openLoomStore } from "../spell/loom-store.js";
 
 export interface WorkerLoom {

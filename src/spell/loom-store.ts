@@ -2,9 +2,9 @@ import { isAbsolute, resolve } from "node:path";
 import { ConfigError } from "../core/errors.js";
 import type { Redactor } from "../core/redact.js";
 import { KEY_ENV_VARS } from "../llm/providers/profiles.js";
-import { JsonlStore } from "../loom/stores/index.js";
-import { PostgresLoomStore } from "../loom/postgres/index.js";
-import { QueuedRecordStore } from "../loom/stores/index.js";
+import { JsonlStore } from "../loom/storage-jsonl.js";
+import { PostgresLoomStore } from "../loom/storage-postgres.js";
+import { QueuedRecordStore } from "../loom/store-queued.js";
 
 /**
  * A spell's loom file, opened for appending. Every record is redacted before it is written

@@ -1,11 +1,11 @@
 /**
- * The contract every LoomStore keeps (src/loom/stores/loom-store.ts): a suite function that each store's
+ * The contract every LoomStore keeps (src/loom/loom-store.ts): a suite function that each store's
  * test file runs against its own store (tests/loom/store-jsonl.test.ts: the JSONL file and the
  * memory store; a PostgreSQL store will run it against a real server on loopback).
  */
 import { afterEach, describe, expect, it } from "vitest";
-import type { LoomStore } from "../../src/loom/stores/index.js";
-import type { FoldNode, IdentityNode, Turn } from "../../src/loom/records/index.js";
+import type { LoomStore } from "../../src/loom/loom-store.js";
+import type { FoldNode, IdentityNode, Turn } from "../../src/loom/turn.js";
 
 export interface StoreUnderTest {
   store: LoomStore;

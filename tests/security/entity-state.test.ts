@@ -12,7 +12,7 @@ import {
   readState,
   recordSession,
   sessionEntity,
-} from "../../src/loom/entities/index.js";
+} from "../../src/loom/entity-keeper.js";
 
 const run = promisify(execFile);
 const WORKER = "tests/support/summon-worker.mjs";

@@ -7,7 +7,7 @@ import { existsSync } from "node:fs";
 import { errorMessage } from "../../core/errors.js";
 import { Redactor } from "../../core/redact.js";
 import { KEY_ENV_VARS } from "../../llm/providers/profiles.js";
-import { readLoomFile, tornMessage } from "../../loom/jsonl/index.js";
+import { readLoomFile, tornMessage } from "../../loom/jsonl-read.js";
 import { displayPath, EXIT, type CliIO } from "../io.js";
 import { otelEndpoint, shownEndpoint } from "../../otel/endpoint.js";
 import { loomSpans } from "../../otel/loom-spans.js";

@@ -4,8 +4,8 @@
  * pages through the lists itself).
  */
 import { redactingReplacer } from "../../core/redact-stream.js";
-import { LoomViewIndex } from "../../loom/viewer/index.js";
-import { entityRows, threadRows } from "../../loom/viewer/index.js";
+import { LoomViewIndex } from "../../loom/view-index.js";
+import { entityRows, threadRows } from "../../loom/view-tree.js";
 import { turnDetail } from "./routes.js";
 
 export function staticData(path: string, name: string, redact: (t: string) => string): string {
