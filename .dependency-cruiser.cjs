@@ -11,6 +11,10 @@ const LAYERS = [
   ["loom"],
   ["llm"],
   ["circle"],
+  // OpenTelemetry GenAI spans of a cast's events or a loom's records (`spellbook/otel`): they read
+  // the engine's events, gate names and loom records; the CLI's --otel wiring (flags, the SDK and
+  // its exporter) stays in cli/otel/.
+  ["otel"],
   ["flows", "council"],
   // Spells shared through an OCI registry (REGISTRY.md): the loader fetches oci:// references.
   ["registry"],

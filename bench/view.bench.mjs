@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { setTimeout } from "node:timers";
 import { URL, fileURLToPath } from "node:url";
 import { spawn } from "node:child_process";
-import { createViewServer } from "../dist/protocols/view/server.js";
+import { createViewerServer } from "../dist/protocols/viewer/server.js";
 import { interleave, ratio, userEnv } from "./paired.mjs";
 import { row, rounds, spread } from "./report.mjs";
 
@@ -113,7 +113,7 @@ const browser = await chromium.launch({
 });
 
 async function start() {
-  const app = await createViewServer({ target: loom, redact: (t) => t, appJs });
+  const app = await createViewerServer({ target: loom, redact: (t) => t, appJs });
   const address = await app.listen({ port: 0, host: "127.0.0.1" });
   return { app, address };
 }

@@ -1,4 +1,4 @@
-// The viewer page's script (src/protocols/view/page/, preact + htm,
+// The viewer page's script (src/protocols/viewer/page/, preact + htm,
 // uPlot for the charts): one minified file,
 // dist/viewer.js, read by `spell view` and inlined by `spell loom view --out`. No CDN, no network.
 import { dirname, join } from "node:path";
@@ -10,7 +10,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 /** The bundle's text; written to `outfile` when given. */
 export async function bundleViewer(outfile) {
   const result = await build({
-    entryPoints: [join(root, "src", "protocols", "view", "page", "main.ts")],
+    entryPoints: [join(root, "src", "protocols", "viewer", "page", "main.ts")],
     bundle: true,
     format: "iife",
     platform: "browser",

@@ -131,7 +131,12 @@ export { loadDocument, type LoadedDocument } from "./spell/index.js";
 export { castSpell } from "./spell/cast-spell.js";
 export { castIntent, type SpellCall } from "./spell/inputs.js";
 
-/** Summoner flows (seed 003): routes, tapes, the receive/send cycle, DNA. */
+/** Summoner flows (seed 003): routes, tapes, the receive/send cycle, DNA — the `flows` namespace. */
+export * as flows from "./flows/index.js";
+/**
+ * The flows' namespace under its old name (the folder was `routes/`).
+ * @deprecated Use `flows`; `routes` goes in the next version.
+ */
 export * as routes from "./flows/index.js";
 export { Flow, FlowRunner, PROFILE_VERSION as FLOW_PROFILE_VERSION } from "./flows/index.js";
 export { JsHandlers } from "./flows/js-handlers.js";

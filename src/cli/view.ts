@@ -6,7 +6,7 @@ import { Redactor } from "../core/redact.js";
 import { KEY_ENV_VARS } from "../llm/providers/profiles.js";
 import type { LoomStore } from "../loom/loom-store.js";
 import { loomSecrets, openLoom, shownLoom } from "../loom/open-loom.js";
-import type { ForkRunner } from "../protocols/view/fork-route.js";
+import type { ForkRunner } from "../protocols/viewer/fork-route.js";
 import { displayPath, EXIT, type CliIO } from "./io.js";
 
 export interface ViewFlags {
@@ -125,8 +125,8 @@ export async function viewCommand(
   const redactor = redactorFor(io, token, target);
   const shown = store && target !== undefined ? shownLoom(target) : path;
   try {
-    const { createViewServer } = await import("../protocols/view/server.js");
-    const app = await createViewServer({
+    const { createViewerServer } = await import("../protocols/viewer/server.js");
+    const app = await createViewerServer({
       target: store ? shown : path,
       store,
       token,
@@ -219,8 +219,8 @@ export async function loomViewCommand(
   }
   const redactor = redactorFor(io, undefined, file);
   try {
-    const { staticData } = await import("../protocols/view/static-data.js");
-    const { pageHtml } = await import("../protocols/view/page-html.js");
+    const { staticData } = await import("../protocols/viewer/static-data.js");
+    const { pageHtml } = await import("../protocols/viewer/page-html.js");
     let data: string;
     if (store) {
       const { StoreViewIndex } = await import("../loom/view-store-index.js");

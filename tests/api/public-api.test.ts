@@ -77,7 +77,8 @@ const PUBLIC = [
   "ModelError",
   "SpellErrors",
   "errorMessage",
-  // flows (seed 003)
+  // flows (seed 003): the namespace, and its old name kept one version (deprecated)
+  "flows",
   "routes",
   "Flow",
   "FlowRunner",
@@ -93,6 +94,7 @@ describe("the package's entry points", () => {
     expect(pkg.exports).toEqual({
       ".": { types: "./dist/index.d.ts", default: "./dist/index.js" },
       "./council": { types: "./dist/spell/crucible.d.ts", default: "./dist/spell/crucible.js" },
+      "./otel": { types: "./dist/otel/index.d.ts", default: "./dist/otel/index.js" },
       // Data, not code: editors and tools read them (tests/spell/schema-editor.test.ts).
       "./schemas/*": "./schemas/*",
       "./package.json": "./package.json",
@@ -118,6 +120,16 @@ describe("the package's entry points", () => {
       expect(out.trim().split(",").sort()).toEqual(PUBLIC);
     },
   );
+
+  it("flows is the flows' namespace; routes, its deprecated old name, is the same namespace", async () => {
+    const direct = await import("../../src/flows/index.js");
+    expect(Object.keys(api.flows).sort()).toEqual(Object.keys(direct).sort());
+    expect(api.flows.FlowRunner).toBe(api.FlowRunner);
+    expect(api.routes).toBe(api.flows);
+    // The old name is marked deprecated in the typings a user's editor reads.
+    const index = readFileSync("src/index.ts", "utf8");
+    expect(index).toMatch(/@deprecated Use `flows`[^]*?\*\/\nexport \* as routes from/);
+  });
 
   it("spellbook/council exports the engine only", () => {
     expect(Object.keys(council).sort()).toEqual(["Crucible"]);

@@ -263,7 +263,7 @@ describe("the bin", () => {
     };
   };
   const heavy =
-    /openai|@anthropic-ai|quickjs|sandbox-worker|agentclientprotocol|fastify|bullmq|ioredis|^LOADED (ink|react|marked)$|tui\.mjs/;
+    /openai|@anthropic-ai|@opentelemetry|quickjs|sandbox-worker|agentclientprotocol|fastify|bullmq|ioredis|^LOADED (ink|react|marked)$|tui\.mjs/;
 
   it("spell --help is printed from the start-up pages: no bundle loads", () => {
     const env = Object.fromEntries(

@@ -263,7 +263,7 @@ describe("spell run without oclif", () => {
     expect(r.stdout).toBe("function function\n");
   });
 
-  it("loads neither oclif nor what a conversation spell does not use", () => {
+  it("loads neither oclif nor what a conversation spell does not use (OpenTelemetry only with --otel)", () => {
     const r = spawnSync(
       process.execPath,
       [
@@ -286,7 +286,9 @@ describe("spell run without oclif", () => {
     expect(loaded.some((l) => l.endsWith("dist/run.cjs"))).toBe(true);
     expect(
       loaded.filter((l) =>
-        /spell\.cjs|@oclif|openai|@anthropic-ai|quickjs|@modelcontextprotocol/.test(l),
+        /spell\.cjs|@oclif|openai|@anthropic-ai|quickjs|@modelcontextprotocol|@opentelemetry/.test(
+          l,
+        ),
       ),
     ).toEqual([]);
     const builtins = r.stderr.split("\n").filter((l) => l.startsWith("BUILTIN "));

@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import type { CantripEvent } from "../../src/core/events.js";
 import { SessionModel, type StatusInfo } from "../../src/cli/tui/model.js";
 import { approvalView } from "../../src/cli/tui/session.js";
-import { App, type Controls } from "../../src/cli/tui/view.js";
+import { App, type Controls } from "../../src/cli/tui/app.js";
 
 const ROOT = "ent_root";
 const STATUS: StatusInfo = {

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { LoomViewIndex } from "../../src/loom/view-index.js";
-import { staticData } from "../../src/protocols/view/static-data.js";
+import { staticData } from "../../src/protocols/viewer/static-data.js";
 import { startViewer } from "../support/view.js";
 
 const dir = mkdtempSync(join(tmpdir(), "view-index-bg-"));

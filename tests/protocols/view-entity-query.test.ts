@@ -1,8 +1,8 @@
-// The entity list's search, filters and sort (src/protocols/view/entity-query.ts): by the server
+// The entity list's search, filters and sort (src/protocols/viewer/entity-query.ts): by the server
 // (`/api/l/ID/entities?q=…`) and as a saved page pages through its embedded list.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ViewEntity } from "../../src/loom/view-entity.js";
-import { queryEntities } from "../../src/protocols/view/entity-query.js";
+import { queryEntities } from "../../src/protocols/viewer/entity-query.js";
 import { startViewer, viewFolder, type Viewer } from "../support/view.js";
 
 const entity = (id: string, o: Partial<ViewEntity>): ViewEntity => ({

@@ -1,12 +1,12 @@
-// The viewer page's numbers (src/protocols/view/page/eval-stats.ts, format.ts), outside a
+// The viewer page's numbers (src/protocols/viewer/page/eval-stats.ts, format.ts), outside a
 // browser: the page's pass@k and pass^k agree with the eval's own estimators (src/eval/stats.ts)
 // for every n, c and k it can meet; quantiles are summary.json's nearest rank; numbers read
 // rounded for people.
 import { describe, expect, it } from "vitest";
 import { p95, passAtK, passHatK } from "../../src/eval/stats.js";
-import { kCurve, quantile, spread } from "../../src/protocols/view/page/eval-stats.js";
-import * as f from "../../src/protocols/view/page/format.js";
-import type { EvalRow } from "../../src/protocols/view/evals.js";
+import { kCurve, quantile, spread } from "../../src/protocols/viewer/page/eval-stats.js";
+import * as f from "../../src/protocols/viewer/page/format.js";
+import type { EvalRow } from "../../src/protocols/viewer/evals.js";
 
 const row = (c: string, status: EvalRow["status"]): EvalRow => ({
   case: c,

@@ -16,7 +16,7 @@ import {
 import { request } from "node:http";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ForkRequest, ForkRunner } from "../../src/protocols/view/fork-route.js";
+import type { ForkRequest, ForkRunner } from "../../src/protocols/viewer/fork-route.js";
 import {
   jsonl,
   KNOWN_SECRET,

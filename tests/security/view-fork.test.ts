@@ -7,7 +7,7 @@
 import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { viewCommand } from "../../src/cli/view.js";
-import type { ForkRequest, ForkRunner } from "../../src/protocols/view/fork-route.js";
+import type { ForkRequest, ForkRunner } from "../../src/protocols/viewer/fork-route.js";
 import {
   KNOWN_SECRET,
   SHAPED_SECRET,

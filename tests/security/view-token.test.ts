@@ -6,7 +6,7 @@ import { startViewer, viewFolder, type Viewer } from "../support/view.js";
  * can carry it (the Authorization header, `/?token=` and the cookie that sets). Issue 38: the
  * only wrong token tested had another length, so a comparison that checked the length alone
  * passed every test. The comparisons are `crypto.timingSafeEqual` on buffers of equal length
- * (src/protocols/http/guard.ts for the header and the cookie, src/protocols/view/server.ts for
+ * (src/protocols/http/guard.ts for the header and the cookie, src/protocols/viewer/server.ts for
  * the query).
  */
 const TOKEN = "view-token-123456";

@@ -9,8 +9,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
 import { Redactor } from "../../src/core/redact.js";
-import type { ForkRunner } from "../../src/protocols/view/fork-route.js";
-import { createViewServer } from "../../src/protocols/view/server.js";
+import type { ForkRunner } from "../../src/protocols/viewer/fork-route.js";
+import { createViewerServer } from "../../src/protocols/viewer/server.js";
 import { bundleViewer } from "../../scripts/bundle-viewer.mjs";
 
 /** A token shape the common patterns catch, and a value only the server's redactor knows. */
@@ -193,7 +193,7 @@ export function viewFolder(): ViewFolder {
 }
 
 let script: Promise<string> | undefined;
-/** The page's script, bundled from src/protocols/view/page once per test file. */
+/** The page's script, bundled from src/protocols/viewer/page once per test file. */
 export const pageScript = (): Promise<string> => (script ??= bundleViewer());
 
 export interface Viewer {
@@ -209,7 +209,7 @@ export async function startViewer(
 ): Promise<Viewer> {
   const redactor = new Redactor();
   redactor.add(KNOWN_SECRET);
-  const app = await createViewServer({
+  const app = await createViewerServer({
     target,
     token,
     redact: (t) => redactor.redact(t),

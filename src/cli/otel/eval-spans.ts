@@ -13,10 +13,10 @@ import { SpellbookError } from "../../core/errors.js";
 import type { CastInfo, CastObserver, CastWatcher } from "../../eval/observe.js";
 import type { EvalRunResult } from "../../eval/run.js";
 import type { CliIO } from "../io.js";
-import type { OtelApi } from "./api.js";
-import { chatAttributes, chatSpanName, modelOf, usageAttributes } from "./attributes.js";
-import { eventSpans } from "./event-spans.js";
-import type { GenAiMetrics } from "./metrics.js";
+import type { OtelApi } from "../../otel/api.js";
+import { chatAttributes, chatSpanName, modelOf, usageAttributes } from "../../otel/attributes.js";
+import { eventSpans } from "../../otel/event-spans.js";
+import type { GenAiMetrics } from "../../otel/metrics.js";
 import { startOtel, type OtelFlags } from "./tracing.js";
 
 export interface EvalSpans {

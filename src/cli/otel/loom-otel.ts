@@ -9,8 +9,8 @@ import { eachRecord } from "../../loom/record-pages.js";
 import type { LoomRecord } from "../../loom/turn.js";
 import { EXIT, type CliIO } from "../io.js";
 import { openLoomArg } from "../loom-export.js";
-import { otelEndpoint, shownEndpoint } from "./endpoint.js";
-import { loomSpans } from "./loom-spans.js";
+import { otelEndpoint, shownEndpoint } from "../../otel/endpoint.js";
+import { loomSpans } from "../../otel/loom-spans.js";
 import { otelTracer } from "./tracing.js";
 
 export interface LoomOtelFlags {

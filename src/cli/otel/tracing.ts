@@ -9,11 +9,11 @@ import { errorMessage } from "../../core/errors.js";
 import type { EventListener } from "../../core/events.js";
 import type { LoadedSpell } from "../../spell/index.js";
 import { EXIT, type CliIO } from "../io.js";
-import type { OtelApi } from "./api.js";
-import { modelOf } from "./attributes.js";
-import { otelEndpoint, otelMetricsEndpoint, shownEndpoint } from "./endpoint.js";
-import { eventSpans } from "./event-spans.js";
-import { errorTypeOf, genAiMetrics, type GenAiMetrics } from "./metrics.js";
+import type { OtelApi } from "../../otel/api.js";
+import { modelOf } from "../../otel/attributes.js";
+import { otelEndpoint, otelMetricsEndpoint, shownEndpoint } from "../../otel/endpoint.js";
+import { eventSpans } from "../../otel/event-spans.js";
+import { errorTypeOf, genAiMetrics, type GenAiMetrics } from "../../otel/metrics.js";
 
 /** The flags every casting command takes. */
 export interface OtelFlags {

@@ -3,7 +3,7 @@
  * events the line mode prints (CantripEvent, already redacted by the caller's redacting
  * listener): the user's intents, each turn as a block (its streamed text, its gate calls with
  * arguments and results, its children's turns nested under it), each cast's result, and the
- * totals of the status line. Plain data and no terminal: the view (view.ts) draws it, the tests
+ * totals of the status line. Plain data and no terminal: App (cli/tui/app.ts) draws it, the tests
  * read it. The loom is written by the entity as in line mode; this only shows.
  */
 import type { CantripEvent } from "../../core/events.js";

@@ -1,6 +1,6 @@
 /**
  * Opens the terminal UI of a session (issue 42) on the process's terminal: the alternate
- * screen, Ink drawing App (view.ts) from a SessionModel fed by the entity's events, and the
+ * screen, Ink drawing App (cli/tui/app.ts) from a SessionModel fed by the entity's events, and the
  * approval questions answered in place. Loaded only when the UI opens (src/cli/tui-load.ts):
  * Ink and React cost start-up time no other command pays.
  */
@@ -10,7 +10,7 @@ import type { ApprovalRequest } from "../../core/approval.js";
 import type { CantripEvent } from "../../core/events.js";
 import { decidingFields, escapeControls } from "../approver.js";
 import { SessionModel, type ApprovalView, type StatusInfo } from "./model.js";
-import { App } from "./view.js";
+import { App } from "./app.js";
 
 /** How a cast ended, as the UI tells it (already redacted). */
 export type CastOutcome =

@@ -8,7 +8,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { EventListener } from "../../core/events.js";
 import type { LoadedSpell } from "../../spell/index.js";
-import { a2aRoutes } from "./a2a-routes.js";
+import { a2aRoutes } from "../a2a/routes.js";
 import { cast, fail, sentRedacted, type CastSlots } from "./cast-route.js";
 import { guard } from "./guard.js";
 import { CAST_BODY, openApiDocument, routeCatalog } from "./openapi.js";

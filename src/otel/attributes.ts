@@ -4,7 +4,7 @@
  * (`--otel-content`) and always pass through the redactor first.
  */
 import type { Attributes } from "@opentelemetry/api";
-import type { Usage } from "../../core/contract.js";
+import type { Usage } from "../core/contract.js";
 
 /** Who answered: `provider/model` (an LLM's `name`) split once; "unknown" when absent. */
 export interface ModelId {

@@ -5,8 +5,8 @@
  * entity's spans hang under the delegation gate call of the turn that spawned it.
  */
 import type { Attributes, Context, Span, Tracer } from "@opentelemetry/api";
-import { DELEGATION_GATES } from "../../circle/gate-names.js";
-import type { LoomRecord, Turn } from "../../loom/turn.js";
+import { DELEGATION_GATES } from "../circle/gate-names.js";
+import type { LoomRecord, Turn } from "../loom/turn.js";
 import type { OtelApi } from "./api.js";
 import {
   agentAttributes,

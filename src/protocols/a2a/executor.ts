@@ -24,7 +24,7 @@ import { renderResult } from "../../circle/gate.js";
 import { ConfigError } from "../../core/errors.js";
 import { isJsonObject } from "../../core/json.js";
 import { castIntent, type CallableSpell, type SpellCall } from "../../spell/inputs.js";
-import type { CastSlots } from "./cast-route.js";
+import type { CastSlots } from "../http/cast-route.js";
 
 const textPart = (value: string): Part => ({
   content: { $case: "text", value },

@@ -13,7 +13,7 @@ import type { LoomReadStore } from "../../loom/loom-store.js";
 import { Sources, type ViewSources } from "./sources.js";
 import { pageHtml } from "./page-html.js";
 
-export interface ViewOptions {
+export interface ViewerOptions {
   /** A loom file, or a folder of looms and eval runs. */
   target: string;
   /**
@@ -44,7 +44,7 @@ const SECURITY_HEADERS = {
   "cache-control": "no-store",
 };
 
-export async function createViewServer(options: ViewOptions): Promise<FastifyInstance> {
+export async function createViewerServer(options: ViewerOptions): Promise<FastifyInstance> {
   const { default: Fastify } = await import("fastify");
   // No route declares a schema: fastify's validator and serializer compilers (ajv, ~100 files
   // to load) are never needed, so none is loaded (issue 40: start-up of spell view).

@@ -1,7 +1,7 @@
 /**
  * The A2A protocol's own request handling (the official SDK, `@a2a-js/sdk`), built once on the
  * first A2A request so that `spell serve` without A2A traffic (and every other command) never
- * loads the SDK: the request handler over a bounded task store (a2a-tasks.ts) and the spell's
+ * loads the SDK: the request handler over a bounded task store (protocols/a2a/tasks.ts) and the spell's
  * executor, and
  * the JSON-RPC transports of A2A 1.0 (`SendMessage`, …) and 0.3 (`message/send`, `message/stream`,
  * `tasks/get`, `tasks/cancel`), chosen by the `A2A-Version` header as the SDK's Express handler
@@ -19,10 +19,10 @@ import {
 import type { Cantrip } from "../../core/cantrip.js";
 import type { Loom } from "../../loom/loom.js";
 import type { LoadedSpell } from "../../spell/index.js";
-import { agentCard, legacyAgentCard } from "./a2a-card.js";
-import { spellExecutor } from "./a2a-executor.js";
-import { BoundedTaskStore } from "./a2a-tasks.js";
-import type { CastSlots } from "./cast-route.js";
+import { agentCard, legacyAgentCard } from "./card.js";
+import { spellExecutor } from "./executor.js";
+import { BoundedTaskStore } from "./tasks.js";
+import type { CastSlots } from "../http/cast-route.js";
 
 type Headers = Record<string, string | string[] | undefined>;
 type Envelope = { jsonrpc: string; id: string | number | null; result?: unknown; error?: unknown };

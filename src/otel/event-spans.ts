@@ -6,12 +6,12 @@
  * what the redactor let through.
  */
 import type { Attributes, Context, Span, Tracer } from "@opentelemetry/api";
-import type { CantripEvent, EventListener } from "../../core/events.js";
-import type { LLMServer, Usage } from "../../core/contract.js";
-import type { GateCallRecord } from "../../core/medium.js";
-import type { LLMId } from "../../core/loom-writer.js";
-import { addUsage, emptyUsage } from "../../core/contract.js";
-import { DELEGATION_GATES } from "../../circle/gate-names.js";
+import type { CantripEvent, EventListener } from "../core/events.js";
+import type { LLMServer, Usage } from "../core/contract.js";
+import type { GateCallRecord } from "../core/medium.js";
+import type { LLMId } from "../core/loom-writer.js";
+import { addUsage, emptyUsage } from "../core/contract.js";
+import { DELEGATION_GATES } from "../circle/gate-names.js";
 import {
   agentAttributes,
   agentSpanName,

@@ -4,13 +4,13 @@
  * names and allowed origins). Every answer — a JSON-RPC envelope, each SSE event, the card — is
  * redacted as every surface redacts (redact-out.ts: each string and key, then the text as sent),
  * so no `${env:…}` secret leaves in any form. The SDK is loaded on the first A2A request
- * (a2a-handler.ts), not when the server starts.
+ * (protocols/a2a/handler.ts), not when the server starts.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { LoadedSpell } from "../../spell/index.js";
-import { A2A_PATH, AGENT_CARD_PATH } from "./a2a-card.js";
-import type { A2AHandler } from "./a2a-handler.js";
-import type { CastSlots, Secrets } from "./cast-route.js";
+import { A2A_PATH, AGENT_CARD_PATH } from "./card.js";
+import type { A2AHandler } from "./handler.js";
+import type { CastSlots, Secrets } from "../http/cast-route.js";
 import { redactedJson } from "../redact-out.js";
 
 export function a2aRoutes(
@@ -23,9 +23,7 @@ export function a2aRoutes(
 ): void {
   let handler: Promise<A2AHandler> | undefined;
   const load = () =>
-    (handler ??= import("./a2a-handler.js").then((m) =>
-      m.createA2AHandler(loaded, slots, maxTasks),
-    ));
+    (handler ??= import("./handler.js").then((m) => m.createA2AHandler(loaded, slots, maxTasks)));
   const redact = (t: string) => secrets.redact(t);
   const json = (reply: FastifyReply, value: unknown) =>
     reply.type("application/json; charset=utf-8").send(redactedJson(value, redact));

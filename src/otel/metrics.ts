@@ -5,8 +5,8 @@
  * attributes are names, models and the server asked: never a prompt, a reply or a secret.
  */
 import type { Attributes, Histogram, Meter } from "@opentelemetry/api";
-import type { LLMServer, Usage } from "../../core/contract.js";
-import { SpellbookError } from "../../core/errors.js";
+import type { LLMServer, Usage } from "../core/contract.js";
+import { SpellbookError } from "../core/errors.js";
 import type { ModelId } from "./attributes.js";
 
 /** The convention's recommended boundaries for `gen_ai.client.token.usage` (powers of 4). */
