@@ -67,6 +67,21 @@ module.exports = {
       to: { path: "^src/sandbox/", pathNot: "^src/sandbox/index\\.ts$" },
     },
     {
+      name: "loom-rooms-through-index",
+      comment:
+        "loom/ is rooms with one face each: outside src/loom/ only a room's index.ts is imported",
+      severity: "error",
+      from: { path: "^src/", pathNot: "^src/loom/" },
+      to: { path: "^src/loom/", pathNot: "^src/loom/[^/]+/index\\.ts$" },
+    },
+    {
+      name: "loom-rooms-apart",
+      comment: "a room of src/loom/ imports another room only through that room's index.ts",
+      severity: "error",
+      from: { path: "^src/loom/([^/]+)/" },
+      to: { path: "^src/loom/", pathNot: ["^src/loom/$1/", "^src/loom/[^/]+/index\\.ts$"] },
+    },
+    {
       name: "siblings-apart",
       comment: "flows and council are independent modules of one layer",
       severity: "error",

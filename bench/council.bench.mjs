@@ -7,7 +7,7 @@ import { Crucible } from "../dist/spell/crucible.js";
 import { CouncilCalls } from "../dist/council/calls.js";
 import { positions } from "../dist/council/grammars/parallel.js";
 import { toTriageOutput } from "../dist/council/triage-output.js";
-import { Loom } from "../dist/loom/loom.js";
+import { Loom } from "../dist/loom/core/index.js";
 import { ratio } from "./paired.mjs";
 import { rounds as roundsOf, row, spread } from "./report.mjs";
 

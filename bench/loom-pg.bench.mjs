@@ -10,9 +10,9 @@ import { tmpdir } from "node:os";
 import { setTimeout } from "node:timers";
 import { join } from "node:path";
 import { writeFileSync } from "node:fs";
-import { jsonlLoomStore } from "../dist/loom/loom-store.js";
-import { importLoomFile } from "../dist/loom/postgres-records.js";
-import { postgresLoomStore } from "../dist/loom/storage-postgres.js";
+import { jsonlLoomStore } from "../dist/loom/stores/index.js";
+import { importLoomFile } from "../dist/loom/postgres/index.js";
+import { postgresLoomStore } from "../dist/loom/postgres/index.js";
 import { startPostgres } from "./postgres-server.mjs";
 import { row } from "./report.mjs";
 

@@ -1,6 +1,6 @@
 import { Cantrip, type CantripInit } from "./core/cantrip.js";
 import type * as Result from "./core/result.js";
-import { Loom } from "./loom/loom.js";
+import { Loom } from "./loom/core/index.js";
 
 /** A cast's outcome, its `loom` the package's Loom unless a Cantrip of another loom says so. */
 export type CastResult<L = Loom> = Result.CastResult<L>;

@@ -119,11 +119,11 @@ export {
 export { bashMedium, createBashMedium, type BashOptions } from "./circle/mediums/bash/index.js";
 
 /** The loom. */
-export { Loom } from "./loom/loom.js";
-export { MemoryStore } from "./loom/store.js";
-export { JsonlStore, readLoomFile, type JsonlStoreOptions } from "./loom/storage-jsonl.js";
-export type { Turn } from "./loom/turn.js";
-export { fork, type ForkOptions } from "./loom/fork.js";
+export { Loom } from "./loom/core/index.js";
+export { MemoryStore } from "./loom/stores/index.js";
+export { JsonlStore, readLoomFile, type JsonlStoreOptions } from "./loom/stores/index.js";
+export type { Turn } from "./loom/records/index.js";
+export { fork, type ForkOptions } from "./loom/core/index.js";
 
 /** Spells and other documents. */
 export { loadSpell, loadSpellText, type LoadedSpell } from "./spell/index.js";

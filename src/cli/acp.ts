@@ -1,6 +1,6 @@
 import { errorMessage, SpellbookError } from "../core/errors.js";
 import type { Cantrip } from "../core/cantrip.js";
-import type { Loom } from "../loom/loom.js";
+import type { Loom } from "../loom/core/index.js";
 import type { LLM } from "../core/contract.js";
 import { PricedLLM } from "../llm/priced.js";
 import { loadSpell, type LoadedSpell, type LoadOptions } from "../spell/index.js";

@@ -7,7 +7,7 @@
 import { existsSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { readLoomFile } from "../loom/storage-jsonl.js";
+import { readLoomFile } from "../loom/stores/index.js";
 import { EXIT } from "./io.js";
 import { runSummon, type SummonFlags, type SummonIO } from "./summon.js";
 

@@ -3,7 +3,7 @@
  * spell file against that loom — the one whose entry in the loom's state file changed last.
  */
 import { resolve } from "node:path";
-import { readState } from "../loom/entity-keeper.js";
+import { readState } from "../loom/entities/index.js";
 
 /** The id of the spell's most recently updated entity in the loom file, if it has one. */
 export function lastEntityOf(spellFile: string, loomPath: string): string | undefined {

@@ -2,12 +2,12 @@ import { existsSync } from "node:fs";
 import { errorMessage } from "../core/errors.js";
 import { Redactor } from "../core/redact.js";
 import { KEY_ENV_VARS } from "../llm/providers/profiles.js";
-import { exportLoom } from "../loom/export-file.js";
-import type { LoomStore } from "../loom/loom-store.js";
-import { loomSecrets, openLoom } from "../loom/open-loom.js";
-import { eachRecord } from "../loom/record-pages.js";
-import type { TreeTurn } from "../loom/tree.js";
-import type { LoomRecord } from "../loom/turn.js";
+import { exportLoom } from "../loom/reading/index.js";
+import type { LoomStore } from "../loom/stores/index.js";
+import { loomSecrets, openLoom } from "../loom/open/index.js";
+import { eachRecord } from "../loom/stores/index.js";
+import type { TreeTurn } from "../loom/reading/index.js";
+import type { LoomRecord } from "../loom/records/index.js";
 import { loadSpell } from "../spell/index.js";
 import { EXIT, displayPath, print, type CliIO } from "./io.js";
 
@@ -92,7 +92,7 @@ export async function loomTreeCommand(file: string, io: CliIO): Promise<number> 
   if (typeof opened === "number") return opened;
   const { store, redactor } = opened;
   try {
-    const { treeLines, treeTotal, treeTurn } = await import("../loom/tree.js");
+    const { treeLines, treeTotal, treeTurn } = await import("../loom/reading/index.js");
     // Only what the tree shows of each turn is held, not the loom's text.
     const turns: TreeTurn[] = [];
     await eachLoomRecord(

@@ -11,11 +11,11 @@
 import { resolve } from "node:path";
 import { ConfigError, errorMessage } from "../core/errors.js";
 import type { CastResult } from "../core/result.js";
-import { fork } from "../loom/fork.js";
-import { readState } from "../loom/entity-keeper.js";
-import type { Loom } from "../loom/loom.js";
-import { readLoomFile } from "../loom/storage-jsonl.js";
-import type { Turn } from "../loom/turn.js";
+import { fork } from "../loom/core/index.js";
+import { readState } from "../loom/entities/index.js";
+import type { Loom } from "../loom/core/index.js";
+import { readLoomFile } from "../loom/stores/index.js";
+import type { Turn } from "../loom/records/index.js";
 import { resultJson } from "../protocols/result-json.js";
 import { spellOf, type LoadedSpell } from "../spell/index.js";
 import { displayPath, EXIT, print, type CliIO } from "./io.js";

@@ -1,5 +1,5 @@
 import { errorMessage } from "../core/errors.js";
-import { sharedLoom, shownLoom } from "../loom/open-loom.js";
+import { sharedLoom, shownLoom } from "../loom/open/index.js";
 import { EXIT, print, type CliIO } from "./io.js";
 import { exitFor } from "./load.js";
 import { openLoomArg } from "./loom-export.js";
@@ -32,7 +32,7 @@ export async function loomImportCommand(
   }
   const redact = (t: string) => target.redactor.redact(opened.redactor.redact(t));
   try {
-    const { importLoom } = await import("../loom/postgres-records.js");
+    const { importLoom } = await import("../loom/postgres/index.js");
     const done = await importLoom(opened.store, target.store, (m) => io.stderr(`warning: ${m}\n`));
     await print(
       io,

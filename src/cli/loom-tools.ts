@@ -4,14 +4,14 @@
  */
 import { errorMessage } from "../core/errors.js";
 import { formatUsd } from "../core/spend.js";
-import { appendReward } from "../loom/loom-store.js";
-import { LoomStats, type IntentStats } from "../loom/stats.js";
+import { appendReward } from "../loom/stores/index.js";
+import { LoomStats, type IntentStats } from "../loom/reading/index.js";
 import {
   formatTrajectory,
   threadLoom,
   trajectory,
   type ThreadFormat,
-} from "../loom/thread-export.js";
+} from "../loom/reading/index.js";
 import { EXIT, print, type CliIO } from "./io.js";
 import { exitFor } from "./load.js";
 import { eachLoomRecord, openLoomArg } from "./loom-export.js";

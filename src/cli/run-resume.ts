@@ -12,9 +12,9 @@ import { ConfigError, SpellbookError } from "../core/errors.js";
 import { ScriptedLLM } from "../llm/providers/scripted.js";
 import { unpriced } from "../llm/priced.js";
 import { newEntityId } from "../core/ids.js";
-import type { Loom } from "../loom/loom.js";
-import { checkEntityId, readState } from "../loom/entity-keeper.js";
-import { INTERRUPTIONS } from "../loom/recorded-cast.js";
+import type { Loom } from "../loom/core/index.js";
+import { checkEntityId, readState } from "../loom/entities/index.js";
+import { INTERRUPTIONS } from "../loom/records/index.js";
 import { lastEntityOf } from "./last-entity.js";
 
 export interface RunTarget {

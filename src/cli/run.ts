@@ -1,7 +1,7 @@
 import { relative } from "node:path";
 import type { CastFailed, CastResult } from "../core/result.js";
 import type { Cantrip } from "../core/cantrip.js";
-import type { Loom } from "../loom/loom.js";
+import type { Loom } from "../loom/core/index.js";
 import { errorMessage } from "../core/errors.js";
 import { ScriptedLLM } from "../llm/providers/scripted.js";
 import { unpriced } from "../llm/priced.js";

@@ -8,7 +8,7 @@ import type { Entity } from "../core/entity.js";
 import { errorMessage } from "../core/errors.js";
 import { loopLimits } from "../core/outcome.js";
 import { redactingListener } from "../core/redact-stream.js";
-import type { Loom } from "../loom/loom.js";
+import type { Loom } from "../loom/core/index.js";
 import type { LoadedSpell } from "../spell/index.js";
 import { displayPath, type CliIO } from "./io.js";
 import { summaryLine } from "./run.js";

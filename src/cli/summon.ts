@@ -9,8 +9,8 @@
  */
 import type { Entity } from "../core/entity.js";
 import { errorMessage, SpellbookError } from "../core/errors.js";
-import { readEntityInto } from "../loom/entity-read.js";
-import type { Loom } from "../loom/loom.js";
+import { readEntityInto } from "../loom/core/index.js";
+import type { Loom } from "../loom/core/index.js";
 import { spellOf, type LoadedSpell } from "../spell/index.js";
 import { EXIT, processIO, type CliIO } from "./io.js";
 import { resumeHint, summonTarget, type NamedLoom } from "./summon-target.js";

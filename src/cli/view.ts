@@ -4,8 +4,8 @@ import { fileURLToPath } from "node:url";
 import { errorMessage } from "../core/errors.js";
 import { Redactor } from "../core/redact.js";
 import { KEY_ENV_VARS } from "../llm/providers/profiles.js";
-import type { LoomStore } from "../loom/loom-store.js";
-import { loomSecrets, openLoom, shownLoom } from "../loom/open-loom.js";
+import type { LoomStore } from "../loom/stores/index.js";
+import { loomSecrets, openLoom, shownLoom } from "../loom/open/index.js";
 import type { ForkRunner } from "../protocols/viewer/fork-route.js";
 import { displayPath, EXIT, type CliIO } from "./io.js";
 
@@ -223,12 +223,12 @@ export async function loomViewCommand(
     const { pageHtml } = await import("../protocols/viewer/page-html.js");
     let data: string;
     if (store) {
-      const { StoreViewIndex } = await import("../loom/view-store-index.js");
+      const { StoreViewIndex } = await import("../loom/viewer/index.js");
       const index = new StoreViewIndex(store);
       await index.readAll();
       data = await staticData(index, shownLoom(file), (t) => redactor.redact(t));
     } else {
-      const { LoomViewIndex } = await import("../loom/view-index.js");
+      const { LoomViewIndex } = await import("../loom/viewer/index.js");
       const index = new LoomViewIndex(path);
       index.refresh();
       data = await staticData(index, basename(path), (t) => redactor.redact(t));

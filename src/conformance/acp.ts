@@ -8,7 +8,7 @@
 import { ConfigError } from "../core/errors.js";
 import type { Built } from "./build.js";
 import type { Cantrip } from "../core/cantrip.js";
-import type { Loom } from "../loom/loom.js";
+import type { Loom } from "../loom/core/index.js";
 import type { AnyMessage } from "@agentclientprotocol/sdk";
 
 /** One request of the exchange and what came back for it. */

@@ -1,14 +1,14 @@
 import type { Cantrip } from "../core/cantrip.js";
 import type { Entity } from "../core/entity.js";
 import type { CastResult } from "../core/result.js";
-import type { Loom } from "../loom/loom.js";
+import type { Loom } from "../loom/core/index.js";
 import { ConfigError } from "../core/errors.js";
 import { castIntent } from "../spell/inputs.js";
 import type { CantripEvent } from "../core/events.js";
 import { redactingListener } from "../core/redact-stream.js";
-import { exportJsonl } from "../loom/export.js";
-import { fork } from "../loom/fork.js";
-import type { Turn } from "../loom/turn.js";
+import { exportJsonl } from "../loom/reading/index.js";
+import { fork } from "../loom/core/index.js";
+import type { Turn } from "../loom/records/index.js";
 import type { Built } from "./build.js";
 import { runAcpExchange, type AcpRecord } from "./acp.js";
 

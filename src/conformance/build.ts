@@ -8,7 +8,7 @@ import type { Spell } from "../spell/index.js";
 import type { LLM } from "../core/contract.js";
 import type { RecordedQuery, ScriptedLLM } from "../llm/providers/scripted.js";
 import { RetryingLLM, retryPolicy, type RetrySpec } from "../llm/retry.js";
-import { Loom } from "../loom/loom.js";
+import { Loom } from "../loom/core/index.js";
 import { loadDocument } from "../spell/index.js";
 import { retrySpecOf } from "../spell/llm-spec.js";
 import { caseGates } from "./test-gates.js";

@@ -3,7 +3,7 @@
  * the extracted one), its roles, and the `thread_N` expectation.
  */
 import { ConfigError } from "../core/errors.js";
-import type { Turn } from "../loom/turn.js";
+import type { Turn } from "../loom/records/index.js";
 import type { Outcome } from "./act.js";
 import type { Built } from "./build.js";
 import { looselyEqual, matchValue, show, type MatchContext } from "./match.js";

@@ -1,6 +1,6 @@
 /** Expectations on turns (thread, loom, children) and on errors. */
 import { ConfigError, errorMessage } from "../core/errors.js";
-import type { Turn } from "../loom/turn.js";
+import type { Turn } from "../loom/records/index.js";
 import type { Outcome } from "./act.js";
 import type { Built } from "./build.js";
 import { matchValue, show, type MatchContext } from "./match.js";

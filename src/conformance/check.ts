@@ -1,6 +1,6 @@
 import { ConfigError } from "../core/errors.js";
 import type { UsageTotals } from "../core/result.js";
-import type { Turn } from "../loom/turn.js";
+import type { Turn } from "../loom/records/index.js";
 import { looselyEqual, matchValue, show, type MatchContext } from "./match.js";
 import { invocationList, mainLLM } from "./check-invocation.js";
 import { childTurns, matchTurns, parseMaybe } from "./check-turns.js";

@@ -1,6 +1,6 @@
 /** How a replayed run is held against its recording: turn by turn, entity by entity. */
 import type { RecordedEntity, RecordedTree } from "../llm/providers/replay.js";
-import type { Turn } from "../loom/turn.js";
+import type { Turn } from "../loom/records/index.js";
 
 /** The first way `actual` differs from `recorded`, turn by turn; null when it reproduces it. */
 export function compareThreads(recorded: readonly Turn[], actual: readonly Turn[]): string | null {

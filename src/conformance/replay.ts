@@ -1,7 +1,7 @@
 import { errorMessage } from "../core/errors.js";
 import { recordedApprovals, recordedApprover, type Approver } from "../core/approval.js";
 import { ReplayLLM, readRecordedTree, type RecordedTree } from "../llm/providers/replay.js";
-import type { Turn } from "../loom/turn.js";
+import type { Turn } from "../loom/records/index.js";
 import { loadSpell } from "../spell/index.js";
 import type { CaseResult } from "./case.js";
 import { compareTree } from "./replay-compare.js";

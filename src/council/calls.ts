@@ -14,8 +14,8 @@ import {
   type Message,
   type Usage,
 } from "../core/contract.js";
-import type { Loom } from "../loom/loom.js";
-import type { Turn } from "../loom/turn.js";
+import type { Loom } from "../loom/core/index.js";
+import type { Turn } from "../loom/records/index.js";
 import type { CallSite, CouncilEvent, CouncilEventListener } from "./events.js";
 
 export type { CallSite } from "./events.js";

@@ -8,7 +8,7 @@ import { newId } from "../core/ids.js";
 import { Redactor } from "../core/redact.js";
 import type { LLM } from "../core/contract.js";
 import { createLLM } from "../llm/registry.js";
-import type { Loom } from "../loom/loom.js";
+import type { Loom } from "../loom/core/index.js";
 import { CouncilCalls } from "./calls.js";
 import { DEFAULT_MODEL, fallbackList, TRIAGE_MODEL } from "./defaults.js";
 import { HeuristicDelta, LlmJudgeDelta, type DeltaStrategy } from "./delta.js";

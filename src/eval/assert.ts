@@ -8,8 +8,8 @@
 import type { LLM, Usage } from "../core/contract.js";
 import { errorMessage } from "../core/errors.js";
 import type { CastResult } from "../core/result.js";
-import type { Loom } from "../loom/loom.js";
-import type { Turn } from "../loom/turn.js";
+import type { Loom } from "../loom/core/index.js";
+import type { Turn } from "../loom/records/index.js";
 import type { Outcome } from "../conformance/act.js";
 import type { Built } from "../conformance/build.js";
 import { checkFor } from "../conformance/check.js";

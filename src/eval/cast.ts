@@ -10,7 +10,7 @@ import { errorMessage } from "../core/errors.js";
 import { addCost } from "../core/spend.js";
 import type { CastResult } from "../core/result.js";
 import { ReplayLLM } from "../llm/providers/replay.js";
-import type { Loom } from "../loom/loom.js";
+import type { Loom } from "../loom/core/index.js";
 import type { EvalCase } from "../spell/kinds/index.js";
 import { assess, costOf, type Verdict } from "./assert.js";
 import { castScope, type CastScope } from "./llm.js";

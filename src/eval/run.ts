@@ -10,7 +10,7 @@ import { join } from "node:path";
 import type { LLMResponse } from "../core/contract.js";
 import { Redactor } from "../core/redact.js";
 import { KEY_ENV_VARS } from "../llm/providers/profiles.js";
-import { Loom } from "../loom/loom.js";
+import { Loom } from "../loom/core/index.js";
 import type { EvalCase, EvalPlan } from "../spell/kinds/index.js";
 import { openLoomStore } from "../spell/loom-store.js";
 import { errorMessage, SpellbookError } from "../core/errors.js";

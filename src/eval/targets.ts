@@ -9,7 +9,7 @@ import type { Cantrip } from "../core/cantrip.js";
 import type { LLM } from "../core/contract.js";
 import type { Redactor } from "../core/redact.js";
 import { createLLM, parseLLMShorthand, type LLMSpec } from "../llm/registry.js";
-import type { Loom } from "../loom/loom.js";
+import type { Loom } from "../loom/core/index.js";
 import { loadDocument } from "../spell/index.js";
 import { llmSpecOf } from "../spell/llm-spec.js";
 import { childLLMBuilder } from "./child-llms.js";

@@ -6,7 +6,7 @@
  */
 import type { Attributes, Context, Span, Tracer } from "@opentelemetry/api";
 import { DELEGATION_GATES } from "../circle/gate-names.js";
-import type { LoomRecord, Turn } from "../loom/turn.js";
+import type { LoomRecord, Turn } from "../loom/records/index.js";
 import type { OtelApi } from "./api.js";
 import {
   agentAttributes,

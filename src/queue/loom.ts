@@ -16,9 +16,9 @@
  * ~/.pgpass) goes to a host a job names.
  */
 import type { Redactor } from "../core/redact.js";
-import { readEntityInto } from "../loom/entity-read.js";
-import { Loom } from "../loom/loom.js";
-import { portableLoom } from "../loom/open-loom.js";
+import { readEntityInto } from "../loom/core/index.js";
+import { Loom } from "../loom/core/index.js";
+import { portableLoom } from "../loom/open/index.js";
 import { openLoomStore } from "../spell/loom-store.js";
 
 export interface WorkerLoom {

@@ -9,7 +9,7 @@
 import { realpathSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative } from "node:path";
 import { ConfigError } from "../core/errors.js";
-import { sameSharedLoom, sharedLoom, shownLoom } from "../loom/open-loom.js";
+import { sameSharedLoom, sharedLoom, shownLoom } from "../loom/open/index.js";
 import { castOf, type QueuedCast } from "./job.js";
 
 /** The real path of `p`, or its nearest existing parent's joined with the rest. */

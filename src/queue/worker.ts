@@ -17,7 +17,7 @@ import { castOne } from "../eval/cast.js";
 import { Scheduler } from "../eval/scheduler.js";
 import { judges, loadTarget, type Target, type TargetOptions } from "../eval/targets.js";
 import { KEY_ENV_VARS } from "../llm/providers/profiles.js";
-import { loomSecrets } from "../loom/open-loom.js";
+import { loomSecrets } from "../loom/open/index.js";
 import { connectionOf, loadBullMQ, shownQueue } from "./connection.js";
 import { QUEUE_NAME, type QueuedCast, type QueuedOutcome } from "./job.js";
 import { openWorkerLoom, type WorkerLoom } from "./loom.js";

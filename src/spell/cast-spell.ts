@@ -6,7 +6,7 @@
 import type { CastOptions } from "../core/cantrip.js";
 import { ConfigError } from "../core/errors.js";
 import type { CastResult } from "../core/result.js";
-import type { Loom } from "../loom/loom.js";
+import type { Loom } from "../loom/core/index.js";
 import type { LoadedSpell } from "./index.js";
 import { castIntent, type SpellCall } from "./inputs.js";
 

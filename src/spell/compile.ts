@@ -23,7 +23,7 @@ import type { LLM } from "../core/contract.js";
 import { createLLM, providerRegistry, type BuildLLM, type LLMSpec } from "../llm/registry.js";
 import { llmSpecOf } from "./llm-spec.js";
 import { compileFolding } from "./folding.js";
-import { Loom } from "../loom/loom.js";
+import { Loom } from "../loom/core/index.js";
 import { openLoomStore } from "./loom-store.js";
 import { ErrorList } from "./collect.js";
 import type { Path } from "./source.js";

@@ -5,7 +5,7 @@
 import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type { Cantrip } from "../core/cantrip.js";
-import type { Loom } from "../loom/loom.js";
+import type { Loom } from "../loom/core/index.js";
 import {
   ConfigError,
   SpellErrors,

@@ -1,8 +1,8 @@
 import { isAbsolute, resolve } from "node:path";
 import type { Redactor } from "../core/redact.js";
 import { KEY_ENV_VARS } from "../llm/providers/profiles.js";
-import { loomSecrets, openRecordStore } from "../loom/open-loom.js";
-import type { RecordStore } from "../loom/store.js";
+import { loomSecrets, openRecordStore } from "../loom/open/index.js";
+import type { RecordStore } from "../loom/stores/index.js";
 
 /**
  * A spell's loom (`--loom`, `loom: { path | url }`), opened for appending (open-loom.ts): a file,

@@ -1,7 +1,7 @@
 import type { LLM } from "../core/contract.js";
 import type { Redactor } from "../core/redact.js";
 import type { BuildLLM, LLMSpec } from "../llm/registry.js";
-import type { Loom } from "../loom/loom.js";
+import type { Loom } from "../loom/core/index.js";
 
 /** How a document is loaded; every field is optional. */
 export interface LoadOptions {

@@ -12,8 +12,8 @@ import { loadSpell } from "../../src/spell/index.js";
 import type { ApprovalRecord } from "../../src/core/approval.js";
 import type { Cantrip } from "../../src/core/cantrip.js";
 import { ScriptedLLM } from "../../src/llm/providers/scripted.js";
-import { fork } from "../../src/loom/fork.js";
-import type { Loom } from "../../src/loom/loom.js";
+import { fork } from "../../src/loom/core/index.js";
+import type { Loom } from "../../src/loom/core/index.js";
 
 const SPELL = `
 llm:

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { bwrapProblem } from "../../src/circle/mediums/bash/index.js";
 import type { Circle } from "../../src/circle/circle.js";
-import type { Turn } from "../../src/loom/turn.js";
+import type { Turn } from "../../src/loom/records/index.js";
 import { loadSpell } from "../../src/spell/index.js";
 
 /** Why the sandboxed tests cannot run here, or undefined when bubblewrap works. */

@@ -5,7 +5,7 @@ import type { Gate } from "../../src/circle/gate.js";
 import { behaviorGate, doneGate, echoGate } from "../../src/circle/gates/index.js";
 import { codeMedium, createCodeMedium } from "../../src/circle/mediums/code/index.js";
 import { ScriptedLLM, type ScriptedResponse } from "../../src/llm/providers/scripted.js";
-import type { Loom } from "../../src/loom/loom.js";
+import type { Loom } from "../../src/loom/core/index.js";
 
 export interface CodeCantripOptions {
   gates?: Gate[];

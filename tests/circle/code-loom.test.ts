@@ -3,8 +3,8 @@
  * code reads `loom`, once per run, and then only for the turns the sandbox has not seen yet.
  */
 import { describe, expect, it } from "vitest";
-import { Loom } from "../../src/loom/loom.js";
-import type { Turn } from "../../src/loom/turn.js";
+import { Loom } from "../../src/loom/core/index.js";
+import type { Turn } from "../../src/loom/records/index.js";
 import { codeCantrip } from "./code-helpers.js";
 
 /** A loom that counts the turns read back from it. */

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { afterEach, describe, expect, it } from "vitest";
 import { createHttpServer } from "../../src/protocols/http/server.js";
-import { exportJsonl } from "../../src/loom/export.js";
+import { exportJsonl } from "../../src/loom/reading/index.js";
 import { loadSpellText } from "../../src/spell/index.js";
 import { TYPED_SPELL } from "../support/mcp-client.js";
 

@@ -5,8 +5,8 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { familiarEntity, familiarSpellPath } from "../../src/cli/familiar.js";
 import { wireReplyOf } from "../../src/conformance/mock-openai-replies.js";
-import { readLoomFile } from "../../src/loom/storage-jsonl.js";
-import type { Turn } from "../../src/loom/turn.js";
+import { readLoomFile } from "../../src/loom/stores/index.js";
+import type { Turn } from "../../src/loom/records/index.js";
 import { startLoopbackProvider, type LoopbackServer } from "../support/providers.js";
 
 // Seed 002 "Familiar" / spec A.12, end to end: `spell familiar DIR` in two real processes

@@ -9,8 +9,8 @@ import { EXIT } from "../../src/cli/io.js";
 import { loomForkCommand, type LoomForkFlags } from "../../src/cli/loom-fork.js";
 import { runCommand } from "../../src/cli/run.js";
 import { wireReplyOf } from "../../src/conformance/mock-openai-replies.js";
-import { readLoomFile } from "../../src/loom/storage-jsonl.js";
-import type { Turn } from "../../src/loom/turn.js";
+import { readLoomFile } from "../../src/loom/stores/index.js";
+import type { Turn } from "../../src/loom/records/index.js";
 import { startLoopbackProvider, type LoopbackServer } from "../support/providers.js";
 import { io } from "../support/io.js";
 

@@ -14,8 +14,8 @@ import { describe, expect, it } from "vitest";
 import { EXIT, type CliIO } from "../../src/cli/io.js";
 import { loomExportCommand, loomTreeCommand } from "../../src/cli/loom-export.js";
 import { runCommand } from "../../src/cli/run.js";
-import { Loom } from "../../src/loom/loom.js";
-import { JsonlStore } from "../../src/loom/storage-jsonl.js";
+import { Loom } from "../../src/loom/core/index.js";
+import { JsonlStore } from "../../src/loom/stores/index.js";
 import { onlyWhere } from "../support/needs.js";
 
 /**

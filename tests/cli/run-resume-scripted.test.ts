@@ -5,7 +5,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
-import { readLoomFile } from "../../src/loom/storage-jsonl.js";
+import { readLoomFile } from "../../src/loom/stores/index.js";
 import { runCli } from "../eval/support/harness.js";
 import { needs, notBuilt } from "../support/needs.js";
 

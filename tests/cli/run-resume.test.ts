@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ServerResponse } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readLoomFile } from "../../src/loom/storage-jsonl.js";
+import { readLoomFile } from "../../src/loom/stores/index.js";
 import { runCli } from "../eval/support/harness.js";
 import { Loopback } from "../support/loopback-http.js";
 

@@ -7,7 +7,7 @@ import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { EXIT } from "../../src/cli/io.js";
 import { runSummon } from "../../src/cli/summon.js";
-import { readLoomFile } from "../../src/loom/storage-jsonl.js";
+import { readLoomFile } from "../../src/loom/stores/index.js";
 import { loadSpell } from "../../src/spell/index.js";
 import { io } from "../support/io.js";
 

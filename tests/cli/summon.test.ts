@@ -8,7 +8,7 @@ import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { EXIT } from "../../src/cli/io.js";
 import { runSummon } from "../../src/cli/summon.js";
-import { readState } from "../../src/loom/entity-keeper.js";
+import { readState } from "../../src/loom/entities/index.js";
 import { io } from "../support/io.js";
 
 const dir = mkdtempSync(join(tmpdir(), "summon-cli-"));

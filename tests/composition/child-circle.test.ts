@@ -14,7 +14,7 @@ import { createBashMedium } from "../../src/circle/mediums/bash/index.js";
 import { DefaultCantrip as Cantrip } from "../../src/default-cantrip.js";
 import type { GateLookup, SpawnConfig } from "../../src/circle/spawn/index.js";
 import type { CastResult } from "../../src/core/result.js";
-import type { Loom } from "../../src/loom/loom.js";
+import type { Loom } from "../../src/loom/core/index.js";
 import { IntentLLM, llmSource, parentCantrip, scripted } from "./helpers.js";
 
 const call = (args: Record<string, unknown>) => ({ tool_calls: [{ gate: "call_entity", args }] });

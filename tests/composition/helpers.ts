@@ -17,7 +17,7 @@ import {
 } from "../../src/circle/spawn/index.js";
 import type { LLM, LLMResponse, Message, QueryOptions } from "../../src/core/contract.js";
 import { ScriptedLLM, type ScriptedResponse } from "../../src/llm/providers/scripted.js";
-import type { Loom } from "../../src/loom/loom.js";
+import type { Loom } from "../../src/loom/core/index.js";
 
 export type Reply =
   | { done: unknown }

@@ -6,7 +6,7 @@ import { EXIT } from "../../src/cli/io.js";
 import { runCommand } from "../../src/cli/run.js";
 import { replayCheck } from "../../src/conformance/replay.js";
 import { readRecordedTree } from "../../src/llm/providers/replay.js";
-import { readLoomFile } from "../../src/loom/storage-jsonl.js";
+import { readLoomFile } from "../../src/loom/stores/index.js";
 import { io } from "../support/io.js";
 
 const dir = mkdtempSync(join(tmpdir(), "replay-rec-"));

@@ -16,8 +16,8 @@ import {
   type LoopbackReply,
   type LoopbackServer,
 } from "../../src/llm/index.js";
-import { readLoomFile } from "../../src/loom/storage-jsonl.js";
-import type { Turn } from "../../src/loom/turn.js";
+import { readLoomFile } from "../../src/loom/stores/index.js";
+import type { Turn } from "../../src/loom/records/index.js";
 import { io } from "../support/io.js";
 
 const FIXTURE = new URL("../fixtures/council/openrouter-council.json", import.meta.url);

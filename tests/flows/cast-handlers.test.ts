@@ -4,7 +4,7 @@ import { Circle } from "../../src/circle/circle.js";
 import { doneGate, echoGate } from "../../src/circle/gates/index.js";
 import { ScriptedLLM, type ScriptedResponse } from "../../src/llm/providers/scripted.js";
 import { castHook, castReceiver, castSender, eventOf } from "../../src/flows/cast-handlers.js";
-import { Loom } from "../../src/loom/loom.js";
+import { Loom } from "../../src/loom/core/index.js";
 import { Flow, FlowRunner } from "../../src/flows/index.js";
 
 const cantrip = (responses: ScriptedResponse[], maxTurns = 3) =>

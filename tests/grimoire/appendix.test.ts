@@ -7,7 +7,7 @@ import { loadSpell } from "../../src/spell/index.js";
 import { EXIT } from "../../src/cli/io.js";
 import { loomRewardCommand, loomStatsCommand } from "../../src/cli/loom-tools.js";
 import { testCommand } from "../../src/cli/test.js";
-import { fork } from "../../src/loom/fork.js";
+import { fork } from "../../src/loom/core/index.js";
 import { io } from "../support/io.js";
 
 describe("A.7 Codex: read, write, list_dir, done — it finds the TODOs and writes a summary to out/todos.md", () => {

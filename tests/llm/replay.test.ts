@@ -7,7 +7,7 @@ import { runCommand } from "../../src/cli/run.js";
 import { testCommand } from "../../src/cli/test.js";
 import { compareThreads } from "../../src/conformance/replay.js";
 import { readRecordedThread, repliesOfThread, ReplayLLM } from "../../src/llm/providers/replay.js";
-import type { Turn } from "../../src/loom/turn.js";
+import type { Turn } from "../../src/loom/records/index.js";
 import { loadSpellText } from "../../src/spell/index.js";
 import { failure, withProvider } from "../support/providers.js";
 

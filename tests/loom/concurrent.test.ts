@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { JsonlStore, Loom, readLoomFile } from "../../src/index.js";
-import { readState } from "../../src/loom/entity-keeper.js";
+import { readState } from "../../src/loom/entities/index.js";
 
 const run = promisify(execFile);
 const WORKER = "tests/support/summon-worker.mjs";

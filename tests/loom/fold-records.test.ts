@@ -12,7 +12,7 @@ import {
   Loom,
   ScriptedLLM,
 } from "../../src/index.js";
-import { exportJsonl } from "../../src/loom/export.js";
+import { exportJsonl } from "../../src/loom/reading/index.js";
 
 const echo = (text: string) => ({ tool_calls: [{ gate: "echo", args: { text } }] });
 

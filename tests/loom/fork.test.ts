@@ -13,7 +13,7 @@ import {
   ScriptedLLM,
   type Gate,
 } from "../../src/index.js";
-import { fork, forkPath } from "../../src/loom/fork.js";
+import { fork, forkPath } from "../../src/loom/core/index.js";
 import type { ScriptedResponse } from "../../src/llm/providers/scripted.js";
 
 const echo = (text: string) => ({ tool_calls: [{ gate: "echo", args: { text } }] });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { decodeRecord, encodeTurn } from "../../src/loom/jsonl-codec.js";
-import { turnRecord, type Turn } from "../../src/loom/turn.js";
+import { decodeRecord, encodeTurn } from "../../src/loom/jsonl/index.js";
+import { turnRecord, type Turn } from "../../src/loom/records/index.js";
 
 /** The line every turn had before the engine's turns got a path of their own (issue 40). */
 const general = (turn: Turn): string => `{"type":"turn",${JSON.stringify(turn).slice(1)}\n`;

@@ -1,6 +1,6 @@
 /**
  * `spell loom import FILE --to postgres://…` in batches (one transaction per IMPORT_BATCH
- * records of src/loom/postgres-records.ts): an import killed mid-way (kill -9 of a real CLI)
+ * records of src/loom/postgres/postgres-records.ts): an import killed mid-way (kill -9 of a real CLI)
  * leaves whole batches, in file order, and importing again completes it and then adds nothing;
  * a turn at a place another turn holds (a duplicate in the middle) ends the import with every
  * record before it stored and none after. Real PostgreSQL (tests/support/postgres.ts).
@@ -21,7 +21,7 @@ const server = usePostgres();
 const dir = mkdtempSync(join(tmpdir(), "loom-import-batch-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** src/loom/postgres-records.ts IMPORT_BATCH. */
+/** src/loom/postgres/postgres-records.ts IMPORT_BATCH. */
 const BATCH = 500;
 
 const turn = (entity: number, seq: number, id = `t${entity}_${seq}`) => ({

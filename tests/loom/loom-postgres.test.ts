@@ -1,5 +1,5 @@
 /**
- * The engine's write path to PostgreSQL (src/loom/store-queued.ts): a cast's turns are on the
+ * The engine's write path to PostgreSQL (src/loom/stores/store-queued.ts): a cast's turns are on the
  * store before the cast is done, and a refused write (a late writer, `loom_fenced`) stops the
  * cast before its next LLM call. A real server on loopback (tests/support/postgres.ts).
  */
@@ -17,8 +17,8 @@ import {
   ScriptedLLM,
   type LLM,
 } from "../../src/index.js";
-import { postgresLoomStore } from "../../src/loom/storage-postgres.js";
-import { QueuedRecordStore } from "../../src/loom/store-queued.js";
+import { postgresLoomStore } from "../../src/loom/postgres/index.js";
+import { QueuedRecordStore } from "../../src/loom/stores/index.js";
 import { noPostgres, usePostgres } from "../support/postgres.js";
 import { turn } from "./store-contract.js";
 import { needs } from "../support/needs.js";

@@ -11,7 +11,7 @@ import { loomExportCommand } from "../../src/cli/loom-export.js";
 import { loomImportCommand } from "../../src/cli/loom-import.js";
 import { loomRewardCommand, loomThreadCommand } from "../../src/cli/loom-tools.js";
 import { loomViewCommand, viewCommand } from "../../src/cli/view.js";
-import { postgresLoomStore } from "../../src/loom/storage-postgres.js";
+import { postgresLoomStore } from "../../src/loom/postgres/index.js";
 import { io } from "../support/io.js";
 import { noPostgres, usePostgres } from "../support/postgres.js";
 import { recordTwoCasts } from "../support/recorded-loom.js";

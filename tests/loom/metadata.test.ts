@@ -4,9 +4,9 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loomTreeCommand } from "../../src/cli/loom-export.js";
 import { composeWards } from "../../src/core/wards.js";
-import { Loom } from "../../src/loom/loom.js";
-import { readLoomFile } from "../../src/loom/jsonl-read.js";
-import { JsonlStore } from "../../src/loom/storage-jsonl.js";
+import { Loom } from "../../src/loom/core/index.js";
+import { readLoomFile } from "../../src/loom/jsonl/index.js";
+import { JsonlStore } from "../../src/loom/stores/index.js";
 import { loadSpellText } from "../../src/spell/index.js";
 import { io } from "../support/io.js";
 

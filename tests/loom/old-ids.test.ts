@@ -17,8 +17,8 @@ import {
   Loom,
   ScriptedLLM,
 } from "../../src/index.js";
-import { exportLoomFile } from "../../src/loom/export-file.js";
-import { fork } from "../../src/loom/fork.js";
+import { exportLoomFile } from "../../src/loom/reading/index.js";
+import { fork } from "../../src/loom/core/index.js";
 
 const OLD = /^(turn|ent|cantrip)_[0-9a-f]{12}[0-9a-z]{6}$/;
 

@@ -14,7 +14,7 @@ import {
 } from "../../src/index.js";
 import { EXIT } from "../../src/cli/io.js";
 import { loomRewardCommand, loomStatsCommand } from "../../src/cli/loom-tools.js";
-import { passAtK, passHatK } from "../../src/loom/stats.js";
+import { passAtK, passHatK } from "../../src/loom/reading/index.js";
 import { io } from "../support/io.js";
 
 describe("pass@k and pass^k (the unbiased estimators from n casts with c correct)", () => {

@@ -1,11 +1,11 @@
 /**
- * The contract every LoomStore keeps (src/loom/store-contract.ts), its read side and its appends: a
+ * The contract every LoomStore keeps (src/loom/stores/store-contract.ts), its read side and its appends: a
  * suite function that each store's test file runs against its own store (store-jsonl.test.ts: the
  * JSONL file and the memory store; store-postgres.test.ts: a real server on loopback).
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { appendReward, type LoomStore, type StoredRecord } from "../../src/loom/loom-store.js";
-import type { FoldNode, IdentityNode, Turn } from "../../src/loom/turn.js";
+import { appendReward, type LoomStore, type StoredRecord } from "../../src/loom/stores/index.js";
+import type { FoldNode, IdentityNode, Turn } from "../../src/loom/records/index.js";
 
 export interface StoreUnderTest {
   store: LoomStore;

@@ -2,9 +2,9 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { jsonlLoomStore, memoryLoomStore } from "../../src/loom/loom-store.js";
-import { Loom } from "../../src/loom/loom.js";
-import { JsonlStore } from "../../src/loom/storage-jsonl.js";
+import { jsonlLoomStore, memoryLoomStore } from "../../src/loom/stores/index.js";
+import { Loom } from "../../src/loom/core/index.js";
+import { JsonlStore } from "../../src/loom/stores/index.js";
 import { loomStoreContract, turn } from "./store-contract.js";
 
 const dir = mkdtempSync(join(tmpdir(), "loom-store-"));

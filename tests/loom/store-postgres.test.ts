@@ -4,8 +4,8 @@
  */
 import pg from "pg";
 import { expect, it } from "vitest";
-import { postgresLoomStore } from "../../src/loom/storage-postgres.js";
-import { SCHEMA_VERSION } from "../../src/loom/postgres-schema.js";
+import { postgresLoomStore } from "../../src/loom/postgres/index.js";
+import { SCHEMA_VERSION } from "../../src/loom/postgres/index.js";
 import { noPostgres, usePostgres } from "../support/postgres.js";
 import { loomStoreContract, turn } from "./store-contract.js";
 import { needs } from "../support/needs.js";

@@ -15,7 +15,7 @@ import {
   ScriptedLLM,
   type Gate,
 } from "../../src/index.js";
-import { entityFiles, readState } from "../../src/loom/entity-keeper.js";
+import { entityFiles, readState } from "../../src/loom/entities/index.js";
 import type { ScriptedResponse } from "../../src/llm/providers/scripted.js";
 
 const tempLoom = () => join(mkdtempSync(join(tmpdir(), "summon-")), "loom.jsonl");

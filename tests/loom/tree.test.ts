@@ -4,8 +4,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loomTreeCommand } from "../../src/cli/loom-export.js";
 import { runCommand } from "../../src/cli/run.js";
-import { loomTree } from "../../src/loom/tree.js";
-import type { LoomRecord, Turn } from "../../src/loom/turn.js";
+import { loomTree } from "../../src/loom/reading/index.js";
+import type { LoomRecord, Turn } from "../../src/loom/records/index.js";
 
 const META = {
   tokens_prompt: 0,

@@ -6,7 +6,7 @@ import { appendFileSync, mkdtempSync, rmSync, statSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { LoomViewIndex } from "../../src/loom/view-index.js";
+import { LoomViewIndex } from "../../src/loom/viewer/index.js";
 import { staticData } from "../../src/protocols/viewer/static-data.js";
 import { startViewer } from "../support/view.js";
 

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { EXIT } from "../../src/cli/io.js";
 import { loomOtelCommand } from "../../src/cli/otel/loom-otel.js";
 import { runCommand } from "../../src/cli/run.js";
-import { LOOM_FORMAT_VERSION } from "../../src/loom/turn.js";
+import { LOOM_FORMAT_VERSION } from "../../src/loom/records/index.js";
 import { io } from "../support/io.js";
 import { attr, otlpReceiver, type OtlpSpan, type Receiver } from "./receiver.js";
 

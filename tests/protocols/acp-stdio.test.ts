@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { methods, ndJsonStream } from "@agentclientprotocol/sdk";
 import { initialize, testClient } from "../support/acp.js";
 import { Cantrip, Circle, doneGate, JsonlStore, Loom, ScriptedLLM } from "../../src/index.js";
-import { readState } from "../../src/loom/entity-keeper.js";
+import { readState } from "../../src/loom/entities/index.js";
 
 const bin = fileURLToPath(new URL("../../bin/run.js", import.meta.url));
 const done = (answer: string) => ({ tool_calls: [{ gate: "done", args: { answer } }] });

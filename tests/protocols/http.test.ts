@@ -6,7 +6,7 @@ import type { FastifyInstance } from "fastify";
 import { afterEach, describe, expect, it } from "vitest";
 import { createHttpServer } from "../../src/protocols/http/server.js";
 import { loadSpellText } from "../../src/spell/index.js";
-import { readState } from "../../src/loom/entity-keeper.js";
+import { readState } from "../../src/loom/entities/index.js";
 
 const done = (answer: string) => ({ tool_calls: [{ gate: "done", args: { answer } }] });
 const spellText = (responses: unknown[], extra = "") => `name: echoer

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { methods } from "@agentclientprotocol/sdk";
 import { createAcpAgent, type AcpAgent } from "../../src/protocols/acp/agent.js";
 import { createHttpServer } from "../../src/protocols/http/server.js";
-import { recordSession, sessionEntity } from "../../src/loom/entity-keeper.js";
+import { recordSession, sessionEntity } from "../../src/loom/entities/index.js";
 import { loadSpell } from "../../src/spell/index.js";
 import { initialize, testClient, type TestClient } from "../support/acp.js";
 

@@ -1,7 +1,7 @@
 // The entity list's search, filters and sort (src/protocols/viewer/entity-query.ts): by the server
 // (`/api/l/ID/entities?q=…`) and as a saved page pages through its embedded list.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ViewEntity } from "../../src/loom/view-entity.js";
+import type { ViewEntity } from "../../src/loom/viewer/index.js";
 import { queryEntities } from "../../src/protocols/viewer/entity-query.js";
 import { startViewer, viewFolder, type Viewer } from "../support/view.js";
 

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCommand } from "../../src/cli/run.js";
 import { forkRunner } from "../../src/cli/view.js";
 import { EXIT } from "../../src/cli/io.js";
-import { readLoomFile } from "../../src/loom/storage-jsonl.js";
+import { readLoomFile } from "../../src/loom/stores/index.js";
 import { Loopback } from "../support/loopback-http.js";
 import { io } from "../support/io.js";
 import { startViewer, type Viewer } from "../support/view.js";

@@ -12,8 +12,8 @@ import {
 } from "../../src/index.js";
 import { Redactor } from "../../src/core/redact.js";
 import type { ScriptedResponse } from "../../src/llm/providers/scripted.js";
-import { QueuedRecordStore } from "../../src/loom/store-queued.js";
-import { postgresLoomStore } from "../../src/loom/storage-postgres.js";
+import { QueuedRecordStore } from "../../src/loom/stores/index.js";
+import { postgresLoomStore } from "../../src/loom/postgres/index.js";
 import { openWorkerLoom } from "../../src/queue/loom.js";
 import { noPostgres, usePostgres } from "../support/postgres.js";
 import { needs } from "../support/needs.js";

@@ -6,7 +6,7 @@
  * Every probe here talks only to the socket of the entity the test itself started.
  */
 import { expect, it } from "vitest";
-import type { Turn } from "../../src/loom/turn.js";
+import type { Turn } from "../../src/loom/records/index.js";
 import { castBash, noBwrap } from "../circle/bash-helpers.js";
 import { needs } from "../support/needs.js";
 

@@ -16,7 +16,7 @@ import {
   Loom,
   ScriptedLLM,
 } from "../../src/index.js";
-import { entityFiles } from "../../src/loom/entity-keeper.js";
+import { entityFiles } from "../../src/loom/entities/index.js";
 import { onlyWhere } from "../support/needs.js";
 
 const run = promisify(execFile);

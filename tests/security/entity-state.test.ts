@@ -12,7 +12,7 @@ import {
   readState,
   recordSession,
   sessionEntity,
-} from "../../src/loom/entity-keeper.js";
+} from "../../src/loom/entities/index.js";
 
 const run = promisify(execFile);
 const WORKER = "tests/support/summon-worker.mjs";

@@ -12,10 +12,10 @@ import { DefaultCantrip as Cantrip } from "../../src/default-cantrip.js";
 import { Circle } from "../../src/circle/circle.js";
 import { doneGate, echoGate } from "../../src/circle/gates/index.js";
 import { ScriptedLLM } from "../../src/llm/providers/scripted.js";
-import { Loom } from "../../src/loom/loom.js";
-import { JsonlStore } from "../../src/loom/storage-jsonl.js";
-import type { Turn } from "../../src/loom/turn.js";
-import { fork } from "../../src/loom/fork.js";
+import { Loom } from "../../src/loom/core/index.js";
+import { JsonlStore } from "../../src/loom/stores/index.js";
+import type { Turn } from "../../src/loom/records/index.js";
+import { fork } from "../../src/loom/core/index.js";
 import { codeCantrip } from "../circle/code-helpers.js";
 
 const KiB = 1024;

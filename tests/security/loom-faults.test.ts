@@ -13,9 +13,9 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { EXIT } from "../../src/cli/io.js";
 import { loomExportCommand } from "../../src/cli/loom-export.js";
-import { forEachLine } from "../../src/loom/jsonl-lines.js";
-import { JsonlStore, readLoomFile } from "../../src/loom/storage-jsonl.js";
-import type { Turn } from "../../src/loom/turn.js";
+import { forEachLine } from "../../src/loom/jsonl/index.js";
+import { JsonlStore, readLoomFile } from "../../src/loom/stores/index.js";
+import type { Turn } from "../../src/loom/records/index.js";
 import { io } from "../support/io.js";
 
 const tmp = () => mkdtempSync(join(tmpdir(), "loom-faults-"));

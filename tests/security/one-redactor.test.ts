@@ -7,7 +7,7 @@ import { EXIT } from "../../src/cli/io.js";
 import { runCommand } from "../../src/cli/run.js";
 import { Redactor } from "../../src/core/redact.js";
 import { StreamRedactor } from "../../src/core/redact-stream.js";
-import { withoutUrlSecrets } from "../../src/loom/postgres-connection.js";
+import { withoutUrlSecrets } from "../../src/loom/postgres/index.js";
 import { createHttpServer } from "../../src/protocols/http/server.js";
 import { loadSpellText } from "../../src/spell/index.js";
 import { io } from "../support/io.js";

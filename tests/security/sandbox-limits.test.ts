@@ -3,7 +3,7 @@ import { behaviorGate } from "../../src/circle/gates/index.js";
 import { loadCodeEngine } from "../../src/sandbox/index.js";
 import { codeCantrip } from "../circle/code-helpers.js";
 import type { CastResult } from "../../src/core/result.js";
-import type { Loom } from "../../src/loom/loom.js";
+import type { Loom } from "../../src/loom/core/index.js";
 import { IntentLLM, llmSource, parentCantrip, scripted } from "../composition/helpers.js";
 
 const MiB = 1024 * 1024;

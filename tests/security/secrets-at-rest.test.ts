@@ -7,7 +7,7 @@ import { EXIT } from "../../src/cli/io.js";
 import { loomExportCommand } from "../../src/cli/loom-export.js";
 import { runCommand } from "../../src/cli/run.js";
 import { Redactor } from "../../src/core/redact.js";
-import { JsonlStore } from "../../src/loom/storage-jsonl.js";
+import { JsonlStore } from "../../src/loom/stores/index.js";
 import { loadSpellText } from "../../src/spell/index.js";
 import { io } from "../support/io.js";
 import { withProvider } from "../support/providers.js";

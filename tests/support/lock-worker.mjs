@@ -4,7 +4,7 @@
 // Built library (dist/), a real process. argv: lockPath logPath times deadLockText
 import { appendFileSync, existsSync, writeFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
-import { takeLock } from "../../dist/loom/lock-file.js";
+import { takeLock } from "../../dist/loom/jsonl/index.js";
 
 const [lockPath, logPath, timesArg, deadText, go] = process.argv.slice(2);
 process.stderr.write("ready\n");

@@ -4,9 +4,9 @@
  * secret shapes and every provider key set in the environment).
  */
 import { errorMessage } from "../../core/errors.js";
-import { shownLoom } from "../../loom/open-loom.js";
-import { eachRecord } from "../../loom/record-pages.js";
-import type { LoomRecord } from "../../loom/turn.js";
+import { shownLoom } from "../../loom/open/index.js";
+import { eachRecord } from "../../loom/stores/index.js";
+import type { LoomRecord } from "../../loom/records/index.js";
 import { EXIT, type CliIO } from "../io.js";
 import { openLoomArg } from "../loom-export.js";
 import { otelEndpoint, shownEndpoint } from "../../otel/endpoint.js";

@@ -4,8 +4,8 @@
  */
 import { ConfigError } from "../../core/errors.js";
 import type { LLMResponse, ToolCall } from "../../core/contract.js";
-import type { IdentityNode, Turn } from "../../loom/turn.js";
-import { readLoomFile } from "../../loom/storage-jsonl.js";
+import type { IdentityNode, Turn } from "../../loom/records/index.js";
+import { readLoomFile } from "../../loom/stores/index.js";
 import { REPLAY_KEY, type RecordedReply } from "./replay-record.js";
 import { ownEntry } from "../../core/own.js";
 

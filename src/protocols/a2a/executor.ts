@@ -19,7 +19,7 @@ import {
 import type { Cantrip } from "../../core/cantrip.js";
 import type { CantripEvent } from "../../core/events.js";
 import type { CastResult } from "../../core/result.js";
-import type { Loom } from "../../loom/loom.js";
+import type { Loom } from "../../loom/core/index.js";
 import { renderResult } from "../../circle/gate.js";
 import { ConfigError } from "../../core/errors.js";
 import { isJsonObject } from "../../core/json.js";

@@ -17,7 +17,7 @@ import {
   validateVersion,
 } from "@a2a-js/sdk/server";
 import type { Cantrip } from "../../core/cantrip.js";
-import type { Loom } from "../../loom/loom.js";
+import type { Loom } from "../../loom/core/index.js";
 import type { LoadedSpell } from "../../spell/index.js";
 import { agentCard, legacyAgentCard } from "./card.js";
 import { spellExecutor } from "./executor.js";

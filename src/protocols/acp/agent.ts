@@ -12,13 +12,13 @@ import { errorMessage } from "../../core/errors.js";
 import { redactDeep, redactingListener } from "../../core/redact-stream.js";
 import type { Redactor } from "../../core/redact.js";
 import type { CastResult } from "../../core/result.js";
-import type { Loom } from "../../loom/loom.js";
+import type { Loom } from "../../loom/core/index.js";
 import { PromptParamsError, parsePrompt } from "./prompt.js";
 import { AcpSessions, type AcpSession } from "./sessions.js";
 import { updateMapper, type SessionUpdate } from "./updates.js";
 import { historyUpdates } from "./load.js";
 import { AcpAsker } from "./permission.js";
-import { recordSession, sessionEntity } from "../../loom/entity-keeper.js";
+import { recordSession, sessionEntity } from "../../loom/entities/index.js";
 
 type Sdk = typeof SdkModule;
 

@@ -4,7 +4,7 @@
  * entity's words as the agent's (or as thoughts, where they are code or commands), each gate
  * call as a completed tool call. Read from the loom, so any process that shares it can answer.
  */
-import type { Turn } from "../../loom/turn.js";
+import type { Turn } from "../../loom/records/index.js";
 import type { AcpSession } from "./sessions.js";
 import type { SessionUpdate } from "./updates.js";
 

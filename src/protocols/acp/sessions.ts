@@ -2,7 +2,7 @@ import type { Cantrip } from "../../core/cantrip.js";
 import type { Entity } from "../../core/entity.js";
 import type { EventListener } from "../../core/events.js";
 import type { CastResult } from "../../core/result.js";
-import type { Loom } from "../../loom/loom.js";
+import type { Loom } from "../../loom/core/index.js";
 import type { AcpAsker } from "./permission.js";
 
 /** One ACP session: a summoned entity (PROD-7: its sends accumulate), and the prompt running. */

@@ -10,7 +10,7 @@ import type { CantripEvent } from "../../core/events.js";
 import type { Redactor } from "../../core/redact.js";
 import { redactingListener } from "../../core/redact-stream.js";
 import type { CastResult } from "../../core/result.js";
-import type { Loom } from "../../loom/loom.js";
+import type { Loom } from "../../loom/core/index.js";
 import { resultJson } from "../result-json.js";
 
 export type Run = (

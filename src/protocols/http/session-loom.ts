@@ -1,7 +1,7 @@
 import { redactingReplacer } from "../../core/redact-stream.js";
-import type { Loom } from "../../loom/loom.js";
-import { readRecords } from "../../loom/jsonl-read.js";
-import type { IdentityNode, Turn } from "../../loom/turn.js";
+import type { Loom } from "../../loom/core/index.js";
+import { readRecords } from "../../loom/jsonl/index.js";
+import type { IdentityNode, Turn } from "../../loom/records/index.js";
 
 /**
  * A session's turns as JSONL (its entity's identity first), every string redacted. A loom file

@@ -1,7 +1,7 @@
 /** The session routes of `spell serve`: open, send, let go, and read a session's loom. */
 import type { FastifyInstance } from "fastify";
 import type { Cantrip } from "../../core/cantrip.js";
-import type { Loom } from "../../loom/loom.js";
+import type { Loom } from "../../loom/core/index.js";
 import { cast, fail, type CastSlots, type Secrets } from "./cast-route.js";
 import { INTENT_BODY } from "./openapi.js";
 import { sessionLoom } from "./session-loom.js";

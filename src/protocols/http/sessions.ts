@@ -1,8 +1,8 @@
 import type { Entity } from "../../core/entity.js";
 import type * as Crypto from "node:crypto";
 import { lazyBuiltin } from "../../core/builtin.js";
-import type { Loom } from "../../loom/loom.js";
-import { recordSession, sessionEntity } from "../../loom/entity-keeper.js";
+import type { Loom } from "../../loom/core/index.js";
+import { recordSession, sessionEntity } from "../../loom/entities/index.js";
 import type { Cantrip } from "../../core/cantrip.js";
 import type { CastResult } from "../../core/result.js";
 import type { EventListener } from "../../core/events.js";

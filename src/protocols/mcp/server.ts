@@ -14,7 +14,7 @@ import type { CantripEvent } from "../../core/events.js";
 import { errorMessage } from "../../core/errors.js";
 import { redactingListener } from "../../core/redact-stream.js";
 import type { CastResult } from "../../core/result.js";
-import type { Loom } from "../../loom/loom.js";
+import type { Loom } from "../../loom/core/index.js";
 import { castIntent } from "../../spell/inputs.js";
 import type { LoadedSpell } from "../../spell/index.js";
 import { redactingTransport, redactMessage, redactorOf, type Redact } from "../redact-out.js";

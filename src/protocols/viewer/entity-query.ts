@@ -8,7 +8,7 @@
  * gives `redact`) — else a search for a secret's first letters, or the order of a sort, would
  * tell what the answers hide.
  */
-import type { ViewEntity } from "../../loom/view-entity.js";
+import type { ViewEntity } from "../../loom/viewer/index.js";
 
 export type EntityQuery = Partial<
   Record<"q" | "status" | "minReward" | "maxCost" | "sort" | "dir", string>

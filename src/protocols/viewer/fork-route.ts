@@ -13,7 +13,7 @@
  * is refused; the turn must be one of this loom's (its id is looked up, never used as a path).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import type { ViewIndex } from "../../loom/view-index.js";
+import type { ViewIndex } from "../../loom/viewer/index.js";
 import { fail } from "../http/cast-route.js";
 import type { ViewSources } from "./sources.js";
 

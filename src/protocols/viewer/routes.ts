@@ -8,8 +8,8 @@
 import { redactingReplacer } from "../../core/redact-stream.js";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import type { ErrorCode } from "../../core/error-codes.js";
-import type { ViewIndex } from "../../loom/view-index.js";
-import { entityLayout, threadRows, type TreeLayout } from "../../loom/view-tree.js";
+import type { ViewIndex } from "../../loom/viewer/index.js";
+import { entityLayout, threadRows, type TreeLayout } from "../../loom/viewer/index.js";
 import { forkRoutes, type ForkRunner } from "./fork-route.js";
 import { queryEntities, type EntityQuery } from "./entity-query.js";
 import { readEvalRun } from "./evals.js";

@@ -9,7 +9,7 @@ import type { FastifyInstance } from "fastify";
 import { guard, refuse } from "../http/guard.js";
 import type { ForkRunner } from "./fork-route.js";
 import { apiRoutes, fail } from "./routes.js";
-import type { LoomReadStore } from "../../loom/loom-store.js";
+import type { LoomReadStore } from "../../loom/stores/index.js";
 import { Sources, type ViewSources } from "./sources.js";
 import { pageHtml } from "./page-html.js";
 

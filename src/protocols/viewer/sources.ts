@@ -22,7 +22,7 @@ import {
 } from "node:fs";
 import { basename, dirname } from "node:path";
 import { at, FsRoot } from "../../circle/gates/fs-root.js";
-import { LoomViewIndex, type ViewIndex } from "../../loom/view-index.js";
+import { LoomViewIndex, type ViewIndex } from "../../loom/viewer/index.js";
 
 export interface LoomSource {
   id: string;

@@ -4,8 +4,8 @@
  * pages through the lists itself). The index is read whole before (a file's, or a store's).
  */
 import { redactingReplacer } from "../../core/redact-stream.js";
-import type { ViewIndex } from "../../loom/view-index.js";
-import { entityRows, threadRows } from "../../loom/view-tree.js";
+import type { ViewIndex } from "../../loom/viewer/index.js";
+import { entityRows, threadRows } from "../../loom/viewer/index.js";
 import { turnDetail } from "./routes.js";
 
 export async function staticData(

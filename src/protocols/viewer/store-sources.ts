@@ -1,10 +1,10 @@
 /**
  * What `spell view` reads of a loom that is not a file (a database): the one loom, read through
- * its store's contract (src/loom/view-store-index.ts), live. There is no folder: no eval run, no
+ * its store's contract (src/loom/viewer/store-index.ts), live. There is no folder: no eval run, no
  * file, and no fork (a fork appends through a loom file and writes its state beside it).
  */
-import type { LoomReadStore } from "../../loom/loom-store.js";
-import { StoreViewIndex } from "../../loom/view-store-index.js";
+import type { LoomReadStore } from "../../loom/stores/index.js";
+import { StoreViewIndex } from "../../loom/viewer/index.js";
 import type { LoomSource, Source, ViewSources } from "./sources.js";
 
 export class StoreSources implements ViewSources {

@@ -6,7 +6,7 @@ import type { LLM } from "../../core/contract.js";
 import { ConfigError, SpellErrors, errorMessage, type SpellbookError } from "../../core/errors.js";
 import validateSpell from "../../generated/spell-validate.js";
 import type { Spell } from "../../generated/spell.js";
-import type { Loom } from "../../loom/loom.js";
+import type { Loom } from "../../loom/core/index.js";
 import { ErrorList } from "../collect.js";
 import { circleShapeErrors, gateDependencyErrors } from "../circle-checks.js";
 import { compileSpell, type CompileContext } from "../compile.js";

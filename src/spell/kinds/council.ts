@@ -6,7 +6,7 @@ import type { EngineConfig } from "../../council/engine.js";
 import { Crucible } from "../crucible.js";
 import { ConfigError, type SpellbookError } from "../../core/errors.js";
 import type { CouncilDocument, TestCase } from "../../generated/council.js";
-import { Loom } from "../../loom/loom.js";
+import { Loom } from "../../loom/core/index.js";
 import { openLoomStore } from "../loom-store.js";
 import type { LoadOptions } from "../options.js";
 import { buildCouncilLLMs, councilProviderErrors } from "./council-llms.js";

@@ -5,7 +5,7 @@
  */
 import { envFor, startWireServer, type CliRun } from "../../eval/support/harness.js";
 import { RedisServer } from "../../support/redis.js";
-import type { Turn } from "../../../src/loom/turn.js";
+import type { Turn } from "../../../src/loom/records/index.js";
 import { loomTurns } from "./loom-turns.js";
 import { queueEval as queued, type Cleanup } from "./queue-scene.js";
 import { stepperFolder } from "./stepper.js";

@@ -1,6 +1,6 @@
 /** Every turn in a PostgreSQL loom, by entity, in sequence order (the fault tests' check). */
-import { postgresLoomStore } from "../../../src/loom/storage-postgres.js";
-import type { Turn } from "../../../src/loom/turn.js";
+import { postgresLoomStore } from "../../../src/loom/postgres/index.js";
+import type { Turn } from "../../../src/loom/records/index.js";
 
 export async function loomTurns(databaseUrl: string): Promise<Map<string, Turn[]>> {
   const store = postgresLoomStore(databaseUrl);

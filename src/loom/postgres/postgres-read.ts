@@ -1,0 +1,77 @@
+/**
+ * A PostgreSQL loom's records read a page at a time (`PostgresLoomStore.recordPages`): two
+ * cursors over one read-only snapshot, one reading the records' sizes ahead, so a page holds at
+ * most RECORD_PAGE_BYTES of records (or one record, whatever its size), the next page read only
+ * when the caller asks for it (issue 40: memory bounded by a page, not by the loom).
+ */
+import type { RecordPage } from "../stores/index.js";
+import type { StoredRecord } from "../stores/index.js";
+import type { PostgresConnection } from "./postgres-connection.js";
+
+/**
+ * Every record of the loom in append order, as JSONL would hold them (export, view, import),
+ * with its place (`seq`, one sequence for every table) after `$FROM` (a number, checked).
+ */
+const recordsAfter = (
+  from: number,
+) => `SELECT seq, 'identity' AS type, record FROM loom_identities WHERE seq > ${from}
+  UNION ALL SELECT seq, 'turn', record FROM loom_turns WHERE seq > ${from}
+  UNION ALL SELECT seq, 'reward', record FROM loom_rewards WHERE seq > ${from}
+  UNION ALL SELECT seq, 'fold', record FROM loom_folds WHERE seq > ${from}
+  ORDER BY seq`;
+
+/** A page of records: at most this many bytes of JSON (or one record)… */
+export const RECORD_PAGE_BYTES = 4 << 20;
+/** …and at most this many records. */
+const RECORD_PAGE_ROWS = 256;
+
+type Row = { seq: string; type: StoredRecord["type"]; record: Record<string, unknown> };
+
+/**
+ * The records stored after position `from` (0: all), in pages; a page's `next` is the place of
+ * its last record. A record whose transaction commits after a later-numbered one's (two writers
+ * at once) is in a read from 0, not in a read from a page that passed its number.
+ */
+export async function* postgresPages(
+  db: PostgresConnection,
+  from = 0,
+): AsyncGenerator<RecordPage, void, undefined> {
+  if (!Number.isSafeInteger(from) || from < 0) throw new Error(`bad record position ${from}`);
+  const records = recordsAfter(from);
+  const client = await db.session();
+  let inTransaction = false;
+  try {
+    await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+    inTransaction = true;
+    await client.query(
+      `DECLARE loom_sizes SCROLL CURSOR FOR SELECT octet_length(a.record::text) AS bytes FROM (${records}) a`,
+    );
+    await client.query(`DECLARE loom_records NO SCROLL CURSOR FOR ${records}`);
+    // The sizes cursor reads ahead, then goes back to the first record not yet read.
+    for (let read = 0; ;) {
+      const sizes = await client.query<{ bytes: number }>(
+        `FETCH ${RECORD_PAGE_ROWS} FROM loom_sizes`,
+      );
+      if (sizes.rows.length === 0) break;
+      let count = 0;
+      for (let bytes = 0; count < sizes.rows.length; count++) {
+        bytes += sizes.rows[count]!.bytes;
+        if (count > 0 && bytes > RECORD_PAGE_BYTES) break;
+      }
+      read += count;
+      await client.query(`MOVE ABSOLUTE ${read} FROM loom_sizes`);
+      const page = await client.query<Row>(`FETCH ${count} FROM loom_records`);
+      yield {
+        records: page.rows.map((r) => ({ type: r.type, ...r.record }) as StoredRecord),
+        next: Number(page.rows.at(-1)!.seq),
+      };
+    }
+    await client.query("COMMIT");
+    inTransaction = false;
+  } catch (err) {
+    throw db.error(err);
+  } finally {
+    if (inTransaction) await client.query("ROLLBACK").catch(() => undefined);
+    client.release();
+  }
+}
