@@ -7,6 +7,7 @@
  * process or another one (its turns back in the context, the code medium's variables by replay);
  * a spell that names its loom continues its only entity there unless `--new` (summon-target.ts).
  */
+import { resolve } from "node:path";
 import type { Entity } from "../core/entity.js";
 import { errorMessage, SpellbookError } from "../core/errors.js";
 import { readEntityInto } from "../loom/core/index.js";
@@ -139,7 +140,7 @@ async function startSummon(
   const loom = cantrip.loom;
   let inUseHint = "";
   try {
-    const { id, named, picked } = summonTarget(loaded, flags, io);
+    const { id, named, picked } = await summonTarget(loaded, flags, io);
     inUseHint = picked ? " (--new summons a fresh entity)" : "";
     // Issue 25: questions go to the session's terminal prompt (readIntents sets io.question).
     const ask = io.terminal ? io : undefined;
@@ -156,6 +157,8 @@ async function startSummon(
       ...(onApproval ? { onApproval } : {}),
     });
     await entity.ready();
+    // A database notes the spell's entity itself (a loom file's state file has its entry now).
+    await loom.store.shared?.noteEntitySpell?.(entity.id, resolve(loaded.file));
     const earlier = id === undefined ? 0 : (loom.lastTurnOf(entity.id)?.sequence ?? 0);
     const where = `loom ${loom.store.location}`;
     io.stderr(
