@@ -57,6 +57,14 @@ export async function summonTarget(
   return { id: undefined, named };
 }
 
+/**
+ * Notes, in a database, that this summon started or continued the entity (what `--continue`
+ * reads there); a loom file's state file got its entry when the entity was summoned.
+ */
+export async function noteSpellEntity(loaded: LoadedSpell, entityId: string): Promise<void> {
+  await loaded.cantrip!.loom.store.shared?.noteEntitySpell?.(entityId, resolve(loaded.file));
+}
+
 function namedLoom(loaded: LoadedSpell, flags: TargetFlags): NamedLoom | undefined {
   const path = loaded.cantrip?.loom.store.file;
   const named = flags.loom === undefined && loaded.spell.loom?.path !== undefined;

@@ -7,14 +7,13 @@
  * process or another one (its turns back in the context, the code medium's variables by replay);
  * a spell that names its loom continues its only entity there unless `--new` (summon-target.ts).
  */
-import { resolve } from "node:path";
 import type { Entity } from "../core/entity.js";
 import { errorMessage, SpellbookError } from "../core/errors.js";
 import { readEntityInto } from "../loom/core/index.js";
 import type { Loom } from "../loom/core/index.js";
 import { spellOf, type LoadedSpell } from "../spell/index.js";
 import { EXIT, processIO, type CliIO } from "./io.js";
-import { resumeHint, summonTarget, type NamedLoom } from "./summon-target.js";
+import { noteSpellEntity, resumeHint, summonTarget, type NamedLoom } from "./summon-target.js";
 import { exitFor, loadForCast, printWarnings, type LoadFlags } from "./load.js";
 import { progressLines } from "./progress.js";
 import { printResult } from "./run.js";
@@ -157,8 +156,7 @@ async function startSummon(
       ...(onApproval ? { onApproval } : {}),
     });
     await entity.ready();
-    // A database notes the spell's entity itself (a loom file's state file has its entry now).
-    await loom.store.shared?.noteEntitySpell?.(entity.id, resolve(loaded.file));
+    await noteSpellEntity(loaded, entity.id);
     const earlier = id === undefined ? 0 : (loom.lastTurnOf(entity.id)?.sequence ?? 0);
     const where = `loom ${loom.store.location}`;
     io.stderr(
