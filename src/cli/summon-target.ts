@@ -4,6 +4,7 @@
  * spell itself names (`loom.path`, no `--loom`) unless `--new`; else a new one. And the
  * `resume:` hint in the form that works for the entity summoned.
  */
+import { resolve } from "node:path";
 import type { LoadedSpell } from "../spell/index.js";
 import type { CliIO } from "./io.js";
 import { entitiesOf, lastEntityOf } from "./last-entity.js";
@@ -23,17 +24,20 @@ export interface NamedLoom {
 }
 
 /** The entity to continue (undefined: a new one) and the loom the spell names, if it does. */
-export function summonTarget(
+export async function summonTarget(
   loaded: LoadedSpell,
   flags: TargetFlags,
   io: CliIO,
-): { id: string | undefined; named: NamedLoom | undefined; picked?: true } {
-  const { location, file } = loaded.cantrip!.loom.store;
+): Promise<{ id: string | undefined; named: NamedLoom | undefined; picked?: true }> {
+  const { location, file, shared } = loaded.cantrip!.loom.store;
   const named = namedLoom(loaded, flags);
   if (flags.continue) {
-    // Which entities are the spell's is kept beside a loom file (its state file); a database
-    // keeps no such list (docs/design/LOOM-STORES.md): there, --entity ID names the entity.
-    const id = file === undefined ? undefined : lastEntityOf(loaded.file, file);
+    // Which entities are the spell's is kept beside a loom file (its state file), and by a
+    // database in a table of its own (docs/design/LOOM-STORES.md, `loom_entity_spells`).
+    const id =
+      file !== undefined
+        ? lastEntityOf(loaded.file, file)
+        : (await shared?.entitiesOfSpell?.(resolve(loaded.file)))?.at(-1);
     if (id === undefined)
       io.stderr(`no earlier entity of ${loaded.file} in ${location}: summoned a new one\n`);
     return { id, named };
@@ -51,6 +55,14 @@ export function summonTarget(
       `${ids.length} entities of ${loaded.file} in ${named.path}: summoned a new one (--continue goes on with the last, --entity ID with another)\n`,
     );
   return { id: undefined, named };
+}
+
+/**
+ * Notes, in a database, that this summon started or continued the entity (what `--continue`
+ * reads there); a loom file's state file got its entry when the entity was summoned.
+ */
+export async function noteSpellEntity(loaded: LoadedSpell, entityId: string): Promise<void> {
+  await loaded.cantrip!.loom.store.shared?.noteEntitySpell?.(entityId, resolve(loaded.file));
 }
 
 function namedLoom(loaded: LoadedSpell, flags: TargetFlags): NamedLoom | undefined {

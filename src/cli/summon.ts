@@ -13,7 +13,7 @@ import { readEntityInto } from "../loom/core/index.js";
 import type { Loom } from "../loom/core/index.js";
 import { spellOf, type LoadedSpell } from "../spell/index.js";
 import { EXIT, processIO, type CliIO } from "./io.js";
-import { resumeHint, summonTarget, type NamedLoom } from "./summon-target.js";
+import { noteSpellEntity, resumeHint, summonTarget, type NamedLoom } from "./summon-target.js";
 import { exitFor, loadForCast, printWarnings, type LoadFlags } from "./load.js";
 import { progressLines } from "./progress.js";
 import { printResult } from "./run.js";
@@ -139,7 +139,7 @@ async function startSummon(
   const loom = cantrip.loom;
   let inUseHint = "";
   try {
-    const { id, named, picked } = summonTarget(loaded, flags, io);
+    const { id, named, picked } = await summonTarget(loaded, flags, io);
     inUseHint = picked ? " (--new summons a fresh entity)" : "";
     // Issue 25: questions go to the session's terminal prompt (readIntents sets io.question).
     const ask = io.terminal ? io : undefined;
@@ -156,6 +156,7 @@ async function startSummon(
       ...(onApproval ? { onApproval } : {}),
     });
     await entity.ready();
+    await noteSpellEntity(loaded, entity.id);
     const earlier = id === undefined ? 0 : (loom.lastTurnOf(entity.id)?.sequence ?? 0);
     const where = `loom ${loom.store.location}`;
     io.stderr(

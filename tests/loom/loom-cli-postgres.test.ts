@@ -142,6 +142,57 @@ circle: { gates: [done], wards: [{ max_turns: 3 }] }
     }
   });
 
+  it("summon --continue goes on with the spell's last entity on a PostgreSQL loom as on a file", async () => {
+    const spell = join(dir, "continued.yaml");
+    writeFileSync(
+      spell,
+      `llm: { provider: scripted, responses: [{ content: "hello back" }] }
+identity: {}
+circle: { gates: [done], wards: [{ max_turns: 3 }] }
+`,
+    );
+    const session = async (loom: string) => {
+      const o = io();
+      const input = Readable.from(["say hello\n"]);
+      const code = await runSummon(spell, { loom, continue: true }, { ...o, input });
+      expect(code, o.err).toBe(0);
+      const id = /(?:summoned|resumed) entity (ent_[\w-]+)/.exec(o.err)?.[1];
+      // What the session says of its entity, with what differs between looms (ids, locations)
+      // taken out (the progress lines between carry timings).
+      const shape = o.err
+        .split("\n")
+        .filter((l) => /^(no earlier|summoned|resumed|session ended)/.test(l))
+        .map((l) => l.replaceAll(loom, "LOOM").replaceAll(id ?? "-", "ENT"));
+      return { err: o.err, id, shape };
+    };
+    const turnsOf = async (loom: string, entity: string) => {
+      const out = io();
+      expect(await loomExportCommand(loom, { redact: false }, out)).toBe(0);
+      return lines(out.out).filter(
+        (r) =>
+          (r as { type: string }).type === "turn" &&
+          (r as { entity_id: string }).entity_id === entity,
+      ) as { id: string; parent_id: string | null; sequence: number }[];
+    };
+    const url = await server().createDatabase();
+    const file = join(dir, "continued.jsonl");
+    const shapes: string[][][] = [];
+    for (const loom of [file, url]) {
+      const first = await session(loom);
+      expect(first.err).toContain(`no earlier entity of ${spell}`);
+      const again = await session(loom);
+      expect(again.id).toBe(first.id);
+      expect(again.err).toMatch(/resumed entity ent_[\w-]+ \(1 earlier turn\)/);
+      expect(again.err).not.toContain("no earlier entity");
+      const turns = await turnsOf(loom, first.id!);
+      expect(turns.map((t) => t.sequence)).toEqual([1, 2]);
+      expect(turns[1]!.parent_id).toBe(turns[0]!.id);
+      shapes.push([first.shape, again.shape]);
+    }
+    expect(shapes[0]![1]).toContain("resumed entity ENT (1 earlier turn) · loom LOOM");
+    expect(shapes[1]).toEqual(shapes[0]);
+  });
+
   it("never prints the URL's password", async () => {
     const file = await recordedLoom();
     const url = await server().createDatabase();

@@ -43,6 +43,16 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
        record json NOT NULL
      )`,
   ],
+  // 2: which entities a spell file summoned (`spell summon --continue`), as a loom file's state
+  // file keeps it; `updated` is when a summon last started or continued the entity.
+  [
+    `CREATE TABLE loom_entity_spells (
+       entity_id text PRIMARY KEY,
+       spell text NOT NULL,
+       updated timestamptz NOT NULL DEFAULT clock_timestamp()
+     )`,
+    `CREATE INDEX loom_entity_spells_spell ON loom_entity_spells (spell, updated)`,
+  ],
 ];
 
 /** The schema version this build writes. */

@@ -182,6 +182,19 @@ export class PostgresLoomStore implements LoomStore {
     return found && Object.freeze(found);
   }
 
+  async noteEntitySpell(entityId: string, spell: string): Promise<void> {
+    const sql = `INSERT INTO loom_entity_spells (entity_id, spell) VALUES ($1, $2)
+      ON CONFLICT (entity_id) DO UPDATE SET updated = clock_timestamp()`;
+    await this.db.run((c) => c.query(sql, [entityId, spell]));
+  }
+
+  async entitiesOfSpell(spell: string): Promise<string[]> {
+    const sql =
+      "SELECT entity_id FROM loom_entity_spells WHERE spell = $1 ORDER BY updated, entity_id";
+    const rows = await this.db.run((c) => c.query<{ entity_id: string }>(sql, [spell]));
+    return rows.rows.map((r) => r.entity_id);
+  }
+
   /** Every record in append order, a page at a time (postgres-read.ts): bounded memory. */
   recordPages(from = 0): AsyncIterable<RecordPage> {
     return postgresPages(this.db, from);

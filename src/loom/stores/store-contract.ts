@@ -51,6 +51,12 @@ export interface LoomReadStore {
   folds(entityId?: string): Promise<FoldNode[]>;
   /** A cantrip's identity root (IDENTITY-4), when recorded. */
   identity(cantripId: string): Promise<IdentityNode | undefined>;
+  /**
+   * The entities summoned from this spell file (resolved), the most recently noted last
+   * (`spell summon --continue`), when the store keeps that list (PostgreSQL; a loom file keeps
+   * it in its state file beside it).
+   */
+  entitiesOfSpell?(spell: string): Promise<string[]>;
   close(): Promise<void>;
 }
 
@@ -67,4 +73,10 @@ export interface LoomReadStore {
 export interface LoomStore extends LoomReadStore {
   /** Stores one record; false when a record with its id was already there. */
   append(record: StoredRecord): Promise<boolean>;
+  /**
+   * Notes that a summon of this spell file (resolved) started or continued the entity now (what
+   * `entitiesOfSpell` answers). An entity keeps the spell first noted for it, as a state file's
+   * entry does.
+   */
+  noteEntitySpell?(entityId: string, spell: string): Promise<void>;
 }
