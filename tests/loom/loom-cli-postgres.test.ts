@@ -39,6 +39,16 @@ const lines = (text: string) =>
     .split("\n")
     .map((l) => JSON.parse(l) as unknown);
 
+/** An entity's turns as `loom export` gives them, from either store. */
+async function turnsOf(loom: string, entity: string) {
+  const out = io();
+  expect(await loomExportCommand(loom, { redact: false }, out)).toBe(0);
+  return lines(out.out).filter(
+    (r) =>
+      (r as { type: string }).type === "turn" && (r as { entity_id: string }).entity_id === entity,
+  ) as { id: string; parent_id: string | null; sequence: number }[];
+}
+
 needs(noPostgres).describe("spell loom on a PostgreSQL URL", () => {
   it("imports a JSONL loom and exports the same records back (a round trip)", async () => {
     const file = await recordedLoom();
@@ -120,15 +130,6 @@ circle: { gates: [done], wards: [{ max_turns: 3 }] }
       expect(code, o.err).toBe(0);
       return { err: o.err, id: /(?:summoned|resumed) entity (ent_[\w-]+)/.exec(o.err)?.[1] };
     };
-    const turnsOf = async (loom: string, entity: string) => {
-      const out = io();
-      expect(await loomExportCommand(loom, { redact: false }, out)).toBe(0);
-      return lines(out.out).filter(
-        (r) =>
-          (r as { type: string }).type === "turn" &&
-          (r as { entity_id: string }).entity_id === entity,
-      ) as { id: string; parent_id: string | null; sequence: number }[];
-    };
     const url = await server().createDatabase();
     const file = join(dir, "summoned.jsonl");
     for (const loom of [file, url]) {
@@ -164,15 +165,6 @@ circle: { gates: [done], wards: [{ max_turns: 3 }] }
         .filter((l) => /^(no earlier|summoned|resumed|session ended)/.test(l))
         .map((l) => l.replaceAll(loom, "LOOM").replaceAll(id ?? "-", "ENT"));
       return { err: o.err, id, shape };
-    };
-    const turnsOf = async (loom: string, entity: string) => {
-      const out = io();
-      expect(await loomExportCommand(loom, { redact: false }, out)).toBe(0);
-      return lines(out.out).filter(
-        (r) =>
-          (r as { type: string }).type === "turn" &&
-          (r as { entity_id: string }).entity_id === entity,
-      ) as { id: string; parent_id: string | null; sequence: number }[];
     };
     const url = await server().createDatabase();
     const file = join(dir, "continued.jsonl");
