@@ -18,7 +18,7 @@ import { EMPTY_PROMPT, type PromptState } from "./prompt-edit.js";
 import { Markdown } from "./markdown.js";
 import type { ApprovalView, Entry, SessionModel } from "./model.js";
 import { oneLine, safeText } from "./text.js";
-import { TurnBlock } from "./turn-block.js";
+import { TurnBlock, type BlockProps } from "./turn-block.js";
 
 export { KEYS, type Controls } from "./keys.js";
 
@@ -29,14 +29,7 @@ function EntryView({
   collapsed,
   width,
   model,
-}: {
-  model: SessionModel;
-  entry: Entry;
-  selected: number | undefined;
-  opened: ReadonlySet<number>;
-  collapsed: ReadonlySet<number>;
-  width: number;
-}): ReactNode {
+}: BlockProps & { entry: Entry }): ReactNode {
   switch (entry.kind) {
     case "intent":
       return h(

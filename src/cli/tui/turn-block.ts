@@ -27,6 +27,16 @@ export function Spinner({ since }: { since: number }): ReactNode {
   return h(Text, { color: "yellow" }, `${frame} ${duration(Math.max(0, now - since))}`);
 }
 
+/** What every block of the conversation is drawn with: the session, which turns are selected, opened or folded, and the width. */
+export interface BlockProps {
+  model: SessionModel;
+  selected: number | undefined;
+  opened: ReadonlySet<number>;
+  /** Turns shown as their header line only. */
+  collapsed: ReadonlySet<number>;
+  width: number;
+}
+
 export function TurnBlock({
   turn,
   selected,
@@ -34,15 +44,7 @@ export function TurnBlock({
   collapsed,
   width,
   model,
-}: {
-  model: SessionModel;
-  turn: TurnView;
-  selected: number | undefined;
-  opened: ReadonlySet<number>;
-  /** Turns shown as their header line only. */
-  collapsed: ReadonlySet<number>;
-  width: number;
-}): ReactNode {
+}: BlockProps & { turn: TurnView }): ReactNode {
   const open = opened.has(turn.key);
   const shut = collapsed.has(turn.key);
   const end = turn.end;
