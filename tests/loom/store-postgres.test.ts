@@ -116,6 +116,54 @@ needs(noPostgres).describe("PostgreSQL loom store (real server)", () => {
     }
   });
 
+  it("a settled read holds back what follows a place still being written, and reads it later: a late commit is not passed over", async () => {
+    const url = await server().createDatabase();
+    const store = postgresLoomStore(url);
+    const ids = async (from: number, settled: boolean) => {
+      const seen: string[] = [];
+      let next = from;
+      for await (const page of store.recordPages(from, { settled })) {
+        for (const r of page.records) seen.push(r.type === "turn" ? r.id : r.type);
+        next = page.next;
+      }
+      return { seen, next };
+    };
+    const late = new pg.Client({ connectionString: url });
+    try {
+      await store.append({ type: "turn", ...turn("t1", null, "e1", 1) });
+      const start = await ids(0, true);
+      expect(start.seen).toEqual(["t1"]);
+      // Another writer takes the next place and has not committed when a later turn does.
+      await late.connect();
+      await late.query("BEGIN");
+      await late.query(
+        "INSERT INTO loom_turns (id, parent_id, entity_id, cantrip_id, sequence, record) VALUES ($1, $2, $3, $4, $5, $6)",
+        ["t2", "t1", "e1", "c1", 2, JSON.stringify(turn("t2", "t1", "e1", 2))],
+      );
+      await store.append({ type: "turn", ...turn("u1", null, "e2", 1) });
+      // A plain read gives what is committed; a settled one stops before the open place.
+      expect((await ids(start.next, false)).seen).toEqual(["u1"]);
+      const held = await ids(start.next, true);
+      expect(held).toEqual({ seen: [], next: start.next });
+      await late.query("COMMIT");
+      const after = await ids(held.next, true);
+      expect(after.seen).toEqual(["t2", "u1"]);
+      // A place whose write rolled back is a gap for good: passed once that write has ended.
+      await late.query("BEGIN");
+      await late.query(
+        "INSERT INTO loom_turns (id, parent_id, entity_id, cantrip_id, sequence, record) VALUES ($1, $2, $3, $4, $5, $6)",
+        ["gone", "t2", "e1", "c1", 3, JSON.stringify(turn("gone", "t2", "e1", 3))],
+      );
+      await store.append({ type: "turn", ...turn("u2", "u1", "e2", 2) });
+      expect((await ids(after.next, true)).seen).toEqual([]);
+      await late.query("ROLLBACK");
+      expect((await ids(after.next, true)).seen).toEqual(["u2"]);
+    } finally {
+      await late.end();
+      await store.close();
+    }
+  });
+
   it("retries an append whose connection is dropped (pg_terminate_backend): nothing torn or doubled", async () => {
     const url = await server().createDatabase();
     const store = postgresLoomStore(url);

@@ -6,6 +6,7 @@
  */
 import type { RecordPage } from "../stores/index.js";
 import type { StoredRecord } from "../stores/index.js";
+import type { PoolClient } from "pg";
 import type { PostgresConnection } from "./postgres-connection.js";
 
 /**
@@ -28,13 +29,28 @@ const RECORD_PAGE_ROWS = 256;
 type Row = { seq: string; type: StoredRecord["type"]; record: Record<string, unknown> };
 
 /**
+ * Places a settled read stopped before (the first place of a gap in `seq`), each with the
+ * transactions in flight when it was first seen: one of them may hold the place.
+ */
+export type HeldGaps = Map<number, ReadonlySet<string>>;
+
+/**
  * The records stored after position `from` (0: all), in pages; a page's `next` is the place of
- * its last record. A record whose transaction commits after a later-numbered one's (two writers
- * at once) is in a read from 0, not in a read from a page that passed its number.
+ * its last record.
+ *
+ * Places are drawn from a sequence before a record's transaction commits, so two writers at once
+ * can commit out of place order: a read may see place 11 while place 10's transaction is still in
+ * flight. A plain read (export, import) returns what is committed. A settled read (`held`, the
+ * store's gaps: a reader that follows the loom) stops before a gap while some transaction that
+ * was in flight when the gap was first seen still runs, and passes it once they have all ended
+ * (the place was rolled back, or taken by an insert that conflicted): the late record is read by
+ * a later call, not passed over. Gaps are common (a conflicting insert draws a place too); one
+ * seen while no write is in flight is passed at once.
  */
 export async function* postgresPages(
   db: PostgresConnection,
   from = 0,
+  held?: HeldGaps,
 ): AsyncGenerator<RecordPage, void, undefined> {
   if (!Number.isSafeInteger(from) || from < 0) throw new Error(`bad record position ${from}`);
   const records = recordsAfter(from);
@@ -43,6 +59,9 @@ export async function* postgresPages(
   try {
     await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
     inTransaction = true;
+    // The snapshot is taken here: the transactions in flight are those it does not see.
+    const inFlight = held && (await transactionsInFlight(client));
+    let last = from;
     await client.query(
       `DECLARE loom_sizes SCROLL CURSOR FOR SELECT octet_length(a.record::text) AS bytes FROM (${records}) a`,
     );
@@ -61,10 +80,22 @@ export async function* postgresPages(
       read += count;
       await client.query(`MOVE ABSOLUTE ${read} FROM loom_sizes`);
       const page = await client.query<Row>(`FETCH ${count} FROM loom_records`);
-      yield {
-        records: page.rows.map((r) => ({ type: r.type, ...r.record }) as StoredRecord),
-        next: Number(page.rows.at(-1)!.seq),
-      };
+      let rows = page.rows;
+      if (held && inFlight) {
+        const stop = rows.findIndex((r, i) => {
+          const before = i === 0 ? last : Number(rows[i - 1]!.seq);
+          return Number(r.seq) > before + 1 && holds(held, before + 1, inFlight);
+        });
+        if (stop >= 0) rows = rows.slice(0, stop);
+      }
+      if (rows.length > 0) {
+        last = Number(rows.at(-1)!.seq);
+        yield {
+          records: rows.map((r) => ({ type: r.type, ...r.record }) as StoredRecord),
+          next: last,
+        };
+      }
+      if (rows.length < page.rows.length) break;
     }
     await client.query("COMMIT");
     inTransaction = false;
@@ -74,4 +105,28 @@ export async function* postgresPages(
     if (inTransaction) await client.query("ROLLBACK").catch(() => undefined);
     client.release();
   }
+}
+
+/** The ids of the transactions the read's snapshot saw in flight. */
+async function transactionsInFlight(client: PoolClient): Promise<ReadonlySet<string>> {
+  const rows = await client.query<{ xid: string }>(
+    "SELECT pg_snapshot_xip(pg_current_snapshot())::text AS xid",
+  );
+  return new Set(rows.rows.map((r) => r.xid));
+}
+
+/**
+ * Whether a settled read stops before the gap starting at `place`: while a transaction in flight
+ * when it was first seen is still in flight (`inFlight`, this read's snapshot).
+ */
+function holds(held: HeldGaps, place: number, inFlight: ReadonlySet<string>): boolean {
+  const then = held.get(place) ?? inFlight;
+  for (const xid of then) {
+    if (inFlight.has(xid)) {
+      held.set(place, then);
+      return true;
+    }
+  }
+  held.delete(place);
+  return false;
 }

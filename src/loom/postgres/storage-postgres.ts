@@ -4,8 +4,8 @@ import type { EntitySummary, LoomStore, RewardRecord, StoredRecord } from "../st
 import type { Pool } from "pg";
 import { appendBatch } from "./postgres-batch.js";
 import { PostgresConnection } from "./postgres-connection.js";
-import { postgresPages } from "./postgres-read.js";
-import type { RecordPage } from "../stores/index.js";
+import { postgresPages, type HeldGaps } from "./postgres-read.js";
+import type { RecordPage, RecordReadOptions } from "../stores/index.js";
 import type { FoldNode, IdentityNode, Turn } from "../records/index.js";
 
 export interface PostgresStoreOptions {
@@ -49,6 +49,8 @@ interface TurnRow {
  */
 export class PostgresLoomStore implements LoomStore {
   private readonly db: PostgresConnection;
+  /** Gaps in the record places a settled read stopped at, with the writes then in flight. */
+  private readonly heldGaps: HeldGaps = new Map();
 
   constructor(
     url: string,
@@ -196,8 +198,8 @@ export class PostgresLoomStore implements LoomStore {
   }
 
   /** Every record in append order, a page at a time (postgres-read.ts): bounded memory. */
-  recordPages(from = 0): AsyncIterable<RecordPage> {
-    return postgresPages(this.db, from);
+  recordPages(from = 0, options: RecordReadOptions = {}): AsyncIterable<RecordPage> {
+    return postgresPages(this.db, from, options.settled ? this.heldGaps : undefined);
   }
 
   close(): Promise<void> {

@@ -12,7 +12,7 @@ export type {
   StoredRecord,
 } from "./loom-store.js";
 export { eachRecord, recordBytes } from "./record-pages.js";
-export type { RecordPage } from "./record-pages.js";
+export type { RecordPage, RecordReadOptions } from "./record-pages.js";
 export { JsonlStore, readLoomFile } from "./storage-jsonl.js";
 export type { JsonlStoreOptions } from "./storage-jsonl.js";
 export { QueuedRecordStore } from "./store-queued.js";

@@ -20,6 +20,13 @@ export interface RecordPage {
 export interface RecordReadOptions {
   /** Told about each torn piece skipped (a killed writer's cut-off record in a file). */
   onTorn?: ((message: string) => void) | undefined;
+  /**
+   * A reader that follows the loom (the live viewer, a look after a look) asks for only the
+   * records no write still in flight can come before: a record whose write commits after a
+   * later-placed one's is read by a later call instead of being passed over. A store whose
+   * records land in place order (a file, memory) has nothing to hold back.
+   */
+  settled?: boolean | undefined;
 }
 
 /** At most this many records a page… */

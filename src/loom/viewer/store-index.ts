@@ -67,7 +67,7 @@ export class StoreViewIndex extends ViewIndexBase implements ViewIndex {
   }
 
   private async read(pageIn: () => void): Promise<void> {
-    for await (const page of this.store.recordPages(this.next)) {
+    for await (const page of this.store.recordPages(this.next, { settled: true })) {
       for (const record of page.records) this.record(record, 0, 0);
       this.next = page.next;
       if (page.records.length > 0) this.version++;
