@@ -28,6 +28,21 @@ const RECORD_PAGE_ROWS = 256;
 type Row = { seq: string; type: StoredRecord["type"]; record: Record<string, unknown> };
 
 /**
+ * A row as the record it stores: of its table's type whatever its JSON says (a row's `"type":
+ * "loom"` would otherwise pass for a loom header), and an object (a row whose JSON is a string,
+ * an array or null, which no store writes, is an empty record of its type).
+ */
+function storedRecord(row: Row): StoredRecord {
+  const body = row.record;
+  const record: Record<string, unknown> =
+    body !== null && typeof body === "object" && !Array.isArray(body)
+      ? { type: row.type, ...body }
+      : {};
+  record["type"] = row.type; // first as JSONL writes it, and the table's
+  return record as StoredRecord;
+}
+
+/**
  * The records stored after position `from` (0: all), in pages; a page's `next` is the place of
  * its last record. A record whose transaction commits after a later-numbered one's (two writers
  * at once) is in a read from 0, not in a read from a page that passed its number.
@@ -62,7 +77,7 @@ export async function* postgresPages(
       await client.query(`MOVE ABSOLUTE ${read} FROM loom_sizes`);
       const page = await client.query<Row>(`FETCH ${count} FROM loom_records`);
       yield {
-        records: page.rows.map((r) => ({ type: r.type, ...r.record }) as StoredRecord),
+        records: page.rows.map(storedRecord),
         next: Number(page.rows.at(-1)!.seq),
       };
     }
