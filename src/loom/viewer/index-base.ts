@@ -123,7 +123,7 @@ function viewTurn(r: Turn, off: number, len: number): ViewTurn {
     seq: num(r.sequence),
     off,
     len,
-    gates: calls.map((g) => String(g.gate_name)),
+    gates: calls.map((g) => (typeof g.gate_name === "string" ? g.gate_name : "?")),
     err: r.is_error === true || calls.some((g) => g.is_error),
     tokens: num(m.tokens_prompt) + num(m.tokens_completion),
     cost: typeof cost === "number" ? cost : null,
