@@ -46,6 +46,21 @@ describe("a database URL's password, in any spelling", () => {
   });
 });
 
+describe("a URL pg cannot read", () => {
+  it("spell view says why, without any of the password", async () => {
+    for (const url of [
+      "postgres://u:ab@cdS3cret@127.0.0.1:99999/db",
+      "postgres://u:ab@cdS3cret@[::1/db",
+      "postgres://u:zq%zzS3cret@127.0.0.1:1/db",
+    ]) {
+      const out = io();
+      expect(await viewCommand(url, { port: 0 }, out, Promise.resolve(), "")).not.toBe(0);
+      expect(out.err).toMatch(/PostgreSQL loom at postgres:\/\/u:\*\*\*@/);
+      expect(out.out + out.err).not.toMatch(/S3cret|cdS3/);
+    }
+  });
+});
+
 const server = usePostgres();
 const dir = mkdtempSync(join(tmpdir(), "loom-url-secrets-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
