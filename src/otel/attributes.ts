@@ -82,3 +82,33 @@ export function gateTiming(record: unknown): { start: number; end: number } | un
   const start = Date.parse(r.started_at);
   return Number.isNaN(start) ? undefined : { start, end: start + r.duration_ms };
 }
+
+/**
+ * The longest content attribute sent (`gen_ai.output.messages`, a gate call's arguments and
+ * result), in characters: a gate that read a whole file, or a hostile loom's megabyte string,
+ * must not make one span the size of a collector's whole request (nor each of a million spans).
+ */
+export const MAX_CONTENT_CHARS = 16 * 1024;
+
+/**
+ * A content attribute's value: text (a hostile loom's object or number as its JSON), redacted
+ * whole, then cut to MAX_CONTENT_CHARS (after redacting, so no cut leaves half a secret).
+ */
+export function contentValue(value: unknown, redact: (text: string) => string): string {
+  let text: string;
+  if (typeof value === "string") text = value;
+  else {
+    try {
+      text = JSON.stringify(value) ?? String(value);
+    } catch {
+      text = "[unserializable]";
+    }
+  }
+  const out = redact(text);
+  if (out.length <= MAX_CONTENT_CHARS) return out;
+  // Never half a surrogate pair at the cut.
+  const cut = /[\uD800-\uDBFF]/.test(out[MAX_CONTENT_CHARS - 1]!)
+    ? MAX_CONTENT_CHARS - 1
+    : MAX_CONTENT_CHARS;
+  return `${out.slice(0, cut)}…[${out.length - cut} more characters]`;
+}

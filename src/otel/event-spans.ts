@@ -17,6 +17,7 @@ import {
   agentSpanName,
   chatAttributes,
   chatSpanName,
+  contentValue,
   finishReasons,
   GATE_ERROR,
   gateTiming,
@@ -128,7 +129,7 @@ class EventSpans {
           e.chat.responseModel = event.responseModel;
         }
         if (this.options.content && event.content !== null)
-          e.chat.span.setAttribute("gen_ai.output.messages", this.options.redact(event.content));
+          e.chat.span.setAttribute("gen_ai.output.messages", this.text(event.content));
         return;
       case "usage":
         return this.usage(e, event.usage);
@@ -137,7 +138,7 @@ class EventSpans {
         if (event.callId !== undefined) attributes["gen_ai.tool.call.id"] = event.callId;
         const span = this.start(toolSpanName(event.gate), e.ctx, attributes);
         if (this.options.content)
-          span.setAttribute("gen_ai.tool.call.arguments", this.options.redact(event.arguments));
+          span.setAttribute("gen_ai.tool.call.arguments", this.text(event.arguments));
         e.tools.push({ gate: event.gate, span });
         return;
       }
@@ -211,12 +212,17 @@ class EventSpans {
     return state;
   }
 
+  /** A content attribute's value: redacted, capped (attributes.ts). */
+  private text(value: unknown): string {
+    return contentValue(value, this.options.redact);
+  }
+
   private toolResult(e: EntitySpans, record: GateCallRecord): void {
     const at = e.tools.findIndex((t) => t.gate === record.gate_name);
     if (at < 0) return;
     const [{ span }] = e.tools.splice(at, 1) as [OpenTool];
     if (this.options.content)
-      span.setAttribute("gen_ai.tool.call.result", this.options.redact(record.result));
+      span.setAttribute("gen_ai.tool.call.result", this.text(record.result));
     if (record.is_error) {
       span.setAttribute("error.type", GATE_ERROR);
       span.setStatus({ code: this.api.SpanStatusCode.ERROR, message: GATE_ERROR });

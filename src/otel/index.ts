@@ -6,6 +6,8 @@
  */
 import type { Tracer } from "@opentelemetry/api";
 import type { EventListener } from "../core/events.js";
+import { Redactor } from "../core/redact.js";
+import { KEY_ENV_VARS } from "../llm/index.js";
 import { modelOf } from "./attributes.js";
 import { eventSpans } from "./event-spans.js";
 import type { GenAiMetrics } from "./metrics.js";
@@ -23,7 +25,11 @@ export interface CastSpanOptions {
   model?: string | undefined;
   /** Send utterances, gate arguments and results; default false (only names, sizes, usage). */
   content?: boolean | undefined;
-  /** Applied to every text sent when `content` is on (e.g. a `Redactor`'s `redact`). */
+  /**
+   * Applied to every text sent when `content` is on (e.g. a `Redactor`'s `redact`, knowing the
+   * program's secrets); default: the provider keys set in the environment and the common
+   * shapes of keys and tokens (`sk-…`, `Bearer …`), in every form a `Redactor` knows.
+   */
   redact?: ((text: string) => string) | undefined;
   /** The GenAI client metrics each LLM call is measured into (`genAiMetrics(meter)`). */
   metrics?: GenAiMetrics | undefined;
@@ -45,7 +51,14 @@ export async function castSpans(tracer: Tracer, options: CastSpanOptions): Promi
     name: options.name,
     model: modelOf(options.model),
     content: options.content ?? false,
-    redact: options.redact ?? ((text) => text),
+    redact: options.redact ?? defaultRedact(),
     metrics: options.metrics,
   });
+}
+
+/** What `castSpans` redacts when it is given nothing: never the text as it is. */
+function defaultRedact(): (text: string) => string {
+  const redactor = new Redactor();
+  for (const name of KEY_ENV_VARS) redactor.add(process.env[name]);
+  return (text) => redactor.redact(text);
 }

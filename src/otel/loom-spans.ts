@@ -13,6 +13,7 @@ import {
   agentSpanName,
   chatAttributes,
   chatSpanName,
+  contentValue,
   finishReasons,
   GATE_ERROR,
   gateTiming,
@@ -39,19 +40,31 @@ export function loomSpans(
   records: readonly LoomRecord[],
   options: LoomSpanOptions,
 ): number {
-  const turns = records.filter((r): r is { type: "turn" } & Turn => r.type === "turn");
+  // A hostile loom's turn that names no entity is left out; one of a few fields of wrong types
+  // is sent with those read as absent (sane below).
+  const turns = records
+    .filter(
+      (r): r is { type: "turn" } & Turn => r.type === "turn" && typeof r.entity_id === "string",
+    )
+    .map(sane);
   const byId = new Map(turns.map((t) => [t.id, t]));
   const byEntity = new Map<string, Turn[]>();
-  for (const t of turns) byEntity.set(t.entity_id, [...(byEntity.get(t.entity_id) ?? []), t]);
+  for (const t of turns) {
+    const list = byEntity.get(t.entity_id);
+    if (list) list.push(t);
+    else byEntity.set(t.entity_id, [t]);
+  }
   // A child entity: its first turn hangs from a turn of another entity (COMP-5).
   const spawnedBy = new Map<string, string[]>();
   const roots: string[] = [];
   for (const [entity, list] of byEntity) {
     const first = list.reduce((a, b) => (b.sequence < a.sequence ? b : a));
     const parent = first.parent_id ? byId.get(first.parent_id) : undefined;
-    if (parent && parent.entity_id !== entity)
-      spawnedBy.set(parent.id, [...(spawnedBy.get(parent.id) ?? []), entity]);
-    else roots.push(entity);
+    if (parent && parent.entity_id !== entity) {
+      const spawned = spawnedBy.get(parent.id);
+      if (spawned) spawned.push(entity);
+      else spawnedBy.set(parent.id, [entity]);
+    } else roots.push(entity);
   }
   const replay = new Replay(api, tracer, options, byEntity, spawnedBy);
   for (const entity of roots) replay.entity(entity, options.name, api.ROOT_CONTEXT);
@@ -60,6 +73,42 @@ export function loomSpans(
 
 const turnEnd = (t: Turn): number => Date.parse(t.metadata.timestamp);
 const turnStart = (t: Turn): number => turnEnd(t) - (t.metadata.duration_ms || 0);
+
+const num = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : 0);
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object";
+
+/**
+ * A loom's turn with the fields the spans read of the types they read (a hostile or damaged
+ * loom's record may hold anything): numbers that are not are 0, a timestamp that is not a
+ * string is none, gate calls that are not objects are left out.
+ */
+function sane(t: Turn): Turn {
+  const m: Record<string, unknown> = isObject(t.metadata) ? t.metadata : {};
+  const metadata = {
+    ...m,
+    timestamp: typeof m["timestamp"] === "string" ? m["timestamp"] : "",
+    duration_ms: num(m["duration_ms"]),
+    tokens_prompt: num(m["tokens_prompt"]),
+    tokens_completion: num(m["tokens_completion"]),
+    tokens_cached: num(m["tokens_cached"]),
+  } as Turn["metadata"];
+  const gate_calls = (Array.isArray(t.gate_calls) ? t.gate_calls : [])
+    .filter(isObject)
+    .map((c) => ({ ...c, gate_name: typeof c.gate_name === "string" ? c.gate_name : "unknown" }));
+  return { ...t, sequence: num(t.sequence), metadata, gate_calls };
+}
+
+/** The least and the greatest of many numbers (a spread of a million arguments overflows). */
+function least(values: number[]): number {
+  let out = Infinity;
+  for (const v of values) if (v < out) out = v;
+  return out;
+}
+function greatest(values: number[]): number {
+  let out = -Infinity;
+  for (const v of values) if (v > out) out = v;
+  return out;
+}
 
 class Replay {
   constructor(
@@ -74,7 +123,7 @@ class Replay {
     const list = [...(this.byEntity.get(entityId) ?? [])].sort((a, b) => a.sequence - b.sequence);
     if (list.length === 0) return;
     const model = turnModel(list[0]!) ?? UNKNOWN;
-    const start = Math.min(...list.map(turnStart));
+    const start = least(list.map(turnStart));
     const span = this.start(
       agentSpanName(name),
       parent,
@@ -92,7 +141,7 @@ class Replay {
     span.setAttributes(usageAttributes(usage));
     const last = list[list.length - 1]!;
     if (last.truncated) span.setAttribute("spellbook.truncated", last.reason ?? "truncated");
-    span.end(Math.max(...list.map(turnEnd)));
+    span.end(greatest(list.map(turnEnd)));
   }
 
   private turn(turn: Turn, name: string, ctx: Context): void {
@@ -113,7 +162,7 @@ class Replay {
       typeof reason === "string" ? [reason] : finishReasons(turn.gate_calls.length),
     );
     if (this.options.content && turn.utterance)
-      chat.setAttribute("gen_ai.output.messages", this.options.redact(turn.utterance));
+      chat.setAttribute("gen_ai.output.messages", this.text(turn.utterance));
     chat.end(firstGate ?? turnEnd(turn));
     const children = this.spawnedBy.get(turn.id) ?? [];
     const delegations = turn.gate_calls.filter((c) => DELEGATION_GATES.includes(c.gate_name));
@@ -126,8 +175,8 @@ class Replay {
         time.start,
       );
       if (this.options.content) {
-        span.setAttribute("gen_ai.tool.call.arguments", this.options.redact(call.arguments));
-        span.setAttribute("gen_ai.tool.call.result", this.options.redact(call.result));
+        span.setAttribute("gen_ai.tool.call.arguments", this.text(call.arguments));
+        span.setAttribute("gen_ai.tool.call.result", this.text(call.result));
       }
       if (call.is_error) {
         span.setAttribute("error.type", GATE_ERROR);
@@ -147,6 +196,11 @@ class Replay {
       for (const child of mine) this.entity(child, `${name} child`, toolCtx);
       span.end(time.end);
     });
+  }
+
+  /** A content attribute's value: redacted, capped (attributes.ts). */
+  private text(value: unknown): string {
+    return contentValue(value, this.options.redact);
   }
 
   private start(

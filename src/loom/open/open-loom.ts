@@ -7,7 +7,7 @@
  */
 import { ConfigError } from "../../core/errors.js";
 import { jsonlLoomStore, memoryLoomStore, type LoomStore } from "../stores/index.js";
-import { isPostgresUrl, redactUrl, urlWithoutSecrets } from "../postgres/index.js";
+import { isPostgresUrl, redactUrl, urlSecrets, urlWithoutSecrets } from "../postgres/index.js";
 import { JsonlStore } from "../stores/index.js";
 import { postgresLoomStore } from "../postgres/index.js";
 import { QueuedRecordStore } from "../stores/index.js";
@@ -64,15 +64,7 @@ export function openRecordStore(
  * a redactor of the command's output adds. None for a file.
  */
 export function loomSecrets(location: string): string[] {
-  if (!isPostgresUrl(location)) return [];
-  try {
-    const url = new URL(location);
-    const found = [decodeURIComponent(url.password)];
-    for (const [key, value] of url.searchParams) if (/pass/i.test(key)) found.push(value);
-    return found.filter((s) => s !== "");
-  } catch {
-    return [];
-  }
+  return isPostgresUrl(location) ? urlSecrets(location) : [];
 }
 
 /** A location as messages show it: a URL without its secrets, a path as it is. */

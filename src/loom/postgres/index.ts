@@ -5,6 +5,7 @@
 export {
   isPostgresUrl,
   redactUrl,
+  urlSecrets,
   urlWithoutSecrets,
   withoutUrlSecrets,
 } from "./postgres-connection.js";

@@ -11,6 +11,12 @@ export function isPostgresUrl(location: string): boolean {
 /** Query options whose value is a secret: libpq (and `pg`) read `?password=` and `?sslpassword=`. */
 const SECRET_OPTION = /pass/i;
 
+/**
+ * A URL's password where the URL does not parse: from the first `:` of its authority (which ends
+ * at the first `/`, `?` or `#`) to the authority's last `@` (a password may hold an `@`).
+ */
+const USERINFO_PASSWORD = /\/\/([^:/@?#]*):([^/?#]*)@/;
+
 /** The URL with its password (and any `?…pass…=` option) replaced by `***`: what messages show. */
 export function redactUrl(url: string): string {
   try {
@@ -21,7 +27,7 @@ export function redactUrl(url: string): string {
     return parsed.toString();
   } catch {
     return url
-      .replace(/\/\/([^:/@]*):[^@]*@/, "//$1:***@")
+      .replace(USERINFO_PASSWORD, "//$1:***@")
       .replace(/([?&][^=&#]*pass[^=&#]*=)[^&#]*/gi, "$1***");
   }
 }
@@ -39,16 +45,41 @@ export function urlWithoutSecrets(url: string): string | null {
   }
 }
 
-/** The URL's secrets — its password, its `?…pass…=` options — so messages can be scrubbed of them. */
-function secretsOf(url: string): string[] {
+/** `part` decoded; a malformed `%` escape (which `pg` accepts) kept as written, not a throw. */
+function decoded(part: string): string {
   try {
-    const parsed = new URL(url);
-    const found = [decodeURIComponent(parsed.password)];
-    for (const [key, value] of parsed.searchParams) if (SECRET_OPTION.test(key)) found.push(value);
-    return found.filter((s) => s !== "");
+    return decodeURIComponent(part);
   } catch {
-    return [];
+    return part;
   }
+}
+
+/**
+ * The URL's secrets — its password, its `?…pass…=` options — so messages can be scrubbed of them:
+ * decoded as `pg` decodes them (pg-connection-string: a URL with a space or a malformed `%`
+ * escape is read through `encodeURI` first, so `p%zz` is the password `p%zz`).
+ */
+export function urlSecrets(url: string): string[] {
+  const found = new Set<string>();
+  const read = (text: string) => {
+    const parsed = new URL(text);
+    found.add(decoded(parsed.password));
+    for (const [key, value] of parsed.searchParams) if (SECRET_OPTION.test(key)) found.add(value);
+  };
+  try {
+    read(url);
+  } catch {
+    // not a URL as written: its password as the authority holds it (pg may still make a URL)
+    const password = USERINFO_PASSWORD.exec(url)?.[2];
+    if (password !== undefined) found.add(decoded(password));
+  }
+  try {
+    if (/ |%[^a-f0-9]|%[a-f0-9][^a-f0-9]/i.test(url))
+      read(encodeURI(url).replace(/%25(\d\d)/g, "%$1"));
+  } catch {
+    // not a URL pg could connect to either
+  }
+  return [...found].filter((s) => s !== "");
 }
 
 /**
@@ -57,7 +88,7 @@ function secretsOf(url: string): string[] {
  */
 export function withoutUrlSecrets(message: string, url: string): string {
   const redactor = new Redactor();
-  const secrets = secretsOf(url);
+  const secrets = urlSecrets(url);
   for (const secret of secrets) redactor.add(secret);
   let out = redactor.redact(message);
   for (const secret of secrets) out = out.split(secret).join("***");

@@ -35,6 +35,21 @@ type Row = { seq: string; type: StoredRecord["type"]; record: Record<string, unk
 export type HeldGaps = Map<number, ReadonlySet<string>>;
 
 /**
+ * A row as the record it stores: of its table's type whatever its JSON says (a row's `"type":
+ * "loom"` would otherwise pass for a loom header), and an object (a row whose JSON is a string,
+ * an array or null, which no store writes, is an empty record of its type).
+ */
+function storedRecord(row: Row): StoredRecord {
+  const body = row.record;
+  const record: Record<string, unknown> =
+    body !== null && typeof body === "object" && !Array.isArray(body)
+      ? { type: row.type, ...body }
+      : {};
+  record["type"] = row.type; // first as JSONL writes it, and the table's
+  return record as StoredRecord;
+}
+
+/**
  * The records stored after position `from` (0: all), in pages; a page's `next` is the place of
  * its last record.
  *
@@ -91,7 +106,7 @@ export async function* postgresPages(
       if (rows.length > 0) {
         last = Number(rows.at(-1)!.seq);
         yield {
-          records: rows.map((r) => ({ type: r.type, ...r.record }) as StoredRecord),
+          records: rows.map(storedRecord),
           next: last,
         };
       }

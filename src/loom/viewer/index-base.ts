@@ -64,9 +64,14 @@ export class ViewIndexBase {
   protected record(record: LoomRecord, off: number, len: number): void {
     if (record.type === "loom" && record.version > LOOM_FORMAT_VERSION)
       this.problem = `loom format version ${record.version} is newer than this Spellbook reads (${LOOM_FORMAT_VERSION})`;
-    else if (record.type === "turn") this.addTurn(record, off, len);
-    else if (record.type === "fold") this.folds.push(record);
-    else if (record.type === "reward") this.reward(record.turn_id, record.reward);
+    // A record another writer made (a database row is any JSON): one that names no turn or
+    // entity is left out, never a reason the whole loom cannot be shown.
+    else if (record.type === "turn") {
+      if (typeof record.id === "string" && typeof record.entity_id === "string")
+        this.addTurn(record, off, len);
+    } else if (record.type === "fold") this.folds.push(record);
+    else if (record.type === "reward" && typeof record.reward === "number")
+      this.reward(record.turn_id, record.reward);
   }
 
   private reward(turnId: string, reward: number): void {
@@ -100,20 +105,25 @@ function num(value: unknown): number {
 }
 
 function viewTurn(r: Turn, off: number, len: number): ViewTurn {
-  const m = r.metadata ?? {};
+  const m = (
+    r.metadata !== null && typeof r.metadata === "object" ? r.metadata : {}
+  ) as Turn["metadata"];
   // Loom format 3 records who answered and the cost at the turn's top level.
   const llm = (r.llm ?? m["llm"]) as { provider?: unknown; model?: unknown } | undefined;
   const cost = r.cost_usd ?? m["cost_usd"];
   const fork = m["fork"] as { from_turn?: unknown } | undefined;
-  const calls = Array.isArray(r.gate_calls) ? r.gate_calls : [];
+  // Only objects are gate calls (a hostile row's `[null, 5]` is none).
+  const calls = Array.isArray(r.gate_calls)
+    ? r.gate_calls.filter((g) => g !== null && typeof g === "object")
+    : [];
   return {
     id: r.id,
-    parent: r.parent_id ?? null,
+    parent: typeof r.parent_id === "string" ? r.parent_id : null,
     entity: r.entity_id,
-    seq: r.sequence,
+    seq: num(r.sequence),
     off,
     len,
-    gates: calls.map((g) => String(g.gate_name)),
+    gates: calls.map((g) => (typeof g.gate_name === "string" ? g.gate_name : "?")),
     err: r.is_error === true || calls.some((g) => g.is_error),
     tokens: num(m.tokens_prompt) + num(m.tokens_completion),
     cost: typeof cost === "number" ? cost : null,

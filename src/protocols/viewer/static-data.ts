@@ -35,7 +35,32 @@ export async function staticData(
       rows: thread,
     };
   }
-  for (const id of index.order)
-    answers[`/api/l/0/t/${id}`] = turnDetail(index, id, await index.readTurn(id));
-  return JSON.stringify(answers, redactingReplacer(redact));
+  const replacer = redactingReplacer(redact);
+  const turns: string[] = [];
+  for (const id of index.order) {
+    const key = `/api/l/0/t/${id}`;
+    turns.push(member(key, turnDetail(index, id, await index.readTurn(id)), replacer));
+  }
+  const head = JSON.stringify(answers, replacer);
+  return turns.length === 0 ? head : `${head.slice(0, -1)},${turns.join(",")}}`;
+}
+
+/**
+ * `"key":value` as JSON, redacted. A turn that cannot be written (a record nested thousands
+ * deep, which another writer of a database may store) is its error instead, as the server
+ * answers it: the page of every other turn is still written.
+ */
+function member(
+  key: string,
+  value: unknown,
+  replacer: (key: string, value: unknown) => unknown,
+): string {
+  let json: string;
+  try {
+    json = JSON.stringify({ [key]: value }, replacer);
+  } catch (err) {
+    const message = `this turn cannot be shown: ${err instanceof Error ? err.message : String(err)}`;
+    json = JSON.stringify({ [key]: { error: { code: "view_failed", message } } }, replacer);
+  }
+  return json.slice(1, -1);
 }
