@@ -265,3 +265,22 @@ describe("spell run --repeat on a spell whose script covers one cast", () => {
     expect(o.err).toMatch(/every cast's reason: \S*repeat-report\/results\.jsonl\)/);
   });
 });
+
+describe("spell test on a spell that does not load", () => {
+  it("names the file once (the error's own file:line:col), and the closing count says a file could not run", async () => {
+    const { testCommand } = await import("../../src/cli/test.js");
+    const file = join(dir, "rootless.yaml");
+    writeFileSync(
+      file,
+      "name: rootless\nllm: scripted\ncircle:\n  gates: [done, { read: { root: data } }]\n  wards: [{ max_turns: 3 }]\ntests:\n  - { name: t, action: { cast: { intent: hi } }, expect: { terminated: true } }\n",
+    );
+    const o = io();
+    o.cwd = dir;
+    expect(await testCommand(["rootless.yaml"], { reporter: "text" }, o)).toBe(EXIT.failed);
+    expect(o.err).toMatch(
+      /^\S*rootless\.yaml:4:\d+: gate root "\S+data" does not exist: make the folder/m,
+    );
+    expect(o.err).not.toMatch(/rootless\.yaml: \S*rootless\.yaml/);
+    expect(o.out).toMatch(/0 passed, 0 failed, 0 skipped, 1 file\(s\) could not run/);
+  });
+});
