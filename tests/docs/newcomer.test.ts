@@ -1,8 +1,12 @@
 // What the README tells a newcomer who follows it from the top, checked against the checkout:
 // each fact here was a stumble once (a command that did not do what the README said, or a step
 // the README left out).
-import { readFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { testCommand } from "../../src/cli/test.js";
+import { io } from "../support/io.js";
 
 const readme = readFileSync("README.md", "utf8");
 const pkg = JSON.parse(readFileSync("package.json", "utf8")) as { bin: Record<string, string> };
@@ -12,5 +16,24 @@ describe("the README's way to the `spell` command", () => {
     const alias = /alias spell="node \$PWD\/([^"]+)"/.exec(readme);
     expect(alias, "README.md shows an alias for spell").not.toBeNull();
     expect(alias![1]).toBe(pkg.bin["spell"]!.replace(/^\.\//, ""));
+  });
+});
+
+describe("the README's first spell (## A spell)", () => {
+  it("copied into a folder with the data/ its comment names, validates and its test passes; without data/ the error says to make it", async () => {
+    const at = readme.indexOf("## A spell\n");
+    const yaml = /```yaml\n([\s\S]*?)```/.exec(readme.slice(at))![1]!;
+    expect(yaml).toMatch(/root: data \}.*# data\/: a folder beside the spell/);
+    const dir = mkdtempSync(join(tmpdir(), "readme-spell-"));
+    writeFileSync(join(dir, "arithmetic.yaml"), yaml);
+    const before = io();
+    before.cwd = dir;
+    expect(await testCommand(["arithmetic.yaml"], { reporter: "text" }, before)).toBe(1);
+    expect(before.err).toMatch(/does not exist: make the folder/);
+    mkdirSync(join(dir, "data"));
+    const after = io();
+    after.cwd = dir;
+    expect(await testCommand(["arithmetic.yaml"], { reporter: "text" }, after)).toBe(0);
+    expect(after.out).toMatch(/1 passed, 0 failed, 0 skipped/);
   });
 });
