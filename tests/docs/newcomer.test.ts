@@ -5,7 +5,9 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import type { CommandShape } from "../../src/cli/argv.js";
 import { testCommand } from "../../src/cli/test.js";
+import { COMMANDS } from "../../src/commands/main.js";
 import { io } from "../support/io.js";
 
 const readme = readFileSync("README.md", "utf8");
@@ -35,5 +37,23 @@ describe("the README's first spell (## A spell)", () => {
     after.cwd = dir;
     expect(await testCommand(["arithmetic.yaml"], { reporter: "text" }, after)).toBe(0);
     expect(after.out).toMatch(/1 passed, 0 failed, 0 skipped/);
+  });
+});
+
+describe("a postgres:// loom (README: `--loom postgres://…`)", () => {
+  const commands = ["run", "summon", "serve", "mcp", "acp", "council", "flow"];
+
+  it.each(commands)(
+    "spell %s --help says its --loom takes a postgres:// URL, as it does",
+    (name) => {
+      const flags = (COMMANDS as Record<string, CommandShape>)[name]!.flags ?? {};
+      expect((flags["loom"] as { description?: string }).description).toMatch(/postgres:\/\/ URL/);
+    },
+  );
+
+  it.each(commands)("the README's command list shows postgres:// on spell %s's --loom", (name) => {
+    const block = /## The CLI\n\n```\n([\s\S]*?)```/.exec(readme)![1]!;
+    const first = block.split("\n").find((l) => l.startsWith(`spell ${name} `))!;
+    expect(first).toMatch(/--loom PATH\|memory\|postgres:\/\/…/);
   });
 });
