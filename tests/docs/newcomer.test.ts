@@ -51,6 +51,14 @@ describe("a postgres:// loom (README: `--loom postgres://…`)", () => {
     },
   );
 
+  it.each(["loom:export", "loom:tree"])(
+    "spell %s --help says it reads a postgres:// URL too",
+    (id) => {
+      const description = (COMMANDS as Record<string, { description?: string }>)[id]!.description;
+      expect(description).toMatch(/a file or a postgres:\/\/ URL/);
+    },
+  );
+
   it.each(commands)("the README's command list shows postgres:// on spell %s's --loom", (name) => {
     const block = /## The CLI\n\n```\n([\s\S]*?)```/.exec(readme)![1]!;
     const first = block.split("\n").find((l) => l.startsWith(`spell ${name} `))!;
