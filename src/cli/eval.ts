@@ -10,7 +10,7 @@ import { join, relative, resolve, sep } from "node:path";
 import { SpellbookError, errorMessage } from "../core/errors.js";
 import { compare, comparisonText, readSummary } from "../eval/compare.js";
 import { runEval, type EvalRunOptions, type EvalRunResult } from "../eval/run.js";
-import { summaryText, type GroupSummary, type Tally } from "../eval/summary.js";
+import { summaryText, type GroupSummary, type ResultRow, type Tally } from "../eval/summary.js";
 import type { EvalPlan } from "../spell/kinds/index.js";
 import { loadDocument } from "../spell/index.js";
 import { evalProgress } from "./eval-progress.js";
@@ -112,7 +112,7 @@ export async function runPlan(
     regressed = c.regressed.length > 0;
     io.stderr(viewHint(io.cwd, resolve(io.cwd, flags.compare!), out) ?? "");
   }
-  return verdict(result.groups, below.length > 0 || regressed, io);
+  return verdict(result.groups, below.length > 0 || regressed, io, tally?.firstError, out);
 }
 
 /**
@@ -139,13 +139,25 @@ async function remoteOf(flags: EvalFlags) {
   return openRemote(flags.queue, { loom: flags.loom });
 }
 
-function verdict(groups: GroupSummary[], failed: boolean, io: CliIO): number {
+function verdict(
+  groups: GroupSummary[],
+  failed: boolean,
+  io: CliIO,
+  first: ResultRow | undefined,
+  out: string,
+): number {
   if (failed) return EXIT.failed;
   const errored = groups.reduce((n, g) => n + g.errored, 0);
   if (errored) {
     io.stderr(
       `${errored} cast(s) errored (a provider, a judge, an undecidable assertion): no verdict\n`,
     );
+    // Why, at least once: else the reason is only in results.jsonl, which a newcomer has not met.
+    if (first)
+      io.stderr(
+        `the first: ${first.spell} × ${first.llm}, case ${first.case}: ${first.reason.split("\n")[0]}` +
+          ` (every cast's reason: ${displayPath(io.cwd, join(out, "results.jsonl"))})\n`,
+      );
     return EXIT.failure;
   }
   return EXIT.ok;

@@ -89,12 +89,16 @@ export async function testCommand(
       await runFile(path, (r) => push(r, path));
     } catch (err) {
       broken++;
-      io.stderr(redactor.redact(`${path}: ${errorMessage(err)}\n`));
+      io.stderr(redactor.redact(`${whereFrom(path, errorMessage(err))}\n`));
     }
     await io.drain?.(); // the text reporter's lines of a file, taken before the next file runs
   }
   return report(all, broken, flags.reporter, redactor, io);
 }
+
+/** A file's error, under its name unless it begins with it (a loader error's file:line:col). */
+const whereFrom = (path: string, message: string): string =>
+  message.startsWith(`${path}:`) ? message : `${path}: ${message}`;
 
 /** A named file that is not there is a usage error (exit 3), not a failed test: each is told. */
 function anyMissing(files: string[], io: CliIO): boolean {
@@ -121,7 +125,8 @@ async function report(
     );
     await print(io, redactor.redact(json) + "\n");
   } else {
-    await print(io, `\n${passed} passed, ${failed} failed, ${skipped} skipped\n`);
+    const unrun = broken ? `, ${broken} file(s) could not run (above)` : "";
+    await print(io, `\n${passed} passed, ${failed} failed, ${skipped} skipped${unrun}\n`);
   }
   return failed || broken ? EXIT.failed : EXIT.ok;
 }

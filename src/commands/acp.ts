@@ -24,7 +24,7 @@ export default class Acp extends Command {
       default: false,
     }),
     loom: Flags.string({
-      description: 'loom JSONL file ("memory" for none); default: the spell\'s',
+      description: 'loom JSONL file or postgres:// URL ("memory" for none); default: the spell\'s',
     }),
   };
 

@@ -20,7 +20,7 @@ export default class Council extends Command {
     }),
     loom: Flags.string({
       description:
-        'loom JSONL file to append to ("memory" for none); default: the document\'s loom.path',
+        'loom JSONL file or postgres:// URL to append to ("memory" for none); default: the document\'s loom.path',
     }),
   };
 

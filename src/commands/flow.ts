@@ -14,7 +14,7 @@ export default class FlowRun extends Command {
     in: Flags.string({ description: "JSONL file of inbound messages; default stdin" }),
     loom: Flags.string({
       description:
-        'loom JSONL file the casts record into ("memory" for none); default each cast spell\'s loom.path',
+        'loom JSONL file or postgres:// URL the casts record into ("memory" for none); default each cast spell\'s loom.path',
     }),
     trace: Flags.boolean({
       description:

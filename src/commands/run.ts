@@ -25,7 +25,7 @@ export default class Run extends Command {
     json: Flags.boolean({ description: "print only the final result as JSON on stdout" }),
     loom: Flags.string({
       description:
-        'loom JSONL file to append to ("memory" for none); default: the spell\'s loom.path',
+        'loom JSONL file or postgres:// URL to append to ("memory" for none); default: the spell\'s loom.path',
     }),
     quiet: Flags.boolean({ char: "q", description: "no progress on stderr" }),
     input: Flags.string({

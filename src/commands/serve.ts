@@ -40,7 +40,7 @@ export default class Serve extends Command {
         "plain HTTP to a registry that is not on loopback, for an oci:// spell (loopback always is)",
     }),
     loom: Flags.string({
-      description: 'loom JSONL file ("memory" for none); default: the spell\'s',
+      description: 'loom JSONL file or postgres:// URL ("memory" for none); default: the spell\'s',
     }),
     ...otelFlags,
   };

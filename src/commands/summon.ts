@@ -37,7 +37,7 @@ export default class Summon extends Command {
     }),
     loom: Flags.string({
       description:
-        'loom JSONL file to append to ("memory" for none); default: the spell\'s loom.path',
+        'loom JSONL file or postgres:// URL to append to ("memory" for none); default: the spell\'s loom.path',
     }),
     quiet: Flags.boolean({ char: "q", description: "no progress on stderr" }),
     llm: Flags.string({

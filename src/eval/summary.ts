@@ -78,6 +78,8 @@ export class Tally {
   cost = 0;
   /** Casts (or their judges) whose cost is unknown: `cost` then sums only the known part. */
   costUnknown = 0;
+  /** The first cast that errored: its reason is what `spell eval` names when a run has no verdict. */
+  firstError: ResultRow | undefined;
   /** Each case's casts' wall time, summed (junit.xml's `time=`), by spell, LLM and case. */
   private readonly latency = new Map<string, number>();
 
@@ -119,8 +121,10 @@ export class Tally {
     this.done++;
     this.tokens += row.tokens + judgeTokens;
     this.cost += (row.cost_usd ?? 0) + (judgeCost ?? 0);
-    if (row.status === "error") this.errored++;
-    else this.decided++;
+    if (row.status === "error") {
+      this.errored++;
+      this.firstError ??= row;
+    } else this.decided++;
     if (row.status === "pass") this.passed++;
   }
 

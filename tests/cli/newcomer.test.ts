@@ -1,8 +1,8 @@
 /**
  * What a newcomer meets when a first spell goes wrong: `spell run --json` still prints its JSON
  * object when the cast fails, `--llm` without a model names the flag (not the spell's line), a
- * scripted llm with no replies says where they go, and `spell eval`'s progress line never says
- * `$0` for a cost it does not know.
+ * scripted llm with no replies says where they go, `spell eval`'s progress line never says
+ * `$0` for a cost it does not know, and a run whose casts errored says why (the first one's reason).
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -245,5 +245,42 @@ describe("spell run --resume of a cast that had ended", () => {
     expect(await runCommand(file, { loom, resume: "last" }, again)).toBe(EXIT.ok);
     expect(again.out).toBe("7\n");
     expect(again.err).not.toMatch(/left unused/);
+  });
+});
+
+describe("spell run --repeat on a spell whose script covers one cast", () => {
+  it("says why the other casts errored, not only how many (the reason was only in results.jsonl)", async () => {
+    const file = spell(
+      "one-cast.yaml",
+      "llm:\n  provider: scripted\n  responses: [{ tool_calls: [{ gate: done, args: { answer: '5' } }] }]",
+    );
+    const o = io();
+    o.cwd = dir;
+    const out = join(dir, "repeat-report");
+    expect(await runCommand(file, { repeat: 3, concurrency: 1, out }, o)).toBe(EXIT.failure);
+    expect(o.err).toMatch(/2 cast\(s\) errored/);
+    expect(o.err).toMatch(
+      /the first: one-cast\.yaml × scripted\/default, case intent: scripted llm .* has no response left .*add replies under llm\.responses, or cycle: true/,
+    );
+    expect(o.err).toMatch(/every cast's reason: \S*repeat-report\/results\.jsonl\)/);
+  });
+});
+
+describe("spell test on a spell that does not load", () => {
+  it("names the file once (the error's own file:line:col), and the closing count says a file could not run", async () => {
+    const { testCommand } = await import("../../src/cli/test.js");
+    const file = join(dir, "rootless.yaml");
+    writeFileSync(
+      file,
+      "name: rootless\nllm: scripted\ncircle:\n  gates: [done, { read: { root: data } }]\n  wards: [{ max_turns: 3 }]\ntests:\n  - { name: t, action: { cast: { intent: hi } }, expect: { terminated: true } }\n",
+    );
+    const o = io();
+    o.cwd = dir;
+    expect(await testCommand(["rootless.yaml"], { reporter: "text" }, o)).toBe(EXIT.failed);
+    expect(o.err).toMatch(
+      /^\S*rootless\.yaml:4:\d+: gate root "\S+data" does not exist: make the folder/m,
+    );
+    expect(o.err).not.toMatch(/rootless\.yaml: \S*rootless\.yaml/);
+    expect(o.out).toMatch(/0 passed, 0 failed, 0 skipped, 1 file\(s\) could not run/);
   });
 });

@@ -7,6 +7,8 @@ import { join } from "node:path";
 import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { EXIT } from "../../src/cli/io.js";
 import { loomOtelCommand } from "../../src/cli/otel/loom-otel.js";
+import { diagText, otelTracer } from "../../src/cli/otel/tracing.js";
+import { runCommand } from "../../src/cli/run.js";
 import { io } from "../support/io.js";
 import { jsonl, loomRecords } from "../support/view.js";
 
@@ -51,5 +53,50 @@ describe("the collector's URL is said without its credentials", () => {
       expect(o.err).toMatch(/--to /);
       clean(o.err);
     }
+  });
+});
+
+describe("a collector that is not there (README: spell run … --otel http://localhost:4318)", () => {
+  it("spell run says so on one line, naming what was not sent and why, never the SDK's stack as JSON", async () => {
+    vi.stubEnv("OTEL_EXPORTER_OTLP_TIMEOUT", "1000");
+    onTestFinished(() => void vi.unstubAllEnvs());
+    const spell = join(dir, "otel-spell.yaml");
+    writeFileSync(
+      spell,
+      "name: s\nllm: { provider: scripted, responses: [{ content: hi }] }\nidentity: { system_prompt: x }\ncircle: { gates: [done], wards: [{ max_turns: 2 }] }\nintent: hi\n",
+    );
+    const o = io();
+    expect(await runCommand(spell, { otel: "http://127.0.0.1:9", loom: "memory" }, o)).toBe(
+      EXIT.ok,
+    );
+    const warnings = o.err.split("\n").filter((l) => l.startsWith("warning: --otel"));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(
+      /^warning: --otel: (spans|metrics) not sent to http:\/\/127\.0\.0\.1:9\/v1\/(traces|metrics): connect ECONNREFUSED 127\.0\.0\.1:9$/,
+    );
+    expect(o.err).not.toMatch(/"stack"|node_modules/);
+  });
+
+  it("a diag error logged as the SDK's JSON reads as its cause", async () => {
+    const logged = JSON.stringify({
+      stack:
+        "Error: PeriodicExportingMetricReader: metrics export failed\n    at x (/n/node_modules/a.js:1:1)",
+      message:
+        "PeriodicExportingMetricReader: metrics export failed (error Error: connect ECONNREFUSED 127.0.0.1:4318)",
+      name: "Error",
+    });
+    expect(diagText(logged)).toBe("connect ECONNREFUSED 127.0.0.1:4318");
+    // As the metrics reader's failure reaches the warning (before: "spans not sent to …/v1/traces:
+    // {"stack":"Error: PeriodicExportingMetricReader: …" and the whole stack, on one line).
+    const o = io();
+    const t = await otelTracer("http://127.0.0.1:9/v1/traces", o);
+    t.metricsAt("http://127.0.0.1:9/v1/metrics");
+    t.tell(logged);
+    t.tell("Error: later ones are not said");
+    await t.shutdown();
+    expect(o.err).toBe(
+      "warning: --otel: metrics not sent to http://127.0.0.1:9/v1/metrics: connect ECONNREFUSED 127.0.0.1:4318\n",
+    );
+    expect(diagText("Request timed out\nmore")).toBe("Request timed out");
   });
 });

@@ -86,6 +86,20 @@ describe("spell serve (HTTP, on loopback)", () => {
     expect((await post("/sessions/nope/send", { intent: "x" })).status).toBe(404);
   });
 
+  it("a scripted spell: a session's sends move only its own place, never another session's or POST /cast's", async () => {
+    // Before, sessions and casts shared the model's place: after one session's send, POST /cast
+    // (and a second session) started past it, and ran out of replies.
+    const { post } = await serve([done("first"), done("second")]);
+    const result = async (res: Response) => ((await res.json()) as { result: unknown }).result;
+    const one = ((await (await post("/sessions")).json()) as { id: string }).id;
+    expect(await result(await post(`/sessions/${one}/send`, { intent: "a" }))).toBe("first");
+    expect(await result(await post(`/sessions/${one}/send`, { intent: "b" }))).toBe("second");
+    expect(await result(await post("/cast", { intent: "c" }))).toBe("first");
+    const two = ((await (await post("/sessions")).json()) as { id: string }).id;
+    expect(await result(await post(`/sessions/${two}/send`, { intent: "d" }))).toBe("first");
+    expect(await result(await post("/cast", { intent: "e" }))).toBe("first");
+  });
+
   it("a session id cannot be guessed from another: 128 random bits, nothing shared with ids of the process", async () => {
     // The id is the capability to read a session's loom and speak to its entity.
     const { url, post } = await serve([done("a")]);

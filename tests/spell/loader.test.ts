@@ -178,6 +178,6 @@ circle:
         "grimoire/x.yaml",
         { env: {}, loomPath: "memory" },
       ),
-    ).rejects.toThrow(/gate root "\S*no-such-dir" does not exist/);
+    ).rejects.toThrow(/gate root "\S*no-such-dir" does not exist: make the folder, or point root:/);
   });
 });

@@ -61,7 +61,8 @@ export class FsRoot {
     } catch {
       throw new ConfigError(
         "gate_root_missing",
-        `gate root ${JSON.stringify(root)} does not exist`,
+        `gate root ${JSON.stringify(root)} does not exist: make the folder, or point root: at` +
+          " one (a relative root is read from the spell's folder)",
       );
     }
     if (!existsSync("/proc/self/fd"))

@@ -64,6 +64,8 @@ export async function otelTracer(
   failed: () => boolean;
   /** Says a failed export once on stderr (the metrics' failures too). */
   tell: (msg: string) => void;
+  /** Where the metrics go, named when their export fails. */
+  metricsAt: (url: string) => void;
 }> {
   const [api, sdk, exporter, resources] = await Promise.all([
     import("@opentelemetry/api"),
@@ -73,10 +75,15 @@ export async function otelTracer(
   ]);
   // An export that fails (no collector there) is said once on stderr; the cast goes on.
   let told = false;
+  let metricsUrl: string | undefined;
   const tell = (msg: string): void => {
     if (told) return;
     told = true;
-    io.stderr(`warning: --otel: spans not sent to ${shownEndpoint(url)}: ${msg.split("\n")[0]}\n`);
+    // The metrics reader says its failure through the same diag logger (as a JSON object).
+    const what = /metrics export/.test(msg)
+      ? `metrics not sent to ${metricsUrl ? shownEndpoint(metricsUrl) : "the collector"}`
+      : `spans not sent to ${shownEndpoint(url)}`;
+    io.stderr(`warning: --otel: ${what}: ${diagText(msg)}\n`);
   };
   api.diag.setLogger(
     { error: tell, warn: () => {}, info: () => {}, debug: () => {}, verbose: () => {} },
@@ -93,7 +100,24 @@ export async function otelTracer(
     shutdown: () => provider.shutdown().catch((err: unknown) => tell(errorMessage(err))),
     failed: () => told,
     tell,
+    metricsAt: (u: string) => void (metricsUrl = u),
   };
+}
+
+/**
+ * What a diag error says, on one line: the SDK logs an error as its JSON (stack included) and
+ * wraps the cause (`… export failed (error Error: connect ECONNREFUSED …)`): the cause alone.
+ */
+export function diagText(msg: string): string {
+  let text = msg;
+  try {
+    const parsed = JSON.parse(msg) as { message?: unknown };
+    if (typeof parsed?.message === "string") text = parsed.message;
+  } catch {
+    // not JSON: the text as it is
+  }
+  text = text.split("\n")[0]!;
+  return /\(error (?:\w*Error: )?(.+)\)$/.exec(text)?.[1] ?? text;
 }
 
 /**
@@ -146,7 +170,8 @@ export async function startOtel(
     io.stderr(`${metricsEndpoint.error}\n`);
     return EXIT.invalid;
   }
-  const { api, tracer, shutdown, tell } = await otelTracer(endpoint.url, io);
+  const { api, tracer, shutdown, tell, metricsAt } = await otelTracer(endpoint.url, io);
+  if (metricsEndpoint) metricsAt(metricsEndpoint.url);
   const meter = metricsEndpoint ? await otelMeter(metricsEndpoint.url, io.env, tell) : undefined;
   // The listeners whose casts have not all ended: what shutdown closes (a long `serve` keeps few).
   const open = new Set<ReturnType<typeof eventSpans>>();

@@ -4,7 +4,7 @@ import * as Flags from "@oclif/core/flags";
 
 export default class LoomExport extends Command {
   static override description =
-    "Print a loom file as JSONL, with secrets redacted (API keys, ${env:…} values, common token shapes).";
+    "Print a loom (a file or a postgres:// URL) as JSONL, with secrets redacted (API keys, ${env:…} values, common token shapes).";
   static override examples = [
     "spell loom export .spellbook/loom.jsonl > shared.jsonl",
     "spell loom export .spellbook/loom.jsonl --spell spell.yaml",

@@ -3,7 +3,7 @@ import { Command } from "@oclif/core/command";
 
 export default class LoomTree extends Command {
   static override description =
-    "Draw a loom file as a tree: every turn under its parent (forks, children, a council's phases), redacted.";
+    "Draw a loom (a file or a postgres:// URL) as a tree: every turn under its parent (forks, children, a council's phases), redacted.";
   static override examples = ["spell loom tree .spellbook/loom.jsonl"];
   static override args = {
     file: Args.string({ description: "loom JSONL file, or a postgres:// URL", required: true }),

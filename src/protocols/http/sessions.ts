@@ -7,6 +7,7 @@ import type { Cantrip } from "../../core/cantrip.js";
 import type { CastResult } from "../../core/result.js";
 import type { EventListener } from "../../core/events.js";
 import type { Approver } from "../../core/approval.js";
+import { sessionCantrip } from "./session-cantrip.js";
 
 const PROTOCOL = "http";
 const crypto = lazyBuiltin<typeof Crypto>("node:crypto");
@@ -74,7 +75,7 @@ export class Sessions {
   async open(): Promise<string> {
     const id = sessionId();
     // Events reach whoever sends: each send subscribes its own listener.
-    const entity = this.add(id, () => this.cantrip.summon(this.asking(id)));
+    const entity = this.add(id, () => sessionCantrip(this.cantrip).summon(this.asking(id)));
     const file = this.cantrip.loom.store.file;
     if (file !== undefined) {
       await entity.ready(); // registered beside the loom before the session is recorded
@@ -95,7 +96,9 @@ export class Sessions {
     const entityId = await sessionEntity(file, PROTOCOL, id);
     if (entityId === undefined) return false;
     if (!this.byId.has(id))
-      this.add(id, () => this.cantrip.summon({ entity: entityId, ...this.asking(id) }));
+      this.add(id, () =>
+        sessionCantrip(this.cantrip).summon({ entity: entityId, ...this.asking(id) }),
+      );
     return true;
   }
 
