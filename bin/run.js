@@ -13,9 +13,10 @@ const root = join(__dirname, "..");
 // SPELLBOOK_TRAIN_CODE_CACHE is set only by the build (scripts/bundle.mjs).
 const writeCache = process.env["SPELLBOOK_TRAIN_CODE_CACHE"] === "1";
 const plan = startPlan();
-if (plan.kind !== "oclif") {
+if (plan.kind === "print") {
   // As oclif's Command module does when it loads: a reader that closed stdout early
-  // (`spell --help | true`) is not an error.
+  // (`spell --help | true`) is not an error. (The run bundle attaches the same when its stream
+  // opens: a run writing to a file or pipe does without it, src/cli/stdio.ts.)
   process.stdout.on("error", (err) => {
     if (err && err.code === "EPIPE") return;
     throw err;
@@ -48,7 +49,9 @@ function startPlan() {
     {
       argv: process.argv.slice(2),
       env: process.env,
-      stdoutIsTTY: process.stdout.isTTY === true,
+      // Not process.stdout.isTTY: that opens Node's stream on stdout (streams, net) for every
+      // `spell run`; the same answer, from the fd (src/cli/stdio.ts).
+      stdoutIsTTY: start.isTerminal(1),
       // As oclif's Config makes it (but for WSL, which oclif names `wsl`: see start.ts).
       userAgent: `${pjson.name}/${pjson.version} ${process.platform}-${arch} node-${process.version}`,
     },

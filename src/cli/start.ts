@@ -13,6 +13,9 @@
  */
 import type { RunFlags } from "./run-flags.js";
 
+/** bin/run.js asks it whether stdout is a terminal, without opening Node's stream on it. */
+export { isTerminal } from "./stdio.js";
+
 /** A flag of a command as oclif.manifest.json describes it. */
 export interface ManifestFlag {
   type: "boolean" | "option";
