@@ -49,9 +49,12 @@ function startPlan() {
     {
       argv: process.argv.slice(2),
       env: process.env,
-      // Not process.stdout.isTTY: that opens Node's stream on stdout (streams, net) for every
-      // `spell run`; the same answer, from the fd (src/cli/stdio.ts).
-      stdoutIsTTY: start.isTerminal(1),
+      // Read only for a command line that has a help page, which then prints on the stream:
+      // reading process.stdout opens Node's stream on it (streams, net), which a `spell run`
+      // writing to a file or pipe does without (src/cli/stdio.ts).
+      get stdoutIsTTY() {
+        return process.stdout.isTTY === true;
+      },
       // As oclif's Config makes it (but for WSL, which oclif names `wsl`: see start.ts).
       userAgent: `${pjson.name}/${pjson.version} ${process.platform}-${arch} node-${process.version}`,
     },

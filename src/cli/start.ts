@@ -13,9 +13,6 @@
  */
 import type { RunFlags } from "./run-flags.js";
 
-/** bin/run.js asks it whether stdout is a terminal, without opening Node's stream on it. */
-export { isTerminal } from "./stdio.js";
-
 /** A flag of a command as oclif.manifest.json describes it. */
 export interface ManifestFlag {
   type: "boolean" | "option";
@@ -56,6 +53,7 @@ export type StartPlan =
 export interface StartProcess {
   argv: readonly string[];
   env: NodeJS.ProcessEnv;
+  /** Read only for a command line with a help page (bin/run.js makes it a getter). */
   stdoutIsTTY: boolean;
   /** This process's oclif user agent: `name/version platform-arch node-vX`. */
   userAgent: string;
