@@ -295,7 +295,7 @@ describe("spell run without oclif", () => {
     expect(builtins.length).toBeGreaterThan(0);
     expect(
       builtins.filter((l) =>
-        /^BUILTIN (crypto|child_process|worker_threads|perf_hooks|http|https|tls|readline|fs\/promises)$/.test(
+        /^BUILTIN (crypto|child_process|worker_threads|perf_hooks|http|https|tls|readline|fs\/promises|timers\/promises)$/.test(
           l,
         ),
       ),
