@@ -13,9 +13,10 @@ const root = join(__dirname, "..");
 // SPELLBOOK_TRAIN_CODE_CACHE is set only by the build (scripts/bundle.mjs).
 const writeCache = process.env["SPELLBOOK_TRAIN_CODE_CACHE"] === "1";
 const plan = startPlan();
-if (plan.kind !== "oclif") {
+if (plan.kind === "print") {
   // As oclif's Command module does when it loads: a reader that closed stdout early
-  // (`spell --help | true`) is not an error.
+  // (`spell --help | true`) is not an error. (The run bundle attaches the same when its stream
+  // opens: a run writing to a file or pipe does without it, src/cli/stdio.ts.)
   process.stdout.on("error", (err) => {
     if (err && err.code === "EPIPE") return;
     throw err;
@@ -48,7 +49,12 @@ function startPlan() {
     {
       argv: process.argv.slice(2),
       env: process.env,
-      stdoutIsTTY: process.stdout.isTTY === true,
+      // Read only for a command line that has a help page, which then prints on the stream:
+      // reading process.stdout opens Node's stream on it (streams, net), which a `spell run`
+      // writing to a file or pipe does without (src/cli/stdio.ts).
+      get stdoutIsTTY() {
+        return process.stdout.isTTY === true;
+      },
       // As oclif's Config makes it (but for WSL, which oclif names `wsl`: see start.ts).
       userAgent: `${pjson.name}/${pjson.version} ${process.platform}-${arch} node-${process.version}`,
     },

@@ -4,11 +4,11 @@
  * the terminal when stdin and stderr are one (once / always for this cast / deny, arguments
  * redacted), else it is denied (no approver).
  */
-import { isatty } from "node:tty";
 import type { Approver, ApprovalRequest } from "../core/approval.js";
 import { NO_APPROVER } from "../core/approval.js";
 import { ConfigError } from "../core/errors.js";
 import { globMatch } from "../circle/approvals.js";
+import { isTerminal } from "./stdio.js";
 
 export interface ApproverFlags {
   /** Approve every call of this run. */
@@ -136,9 +136,10 @@ export function escapeControls(text: string): string {
 
 /** A question on the process's terminal, or undefined when stdin or stderr is not one. */
 export function terminalQuestion(): Question | undefined {
-  // isatty, not process.stdin.isTTY: reading process.stdin opens a stream on it, in every
-  // `spell run` (start-up); Node makes stdin a TTY stream exactly when fd 0 is a terminal.
-  if (!isatty(0) || !isatty(2)) return undefined;
+  // Asked of the fds, not process.stdin.isTTY: reading process.stdin opens a stream on it, in
+  // every `spell run` (start-up); Node makes stdin a TTY stream exactly when fd 0 is a terminal.
+  // isTerminal loads node:tty (and net) only for an fd that may be one (stdio.ts).
+  if (!isTerminal(0) || !isTerminal(2)) return undefined;
   return async (text, signal) => {
     // Loaded on the first question, not with every `spell run` (start-up).
     const { createInterface } = await import("node:readline");

@@ -1,5 +1,6 @@
 import { relative, resolve } from "node:path";
 import type { ApprovalRequest } from "../core/approval.js";
+import { directOutput, isTerminal } from "./stdio.js";
 /** The streams a CLI function writes to: the process's in `bin`, buffers in tests. */
 export interface CliIO {
   stdout: (text: string) => void;
@@ -46,6 +47,24 @@ export const processIO = (signal?: AbortSignal): CliIO => ({
   drain: () => drained(process.stdout),
   tty: process.stderr.isTTY === true,
 });
+
+/**
+ * processIO for a process that has not opened its stdout/stderr streams (`spell run` without
+ * oclif): it writes to a file, pipe or socket without opening them (start-up; see stdio.ts).
+ */
+export function directProcessIO(signal?: AbortSignal): CliIO {
+  const out = directOutput(1, drained);
+  const err = directOutput(2, drained);
+  return {
+    stdout: out.write,
+    stderr: err.write,
+    env: process.env,
+    cwd: process.cwd(),
+    ...(signal ? { signal } : {}),
+    drain: out.drain,
+    tty: isTerminal(2),
+  };
+}
 
 /**
  * Writes `text` to stdout and waits while stdout is full (see CliIO.drain). Every command

@@ -3,12 +3,15 @@
  * the start-up path without oclif (run-main.ts). Ctrl-C stops after the current step; a second
  * Ctrl-C quits at once.
  */
-import { processIO } from "./io.js";
+import { directProcessIO, processIO } from "./io.js";
 import { runCommand, type RunFlags } from "./run.js";
 import { terminalQuestion } from "./approver.js";
 
-/** Casts FILE with the process's streams; returns the exit code. */
-export async function runInProcess(file: string, flags: RunFlags): Promise<number> {
+/**
+ * Casts FILE with the process's streams; returns the exit code. `direct`: the process has not
+ * opened its stdout/stderr streams yet and writes without them while it can (io.ts).
+ */
+export async function runInProcess(file: string, flags: RunFlags, direct = false): Promise<number> {
   const controller = new AbortController();
   let interrupts = 0;
   const onSigint = () => {
@@ -19,7 +22,10 @@ export async function runInProcess(file: string, flags: RunFlags): Promise<numbe
     controller.abort("interrupted");
   };
   process.on("SIGINT", onSigint);
-  const io = { ...processIO(controller.signal), question: terminalQuestion() };
+  const io = {
+    ...(direct ? directProcessIO : processIO)(controller.signal),
+    question: terminalQuestion(),
+  };
   const code = await runCommand(file, flags, io);
   process.off("SIGINT", onSigint);
   return code;

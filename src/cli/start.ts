@@ -53,6 +53,7 @@ export type StartPlan =
 export interface StartProcess {
   argv: readonly string[];
   env: NodeJS.ProcessEnv;
+  /** Read only for a command line with a help page (bin/run.js makes it a getter). */
   stdoutIsTTY: boolean;
   /** This process's oclif user agent: `name/version platform-arch node-vX`. */
   userAgent: string;

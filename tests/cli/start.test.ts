@@ -295,13 +295,19 @@ describe("spell run without oclif", () => {
     expect(builtins.length).toBeGreaterThan(0);
     expect(
       builtins.filter((l) =>
-        /^BUILTIN (crypto|child_process|worker_threads|perf_hooks|http|https|tls|readline|fs\/promises)$/.test(
+        /^BUILTIN (crypto|child_process|worker_threads|perf_hooks|http|https|tls|readline|fs\/promises|timers\/promises)$/.test(
           l,
         ),
       ),
     ).toEqual([]);
     // Nor a stream on stdin: whether it is a terminal is asked of the file descriptor.
     expect(builtins.filter((l) => l.endsWith("internal/fs/streams"))).toEqual([]);
+    // Nor on stdout and stderr (pipes here): the run writes to them with fs.writeSync, and
+    // asks whether they are terminals without node:tty (src/cli/stdio.ts).
+    expect(
+      builtins.filter((l) => /^BUILTIN (net|tty|internal\/fs\/sync_write_stream)$/.test(l)),
+    ).toEqual([]);
+    expect(r.stdout).not.toBe("");
     // The search gate finds re2js on its first search, not when the bundle loads: resolving a
     // package by its `exports` loads Node's ES module resolver (~5 ms of every start-up).
     expect(builtins.filter((l) => l.endsWith("internal/modules/esm/resolve"))).toEqual([]);

@@ -1,6 +1,11 @@
-import { setTimeout as sleep } from "node:timers/promises";
+import type * as TimersPromises from "node:timers/promises";
+import { lazyBuiltin } from "../../core/builtin.js";
 import { ConfigError } from "../../core/errors.js";
 import type { Gate, ParameterSchema } from "../gate.js";
+
+// Loaded on the first wait, not with every `spell run` (start-up).
+const timers = lazyBuiltin<typeof TimersPromises>("node:timers/promises");
+const sleep: typeof TimersPromises.setTimeout = (...args) => timers().setTimeout(...args);
 
 /**
  * Gates whose behaviour is declared rather than coded: for tests, demos and stubs of a real

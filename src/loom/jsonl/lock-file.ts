@@ -25,9 +25,14 @@ import {
   writeFileSync,
 } from "node:fs";
 import { dirname } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
+import type * as TimersPromises from "node:timers/promises";
+import { lazyBuiltin } from "../../core/builtin.js";
 import type { SystemError } from "../../core/errors.js";
 import { describeHolder, holderText, isDead, parseHolder } from "./lock-holder.js";
+
+// Loaded on the first wait, not with every `spell run` (start-up).
+const timers = lazyBuiltin<typeof TimersPromises>("node:timers/promises");
+const sleep: typeof TimersPromises.setTimeout = (...args) => timers().setTimeout(...args);
 
 export interface LockOptions {
   /** How long to wait for a live holder to let go; then the lock fails. */

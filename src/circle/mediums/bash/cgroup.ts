@@ -1,6 +1,11 @@
 import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
-import { setTimeout as sleep } from "node:timers/promises";
+import type * as TimersPromises from "node:timers/promises";
+import { lazyBuiltin } from "../../../core/builtin.js";
 import { join } from "node:path";
+
+// Loaded on the first wait, not with every `spell run` (start-up).
+const timers = lazyBuiltin<typeof TimersPromises>("node:timers/promises");
+const sleep: typeof TimersPromises.setTimeout = (...args) => timers().setTimeout(...args);
 
 /** cgroup v1 hierarchies: one per controller. */
 const CGROUP_PIDS = "/sys/fs/cgroup/pids";
