@@ -12,7 +12,11 @@ server.setRequestHandler(ListToolsRequestSchema, () => ({
     {
       name: "summarize",
       inputSchema: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
-      outputSchema: { type: "object", properties: { words: { type: "integer" } }, required: ["words"] },
+      outputSchema: {
+        type: "object",
+        properties: { words: { type: "integer" } },
+        required: ["words"],
+      },
     },
   ],
 }));
