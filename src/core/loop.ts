@@ -20,7 +20,7 @@ import type { LLMId, RecordedCast, TurnCost } from "./loom-writer.js";
 import { llmIdOf } from "./spend.js";
 import { CastTally } from "./cast-tally.js";
 import { validateResponse } from "./validate-response.js";
-import { abortAfter, abortReason, follow, untilAborted } from "./cast-signal.js";
+import { abortAfter, abortReason, follow, QueryRace } from "./cast-signal.js";
 import { emitTurnEvents } from "./turn-events.js";
 
 export type { LoopHost } from "./loop-host.js";
@@ -40,6 +40,8 @@ export class CastRun<L> {
   private readonly limits: LoopLimits;
   /** What every query of this cast passes; with `onDelta` while someone listens to events. */
   private readonly queryOptions: QueryOptions;
+  /** Queries of an LLM that may ignore the signal, each cut off when the cast is stopped. */
+  private race: QueryRace | undefined;
   /** Built at the first query someone listens to: a cast nobody observes never needs it. */
   private streamingQueryOptions: QueryOptions | undefined;
   /** Refilled per turn: the loom reads it during the record call (LoomWriter). */
@@ -172,7 +174,8 @@ export class CastRun<L> {
         ? view.then((messages) => config.llm.query(messages, this.queryOptionsNow()))
         : config.llm.query(view, this.queryOptionsNow());
     // An LLM that may ignore the signal must not hold the cast past a ward or a cancel.
-    return config.llm.honoursSignal ? query : untilAborted(query, this.controller.signal);
+    if (config.llm.honoursSignal) return query;
+    return (this.race ??= new QueryRace(this.controller.signal)).run(query);
   }
 
   /** With `onDelta` while someone listens to events. */

@@ -5,7 +5,7 @@
  * what the loop did when the query was an async function of its own (the hot path was reshaped
  * for bench/loop.bench.mjs; the tests pass before and after).
  */
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { Cantrip, Circle, doneGate, echoGate, ScriptedLLM } from "../../src/index.js";
 import type { LLM, LLMResponse } from "../../src/core/contract.js";
 import type { CantripEvent } from "../../src/core/events.js";
@@ -52,6 +52,48 @@ describe("the loop's query", () => {
     expect(r).toMatchObject({ status: "truncated", truncated: true, turns: 1 });
     expect(c.loom.turns()).toHaveLength(1);
     expect(c.loom.turns()[0]).toMatchObject({ truncated: true, reason: r.reason });
+  });
+
+  it("an LLM that may ignore the signal: one abort listener serves the cast's queries, and a stop cuts the query in flight", async () => {
+    const controller = new AbortController();
+    let signal: AbortSignal | undefined;
+    let queries = 0;
+    const llm: LLM = {
+      name: "ignores the signal",
+      query: (_messages, options) => {
+        signal = options?.signal;
+        queries++;
+        // Two echo turns, then a query that never answers: the caller stops it.
+        if (queries <= 2)
+          return Promise.resolve({
+            content: null,
+            toolCalls: [
+              {
+                id: `c${queries}`,
+                name: "echo",
+                arguments: '{"text":"hi"}',
+                input: { text: "hi" },
+              },
+            ],
+            usage: { promptTokens: 1, completionTokens: 1, cachedTokens: 0 },
+          });
+        setImmediate(() => controller.abort("interrupted"));
+        return new Promise<LLMResponse>(() => undefined);
+      },
+    };
+    const added = vi.spyOn(EventTarget.prototype, "addEventListener");
+    try {
+      const c = cantripOf(llm);
+      const r = await c.cast("go", { signal: controller.signal });
+      expect(r).toMatchObject({ status: "truncated", reason: "interrupted", turns: 3 });
+      expect(c.loom.turns()[2]).toMatchObject({ truncated: true, reason: "interrupted" });
+      const onQuerySignal = added.mock.calls.filter(
+        (call, i) => added.mock.contexts[i] === signal && call[0] === "abort",
+      );
+      expect(onQuerySignal).toHaveLength(1);
+    } finally {
+      added.mockRestore();
+    }
   });
 
   it("a listener hears each reply (message_complete, usage) before its gates run", async () => {

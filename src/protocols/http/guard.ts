@@ -80,11 +80,15 @@ async function checkToken(req: FastifyRequest, reply: FastifyReply, token: strin
   return undefined;
 }
 
+const localAddress = (req: FastifyRequest): string =>
+  (req.socket.localAddress ?? "").replace(/^::ffff:/, "");
+
 function checkSource(req: FastifyRequest, reply: FastifyReply, originAllowed: boolean) {
   const host = req.headers.host ?? "";
   const name = hostName(host);
-  const local = (req.socket.localAddress ?? "").replace(/^::ffff:/, "");
-  if (!LOOPBACK_NAME.test(name) && name !== local)
+  // The address the connection came in on is asked of the socket (a system call) only for a
+  // name that is not a loopback one.
+  if (!LOOPBACK_NAME.test(name) && name !== localAddress(req))
     return refuse(
       reply,
       403,
