@@ -15,6 +15,10 @@ const routes: Record<string, Handler> = {
     res.setHeader("set-cookie", ["a=1", "b=2"]);
     res.end(JSON.stringify({ method: req.method, auth: req.headers["authorization"], body }));
   },
+  "/headers": (req, res) => {
+    res.setHeader("content-type", "application/json");
+    res.end(JSON.stringify(req.rawHeaders));
+  },
   "/gzip": (_req, res) => {
     res.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip" });
     res.end(gzipSync(JSON.stringify({ ok: true })));
@@ -67,6 +71,40 @@ describe("pooledFetch answers as fetch does", () => {
     expect(res.headers.get("content-type")).toBe("application/json");
     expect(res.headers.getSetCookie()).toEqual(["a=1", "b=2"]);
     expect(await res.json()).toEqual({ method: "POST", auth: "Bearer k", body: '{"q":1}' });
+  });
+
+  it("request headers arrive as the global fetch sends them: a Headers, pairs or a record", async () => {
+    /** The request's header lines other than those either client adds (host, connection…). */
+    const sent = async (headers: HeadersInit) => {
+      const res = await fetcher(`${base}/headers`, { method: "POST", headers, body: "x" });
+      const raw = (await res.json()) as string[];
+      const lines: string[] = [];
+      for (let i = 0; i < raw.length; i += 2)
+        if (raw[i]!.toLowerCase().startsWith("x-"))
+          lines.push(`${raw[i]!.toLowerCase()}: ${raw[i + 1]}`);
+      return lines.sort();
+    };
+    const headers = new Headers({ "X-Stainless-Lang": "js", "x-b": "1" });
+    headers.append("X-B", "2");
+    expect(await sent(headers)).toEqual(["x-b: 1, 2", "x-stainless-lang: js"]);
+    expect(
+      await sent([
+        ["X-B", "1"],
+        ["x-b", "2"],
+        ["x-stainless-lang", "js"],
+      ]),
+    ).toEqual(["x-b: 1, 2", "x-stainless-lang: js"]);
+    expect(await sent({ "X-B": "1", "x-stainless-lang": "js" })).toEqual([
+      "x-b: 1",
+      "x-stainless-lang: js",
+    ]);
+    // A request's set-cookie values (a Headers keeps them apart) are joined as before.
+    const cookies = new Headers({ "x-a": "1" });
+    cookies.append("set-cookie", "a=1");
+    cookies.append("set-cookie", "b=2");
+    const res = await fetcher(`${base}/headers`, { method: "POST", headers: cookies, body: "x" });
+    const raw = (await res.json()) as string[];
+    expect(raw.filter((_, i) => raw[i - 1]?.toLowerCase() === "set-cookie")).toEqual(["a=1, b=2"]);
   });
 
   it("a success's body is read once, in any form a Response gives it", async () => {
