@@ -7,6 +7,7 @@
  * here too.
  */
 import type { GateCallRecord, GateContext, GateOutcome, TurnBudget } from "./gate.js";
+import { keepShape } from "../core/kept-shapes.js";
 
 /** 16 MiB: `max_gate_record_kb` changes it. */
 export const DEFAULT_MAX_GATE_RECORD_KB = 16 * 1024;
@@ -83,6 +84,9 @@ export class GateBudget implements TurnBudget {
     return outcome;
   }
 }
+
+// A budget is made per turn: its map outlives the casts through this one (core/kept-shapes.ts).
+keepShape(new GateBudget(0));
 
 function cut(encoded: string): string {
   if (encoded.length <= KEPT_ARGUMENTS) return encoded;

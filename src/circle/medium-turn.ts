@@ -10,6 +10,7 @@ import { abortReason } from "../core/cast-signal.js";
 import type { Entity } from "../core/entity.js";
 import type { EntityContext, GateHost, MediumStep, TurnScope } from "./medium.js";
 import { numberWard } from "../core/wards.js";
+import { keepShape } from "../core/kept-shapes.js";
 import type { GateCallRecord, GateContext } from "./gate.js";
 import type { ApprovalRecord } from "../core/approval.js";
 import { DEFAULT_MAX_GATE_RECORD_KB, GateBudget } from "./gate-budget.js";
@@ -218,6 +219,10 @@ export class MediumTurn {
     this.ephemeral = [];
   }
 }
+
+// A session's turn is made per entity: its map outlives the casts through this one, which holds
+// nothing (core/kept-shapes.ts).
+keepShape(new MediumTurn(null as never, null as never));
 
 /**
  * The turn's scope with its budget and approvals, built field by field: spreading the loop's

@@ -9,6 +9,8 @@ import { EventBus } from "./events.js";
 import { alsoStreaming, streamEvents, type CastEvents } from "./event-stream.js";
 import { createIdentity, identityRecord, type Identity, type IdentityInput } from "./identity.js";
 import { newId } from "./ids.js";
+import { keepShape } from "./kept-shapes.js";
+import { CastRun } from "./loop.js";
 import type { LoomWriter } from "./loom-writer.js";
 import type { CircleLike, Presentation } from "./medium.js";
 import type { CastResult } from "./result.js";
@@ -194,6 +196,7 @@ export class Cantrip<L extends LoomWriter = LoomWriter> implements EntitySource<
   /** `mayBeNew`: a named entity the loom does not know yet starts fresh under that id. */
   private open(options: SummonOptions, keep: boolean, mayBeNew = false): Entity<L> {
     const { entity: resume, ...rest } = options;
+    if (!castShapesKept) keepCastShapes();
     const bus = new EventBus();
     if (options.onEvent) bus.on(options.onEvent);
     this.loom.recordIdentity(
@@ -268,4 +271,28 @@ function withNext<L extends LoomWriter>(
 
 function isIdentity(value: Identity | IdentityInput): value is Identity {
   return Object.isFrozen(value) && "hyperparameters" in value && "systemPrompt" in value;
+}
+
+let castShapesKept = false;
+
+/**
+ * An entity, its bus and a cast's run (its tally, its abort controller), kept from the first
+ * entity on (core/kept-shapes.ts). Made on a stub cantrip and never run (no timer, no outer
+ * signal): they hold nothing of a real cast's.
+ */
+function keepCastShapes(): void {
+  castShapesKept = true;
+  const stub = {
+    id: "",
+    name: "",
+    view: wholeHistory,
+    initialMessages: (): Message[] => [],
+    circle: { wards: [], open: () => ({}) },
+    llm: { name: "" },
+    presentation: { tools: [] },
+    extra: {},
+  } as unknown as EntitySource;
+  const entity = new Entity(stub, new EventBus());
+  keepShape(entity);
+  keepShape(new CastRun(entity, undefined));
 }

@@ -10,6 +10,7 @@ import {
   type CallScope,
   type TurnRules,
 } from "../medium-turn.js";
+import { keepShape } from "../../core/kept-shapes.js";
 
 /** A tool-calling circle: each gate is a tool, tool_choice auto (§4.5, §4.6). */
 export const conversationMedium: Medium = {
@@ -50,6 +51,10 @@ class ConversationRules implements TurnRules {
     return ephemeralNote(content.length);
   }
 }
+
+// Made per entity: its map outlives the casts through this one, which holds nothing
+// (core/kept-shapes.ts).
+keepShape(new ConversationRules(null as never, null as never));
 
 /** A gate call's outcome as the turn takes it. */
 function callRun(call: ToolCall, out: GateOutcome): CallRun {
