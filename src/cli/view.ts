@@ -223,13 +223,13 @@ export async function loomViewCommand(
     const { pageHtml } = await import("../protocols/viewer/page-html.js");
     let data: string;
     if (store) {
-      const { StoreViewIndex } = await import("../loom/viewer/index.js");
-      const index = new StoreViewIndex(store);
+      const { StoreViewerIndex } = await import("../loom/viewer/index.js");
+      const index = new StoreViewerIndex(store);
       await index.readAll();
       data = await staticData(index, shownLoom(file), (t) => redactor.redact(t));
     } else {
-      const { LoomViewIndex } = await import("../loom/viewer/index.js");
-      const index = new LoomViewIndex(path);
+      const { LoomViewerIndex } = await import("../loom/viewer/index.js");
+      const index = new LoomViewerIndex(path);
       index.refresh();
       data = await staticData(index, basename(path), (t) => redactor.redact(t));
     }

@@ -6,7 +6,7 @@ import { appendFileSync, mkdtempSync, rmSync, statSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { LoomViewIndex } from "../../src/loom/viewer/index.js";
+import { LoomViewerIndex } from "../../src/loom/viewer/index.js";
 import { staticData } from "../../src/protocols/viewer/static-data.js";
 import { startViewer } from "../support/view.js";
 
@@ -85,7 +85,7 @@ function records(from: number, to: number): string {
 }
 
 /** What an index knows, as plain values (to compare two). */
-function known(index: LoomViewIndex) {
+function known(index: LoomViewerIndex) {
   return {
     order: [...index.order],
     turns: [...index.turns.values()],
@@ -96,8 +96,8 @@ function known(index: LoomViewIndex) {
   };
 }
 
-function wholeRead(path: string): LoomViewIndex {
-  const index = new LoomViewIndex(path);
+function wholeRead(path: string): LoomViewerIndex {
+  const index = new LoomViewerIndex(path);
   index.refresh();
   return index;
 }
@@ -111,7 +111,7 @@ describe("a big loom read in the background", () => {
   });
 
   it("a look returns before reading; the index then fills in to what a whole read gives", async () => {
-    const index = new LoomViewIndex(path);
+    const index = new LoomViewerIndex(path);
     index.look();
     expect(index.reading).toBe(true);
     expect(index.order).toHaveLength(0);
@@ -135,7 +135,7 @@ describe("a big loom read in the background", () => {
   it("turns appended while it reads are read too, in order", async () => {
     const grown = join(dir, "grown.jsonl");
     writeFileSync(grown, records(1, 8000));
-    const index = new LoomViewIndex(grown);
+    const index = new LoomViewerIndex(grown);
     index.look();
     // Appended once the reading has begun (after its first slice).
     await new Promise((r) => setImmediate(r));
@@ -152,7 +152,7 @@ describe("a big loom read in the background", () => {
   it("a look at a little appended reads it before it returns (a running cast's turns)", () => {
     const small = join(dir, "small.jsonl");
     writeFileSync(small, records(1, 100));
-    const index = new LoomViewIndex(small);
+    const index = new LoomViewerIndex(small);
     index.look();
     expect(index.reading).toBe(false);
     expect(index.order).toHaveLength(100);

@@ -1,11 +1,11 @@
 // The entity list's search, filters and sort (src/protocols/viewer/entity-query.ts): by the server
 // (`/api/l/ID/entities?q=…`) and as a saved page pages through its embedded list.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ViewEntity } from "../../src/loom/viewer/index.js";
+import type { ViewerEntity } from "../../src/loom/viewer/index.js";
 import { queryEntities } from "../../src/protocols/viewer/entity-query.js";
 import { startViewer, viewFolder, type Viewer } from "../support/view.js";
 
-const entity = (id: string, o: Partial<ViewEntity>): ViewEntity => ({
+const entity = (id: string, o: Partial<ViewerEntity>): ViewerEntity => ({
   id,
   cantrip: "c",
   kind: "root",
@@ -69,7 +69,7 @@ describe("the entity list's query, served", () => {
   const get = async (qs: string) => {
     const res = await fetch(`${viewer.base}/api/l/0/entities?${qs}`);
     expect(res.status).toBe(200);
-    return (await res.json()) as { total: number; rows: ViewEntity[] };
+    return (await res.json()) as { total: number; rows: ViewerEntity[] };
   };
 
   it("answers the filtered, sorted list and its total, paged", async () => {

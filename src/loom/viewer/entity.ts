@@ -5,7 +5,7 @@
 import type { Turn } from "../records/index.js";
 
 /** A turn as the index holds it: its line's place in the file and what a row shows. */
-export interface ViewTurn {
+export interface ViewerTurn {
   id: string;
   parent: string | null;
   entity: string;
@@ -28,7 +28,7 @@ export interface ViewTurn {
   forkOf: string | null;
 }
 
-export interface ViewEntity {
+export interface ViewerEntity {
   id: string;
   cantrip: string;
   /** root: a thread of its own; fork: forked from another's turn; child: called by a turn. */
@@ -54,7 +54,7 @@ export interface ViewEntity {
 
 const INTENT_CHARS = 500;
 
-export function newEntity(record: Turn, t: ViewTurn, parentEntity: string | null): ViewEntity {
+export function newEntity(record: Turn, t: ViewerTurn, parentEntity: string | null): ViewerEntity {
   const kind = t.forkOf ? "fork" : parentEntity && parentEntity !== t.entity ? "child" : "root";
   return {
     id: t.entity,
@@ -78,7 +78,7 @@ export function newEntity(record: Turn, t: ViewTurn, parentEntity: string | null
 }
 
 /** Adds a turn to its entity's sums. */
-export function addTurn(e: ViewEntity, t: ViewTurn, record: Turn): void {
+export function addTurn(e: ViewerEntity, t: ViewerTurn, record: Turn): void {
   const intent = record.metadata?.["intent"];
   if (!e.intent && typeof intent === "string") e.intent = intent.slice(0, INTENT_CHARS);
   e.last = t.id;

@@ -10,15 +10,15 @@ import {
   type LoomRecord,
   type Turn,
 } from "../records/index.js";
-import { addTurn, newEntity, type ViewEntity, type ViewTurn } from "./entity.js";
+import { addTurn, newEntity, type ViewerEntity, type ViewerTurn } from "./entity.js";
 
 /** A loom as the viewer's routes read it (the server, `spell loom view`'s page). */
-export interface ViewIndex {
-  readonly turns: Map<string, ViewTurn>;
+export interface ViewerIndex {
+  readonly turns: Map<string, ViewerTurn>;
   /** Turn ids in append order. */
   readonly order: string[];
   readonly children: Map<string | null, string[]>;
-  readonly entities: Map<string, ViewEntity>;
+  readonly entities: Map<string, ViewerEntity>;
   readonly folds: FoldNode[];
   /** Grows with every change read: the page asks for it to know it must look again. */
   readonly version: number;
@@ -38,12 +38,12 @@ export interface ViewIndex {
 }
 
 /** The index's entries, built from records as they are read. */
-export class ViewIndexBase {
-  readonly turns = new Map<string, ViewTurn>();
+export class ViewerIndexBase {
+  readonly turns = new Map<string, ViewerTurn>();
   /** Turn ids in append order. */
   readonly order: string[] = [];
   readonly children = new Map<string | null, string[]>();
-  readonly entities = new Map<string, ViewEntity>();
+  readonly entities = new Map<string, ViewerEntity>();
   readonly folds: FoldNode[] = [];
   /** Grows with every change read: the page asks for it to know it must look again. */
   version = 0;
@@ -104,7 +104,7 @@ function num(value: unknown): number {
   return typeof value === "number" && Number.isFinite(value) ? value : 0;
 }
 
-function viewTurn(r: Turn, off: number, len: number): ViewTurn {
+function viewTurn(r: Turn, off: number, len: number): ViewerTurn {
   const m = (
     r.metadata !== null && typeof r.metadata === "object" ? r.metadata : {}
   ) as Turn["metadata"];

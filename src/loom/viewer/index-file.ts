@@ -15,10 +15,10 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { decodeRecord } from "../jsonl/index.js";
 import type { Turn } from "../records/index.js";
-import { ViewIndexBase, type ViewIndex } from "./index-base.js";
+import { ViewerIndexBase, type ViewerIndex } from "./index-base.js";
 
-export type { ViewEntity, ViewTurn } from "./entity.js";
-export type { ViewIndex } from "./index-base.js";
+export type { ViewerEntity, ViewerTurn } from "./entity.js";
+export type { ViewerIndex } from "./index-base.js";
 
 const CHUNK = 4 << 20;
 /** At most this much appended is read within a look; more is read in the background. */
@@ -28,7 +28,7 @@ const STEP_BYTES = 256 << 10;
 const SLICE_MS = 12;
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-export class LoomViewIndex extends ViewIndexBase implements ViewIndex {
+export class LoomViewerIndex extends ViewerIndexBase implements ViewerIndex {
   private size = 0;
   private pending = Buffer.alloc(0);
   /** The background reading a look started, while it runs. */

@@ -3,9 +3,9 @@
  * code outside src/loom/viewer/ imports only this file (.dependency-cruiser.cjs,
  * "loom-rooms-through-index"); it re-exports what that code uses.
  */
-export type { ViewEntity } from "./entity.js";
-export { LoomViewIndex } from "./index-file.js";
-export type { ViewIndex } from "./index-file.js";
-export { StoreViewIndex } from "./store-index.js";
+export type { ViewerEntity } from "./entity.js";
+export { LoomViewerIndex } from "./index-file.js";
+export type { ViewerIndex } from "./index-file.js";
+export { StoreViewerIndex } from "./store-index.js";
 export { TreeLayout, entityLayout, entityRows, threadRows } from "./tree.js";
-export type { FoldRow, TurnRow, ViewRow } from "./tree.js";
+export type { FoldRow, TurnRow, ViewerRow } from "./tree.js";

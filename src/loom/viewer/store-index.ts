@@ -7,9 +7,9 @@
  */
 import type { LoomReadStore } from "../stores/index.js";
 import type { Turn } from "../records/index.js";
-import { ViewIndexBase, type ViewIndex } from "./index-base.js";
+import { ViewerIndexBase, type ViewerIndex } from "./index-base.js";
 
-export class StoreViewIndex extends ViewIndexBase implements ViewIndex {
+export class StoreViewerIndex extends ViewerIndexBase implements ViewerIndex {
   /** Where the next read starts: after the last record read. */
   private next = 0;
   /** The reading a look started, while it runs… */

@@ -6,9 +6,9 @@
  * number of turns deep. A thread (two side by side) is the path from the root to a turn.
  */
 import type { FoldNode } from "../records/index.js";
-import type { ViewIndex, ViewTurn } from "./index-file.js";
+import type { ViewerIndex, ViewerTurn } from "./index-file.js";
 
-export type TurnRow = Omit<ViewTurn, "off" | "len" | "parent"> & {
+export type TurnRow = Omit<ViewerTurn, "off" | "len" | "parent"> & {
   kind: "turn";
   depth: number;
   /** The first turn of a fork or of a child, under the turn it hangs from. */
@@ -30,11 +30,11 @@ export interface FoldRow {
   strategy: string;
 }
 
-export type ViewRow = TurnRow | FoldRow;
+export type ViewerRow = TurnRow | FoldRow;
 
 /** A row of a turn, built field by field (an object rest/spread here cost ~40 µs a row). */
 export function turnRow(
-  t: ViewTurn,
+  t: ViewerTurn,
   depth: number,
   branch: TurnRow["branch"],
   folded: boolean,
@@ -81,11 +81,11 @@ function foldRow(f: FoldNode, depth: number): FoldRow {
  * without 100,000 row objects).
  */
 export class TreeLayout {
-  readonly items: (ViewTurn | FoldNode)[] = [];
+  readonly items: (ViewerTurn | FoldNode)[] = [];
   readonly depths: number[] = [];
 
   constructor(
-    private readonly index: ViewIndex,
+    private readonly index: ViewerIndex,
     private readonly foldsOf: Map<string, FoldNode[]>,
   ) {}
 
@@ -93,14 +93,14 @@ export class TreeLayout {
     return this.items.length;
   }
 
-  rows(offset: number, limit: number): ViewRow[] {
-    const out: ViewRow[] = [];
+  rows(offset: number, limit: number): ViewerRow[] {
+    const out: ViewerRow[] = [];
     for (let i = offset; i < Math.min(offset + limit, this.items.length); i++)
       out.push(this.row(i));
     return out;
   }
 
-  private row(i: number): ViewRow {
+  private row(i: number): ViewerRow {
     const item = this.items[i]!;
     const depth = this.depths[i]!;
     if ("role" in item) return foldRow(item, depth);
@@ -113,7 +113,7 @@ export class TreeLayout {
 }
 
 /** An entity's tree (see above); empty for an entity the loom does not hold. */
-export function entityLayout(index: ViewIndex, entityId: string): TreeLayout {
+export function entityLayout(index: ViewerIndex, entityId: string): TreeLayout {
   const foldsOf = new Map<string, FoldNode[]>();
   for (const f of index.folds) {
     const list = foldsOf.get(f.entity_id);
@@ -143,15 +143,15 @@ export function entityLayout(index: ViewIndex, entityId: string): TreeLayout {
 }
 
 /** All the rows of an entity's tree at once (a small loom, a saved page). */
-export function entityRows(index: ViewIndex, entityId: string): ViewRow[] {
+export function entityRows(index: ViewerIndex, entityId: string): ViewerRow[] {
   const layout = entityLayout(index, entityId);
   return layout.rows(0, layout.length);
 }
 
 /** A turn's next turns: its thread's continuation stays in the column, branches go one in. */
 function pushNext(
-  index: ViewIndex,
-  t: ViewTurn,
+  index: ViewerIndex,
+  t: ViewerTurn,
   depth: number,
   ids: string[],
   depths: number[],
@@ -178,7 +178,7 @@ function pushNext(
 }
 
 /** The path from the root to an entity's last turn (a fork's shares its origin's head). */
-export function threadRows(index: ViewIndex, entityId: string): TurnRow[] {
+export function threadRows(index: ViewerIndex, entityId: string): TurnRow[] {
   const entity = index.entities.get(entityId);
   if (!entity) return [];
   const path: TurnRow[] = [];

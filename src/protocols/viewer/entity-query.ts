@@ -8,13 +8,13 @@
  * gives `redact`) — else a search for a secret's first letters, or the order of a sort, would
  * tell what the answers hide.
  */
-import type { ViewEntity } from "../../loom/viewer/index.js";
+import type { ViewerEntity } from "../../loom/viewer/index.js";
 
 export type EntityQuery = Partial<
   Record<"q" | "status" | "minReward" | "maxCost" | "sort" | "dir", string>
 >;
 
-type Key = (e: ViewEntity, shown: (e: ViewEntity) => string) => number | string;
+type Key = (e: ViewerEntity, shown: (e: ViewerEntity) => string) => number | string;
 
 const SORTS: Record<string, Key> = {
   intent: (e, shown) => shown(e),
@@ -29,7 +29,7 @@ const SORTS: Record<string, Key> = {
 
 export const SORT_COLUMNS = Object.keys(SORTS);
 
-function statusOf(e: ViewEntity, status: string): boolean {
+function statusOf(e: ViewerEntity, status: string): boolean {
   switch (status) {
     case "open":
       return e.end === null;
@@ -51,12 +51,12 @@ const number = (v: string | undefined) => {
 };
 
 export function queryEntities(
-  all: Iterable<ViewEntity>,
+  all: Iterable<ViewerEntity>,
   given: EntityQuery,
   redact: (text: string) => string = (t) => t,
-): ViewEntity[] {
-  const seen = new Map<ViewEntity, string>();
-  const shown = (e: ViewEntity) => {
+): ViewerEntity[] {
+  const seen = new Map<ViewerEntity, string>();
+  const shown = (e: ViewerEntity) => {
     let text = seen.get(e);
     if (text === undefined) seen.set(e, (text = redact(e.intent || e.id).toLowerCase()));
     return text;
@@ -68,7 +68,7 @@ export function queryEntities(
   const words = (q.q ?? "").toLowerCase().split(/\s+/).filter(Boolean).slice(0, 20);
   const minReward = number(q.minReward);
   const maxCost = number(q.maxCost);
-  const out: ViewEntity[] = [];
+  const out: ViewerEntity[] = [];
   for (const e of all) {
     if (q.status && !statusOf(e, q.status)) continue;
     if (minReward !== undefined && (e.reward === null || e.reward < minReward)) continue;

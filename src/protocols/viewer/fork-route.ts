@@ -13,9 +13,9 @@
  * is refused; the turn must be one of this loom's (its id is looked up, never used as a path).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import type { ViewIndex } from "../../loom/viewer/index.js";
+import type { ViewerIndex } from "../../loom/viewer/index.js";
 import { fail } from "../http/cast-route.js";
-import type { ViewSources } from "./sources.js";
+import type { ViewerSources } from "./sources.js";
 
 export interface ForkRequest {
   turn: string;
@@ -42,7 +42,7 @@ const MAX_INTENT = 20_000;
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
 
 /** The models the loom has seen (`provider/model`), offered in the page's form. */
-function models(index: ViewIndex): string[] {
+function models(index: ViewerIndex): string[] {
   const seen = new Set<string>();
   for (const t of index.turns.values()) if (t.llm) seen.add(t.llm);
   return [...seen].sort();
@@ -77,12 +77,17 @@ function parse(body: unknown): ForkRequest | string {
 type Fork = { run: ForkRunner; models: readonly string[] };
 
 /** The models a fork may run on: those given (--fork-llm) first, then those the loom has seen. */
-function offered(index: ViewIndex, fork: Fork): string[] {
+function offered(index: ViewerIndex, fork: Fork): string[] {
   return [...fork.models, ...models(index).filter((m) => !fork.models.includes(m))];
 }
 
 /** What the page may do: fork or not, and the models to offer (given ones first). */
-function featuresRoute(app: FastifyInstance, sources: ViewSources, send: Send, fork?: Fork): void {
+function featuresRoute(
+  app: FastifyInstance,
+  sources: ViewerSources,
+  send: Send,
+  fork?: Fork,
+): void {
   const cache = new Map<string, { version: number; models: string[] }>();
   app.get<{ Params: { s: string } }>("/api/l/:s/features", (req, reply) => {
     const s = sources.get(req.params.s);
@@ -98,7 +103,7 @@ function featuresRoute(app: FastifyInstance, sources: ViewSources, send: Send, f
 }
 
 /** Why the turn or the model asked is not this loom's or not offered, or undefined. */
-function notHere(index: ViewIndex, asked: ForkRequest, fork: Fork): string | undefined {
+function notHere(index: ViewerIndex, asked: ForkRequest, fork: Fork): string | undefined {
   if (!index.turns.has(asked.turn)) return `no turn ${JSON.stringify(asked.turn)} in this loom`;
   // The page offers these; the server holds to them (a request may name anything).
   if (asked.llm !== undefined && !offered(index, fork).includes(asked.llm))
@@ -108,7 +113,7 @@ function notHere(index: ViewIndex, asked: ForkRequest, fork: Fork): string | und
 
 export function forkRoutes(
   app: FastifyInstance,
-  sources: ViewSources,
+  sources: ViewerSources,
   send: Send,
   redact: (text: string) => string,
   /** The fork and the models to offer first (`--fork-llm`); undefined without --allow-fork. */

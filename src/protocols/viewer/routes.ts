@@ -8,12 +8,12 @@
 import { redactingReplacer } from "../../core/redact-stream.js";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import type { ErrorCode } from "../../core/error-codes.js";
-import type { ViewIndex } from "../../loom/viewer/index.js";
+import type { ViewerIndex } from "../../loom/viewer/index.js";
 import { entityLayout, threadRows, type TreeLayout } from "../../loom/viewer/index.js";
 import { forkRoutes, type ForkRunner } from "./fork-route.js";
 import { queryEntities, type EntityQuery } from "./entity-query.js";
 import { readEvalRun } from "./evals.js";
-import type { ViewSources } from "./sources.js";
+import type { ViewerSources } from "./sources.js";
 
 type Params = { s: string; e?: string; t?: string };
 type Query = { offset?: string; limit?: string } & EntityQuery;
@@ -35,7 +35,7 @@ const missing = (reply: FastifyReply, what: string) => fail(reply, 404, "not_fou
 
 export function apiRoutes(
   app: FastifyInstance,
-  sources: ViewSources,
+  sources: ViewerSources,
   redact: (t: string) => string,
   fork?: ForkRunner,
   forkModels: readonly string[] = [],
@@ -76,7 +76,7 @@ export function apiRoutes(
  * A loom's index, looked at again (a little appended is read now, much in the background);
  * undefined when it is removed or no longer a file inside, or its store cannot be read.
  */
-async function freshLoom(sources: ViewSources, id: string): Promise<ViewIndex | undefined> {
+async function freshLoom(sources: ViewerSources, id: string): Promise<ViewerIndex | undefined> {
   const s = sources.get(id);
   if (s?.kind !== "loom") return undefined;
   try {
@@ -88,7 +88,7 @@ async function freshLoom(sources: ViewSources, id: string): Promise<ViewIndex | 
 }
 
 /** A turn read back (from its line, or its store), or null when it cannot be read now. */
-async function readTurn(index: ViewIndex, id: string) {
+async function readTurn(index: ViewerIndex, id: string) {
   try {
     return await index.readTurn(id);
   } catch {
@@ -99,7 +99,7 @@ async function readTurn(index: ViewIndex, id: string) {
 /** A loom's routes; the loom is looked at again (its appended bytes read) at each request. */
 function loomRoutes(
   app: FastifyInstance,
-  sources: ViewSources,
+  sources: ViewerSources,
   send: Send,
   redact: (t: string) => string,
 ) {
@@ -167,7 +167,7 @@ function page<T>(all: T[], query: Query): { total: number; offset: number; rows:
 }
 
 /** A turn whole, with the folds that cover it and the entities that hang from it. */
-export function turnDetail(index: ViewIndex, id: string, turn: unknown) {
+export function turnDetail(index: ViewerIndex, id: string, turn: unknown) {
   const t = index.turns.get(id)!;
   const folds = index.folds.filter(
     (f) => f.entity_id === t.entity && t.seq >= f.from_sequence && t.seq <= f.to_sequence,

@@ -10,7 +10,7 @@ import { guard, refuse } from "../http/guard.js";
 import type { ForkRunner } from "./fork-route.js";
 import { apiRoutes, fail } from "./routes.js";
 import type { LoomReadStore } from "../../loom/stores/index.js";
-import { Sources, type ViewSources } from "./sources.js";
+import { Sources, type ViewerSources } from "./sources.js";
 import { pageHtml } from "./page-html.js";
 
 export interface ViewerOptions {
@@ -58,7 +58,7 @@ export async function createViewerServer(options: ViewerOptions): Promise<Fastif
     },
   });
   // A store's loom is read once now (its first page): one that cannot be read fails the start.
-  const sources: ViewSources = options.store
+  const sources: ViewerSources = options.store
     ? await (await import("./store-sources.js")).storeSources(options.store, options.target)
     : new Sources(options.target);
   app.addHook("onClose", async () => {

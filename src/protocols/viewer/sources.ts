@@ -22,7 +22,7 @@ import {
 } from "node:fs";
 import { basename, dirname } from "node:path";
 import { at, FsRoot } from "../../circle/gates/fs-root.js";
-import { LoomViewIndex, type ViewIndex } from "../../loom/viewer/index.js";
+import { LoomViewerIndex, type ViewerIndex } from "../../loom/viewer/index.js";
 
 export interface LoomSource {
   id: string;
@@ -30,7 +30,7 @@ export interface LoomSource {
   name: string;
   /** Where the loom is inside the served folder ("a/b.jsonl"); a database's shown name. */
   path: string;
-  index: ViewIndex;
+  index: ViewerIndex;
 }
 
 export interface EvalSource {
@@ -46,7 +46,7 @@ export interface EvalSource {
 export type Source = LoomSource | EvalSource;
 
 /** What the viewer's routes read: the served folder's looms and runs, or one store's loom. */
-export interface ViewSources {
+export interface ViewerSources {
   /** Every entry (a folder is looked at again: a cast may have started a new loom). */
   list(): Source[];
   get(id: string): Source | undefined;
@@ -68,7 +68,7 @@ const NO_LINKS = { noLinks: true };
 
 const inDir = (dir: string, name: string) => (dir === "." ? name : `${dir}/${name}`);
 
-export class Sources implements ViewSources {
+export class Sources implements ViewerSources {
   /** The folder named, or the folder of the loom named. */
   private readonly fs: FsRoot;
   /** The loom named on the command line (its name in its folder), when a file was named. */
@@ -194,7 +194,7 @@ export class Sources implements ViewSources {
     if (this.byPath.has(key)) return;
     if (kind === "loom") {
       const id = String(this.next++);
-      const index = new LoomViewIndex(path, () => this.openFile(path));
+      const index = new LoomViewerIndex(path, () => this.openFile(path));
       this.byPath.set(key, { id, kind, name: path, path, index });
       return;
     }

@@ -4,12 +4,12 @@
  * pages through the lists itself). The index is read whole before (a file's, or a store's).
  */
 import { redactingReplacer } from "../../core/redact-stream.js";
-import type { ViewIndex } from "../../loom/viewer/index.js";
+import type { ViewerIndex } from "../../loom/viewer/index.js";
 import { entityRows, threadRows } from "../../loom/viewer/index.js";
 import { turnDetail } from "./routes.js";
 
 export async function staticData(
-  index: ViewIndex,
+  index: ViewerIndex,
   name: string,
   redact: (t: string) => string,
 ): Promise<string> {

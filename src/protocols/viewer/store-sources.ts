@@ -4,10 +4,10 @@
  * file, and no fork (a fork appends through a loom file and writes its state beside it).
  */
 import type { LoomReadStore } from "../../loom/stores/index.js";
-import { StoreViewIndex } from "../../loom/viewer/index.js";
-import type { LoomSource, Source, ViewSources } from "./sources.js";
+import { StoreViewerIndex } from "../../loom/viewer/index.js";
+import type { LoomSource, Source, ViewerSources } from "./sources.js";
 
-export class StoreSources implements ViewSources {
+export class StoreSources implements ViewerSources {
   readonly source: LoomSource;
 
   /** `name`: the loom as the page shows it (a database's URL without its password). */
@@ -15,7 +15,7 @@ export class StoreSources implements ViewSources {
     readonly store: LoomReadStore,
     name: string,
   ) {
-    const index = new StoreViewIndex(store);
+    const index = new StoreViewerIndex(store);
     this.source = { id: "0", kind: "loom", name, path: name, index };
   }
 

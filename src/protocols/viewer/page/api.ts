@@ -4,7 +4,7 @@
  * --out` — the answers embedded in it (lists paged here, as the server would).
  */
 import { queryEntities } from "../entity-query.js";
-import type { ViewEntity } from "./types.js";
+import type { ViewerEntity } from "./types.js";
 
 const embedded = document.getElementById("spell-data");
 const answers: Record<string, unknown> | null = embedded
@@ -36,7 +36,7 @@ function fromEmbedded(path: string): unknown {
   let list = value as Page<unknown>;
   if (!params.has("offset") || !Array.isArray(list.rows)) return value;
   if (base!.endsWith("/entities")) {
-    const rows = queryEntities(list.rows as ViewEntity[], Object.fromEntries(params));
+    const rows = queryEntities(list.rows as ViewerEntity[], Object.fromEntries(params));
     list = { ...list, total: rows.length, rows };
   }
   const offset = Number(params.get("offset"));

@@ -7,13 +7,13 @@
 import { type VNode } from "preact";
 import { html } from "htm/preact";
 import * as f from "./format.js";
-import type { TurnRow, ViewEntity } from "./types.js";
+import type { TurnRow, ViewerEntity } from "./types.js";
 import { useGet } from "./use-get.js";
 import { Virtual } from "./virtual.js";
 
 function Column(props: { src: string; entity: string; other: string; version: number }): VNode {
   const { src, entity, version } = props;
-  const e = useGet<{ entity: ViewEntity }>(
+  const e = useGet<{ entity: ViewerEntity }>(
     `/api/l/${src}/e/${encodeURIComponent(entity)}/thread?offset=0&limit=1`,
     version,
   )?.entity;
@@ -49,7 +49,7 @@ export function Compare({
   fork: string;
   version: number;
 }): VNode {
-  const e = useGet<{ entity: ViewEntity }>(
+  const e = useGet<{ entity: ViewerEntity }>(
     `/api/l/${src}/e/${encodeURIComponent(fork)}/rows?offset=0&limit=1`,
     version,
   )?.entity;

@@ -5,7 +5,7 @@ import { html } from "htm/preact";
 import { useEffect, useState } from "preact/hooks";
 import { get } from "./api.js";
 import * as f from "./format.js";
-import type { ViewEntity } from "./types.js";
+import type { ViewerEntity } from "./types.js";
 import { Virtual } from "./virtual.js";
 
 export interface SourceItem {
@@ -36,7 +36,7 @@ export function SourceList({ version }: { version: number }): VNode {
   </section>`;
 }
 
-function EntityRow({ src, e }: { src: string; e: ViewEntity }): VNode {
+function EntityRow({ src, e }: { src: string; e: ViewerEntity }): VNode {
   return html`<a
     class=${`erow ${e.err ? "err" : ""}`}
     href=${`#/l/${src}/e/${encodeURIComponent(e.id)}`}
@@ -154,7 +154,7 @@ export function EntityList({ src, version }: { src: string; version: number }): 
       path=${`/api/l/${src}/entities${qs ? `?${qs}` : ""}`}
       version=${version}
       onTotal=${setTotal}
-      render=${(e: ViewEntity) => html`<${EntityRow} src=${src} e=${e} />`}
+      render=${(e: ViewerEntity) => html`<${EntityRow} src=${src} e=${e} />`}
     />
   </section>`;
 }

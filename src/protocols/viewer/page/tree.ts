@@ -9,7 +9,7 @@ import { html } from "htm/preact";
 import { useState } from "preact/hooks";
 import * as f from "./format.js";
 import { TurnPanel } from "./turn.js";
-import type { FoldRow, TurnRow, ViewEntity, ViewRow } from "./types.js";
+import type { FoldRow, TurnRow, ViewerEntity, ViewerRow } from "./types.js";
 import { Virtual } from "./virtual.js";
 import { useGet } from "./use-get.js";
 
@@ -85,13 +85,13 @@ export function EntityTree(props: {
   const { src, entity, turn, version } = props;
   const [total, setTotal] = useState<number | null>(null);
   const [maxMs, setMaxMs] = useState(0);
-  const head = useGet<{ entity: ViewEntity }>(
+  const head = useGet<{ entity: ViewerEntity }>(
     `/api/l/${src}/e/${encodeURIComponent(entity)}/rows?offset=0&limit=1`,
     version,
   );
   const e = head?.entity;
   const base = `#/l/${src}/e/${encodeURIComponent(entity)}`;
-  const onPage = (rows: ViewRow[]) => {
+  const onPage = (rows: ViewerRow[]) => {
     let m = 0;
     for (const r of rows) if (r.kind === "turn" && r.ms > m) m = r.ms;
     setMaxMs((old) => Math.max(old, m));
@@ -112,12 +112,12 @@ export function EntityTree(props: {
       version=${version}
       onTotal=${setTotal}
       onPage=${onPage}
-      isOpen=${(row: ViewRow) => row.kind === "turn" && row.id === turn}
-      renderOpen=${(row: ViewRow) =>
+      isOpen=${(row: ViewerRow) => row.kind === "turn" && row.id === turn}
+      renderOpen=${(row: ViewerRow) =>
         html`<div style=${`margin-left:${(row.kind === "turn" ? row.depth : 0) * INDENT + 12}px`}>
           <${TurnPanel} src=${src} turn=${row.id} version=${version} intent=${e?.intent ?? ""} />
         </div>`}
-      render=${(row: ViewRow) =>
+      render=${(row: ViewerRow) =>
         row.kind === "fold"
           ? html`<${Fold} row=${row} />`
           : html`<${Turn} row=${row} base=${base} open=${turn} maxMs=${maxMs} />`}
