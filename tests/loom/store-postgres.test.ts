@@ -6,21 +6,11 @@ import pg from "pg";
 import { expect, it } from "vitest";
 import { postgresLoomStore } from "../../src/loom/postgres/index.js";
 import { SCHEMA_VERSION } from "../../src/loom/postgres/index.js";
-import { noPostgres, usePostgres } from "../support/postgres.js";
+import { noPostgres, sql, usePostgres } from "../support/postgres.js";
 import { loomStoreContract, turn } from "./store-contract.js";
 import { needs } from "../support/needs.js";
 
 const server = usePostgres();
-
-async function sql(url: string, text: string, values: unknown[] = []) {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query(text, values)).rows as Record<string, unknown>[];
-  } finally {
-    await client.end();
-  }
-}
 
 needs(noPostgres).describe("PostgreSQL loom store (real server)", () => {
   loomStoreContract("PostgreSQL", async () => {

@@ -5,25 +5,14 @@
  * a loom (migrated in place, nothing lost), first uses racing to migrate, and two summons
  * noting the same entity at once. Every database is a fresh one of the test's own server.
  */
-import pg from "pg";
 import { expect, it } from "vitest";
 import { postgresLoomStore, SCHEMA_VERSION } from "../../src/loom/postgres/index.js";
 import { MIGRATIONS } from "../../src/loom/postgres/postgres-schema.js";
 import { turn } from "../loom/store-contract.js";
 import { needs } from "../support/needs.js";
-import { noPostgres, usePostgres } from "../support/postgres.js";
+import { noPostgres, sql, usePostgres } from "../support/postgres.js";
 
 const server = usePostgres();
-
-async function sql(url: string, text: string, values: unknown[] = []) {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query(text, values)).rows as Record<string, unknown>[];
-  } finally {
-    await client.end();
-  }
-}
 
 needs(noPostgres).describe("loom_entity_spells on a real PostgreSQL", () => {
   it("a spell key of quotes and SQL is a key like any other: stored, found, nothing run", async () => {

@@ -9,6 +9,7 @@
  * Without the binaries, the tests skip with `POSTGRES_MISSING` as the reason (and fail under
  * CI=true: tests/support/needs.ts).
  */
+import pg from "pg";
 import { afterAll, beforeAll } from "vitest";
 import {
   POSTGRES_MISSING,
@@ -35,4 +36,15 @@ export function usePostgres(): () => PostgresServer {
     if (!server) throw new Error(POSTGRES_MISSING);
     return server;
   };
+}
+
+/** One statement on a connection of its own (a test's look at the tables behind a store). */
+export async function sql(url: string, text: string, values: unknown[] = []) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query(text, values)).rows as Record<string, unknown>[];
+  } finally {
+    await client.end();
+  }
 }
