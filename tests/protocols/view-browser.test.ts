@@ -180,6 +180,30 @@ needs(noChromium).describe("spell view in Chromium", () => {
     await page.close();
   });
 
+  it("an address naming no such entity, loom or eval run says so (not 'Loading…' for ever), and the next address shows", async () => {
+    const page = await open("#/l/0/e/ent_nowhere");
+    const failed = page.locator("[data-failed]");
+    await failed.waitFor();
+    expect(await failed.innerText()).toMatch(/Nothing to show at this address[\s\S]*no entity/);
+    expect(await page.locator("text=Loading…").count()).toBe(0);
+    // The side-by-side view of an entity that is not there, a loom that is not there (the
+    // entity list is a paged list), an eval run that is not there.
+    for (const [hash, says] of [
+      ["#/l/0/c/ent_nowhere", /no entity/],
+      ["#/l/9", /no loom/],
+      ["#/ev/9", /no eval run/],
+    ] as const) {
+      await page.evaluate((h) => (location.hash = h), hash);
+      await expect.poll(async () => (await failed.count()) && failed.innerText()).toMatch(says);
+    }
+    // The next address is shown afresh, in the same page.
+    await page.evaluate(() => (location.hash = "#/l/0/e/ent_root"));
+    await page.locator('[data-turn-id="r3"]').waitFor();
+    expect(await failed.count()).toBe(0);
+    await shot(page, "nowhere");
+    await page.close();
+  });
+
   it("a cast running into the loom appears and grows without a reload", async () => {
     const page = await open("#/l/0");
     await page.locator('[data-entity="ent_root"]').waitFor();
@@ -229,6 +253,10 @@ needs(noChromium).describe("spell view in Chromium", () => {
     await page.locator("input[name=q]").fill("again");
     await expect.poll(() => page.locator("[data-entity]").count()).toBe(1);
     expect(await page.locator("[data-entity]").getAttribute("data-entity")).toBe("ent_fork");
+    // An entity the saved page does not hold: said, not "Loading…".
+    await page.goto(`file://${out}#/l/0/e/ent_nowhere`);
+    await page.locator("[data-failed]").waitFor();
+    expect(await page.locator("[data-failed]").innerText()).toContain("not in this page");
     expect(asked.filter((u) => !u.startsWith("file://"))).toEqual([]);
     await shot(page, "saved-page");
     await page.close();

@@ -23,9 +23,13 @@ export interface Page<T> {
 export async function get<T>(path: string): Promise<T> {
   if (answers) return fromEmbedded(path) as T;
   const res = await fetch(path, { headers: { accept: "application/json" } });
-  const body = (await res.json()) as T & { error?: { message: string } };
-  if (!res.ok) throw new Error(body.error?.message ?? `${res.status}`);
-  return body;
+  if (!res.ok) {
+    // The server's error is JSON ({ error: { message } }); a proxy's or a crash's may not be.
+    const body = (await res.json().catch(() => undefined)) as
+      { error?: { message?: string } } | undefined;
+    throw new Error(body?.error?.message ?? `${res.status} ${res.statusText}`.trim());
+  }
+  return (await res.json()) as T;
 }
 
 function fromEmbedded(path: string): unknown {

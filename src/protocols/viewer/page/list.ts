@@ -2,10 +2,10 @@
 /** The first views: the looms and eval runs of a folder, and a loom's entities. */
 import { type VNode } from "preact";
 import { html } from "htm/preact";
-import { useEffect, useState } from "preact/hooks";
-import { get } from "./api.js";
+import { useState } from "preact/hooks";
 import * as f from "./format.js";
 import type { ViewerEntity } from "./types.js";
+import { useGet } from "./use-get.js";
 import { Virtual } from "./virtual.js";
 
 export interface SourceItem {
@@ -16,10 +16,7 @@ export interface SourceItem {
 }
 
 export function SourceList({ version }: { version: number }): VNode {
-  const [items, setItems] = useState<SourceItem[] | null>(null);
-  useEffect(() => {
-    void get<SourceItem[]>("/api/sources").then(setItems);
-  }, [version]);
+  const items = useGet<SourceItem[]>("/api/sources", version);
   if (!items) return html`<p>Loading…</p>`;
   return html`<section>
     <h2>Looms and eval runs</h2>

@@ -8,7 +8,7 @@
  */
 import { render, type VNode } from "preact";
 import { html } from "htm/preact";
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useErrorBoundary, useState } from "preact/hooks";
 import { get, isStatic } from "./api.js";
 import { Compare } from "./compare.js";
 import { EvalCompare } from "./eval-compare.js";
@@ -16,6 +16,7 @@ import { EvalRun } from "./evals.js";
 import { EntityList, SourceList, type SourceItem } from "./list.js";
 import { CSS } from "./style.js";
 import { EntityTree } from "./tree.js";
+import { failureText, GetFailed } from "./use-get.js";
 
 const POLL_MS = 1000;
 
@@ -87,6 +88,28 @@ function View({ route, version }: { route: string[]; version: number }): VNode {
   return html`<${EntityList} src=${src} version=${version} />`;
 }
 
+/**
+ * The view at this address, or what failed when it could not be shown: an address naming no such
+ * loom, entity or eval run (or a server gone) says so instead of "Loading…" for ever. The next
+ * address starts afresh.
+ */
+function Shown({ route, version }: { route: string[]; version: number }): VNode {
+  const [error, reset] = useErrorBoundary() as [unknown, () => void];
+  const at = route.join("/");
+  useEffect(() => {
+    if (error) reset();
+  }, [at]);
+  if (error)
+    return html`<section class="failed" role="alert" data-failed>
+      <h2>Nothing to show at this address</h2>
+      <p>
+        ${error instanceof GetFailed ? error.message : `the page failed: ${failureText(error)}`}
+      </p>
+      <p><a href="#/">the looms and eval runs</a></p>
+    </section>`;
+  return html`<${View} route=${route} version=${version} />`;
+}
+
 function App(): VNode {
   const route = useRoute();
   const loom = route[0] === "l" ? route[1] : undefined;
@@ -105,7 +128,7 @@ function App(): VNode {
           : null
       }
     </header>
-    <main><${View} route=${route} version=${version} /></main>`;
+    <main><${Shown} route=${route} version=${version} /></main>`;
 }
 
 const style = document.createElement("style");

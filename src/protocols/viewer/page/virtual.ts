@@ -8,6 +8,7 @@ import { type VNode } from "preact";
 import { html } from "htm/preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { get, type Page } from "./api.js";
+import { failureText, GetFailed } from "./use-get.js";
 
 const PAGE = 200;
 export const ROW = 26;
@@ -31,12 +32,17 @@ export interface VirtualProps<T> {
 function usePages<T>(props: VirtualProps<T>) {
   const [total, setTotal] = useState(0);
   const [pages, setPages] = useState(new Map<number, T[]>());
+  const [failed, setFailed] = useState<GetFailed | undefined>(undefined);
   const asked = useRef(new Set<number>());
+  /** The pages that arrived for this path (a later failure of one of them is a failed poll). */
+  const got = useRef(new Set<number>());
   const current = useRef(props.path);
   useEffect(() => {
     current.current = props.path;
     asked.current = new Set();
+    got.current = new Set();
     setPages(new Map());
+    setFailed(undefined);
   }, [props.path]);
   // The loom grew: the rows in sight are asked again, the old ones shown until they come.
   useEffect(() => {
@@ -48,16 +54,26 @@ function usePages<T>(props: VirtualProps<T>) {
       asked.current.add(p);
       const sep = props.path.includes("?") ? "&" : "?";
       const path = props.path;
-      void get<Page<T>>(`${path}${sep}offset=${p * PAGE}&limit=${PAGE}`).then((page) => {
-        if (current.current !== path) return; // asked for a list no longer shown
-        setTotal(page.total);
-        props.onPage?.(page.rows);
-        props.onTotal?.(page.total);
-        setPages((old) => new Map(old).set(p, page.rows));
-      });
+      const asking = `${path}${sep}offset=${p * PAGE}&limit=${PAGE}`;
+      get<Page<T>>(asking).then(
+        (page) => {
+          if (current.current !== path) return; // asked for a list no longer shown
+          setTotal(page.total);
+          props.onPage?.(page.rows);
+          props.onTotal?.(page.total);
+          got.current.add(p);
+          setPages((old) => new Map(old).set(p, page.rows));
+        },
+        (err: unknown) => {
+          if (current.current !== path) return;
+          // Asked again with the next version; a page already shown stays (a failed poll).
+          asked.current.delete(p);
+          if (!got.current.has(p)) setFailed(new GetFailed(failureText(err), asking));
+        },
+      );
     }
   };
-  return { total, pages, load };
+  return { total, pages, load, failed };
 }
 
 /**
@@ -104,7 +120,7 @@ export function Virtual<T>(props: VirtualProps<T>): VNode {
   useEffect(() => {
     if (box.current) setView(box.current.clientHeight || 600);
   }, []);
-  const { total, pages, load } = usePages(props);
+  const { total, pages, load, failed } = usePages(props);
   const { openAt, gap, panel } = useOpenRow(pages, props.isOpen, box, view);
   const below = (openAt + 1) * ROW;
   const pos = (i: number) => i * ROW + (openAt >= 0 && i > openAt ? gap : 0);
@@ -113,6 +129,7 @@ export function Virtual<T>(props: VirtualProps<T>): VNode {
   const first = Math.max(0, indexAt(top) - 20);
   const last = Math.min(Math.max(total, 1), indexAt(top + view) + 1 + 20);
   useEffect(() => load(first, last), [first, last, pages, props.path, props.version]);
+  if (failed) throw failed; // shown by the view's boundary (main.ts)
   const rows: VNode[] = [];
   for (let i = first; i < Math.min(last, total); i++) {
     const row = pages.get(Math.floor(i / PAGE))?.[i % PAGE];
