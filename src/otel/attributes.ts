@@ -32,6 +32,18 @@ export function turnModel(turn: {
 }
 
 export const agentSpanName = (name: string): string => `invoke_agent ${name}`;
+
+/** Levels of children named in full ("owls child child"); deeper ones say their depth. */
+const NAMED_LEVELS = 8;
+
+/**
+ * A child entity's `gen_ai.agent.name`: the root's name and " child" for each level
+ * ("owls child child"), or past 8 levels its depth ("owls child×12") — a name per level would make
+ * a deep chain's names grow with its depth (a hostile loom's 50,000 levels: gigabytes of names).
+ */
+export function childAgentName(root: string, depth: number): string {
+  return depth <= NAMED_LEVELS ? root + " child".repeat(depth) : `${root} child×${depth}`;
+}
 export const chatSpanName = (m: ModelId): string => `chat ${m.model}`;
 export const toolSpanName = (gate: string): string => `execute_tool ${gate}`;
 

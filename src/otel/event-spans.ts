@@ -16,6 +16,7 @@ import {
   agentAttributes,
   agentSpanName,
   chatAttributes,
+  childAgentName,
   chatSpanName,
   contentValue,
   finishReasons,
@@ -57,6 +58,8 @@ interface OpenTool {
 
 interface EntitySpans {
   name: string;
+  /** Levels below the root entity (0 for the root). */
+  depth: number;
   model: ModelId;
   span: Span;
   ctx: Context;
@@ -197,7 +200,8 @@ class EventSpans {
     const known = this.entities.get(entityId);
     if (known) return known;
     const parent = delegationParent(this.entities);
-    const name = parent ? `${parent.name} child` : this.options.name;
+    const depth = parent ? parent.depth + 1 : 0;
+    const name = childAgentName(this.options.name, depth);
     const model = parent?.model ?? this.options.model;
     const { trace, ROOT_CONTEXT } = this.api;
     this.root ??= entityId;
@@ -207,7 +211,7 @@ class EventSpans {
     const root = this.root === entityId ? this.options.rootAttributes : undefined;
     const span = this.start(agentSpanName(name), parentCtx, { ...attributes, ...root });
     const ctx = trace.setSpan(parentCtx, span);
-    const state: EntitySpans = { name, model, span, ctx, usage: emptyUsage(), tools: [] };
+    const state: EntitySpans = { name, depth, model, span, ctx, usage: emptyUsage(), tools: [] };
     this.entities.set(entityId, state);
     return state;
   }

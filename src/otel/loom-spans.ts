@@ -12,6 +12,7 @@ import {
   agentAttributes,
   agentSpanName,
   chatAttributes,
+  childAgentName,
   chatSpanName,
   contentValue,
   finishReasons,
@@ -67,7 +68,7 @@ export function loomSpans(
     } else roots.push(entity);
   }
   const replay = new Replay(api, tracer, options, byEntity, spawnedBy);
-  for (const entity of roots) replay.entity(entity, options.name, api.ROOT_CONTEXT);
+  for (const entity of roots) replay.tree(entity, api.ROOT_CONTEXT);
   return byEntity.size;
 }
 
@@ -110,6 +111,13 @@ function greatest(values: number[]): number {
   return out;
 }
 
+/** A child entity to send under a delegation call's span, before that span ends. */
+interface Child {
+  entity: string;
+  depth: number;
+  ctx: Context;
+}
+
 class Replay {
   constructor(
     private readonly api: OtelApi,
@@ -119,7 +127,23 @@ class Replay {
     private readonly spawnedBy: Map<string, string[]>,
   ) {}
 
-  entity(entityId: string, name: string, parent: Context): void {
+  /**
+   * A root entity and every entity under it, depth first, each child's spans sent inside its
+   * delegation call's span. The entities in progress are a stack of generators, not of calls: a
+   * loom's chain of children may be any number of levels deep.
+   */
+  tree(entityId: string, parent: Context): void {
+    const stack = [this.entity(entityId, 0, parent)];
+    while (stack.length > 0) {
+      const step = stack[stack.length - 1]!.next();
+      if (step.done) stack.pop();
+      else stack.push(this.entity(step.value.entity, step.value.depth, step.value.ctx));
+    }
+  }
+
+  /** An entity's spans; yields each child entity to send before its delegation call's span ends. */
+  private *entity(entityId: string, depth: number, parent: Context): Generator<Child, void> {
+    const name = childAgentName(this.options.name, depth);
     const list = [...(this.byEntity.get(entityId) ?? [])].sort((a, b) => a.sequence - b.sequence);
     if (list.length === 0) return;
     const model = turnModel(list[0]!) ?? UNKNOWN;
@@ -136,7 +160,7 @@ class Replay {
       usage.promptTokens += turn.metadata.tokens_prompt;
       usage.completionTokens += turn.metadata.tokens_completion;
       usage.cachedTokens += turn.metadata.tokens_cached;
-      this.turn(turn, name, ctx);
+      yield* this.turn(turn, depth, ctx);
     }
     span.setAttributes(usageAttributes(usage));
     const last = list[list.length - 1]!;
@@ -144,7 +168,7 @@ class Replay {
     span.end(greatest(list.map(turnEnd)));
   }
 
-  private turn(turn: Turn, name: string, ctx: Context): void {
+  private *turn(turn: Turn, depth: number, ctx: Context): Generator<Child, void> {
     const model = turnModel(turn) ?? UNKNOWN;
     const timings = turn.gate_calls.map(gateTiming);
     const firstGate = timings.find((t) => t !== undefined)?.start;
@@ -166,7 +190,7 @@ class Replay {
     chat.end(firstGate ?? turnEnd(turn));
     const children = this.spawnedBy.get(turn.id) ?? [];
     const delegations = turn.gate_calls.filter((c) => DELEGATION_GATES.includes(c.gate_name));
-    turn.gate_calls.forEach((call, i) => {
+    for (const [i, call] of turn.gate_calls.entries()) {
       const time = timings[i] ?? { start: turnStart(turn), end: turnEnd(turn) };
       const span = this.start(
         toolSpanName(call.gate_name),
@@ -193,9 +217,9 @@ class Replay {
               ? children
               : [];
       const toolCtx = this.api.trace.setSpan(ctx, span);
-      for (const child of mine) this.entity(child, `${name} child`, toolCtx);
+      for (const child of mine) yield { entity: child, depth: depth + 1, ctx: toolCtx };
       span.end(time.end);
-    });
+    }
   }
 
   /** A content attribute's value: redacted, capped (attributes.ts). */

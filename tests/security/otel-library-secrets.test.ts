@@ -195,4 +195,40 @@ describe("loomSpans on a hostile loom", () => {
     // at 40,000), the linear one takes under half a second.
     expect((cpu.user + cpu.system) / 1e6).toBeLessThan(5);
   }, 120_000);
+
+  it("a chain of 30,000 children, each spawned by the one before: every entity sent, no stack overflow, names short", () => {
+    const { tracer, seen } = countingTracer();
+    const names = new Map<number, string>();
+    const named = {
+      startSpan: (n: string, o?: { attributes?: Record<string, unknown> }) => {
+        const name = o?.attributes?.["gen_ai.agent.name"];
+        if (typeof name === "string") names.set(names.size, name);
+        return tracer.startSpan(n, o);
+      },
+    } as unknown as api.Tracer;
+    const depth = 30_000;
+    const records: LoomRecord[] = [];
+    for (let i = 0; i < depth; i++)
+      records.push(
+        turn(`t${i}`, {
+          entity_id: `ent_${i}`,
+          parent_id: i === 0 ? null : `t${i - 1}`,
+          gate_calls:
+            i === depth - 1
+              ? []
+              : [{ gate_name: "call_entity", arguments: "{}", result: "ok", is_error: false }],
+        }),
+      );
+    expect(loomSpans(api, named, records, { name: "x", content: false, redact: (t) => t })).toBe(
+      depth,
+    );
+    // Each entity: its agent span, its turn's chat span, its call_entity span (not the last).
+    expect(seen.spans).toBe(3 * depth - 1);
+    expect(names.get(0)).toBe("x");
+    expect(names.get(2)).toBe("x child child");
+    expect(names.get(8)).toBe("x child child child child child child child child");
+    expect(names.get(9)).toBe("x child×9");
+    expect(names.get(depth - 1)).toBe(`x child×${depth - 1}`);
+    expect(seen.longest).toBeLessThan(200);
+  }, 120_000);
 });
