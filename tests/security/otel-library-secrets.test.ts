@@ -200,7 +200,7 @@ describe("loomSpans on a hostile loom", () => {
     const { tracer, seen } = countingTracer();
     const names = new Map<number, string>();
     const named = {
-      startSpan: (n: string, o?: { attributes?: Record<string, unknown> }) => {
+      startSpan: (n: string, o?: api.SpanOptions) => {
         const name = o?.attributes?.["gen_ai.agent.name"];
         if (typeof name === "string") names.set(names.size, name);
         return tracer.startSpan(n, o);
