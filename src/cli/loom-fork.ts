@@ -11,10 +11,10 @@
 import { resolve } from "node:path";
 import { ConfigError, errorMessage } from "../core/errors.js";
 import type { CastResult } from "../core/result.js";
-import { fork } from "../loom/core/index.js";
+import { fork, readThreadInto } from "../loom/core/index.js";
 import { readState } from "../loom/entities/index.js";
 import type { Loom } from "../loom/core/index.js";
-import { readLoomFile } from "../loom/stores/index.js";
+import { readLoomFile, type LoomStore } from "../loom/stores/index.js";
 import type { Turn } from "../loom/records/index.js";
 import { resultJson } from "../protocols/result-json.js";
 import { spellOf, type LoadedSpell } from "../spell/index.js";
@@ -59,21 +59,19 @@ export async function loomForkCommand(
   const opened = openLoomArg(file, io);
   if (typeof opened === "number") return opened;
   const { store, redactor } = opened;
-  await store.close();
-  // A fork appends through the spell's loom and finds the entity's spell beside a loom file.
-  const path = store.file;
-  if (path === undefined) {
-    io.stderr("spell loom fork reads a loom file; a postgres:// loom is not supported yet\n");
-    return EXIT.invalid;
-  }
+  // The loom a fork appends to: the file, or the database's URL (its password redacted only
+  // where it is printed: `location`).
+  const loom = store.file ?? file;
   let point: ForkPoint;
   try {
-    point = forkPoint(path, flags, io.cwd);
+    point = await forkPoint(store, flags, io.cwd);
   } catch (err) {
     io.stderr(`spell loom fork: ${redactor.redact(errorMessage(err))}\n`);
     return exitFor(err);
+  } finally {
+    await store.close();
   }
-  const doc = await loadForCast(point.spell, { loom: path, llm: flags.llm }, io);
+  const doc = await loadForCast(point.spell, { loom, llm: flags.llm }, io);
   if (typeof doc === "number") return doc;
   let loaded: LoadedSpell;
   try {
@@ -84,6 +82,8 @@ export async function loomForkCommand(
   }
   printWarnings(loaded, io);
   try {
+    // A database's loom: the thread to fork from is read into the spell's loom first.
+    await readThreadInto(loaded.cantrip!.loom, point.turn.id);
     return await forkTimes(loaded, point, times, flags, io);
   } finally {
     loaded.cantrip!.loom.close();
@@ -134,11 +134,19 @@ function forkLine(r: CastResult<Loom>, from: Turn, location: string, json: boole
   return `${r.entityId} · from ${from.id} (turn ${from.sequence}) · last turn ${r.lastTurnId ?? "none"} · ${how} · ${result ?? ""}\n`;
 }
 
-/** Finds the turn, its entity's spell and the intent; a ConfigError naming what is wrong. */
-function forkPoint(path: string, flags: LoomForkFlags, cwd: string): ForkPoint {
-  const turns = readLoomFile(path).records.filter((r): r is Turn & { type: "turn" } => {
-    return r.type === "turn";
-  });
+/**
+ * Finds the turn, its entity's spell and the intent; a ConfigError naming what is wrong. A loom
+ * file is read whole (as before); a database's loom a page at a time, keeping its turns.
+ */
+async function forkPoint(store: LoomStore, flags: LoomForkFlags, cwd: string): Promise<ForkPoint> {
+  const path = store.location;
+  const turns: Turn[] = [];
+  if (store.file !== undefined) {
+    for (const r of readLoomFile(store.file).records) if (r.type === "turn") turns.push(r);
+  } else {
+    for await (const page of store.recordPages(0))
+      for (const r of page.records) if (r.type === "turn") turns.push(r);
+  }
   const entities = new Set(turns.map((t) => t.entity_id));
   if (flags.entity !== undefined && !entities.has(flags.entity))
     throw new ConfigError(
@@ -147,7 +155,9 @@ function forkPoint(path: string, flags: LoomForkFlags, cwd: string): ForkPoint {
     );
   const turn = findTurn(turns, flags, path);
   const spell =
-    flags.spell !== undefined ? resolve(cwd, flags.spell) : recordedSpell(path, turn.entity_id);
+    flags.spell !== undefined
+      ? resolve(cwd, flags.spell)
+      : await recordedSpell(store, turn.entity_id);
   return { turn, spell, intent: flags.intent ?? recordedIntent(turns, turn) };
 }
 
@@ -186,13 +196,19 @@ function findTurn(turns: readonly Turn[], flags: LoomForkFlags, path: string): T
   return found;
 }
 
-/** The spell file recorded beside the loom for the entity (`spell summon`, `spell run`). */
-function recordedSpell(path: string, entityId: string): string {
-  const spell = readState(path).entities[entityId]?.spell;
+/**
+ * The spell file recorded for the entity: beside a loom file (`spell summon`, `spell run`), or in
+ * a database's `loom_entity_spells` (`spell summon`).
+ */
+async function recordedSpell(store: LoomStore, entityId: string): Promise<string> {
+  const spell =
+    store.file !== undefined
+      ? readState(store.file).entities[entityId]?.spell
+      : await store.spellOfEntity?.(entityId);
   if (typeof spell !== "string")
     throw new ConfigError(
       "unknown_entity",
-      `no spell is recorded for entity ${entityId} beside loom ${path}: give the spell to fork with, --spell FILE`,
+      `no spell is recorded for entity ${entityId} ${store.file !== undefined ? "beside" : "in"} loom ${store.location}: give the spell to fork with, --spell FILE`,
     );
   return displayPath(process.cwd(), spell);
 }

@@ -5,6 +5,7 @@
  * `resume:` hint in the form that works for the entity summoned.
  */
 import { resolve } from "node:path";
+import { shownLoom } from "../loom/open/index.js";
 import type { LoadedSpell } from "../spell/index.js";
 import type { CliIO } from "./io.js";
 import { entitiesOf, lastEntityOf } from "./last-entity.js";
@@ -92,5 +93,6 @@ export function resumeHint(
   }
   if (only) return `spell summon ${spellPath}`;
   const which = flags.continue ? "--continue" : `--entity ${entityId}`;
-  return `spell summon ${spellPath} ${which}${loom === undefined ? "" : ` --loom ${loom}`}`;
+  // A database URL's password is shown as *** (a hint is printed, and logs keep it).
+  return `spell summon ${spellPath} ${which}${loom === undefined ? "" : ` --loom ${shownLoom(loom)}`}`;
 }

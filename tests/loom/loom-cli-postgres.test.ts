@@ -10,7 +10,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, expect, it } from "vitest";
 import { loomExportCommand, loomTreeCommand } from "../../src/cli/loom-export.js";
+import { loomForkCommand } from "../../src/cli/loom-fork.js";
 import { loomImportCommand } from "../../src/cli/loom-import.js";
+import { runCommand } from "../../src/cli/run.js";
 import { loomStatsCommand } from "../../src/cli/loom-tools.js";
 import { runSummon } from "../../src/cli/summon.js";
 import { loomOtelCommand } from "../../src/cli/otel/loom-otel.js";
@@ -183,6 +185,58 @@ circle: { gates: [done], wards: [{ max_turns: 3 }] }
     }
     expect(shapes[0]![1]).toContain("resumed entity ENT (1 earlier turn) · loom LOOM");
     expect(shapes[1]).toEqual(shapes[0]);
+  });
+
+  it("fork forks an entity of a PostgreSQL loom from a turn, with the spell its summon recorded there", async () => {
+    const spell = join(dir, "forked.yaml");
+    writeFileSync(
+      spell,
+      `llm: { provider: scripted, cycle: true, responses: [{ tool_calls: [{ gate: done, args: { answer: forked } }] }] }
+identity: {}
+circle: { gates: [done], wards: [{ max_turns: 3 }] }
+`,
+    );
+    const url = (await server().createDatabase()).replace("postgres@", "postgres:s3cretpw@");
+    const summoned = io();
+    const input = Readable.from(["say hello\n"]);
+    expect(await runSummon(spell, { loom: url }, { ...summoned, input }), summoned.err).toBe(0);
+    const id = /summoned entity (ent_[\w-]+)/.exec(summoned.err)![1]!;
+    const [first] = await turnsOf(url, id);
+    const forked = io();
+    const flags = { turn: "1", intent: "again", json: true, quiet: true };
+    expect(await loomForkCommand(url, flags, forked), forked.err).toBe(0);
+    const line = JSON.parse(forked.out) as {
+      entity_id: string;
+      from_turn_id: string;
+      result: string;
+    };
+    expect(line.from_turn_id).toBe(first!.id);
+    expect(line.result).toBe("forked");
+    expect(line.entity_id).not.toBe(id);
+    const turns = await turnsOf(url, line.entity_id);
+    expect(turns[0]!.parent_id).toBe(first!.id);
+
+    // An entity no summon noted (a run): named, with --spell as the way on.
+    const ran = io();
+    expect(await runCommand(spell, { loom: url, quiet: true, intent: "hi" }, ran), ran.err).toBe(0);
+    const all = io();
+    expect(await loomExportCommand(url, { redact: false }, all)).toBe(0);
+    const ranTurn = lines(all.out).find(
+      (r) =>
+        (r as { type: string }).type === "turn" &&
+        ![id, line.entity_id].includes((r as { entity_id: string }).entity_id),
+    ) as { id: string };
+    const refused = io();
+    expect(await loomForkCommand(url, { turn: ranTurn.id, quiet: true }, refused)).not.toBe(0);
+    expect(refused.err).toMatch(
+      /no spell is recorded for entity ent_[\w-]+ in loom .*--spell FILE/,
+    );
+    const given = io();
+    const withSpell = { turn: ranTurn.id, spell, quiet: true };
+    expect(await loomForkCommand(url, withSpell, given), given.err).toBe(0);
+    expect(given.out).toMatch(/^ent_[\w-]+ · from /);
+    for (const o of [summoned, forked, ran, refused, given])
+      expect(o.out + o.err).not.toContain("s3cretpw");
   });
 
   it("never prints the URL's password", async () => {

@@ -11,7 +11,7 @@ export default class LoomFork extends Command {
     "spell loom fork runs/10.jsonl --turn 1 --times 3 --quiet # the loom holds one entity: its turn 1",
   ];
   static override args = {
-    file: Args.string({ description: "loom JSONL file", required: true }),
+    file: Args.string({ description: "loom JSONL file, or a postgres:// URL", required: true }),
   };
   static override flags = {
     turn: Flags.string({

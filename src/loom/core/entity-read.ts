@@ -27,3 +27,19 @@ export async function readEntityInto(loom: Loom, entityId: string): Promise<void
   const { shared } = loom.store;
   if (shared) loom.absorb(await entityRecords(shared, entityId));
 }
+
+/**
+ * The thread root → `turnId`, with the folds of its entities, read into `loom` before a fork from
+ * that turn (`spell loom fork` on a database's loom); nothing to do for a file or memory.
+ */
+export async function readThreadInto(loom: Loom, turnId: string): Promise<void> {
+  const { shared } = loom.store;
+  if (!shared) return;
+  const thread = await shared.readThread(turnId);
+  const entities = [...new Set(thread.map((t) => t.entity_id))];
+  const folds = (await Promise.all(entities.map((e) => shared.folds(e)))).flat();
+  loom.absorb([
+    ...thread.map((t): LoomRecord => ({ type: "turn", ...t })),
+    ...folds.map((f): LoomRecord => ({ type: "fold", ...f })),
+  ]);
+}

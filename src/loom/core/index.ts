@@ -3,7 +3,7 @@
  * outside src/loom/core/ imports only this file (.dependency-cruiser.cjs,
  * "loom-rooms-through-index"); it re-exports what that code uses.
  */
-export { readEntityInto } from "./entity-read.js";
+export { readEntityInto, readThreadInto } from "./entity-read.js";
 export { fork, forkPath } from "./fork.js";
 export type { ForkOptions } from "./fork.js";
 export { Loom } from "./loom.js";

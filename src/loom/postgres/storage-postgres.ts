@@ -197,6 +197,12 @@ export class PostgresLoomStore implements LoomStore {
     return rows.rows.map((r) => r.entity_id);
   }
 
+  async spellOfEntity(entityId: string): Promise<string | undefined> {
+    const sql = "SELECT spell FROM loom_entity_spells WHERE entity_id = $1";
+    const rows = await this.db.run((c) => c.query<{ spell: string }>(sql, [entityId]));
+    return rows.rows[0]?.spell;
+  }
+
   /** Every record in append order, a page at a time (postgres-read.ts): bounded memory. */
   recordPages(from = 0, options: RecordReadOptions = {}): AsyncIterable<RecordPage> {
     return postgresPages(this.db, from, options.settled ? this.heldGaps : undefined);

@@ -57,6 +57,8 @@ export interface LoomReadStore {
    * it in its state file beside it).
    */
   entitiesOfSpell?(spell: string): Promise<string[]>;
+  /** The spell file first noted for the entity (`noteEntitySpell`), where the store keeps that. */
+  spellOfEntity?(entityId: string): Promise<string | undefined>;
   close(): Promise<void>;
 }
 
