@@ -20,6 +20,11 @@ import { Agent, request } from "undici";
  */
 let pool: Agent | undefined;
 
+/** The process's keep-alive pool, made on first use (pooledFetch and the direct JSON path share it). */
+export function pooledAgent(): Agent {
+  return (pool ??= new Agent());
+}
+
 type Body = ConstructorParameters<typeof Response>[0];
 type HeadersGiven = NonNullable<RequestInit["headers"]>;
 
@@ -35,13 +40,12 @@ export function pooledFetch(fallback: typeof fetch = globalThis.fetch): typeof f
     const follows = init.redirect === undefined || init.redirect === "follow";
     if (url === null || !plainBody || !follows || !/^https?:/i.test(url))
       return fallback(input, init);
-    pool ??= new Agent();
     const res = await request(url, {
       method: (init.method ?? "GET") as "GET",
       headers: plainHeaders(init.headers),
       body: body ?? null,
       signal: init.signal ?? null,
-      dispatcher: pool,
+      dispatcher: pooledAgent(),
     });
     const status = res.statusCode;
     const raw = res.headers;
@@ -71,14 +75,14 @@ export function pooledFetch(fallback: typeof fetch = globalThis.fetch): typeof f
 }
 
 /** The headers undici read (names in lower case; a repeated one as an array). */
-type RawHeaders = Record<string, string | string[] | undefined>;
+export type RawHeaders = Record<string, string | string[] | undefined>;
 
 /** A header's value as `Headers#get` gives it: repeated values joined with ", ". */
-function joined(value: string | string[] | undefined): string | null {
+export function joined(value: string | string[] | undefined): string | null {
   return value === undefined ? null : typeof value === "string" ? value : value.join(", ");
 }
 
-function toHeaders(raw: RawHeaders): Headers {
+export function toHeaders(raw: RawHeaders): Headers {
   const headers = new Headers();
   for (const [name, value] of Object.entries(raw))
     if (Array.isArray(value)) for (const v of value) headers.append(name, v);
@@ -91,7 +95,7 @@ function toHeaders(raw: RawHeaders): Headers {
  * in lower case, entries sorted by name, each set-cookie apart) straight from undici's record:
  * building a `Headers` validates every name and value again, ~5% of a query's CPU.
  */
-class ReadHeaders {
+export class ReadHeaders {
   readonly #raw: RawHeaders;
 
   constructor(raw: RawHeaders) {
@@ -239,7 +243,7 @@ class ReadResponse {
 }
 
 /** Decodes as a Response does: UTF-8, a byte-order mark dropped. */
-const utf8 = new TextDecoder();
+export const utf8 = new TextDecoder();
 
 /**
  * `init.headers` as undici takes them. A `Headers` (what both SDKs build for every request) is
@@ -266,7 +270,7 @@ function plainHeaders(
 }
 
 /** The body as the server meant it: decompressed when it says how (the global fetch does too). */
-function decode(body: Readable, encoding: string | null): Readable {
+export function decode(body: Readable, encoding: string | null): Readable {
   switch (encoding?.trim().toLowerCase()) {
     case "gzip":
     case "x-gzip":
