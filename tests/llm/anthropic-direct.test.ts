@@ -211,6 +211,22 @@ describe("the Anthropic direct path fails as the SDK's path does", () => {
   });
 });
 
+describe("the Anthropic key stays with the configured origin", () => {
+  it("a redirect elsewhere is not followed, streamed or not (x-api-key would go with it)", async () => {
+    const elsewhere = await serve([textReply]);
+    const moved: Reply = { status: 307, redirectTo: `${elsewhere.url}/v1/messages` };
+    const { direct, sdk } = await bothWays([moved], (baseUrl, via) =>
+      adapter(baseUrl, via).query(ask),
+    );
+    expect(shape(direct.error)).toEqual(shape(sdk.error));
+    expect(direct.error).toMatchObject({ status: 307 });
+    const server = await serve([moved]);
+    const streamed = await outcome(adapter(server.url, "direct").query(ask, { onDelta: () => {} }));
+    expect(streamed.error).toMatchObject({ status: 307 });
+    expect(elsewhere.seen).toHaveLength(0);
+  });
+});
+
 describe("what stays on the Anthropic SDK's path", () => {
   it("a streamed query", async () => {
     const server = await serve([

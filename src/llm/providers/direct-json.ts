@@ -1,5 +1,5 @@
-import { request } from "undici";
-import { decode, joined, pooledAgent, ReadHeaders, toHeaders, utf8 } from "./pooled-fetch.js";
+import { ReadHeaders } from "./pooled-fetch.js";
+import { decode, joined, pooledRequest, toHeaders, utf8 } from "./pooled-request.js";
 import type { ErrorBodies } from "./sdk-errors.js";
 
 /**
@@ -34,8 +34,6 @@ export interface SDKErrorClasses {
 export interface CapturedRequest {
   url: string;
   headers: Record<string, string>;
-  /** The SDK's own Headers, for the global fetch (which sends them in the order they were set). */
-  sdkHeaders: Headers;
   timeoutMs: number;
 }
 
@@ -65,15 +63,14 @@ export function capturedFrom(built: BuiltRequest, probe: unknown): CapturedReque
     if (name in headers) return undefined; // set-cookie twice: not a request header we send
     headers[name] = value;
   }
-  return { url, headers, sdkHeaders: req["headers"], timeoutMs: timeout };
+  return { url, headers, timeoutMs: timeout };
 }
 
-/** An answer: read whole (pooled), or a Response from the global fetch (after a redirect). */
+/** An answer, read whole. */
 interface Answer {
   status: number;
   headers: Headers;
   text: string;
-  response?: Response;
 }
 
 /** Statuses whose answer has no body. */
@@ -117,11 +114,9 @@ export class DirectJSON {
     } finally {
       deadline.clear();
     }
-    const { status, headers, response } = answer;
+    const { status, headers, text: answerText } = answer;
     if (status < 200 || status > 299) {
-      const errText = response
-        ? await response.text().catch((err: unknown) => (err as Error).message)
-        : answer.text;
+      const errText = answerText;
       const errJSON = safeJSON(errText);
       throw APIError.generate(
         status,
@@ -134,9 +129,9 @@ export class DirectJSON {
     if (status === 204) return null;
     const mediaType = headers.get("content-type")?.split(";")[0]?.trim();
     const isJSON = mediaType?.includes("application/json") || mediaType?.endsWith("+json");
-    if (!isJSON) return response ? await response.text() : answer.text;
+    if (!isJSON) return answerText;
     if (headers.get("content-length") === "0") return undefined;
-    const json = (response ? await response.json() : JSON.parse(answer.text)) as unknown;
+    const json = JSON.parse(answerText) as unknown;
     if (!json || typeof json !== "object" || Array.isArray(json)) return json;
     return Object.defineProperty(json, "_request_id", {
       value: headers.get(this.#requestIdHeader),
@@ -145,44 +140,19 @@ export class DirectJSON {
   }
 
   async #send(text: string, deadline: Deadline): Promise<Answer> {
-    const { url, headers, sdkHeaders } = this.#target;
-    const res = await request(url, {
-      method: "POST",
-      headers,
-      body: text,
-      signal: deadline,
-      dispatcher: pooledAgent(),
-    });
+    const { url, headers } = this.#target;
+    const { res } = await pooledRequest(url, "POST", headers, text, deadline);
     const status = res.statusCode;
     const raw = res.headers;
-    if (status >= 300 && status < 400 && raw["location"] !== undefined) {
-      // Followed by the global fetch, as pooledFetch does: it drops the credentials the fetch
-      // standard drops when the redirect leaves the origin.
-      res.body.resume();
-      const response = await globalThis.fetch(url, {
-        method: "POST",
-        headers: sdkHeaders,
-        body: text,
-        signal: deadline.abortSignal(),
-      });
-      if (!response.ok) {
-        // as the ErrorBodies wrapper around the SDK's fetch: the raw body kept for the message
-        const kept = await response
-          .clone()
-          .text()
-          .catch(() => "");
-        this.#bodies.keep(response.headers, kept);
-      }
-      return { status: response.status, headers: response.headers, text: "", response };
-    }
-    const ok = status >= 200 && status <= 299;
     const encoding = joined(raw["content-encoding"]);
     let body = "";
     if (NULL_BODY.has(status)) res.body.resume();
     else if (encoding)
       body = utf8.decode(Buffer.concat(await decode(res.body, encoding).toArray()));
     else body = utf8.decode(await res.body.arrayBuffer());
-    if (ok) return { status, headers: new ReadHeaders(raw) as unknown as Headers, text: body };
+    if (status >= 200 && status <= 299)
+      return { status, headers: new ReadHeaders(raw) as unknown as Headers, text: body };
+    // as the ErrorBodies wrapper around the SDK's fetch: the raw body kept for the message
     const errorHeaders = toHeaders(raw);
     this.#bodies.keep(errorHeaders, body);
     return { status, headers: errorHeaders, text: body };
@@ -243,14 +213,6 @@ class Deadline {
     const at = this.#listeners.indexOf(listener);
     if (event === "abort" && at >= 0) this.#listeners.splice(at, 1);
     return this;
-  }
-
-  /** The same deadline as an AbortSignal (for the global fetch). */
-  abortSignal(): AbortSignal {
-    const controller = new AbortController();
-    if (this.aborted) controller.abort(this.reason);
-    else this.addListener("abort", () => controller.abort(this.reason));
-    return controller.signal;
   }
 
   clear(): void {
