@@ -1,7 +1,8 @@
 // Issue 40: the provider SDKs send through undici's request over one keep-alive pool
 // (src/llm/providers/pooled-fetch.ts). What a caller reads must be what the global fetch gave:
-// status, headers, a JSON or compressed body, a stream as it arrives, a redirect followed (by
-// the global fetch, as before), an abort — against a real server on loopback.
+// status, headers, a JSON or compressed body, a stream as it arrives, a redirect followed (within
+// its origin: the key never goes where an answer points), an abort — against a real server on
+// loopback.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { gzipSync } from "node:zlib";
@@ -33,6 +34,10 @@ const routes: Record<string, Handler> = {
     res.end('{"error":{"message":"slow down"}}');
   },
   "/moved": (_req, res) => res.writeHead(307, { location: "/json" }).end(),
+  "/see-other": (_req, res) => res.writeHead(303, { location: "/headers" }).end(),
+  "/away": (_req, res) => res.writeHead(307, { location: `${elsewhere}/json` }).end(),
+  "/hop": (_req, res) => res.writeHead(302, { location: "/away" }).end(),
+  "/loop": (_req, res) => res.writeHead(307, { location: "/loop" }).end(),
   "/sse": (_req, res) => {
     res.writeHead(200, { "content-type": "text/event-stream" });
     res.write("data: one\n\n");
@@ -42,6 +47,10 @@ const routes: Record<string, Handler> = {
   "/hang": () => {},
 };
 let pending: (() => void) | undefined;
+/** Another origin: it records whatever reaches it. */
+let elsewhere = "";
+const reachedElsewhere: IncomingMessage["headers"][] = [];
+let other: ReturnType<typeof createServer>;
 let server: ReturnType<typeof createServer>;
 let base = "";
 
@@ -53,8 +62,16 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  other = createServer((req, res) => {
+    reachedElsewhere.push(req.headers);
+    res.end("{}");
+  });
+  await new Promise<void>((r) => other.listen(0, "127.0.0.1", r));
+  elsewhere = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
 });
 afterAll(() => {
+  other.closeAllConnections();
+  other.close();
   server.closeAllConnections();
   server.close();
 });
@@ -145,6 +162,42 @@ describe("pooledFetch answers as fetch does", () => {
     const res = await fetcher(`${base}/moved`, { method: "POST", body: "again" });
     expect(res.status).toBe(200);
     expect(((await res.json()) as { body: string }).body).toBe("again");
+  });
+
+  it("a POST answered 303 is sent again as a GET, without its body and the headers saying what it was", async () => {
+    const res = await fetcher(`${base}/see-other`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: "Bearer k" },
+      body: "{}",
+    });
+    expect(res.status).toBe(200);
+    const sent = (await res.json()) as string[];
+    const names = sent.filter((_, i) => i % 2 === 0).map((n) => n.toLowerCase());
+    expect(names).toContain("authorization"); // the same origin
+    expect(names).not.toContain("content-type");
+    expect(names).not.toContain("content-length");
+  });
+
+  it("a redirect to another origin is not followed, at the first hop or a later one: it is the answer", async () => {
+    for (const path of ["/away", "/hop"]) {
+      const res = await fetcher(`${base}${path}`, {
+        method: "POST",
+        headers: { authorization: "Bearer k", "x-api-key": "secret" },
+        body: "{}",
+      });
+      expect(res.status).toBe(307);
+      expect(res.headers.get("location")).toBe(`${elsewhere}/json`);
+    }
+    expect(reachedElsewhere).toHaveLength(0);
+  });
+
+  it("more than 20 redirects fail as fetch fails", async () => {
+    const err = (await fetcher(`${base}/loop`).catch((e: unknown) => e)) as TypeError;
+    expect(err).toBeInstanceOf(TypeError);
+    expect(err.message).toBe("fetch failed");
+    expect((err.cause as Error).message).toBe("redirect count exceeded");
+    const global = (await fetch(`${base}/loop`).catch((e: unknown) => e)) as TypeError;
+    expect((global.cause as Error).message).toBe("redirect count exceeded");
   });
 
   it("an event stream is read as it arrives, before the server ends it", async () => {

@@ -1,7 +1,18 @@
 import { STATUS_CODES } from "node:http";
-import { pipeline, type Readable } from "node:stream";
-import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
-import { Agent, request } from "undici";
+import {
+  decode,
+  joined,
+  pooledRequest,
+  toHeaders,
+  utf8,
+  type RawHeaders,
+} from "./pooled-request.js";
+
+type Body = ConstructorParameters<typeof Response>[0];
+type HeadersGiven = NonNullable<RequestInit["headers"]>;
+
+/** Statuses whose Response has no body. */
+const NULL_BODY = new Set([101, 103, 204, 205, 304]);
 
 /**
  * The fetch the provider SDKs are given when a spell names no other (issue 40): undici's
@@ -13,42 +24,34 @@ import { Agent, request } from "undici";
  * which reads it without a web stream), and a stream (SSE) is handed on as the socket gives it.
  *
  * What this does not do itself it leaves to the global fetch, as before: a request that is not
- * a URL and a string or byte body, a caller's `redirect` other than following, and a redirect
- * the server answers with (the request is sent again through the global fetch, which follows it
- * as the fetch standard says, dropping credentials across origins). A body the server
- * compressed (gzip, deflate, br) is decompressed, as the global fetch does.
+ * a URL and a string or byte body, and a caller's `redirect` other than following. A redirect
+ * is followed here (`pooledRequest`), as the fetch standard says (a POST answered 301, 302 or
+ * 303 is sent again as a GET without its body), but only within the origin the request was
+ * sent to: the SDKs' headers carry the API key (`x-api-key` and a spell's own headers too, which
+ * the global fetch would send on to another origin), so a redirect elsewhere is the answer, and
+ * the SDK reports its status. A body the server compressed (gzip, deflate, br) is decompressed,
+ * as the global fetch does.
  */
-let pool: Agent | undefined;
-
-type Body = ConstructorParameters<typeof Response>[0];
-type HeadersGiven = NonNullable<RequestInit["headers"]>;
-
-/** Statuses whose Response has no body. */
-const NULL_BODY = new Set([101, 103, 204, 205, 304]);
-
 export function pooledFetch(fallback: typeof fetch = globalThis.fetch): typeof fetch {
   return async (input, init = {}) => {
-    const url = typeof input === "string" ? input : input instanceof URL ? input.href : null;
+    let url = typeof input === "string" ? input : input instanceof URL ? input.href : null;
     const body = init.body;
     const plainBody =
       body === undefined || body === null || typeof body === "string" || body instanceof Uint8Array;
     const follows = init.redirect === undefined || init.redirect === "follow";
     if (url === null || !plainBody || !follows || !/^https?:/i.test(url))
       return fallback(input, init);
-    pool ??= new Agent();
-    const res = await request(url, {
-      method: (init.method ?? "GET") as "GET",
-      headers: plainHeaders(init.headers),
-      body: body ?? null,
-      signal: init.signal ?? null,
-      dispatcher: pool,
-    });
+    const sent = await pooledRequest(
+      url,
+      init.method ?? "GET",
+      plainHeaders(init.headers),
+      body ?? null,
+      init.signal ?? null,
+    );
+    const res = sent.res;
+    url = sent.url;
     const status = res.statusCode;
     const raw = res.headers;
-    if (status >= 300 && status < 400 && raw["location"] !== undefined) {
-      res.body.resume(); // the connection goes back to the pool
-      return fallback(input, init);
-    }
     const statusText = STATUS_CODES[status] ?? "";
     if (NULL_BODY.has(status)) {
       res.body.resume();
@@ -70,28 +73,12 @@ export function pooledFetch(fallback: typeof fetch = globalThis.fetch): typeof f
   };
 }
 
-/** The headers undici read (names in lower case; a repeated one as an array). */
-type RawHeaders = Record<string, string | string[] | undefined>;
-
-/** A header's value as `Headers#get` gives it: repeated values joined with ", ". */
-function joined(value: string | string[] | undefined): string | null {
-  return value === undefined ? null : typeof value === "string" ? value : value.join(", ");
-}
-
-function toHeaders(raw: RawHeaders): Headers {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(raw))
-    if (Array.isArray(value)) for (const v of value) headers.append(name, v);
-    else if (value !== undefined) headers.append(name, value);
-  return headers;
-}
-
 /**
  * A successful answer's headers, read as a response's `Headers` reads them (immutable, names
  * in lower case, entries sorted by name, each set-cookie apart) straight from undici's record:
  * building a `Headers` validates every name and value again, ~5% of a query's CPU.
  */
-class ReadHeaders {
+export class ReadHeaders {
   readonly #raw: RawHeaders;
 
   constructor(raw: RawHeaders) {
@@ -238,9 +225,6 @@ class ReadResponse {
   }
 }
 
-/** Decodes as a Response does: UTF-8, a byte-order mark dropped. */
-const utf8 = new TextDecoder();
-
 /**
  * `init.headers` as undici takes them. A `Headers` (what both SDKs build for every request) is
  * handed over as it is: its entries are already lower-case, one per name, repeated values
@@ -264,21 +248,3 @@ function plainHeaders(
   }
   return out;
 }
-
-/** The body as the server meant it: decompressed when it says how (the global fetch does too). */
-function decode(body: Readable, encoding: string | null): Readable {
-  switch (encoding?.trim().toLowerCase()) {
-    case "gzip":
-    case "x-gzip":
-      return pipeline(body, createGunzip(), ignore);
-    case "deflate":
-      return pipeline(body, createInflate(), ignore);
-    case "br":
-      return pipeline(body, createBrotliDecompress(), ignore);
-    default:
-      return body;
-  }
-}
-
-/** pipeline's callback: a failure reaches the reader through the last stream, which it destroys. */
-const ignore = (): void => {};

@@ -92,6 +92,11 @@ export class ErrorBodies {
     };
   }
 
+  /** Keeps a failed response's body read elsewhere (the direct JSON path), as `fetch` would. */
+  keep(headers: object, text: string): void {
+    this.bodies.set(headers, parseMaybe(text));
+  }
+
   get(headers: object): unknown {
     return this.bodies.get(headers);
   }

@@ -11,6 +11,7 @@ import type { LLMSpec, ProviderContext } from "../../spec.js";
 import { assertToolPairing } from "../../../core/validate-response.js";
 import { PROFILES, requireModel, resolveApiKey, resolveBaseURL } from "../profiles.js";
 import { replayRecord } from "../replay-record.js";
+import { capturedFrom, DirectJSON, type BuiltRequest } from "../direct-json.js";
 import { pooledFetch } from "../pooled-fetch.js";
 import { ErrorBodies, fromSDKError } from "../sdk-errors.js";
 import { ProviderWarnings } from "../warnings.js";
@@ -45,6 +46,9 @@ export class AnthropicLLM implements LLM {
   private readonly errorBodies = new ErrorBodies();
 
   readonly #options: AnthropicOptions;
+  /** The direct path for a plain request (../direct-json.ts): made on the first one, null when
+   * the spell gave its own fetch, the SDK's request is not plain, or the SDK deprecates the model. */
+  #direct: DirectJSON | null | undefined;
 
   constructor(options: AnthropicOptions) {
     this.#options = options;
@@ -86,10 +90,13 @@ export class AnthropicLLM implements LLM {
         options.signal?.throwIfAborted();
         message = acc.finish();
       } else {
-        message = await this.#client.messages.create(
-          body as unknown as Anthropic.MessageCreateParamsNonStreaming,
-          requestOptions,
-        );
+        const direct = this.#direct === undefined ? await this.#captureDirect() : this.#direct;
+        message = direct
+          ? await direct.post(body, options.signal)
+          : await this.#client.messages.create(
+              body as unknown as Anthropic.MessageCreateParamsNonStreaming,
+              requestOptions,
+            );
       }
     } catch (err) {
       if (options.signal?.aborted) throw err; // a cancel is not a provider failure
@@ -104,6 +111,59 @@ export class AnthropicLLM implements LLM {
       ...this.warnings.report([...warnings, ...mapped.warnings]),
     };
     return response;
+  }
+
+  /**
+   * What `messages.create` sends for a non-streamed request, built by the SDK itself once (its
+   * headers — user-agent, x-stainless-*, retry count and timeout, anthropic-version, x-api-key,
+   * the spell's headers — its URL and timeout), for the direct path. `messages.create` passes the
+   * client's timeout as the request's (so x-stainless-timeout is sent), and warns on stderr at
+   * every request for a model the SDK deprecates: such a model stays on the SDK's path.
+   */
+  async #captureDirect(): Promise<DirectJSON | null> {
+    let direct: DirectJSON | null = null;
+    if (!this.#options.fetch && !(await this.#deprecated())) {
+      const probe = {};
+      const built = (await this.#client
+        .buildRequest({
+          method: "post",
+          path: "/v1/messages",
+          body: probe,
+          timeout: this.#options.timeoutMs ?? 600_000,
+          stream: false,
+        })
+        .catch(() => undefined)) as BuiltRequest | undefined;
+      const target = built && capturedFrom(built, probe);
+      if (target) direct = new DirectJSON(target, Anthropic, this.errorBodies, "request-id");
+    }
+    this.#direct = direct;
+    return direct;
+  }
+
+  /**
+   * Does `messages.create` warn about this model? Asked of the SDK itself (its list is not
+   * exported): a create with an aborted signal runs no request, and the warning, if any, is
+   * written before it returns — console.warn is swapped for that synchronous call only.
+   */
+  async #deprecated(): Promise<boolean> {
+    let warned = false;
+    const warn = console.warn;
+    let call: Promise<unknown> | undefined;
+    console.warn = () => {
+      warned = true;
+    };
+    try {
+      call = this.#client.messages.create(
+        { model: this.#options.model, max_tokens: 1, messages: [] },
+        { signal: AbortSignal.abort() },
+      );
+    } catch {
+      warned = true; // not as expected: keep the SDK's path
+    } finally {
+      console.warn = warn;
+    }
+    await call?.catch(() => undefined);
+    return warned;
   }
 }
 

@@ -11,6 +11,7 @@ import type { LLMSpec, ProviderContext } from "../../spec.js";
 import { assertToolPairing } from "../../../core/validate-response.js";
 import { PROFILES, requireModel, resolveApiKey, resolveBaseURL } from "../profiles.js";
 import { replayRecord } from "../replay-record.js";
+import { capturedFrom, DirectJSON, type BuiltRequest } from "../direct-json.js";
 import { pooledFetch } from "../pooled-fetch.js";
 import { ErrorBodies, fromSDKError } from "../sdk-errors.js";
 import { ProviderWarnings } from "../warnings.js";
@@ -48,6 +49,9 @@ export class OpenAICompatibleLLM implements LLM {
   private readonly errorBodies = new ErrorBodies();
 
   readonly #options: OpenAICompatibleOptions;
+  /** The direct path for a plain request (../direct-json.ts): made on the first one, null when
+   * the spell gave its own fetch or the SDK's request is not plain. */
+  #direct: DirectJSON | null | undefined;
 
   constructor(options: OpenAICompatibleOptions) {
     this.#options = options;
@@ -91,10 +95,13 @@ export class OpenAICompatibleLLM implements LLM {
         options.signal?.throwIfAborted(); // the SDK ends an aborted stream quietly
         completion = acc.finish();
       } else {
-        completion = await this.#client.chat.completions.create(
-          body as unknown as OpenAI.ChatCompletionCreateParamsNonStreaming,
-          requestOptions,
-        );
+        const direct = this.#direct === undefined ? await this.#captureDirect() : this.#direct;
+        completion = direct
+          ? await direct.post(body, options.signal)
+          : await this.#client.chat.completions.create(
+              body as unknown as OpenAI.ChatCompletionCreateParamsNonStreaming,
+              requestOptions,
+            );
       }
     } catch (err) {
       if (options.signal?.aborted) throw err; // a cancel is not a provider failure
@@ -109,6 +116,31 @@ export class OpenAICompatibleLLM implements LLM {
       ...this.warnings.report([...warnings, ...mapped.warnings]),
     };
     return response;
+  }
+
+  /**
+   * What `chat.completions.create` sends for a non-streamed request, built by the SDK itself once
+   * (its headers — user-agent, x-stainless-*, retry count, authorization, the spell's headers —
+   * its URL and timeout), for the direct path. Not with a fetch of the spell's own.
+   */
+  async #captureDirect(): Promise<DirectJSON | null> {
+    let direct: DirectJSON | null = null;
+    if (!this.#options.fetch) {
+      const probe = {};
+      const built = (await this.#client
+        .buildRequest({
+          method: "post",
+          path: "/chat/completions",
+          body: probe,
+          stream: false,
+          __security: { bearerAuth: true },
+        })
+        .catch(() => undefined)) as BuiltRequest | undefined;
+      const target = built && capturedFrom(built, probe);
+      if (target) direct = new DirectJSON(target, OpenAI, this.errorBodies, "x-request-id");
+    }
+    this.#direct = direct;
+    return direct;
   }
 }
 
