@@ -9,7 +9,7 @@
 // Provider SDKs, the MCP and A2A SDKs, QuickJS and the bash grammar stay outside: they load from
 // node_modules on first use.
 import { spawnSync } from "node:child_process";
-import { readFileSync, rmSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
@@ -65,6 +65,26 @@ for (const [name, entry] of Object.entries(BUNDLES)) {
     ],
     logLevel: "warning",
   });
+}
+// esbuild names each lazily initialised module by an object literal with one method, keyed by
+// the module's path: `var init_x = __esm({ "dist/x.js"() {…} })`. V8 gives all those literals one
+// map and adds a transition from it for every key: ~530 keys for dist/run.cjs, each added by
+// copying the whole transition array (~7 M instructions of every start). A literal with
+// `__proto__: null` is made in dictionary mode, which has no transitions; the helpers find the
+// method as before (its own property names), and it keeps its name for stack traces.
+for (const name of Object.keys(BUNDLES)) {
+  const file = join(dist, name);
+  const text = readFileSync(file, "latin1");
+  let made = 0;
+  const out = text.replace(/=(__esm|__commonJS)\(\{"/g, (_, helper) => {
+    made++;
+    return `=${helper}({__proto__:null,"`;
+  });
+  const calls = text.match(/\b(__esm|__commonJS)\(/g)?.length ?? 0;
+  if (made !== calls) {
+    throw new Error(`dist/${name}: ${calls} __esm/__commonJS calls, ${made} in the expected shape`);
+  }
+  writeFileSync(file, out, "latin1");
 }
 // bin/load.js decodes an ASCII bundle as Latin-1; anything else is decoded as UTF-8 into a
 // two-byte string, twice the heap and slower to read at every start. esbuild escapes strings but
