@@ -7,7 +7,10 @@
 // - dist/start.cjs + dist/start.json: what bin/run.js decides with; dist/start-pages.json: the
 //   help it prints.
 // Provider SDKs, the MCP and A2A SDKs, QuickJS and the bash grammar stay outside: they load from
-// node_modules on first use.
+// node_modules on first use. So do pg (a postgres:// loom), ajv's compiler (the eval kind, `spell
+// run --repeat`, MCP; the spell validators are generated code that needs none of it) and
+// cli-progress (eval's progress bar): a third of dist/run.cjs that a plain `spell run` read,
+// summed and kept in its cache without running it.
 import { spawnSync } from "node:child_process";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -62,6 +65,9 @@ for (const [name, entry] of Object.entries(BUNDLES)) {
       "undici",
       // The bash grammar (approve: command: globs) finds its .wasm files beside its own modules.
       "web-tree-sitter",
+      "pg",
+      "ajv",
+      "cli-progress",
     ],
     logLevel: "warning",
   });
