@@ -9,7 +9,7 @@
 // Provider SDKs, the MCP and A2A SDKs, QuickJS and the bash grammar stay outside: they load from
 // node_modules on first use. So do pg (a postgres:// loom), ajv's compiler (the eval kind, `spell
 // run --repeat`, MCP; the spell validators are generated code that needs none of it) and
-// cli-progress (eval's progress bar): a third of dist/run.cjs that a plain `spell run` read,
+// cli-progress (eval's progress bar): a fifth of dist/run.cjs, which a plain `spell run` read,
 // summed and kept in its cache without running it.
 import { spawnSync } from "node:child_process";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
