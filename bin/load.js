@@ -15,12 +15,45 @@ const { existsSync, readFileSync, realpathSync, writeFileSync } = require("node:
 const Module = require("node:module");
 const { dirname, join } = require("node:path");
 const vm = require("node:vm");
-const zlib = require("node:zlib");
 
 const SUM_BYTES = 4;
 
-/** zlib.crc32 arrived in Node 20.15; without it no cache is trusted. */
-const crc32 = typeof zlib.crc32 === "function" ? (bytes) => zlib.crc32(bytes) : undefined;
+/**
+ * zlib's CRC-32 (zlib.crc32 arrived in Node 20.15; without it no cache is trusted). node:zlib's
+ * JavaScript loads the stream classes (~8 M instructions, a twentieth of a `spell run`), so the
+ * same C++ function is called through process.binding("zlib"), with the arguments zlib.crc32
+ * gives it. process.binding is deprecated (DEP0111): Node warns only under
+ * --pending-deprecation, by wrapping it (its name is then no longer "binding"); there, or where
+ * the binding is missing, throws or has no crc32, node:zlib is loaded as before.
+ */
+function zlibCrc32() {
+  const native = pendingDeprecation() ? undefined : bindingCrc32();
+  if (native) return (bytes) => native(bytes, 0);
+  const zlib = require("node:zlib");
+  return typeof zlib.crc32 === "function" ? (bytes) => zlib.crc32(bytes) : undefined;
+}
+
+/** Whether Node was asked to warn of pending deprecations (then process.binding would warn). */
+function pendingDeprecation() {
+  const asked = (arg) => arg.includes("pending-deprecation");
+  return (
+    process.execArgv.some(asked) ||
+    asked(process.env["NODE_OPTIONS"] ?? "") ||
+    process.env["NODE_PENDING_DEPRECATION"] === "1"
+  );
+}
+
+function bindingCrc32() {
+  try {
+    if (typeof process.binding !== "function" || process.binding.name !== "binding") return;
+    const crc32 = process.binding("zlib")?.crc32;
+    return typeof crc32 === "function" ? crc32 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const crc32 = zlibCrc32();
 
 /** The cache's V8 data when it was made from exactly this bundle and arrived whole. */
 function verifiedCache(cachePath, bundle) {

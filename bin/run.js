@@ -22,7 +22,7 @@ if (plan.kind === "print") {
     throw err;
   });
 }
-// Required only when a bundle loads: printed help needs none of it (vm, zlib).
+// Required only when a bundle loads: printed help needs none of it (vm, the cache check).
 const loadBundle = (options) => require("./load.js").loadBundle(options);
 if (plan.kind === "print") {
   process.stdout.write(plan.text);

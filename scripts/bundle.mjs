@@ -7,9 +7,12 @@
 // - dist/start.cjs + dist/start.json: what bin/run.js decides with; dist/start-pages.json: the
 //   help it prints.
 // Provider SDKs, the MCP and A2A SDKs, QuickJS and the bash grammar stay outside: they load from
-// node_modules on first use.
+// node_modules on first use. So do pg (a postgres:// loom), ajv's compiler (the eval kind, `spell
+// run --repeat`, MCP; the spell validators are generated code that needs none of it) and
+// cli-progress (eval's progress bar): a fifth of dist/run.cjs, which a plain `spell run` read,
+// summed and kept in its cache without running it.
 import { spawnSync } from "node:child_process";
-import { readFileSync, rmSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
@@ -35,9 +38,12 @@ for (const [name, entry] of Object.entries(BUNDLES)) {
     // No comments or indentation: a third less to read at each start, and ASCII only (esbuild
     // escapes the rest), which bin/load.js decodes faster. Names stay, for stack traces.
     minifyWhitespace: true,
-    // import.meta.url of the bundled modules: the bundle's own location.
-    banner: { js: 'const __bundleUrl = require("node:url").pathToFileURL(__filename).href;' },
-    define: { "import.meta.url": "__bundleUrl" },
+    // import.meta.url of the bundled modules: the bundle's own location, made into a URL when a
+    // module first asks (pathToFileURL at every start cost ~1 M instructions).
+    banner: {
+      js: 'var __bundleMeta = { get url() { return require("node:url").pathToFileURL(__filename).href; } };',
+    },
+    define: { "import.meta.url": "__bundleMeta.url" },
     // import() becomes require(): a vm.Script (bin/load.js) cannot import() on Node 20 without
     // --experimental-vm-modules, and the externals all ship CommonJS builds, except the ACP SDK
     // (ESM only), which Node >= 20.19 requires as ESM (`spell acp` only).
@@ -59,9 +65,32 @@ for (const [name, entry] of Object.entries(BUNDLES)) {
       "undici",
       // The bash grammar (approve: command: globs) finds its .wasm files beside its own modules.
       "web-tree-sitter",
+      "pg",
+      "ajv",
+      "cli-progress",
     ],
     logLevel: "warning",
   });
+}
+// esbuild names each lazily initialised module by an object literal with one method, keyed by
+// the module's path: `var init_x = __esm({ "dist/x.js"() {…} })`. V8 gives all those literals one
+// map and adds a transition from it for every key: ~530 keys for dist/run.cjs, each added by
+// copying the whole transition array (~7 M instructions of every start). A literal with
+// `__proto__: null` is made in dictionary mode, which has no transitions; the helpers find the
+// method as before (its own property names), and it keeps its name for stack traces.
+for (const name of Object.keys(BUNDLES)) {
+  const file = join(dist, name);
+  const text = readFileSync(file, "latin1");
+  let made = 0;
+  const out = text.replace(/=(__esm|__commonJS)\(\{"/g, (_, helper) => {
+    made++;
+    return `=${helper}({__proto__:null,"`;
+  });
+  const calls = text.match(/\b(__esm|__commonJS)\(/g)?.length ?? 0;
+  if (made !== calls) {
+    throw new Error(`dist/${name}: ${calls} __esm/__commonJS calls, ${made} in the expected shape`);
+  }
+  writeFileSync(file, out, "latin1");
 }
 // bin/load.js decodes an ASCII bundle as Latin-1; anything else is decoded as UTF-8 into a
 // two-byte string, twice the heap and slower to read at every start. esbuild escapes strings but

@@ -10,15 +10,16 @@
 import { createRequire } from "node:module";
 import type * as Tui from "./tui/session.js";
 
-declare const __bundleUrl: string | undefined;
+/** Set in the CLI bundle (scripts/bundle.mjs): its `url` is the bundle's own URL. */
+declare const __bundleMeta: { readonly url: string } | undefined;
 
 export type TuiModule = typeof Tui;
 
 export async function loadTui(): Promise<TuiModule> {
-  if (typeof __bundleUrl === "string") {
-    const require = createRequire(__bundleUrl);
+  if (typeof __bundleMeta === "object") {
+    const require = createRequire(__bundleMeta.url);
     const importEsm = require("../bin/import-esm.js") as (url: string) => Promise<TuiModule>;
-    return importEsm(new URL("./tui.mjs", __bundleUrl).href);
+    return importEsm(new URL("./tui.mjs", __bundleMeta.url).href);
   }
   // Not bundled (dist/cli/, or the sources under the tests): an ordinary import. A name the
   // bundler does not follow, so the CLI bundle does not take Ink in.

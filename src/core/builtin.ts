@@ -5,10 +5,11 @@
  */
 import { createRequire } from "node:module";
 
-const load = createRequire(import.meta.url);
+let load: NodeJS.Require | undefined;
 
 /** `() => the module`, which requires it the first time. */
 export function lazyBuiltin<T>(id: `node:${string}`): () => T {
   let mod: T | undefined;
-  return () => (mod ??= load(id) as T);
+  // The require function too is made on first use (createRequire parses import.meta.url).
+  return () => (mod ??= (load ??= createRequire(import.meta.url))(id) as T);
 }

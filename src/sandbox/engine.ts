@@ -23,8 +23,8 @@ const WASM = {
   debug: "@jitl/quickjs-wasmfile-debug-asyncify/wasm",
 } as const;
 
-/** Set in the CLI bundle (scripts/bundle.mjs): the bundle's own URL. */
-declare const __bundleUrl: string | undefined;
+/** Set in the CLI bundle (scripts/bundle.mjs): its `url` is the bundle's own URL. */
+declare const __bundleMeta: { readonly url: string } | undefined;
 
 /**
  * The worker's script: bundled on its own beside the CLI bundle and the library's modules
@@ -33,7 +33,7 @@ declare const __bundleUrl: string | undefined;
 export function workerFile(): URL | string {
   const named = process.env["SPELLBOOK_SANDBOX_WORKER"];
   if (named) return named;
-  if (typeof __bundleUrl === "string") return new URL("./sandbox-worker.mjs", __bundleUrl);
+  if (typeof __bundleMeta === "object") return new URL("./sandbox-worker.mjs", __bundleMeta.url);
   return new URL("../sandbox-worker.mjs", import.meta.url);
 }
 

@@ -226,20 +226,79 @@ describe("spell test on a folder", () => {
   });
 });
 
-/** Loads the bundle through a bin/load.js in a child process: was its cache used, and what commands. */
-function loadBundleIn(loadJs: string) {
+/**
+ * Loads the bundle through a bin/load.js in a child process: was its cache used, what commands,
+ * and whether node:zlib loaded. `before`: code run first (to take process.binding away);
+ * `nodeArgs`, `env`: how Node is started.
+ */
+function loadBundleIn(
+  loadJs: string,
+  how: { before?: string; nodeArgs?: string[]; env?: NodeJS.ProcessEnv; bundle?: string } = {},
+) {
+  const bundle = JSON.stringify(how.bundle ?? "spell.cjs");
   const r = spawnSync(
     process.execPath,
     [
+      ...(how.nodeArgs ?? []),
       "--input-type=module",
       "-e",
-      `const { loadBundle } = await import(${JSON.stringify(loadJs)}); const b = loadBundle(); console.log(JSON.stringify({ rejected: b.cacheRejected, commands: Object.keys(b.exports.COMMANDS) }));`,
+      `${how.before ?? ""}; const { loadBundle } = await import(${JSON.stringify(loadJs)}); const b = loadBundle({ bundle: ${bundle} }); console.log(JSON.stringify({ rejected: b.cacheRejected, commands: Object.keys(b.exports.COMMANDS ?? {}), zlib: process.moduleLoadList.includes("NativeModule zlib") }));`,
     ],
-    { encoding: "utf8" },
+    { encoding: "utf8", env: how.env ?? process.env },
   );
   expect(r.stderr).toBe("");
-  return JSON.parse(r.stdout) as { rejected: boolean; commands: string[] };
+  const loaded = JSON.parse(r.stdout) as { rejected: boolean; commands: string[]; zlib: boolean };
+  return { rejected: loaded.rejected, commands: loaded.commands, zlib: loaded.zlib };
 }
+
+/** The environment without Node's own settings (the test runner's may hold some). */
+function nodeEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const env = { ...process.env, ...extra };
+  if (!("NODE_OPTIONS" in extra)) delete env["NODE_OPTIONS"];
+  if (!("NODE_PENDING_DEPRECATION" in extra)) delete env["NODE_PENDING_DEPRECATION"];
+  return env;
+}
+
+/**
+ * The ways Node may be started around bin/load.js: zlib's CRC-32 through process.binding, or
+ * node:zlib where process.binding would warn (--pending-deprecation) or is not there.
+ */
+const CRC_PATHS: { name: string; zlib: boolean; how: Parameters<typeof loadBundleIn>[1] }[] = [
+  { name: "process.binding", zlib: false, how: { env: nodeEnv() } },
+  {
+    name: "--pending-deprecation",
+    zlib: true,
+    how: { nodeArgs: ["--pending-deprecation"], env: nodeEnv() },
+  },
+  {
+    name: "NODE_OPTIONS=--pending-deprecation",
+    zlib: true,
+    how: { env: nodeEnv({ NODE_OPTIONS: "--pending-deprecation" }) },
+  },
+  {
+    name: "NODE_PENDING_DEPRECATION=1",
+    zlib: true,
+    how: { env: nodeEnv({ NODE_PENDING_DEPRECATION: "1" }) },
+  },
+  {
+    name: "no process.binding",
+    zlib: true,
+    how: { before: "process.binding = undefined", env: nodeEnv() },
+  },
+  {
+    name: "a process.binding that throws",
+    zlib: true,
+    how: {
+      before: 'process.binding = function binding() { throw new Error("gone") }',
+      env: nodeEnv(),
+    },
+  },
+  {
+    name: "a zlib binding without crc32",
+    zlib: true,
+    how: { before: "process.binding = function binding() { return {} }", env: nodeEnv() },
+  },
+];
 
 describe("the bin", () => {
   /** `spell ARGV` with hooks that report every ES module resolved and CommonJS module required. */
@@ -326,33 +385,52 @@ describe("the bin", () => {
     expect(loadBundleIn(join(process.cwd(), "bin/load.js"))).toEqual({
       rejected: false,
       commands: COMMANDS,
+      zlib: false,
     });
   });
 
-  it("uses a code cache only when it is whole and made from this very bundle", () => {
-    // A copy of bin/ and dist/spell.cjs, whose cache is damaged in two ways.
-    const root = mkdtempSync(join(tmpdir(), "spell-cache-"));
-    mkdirSync(join(root, "dist"));
-    cpSync("bin", join(root, "bin"), { recursive: true });
-    cpSync("dist/spell.cjs", join(root, "dist/spell.cjs"));
-    const cache = readFileSync("dist/spell.cjs.v8cache");
-    // Bytes flipped in the middle of the V8 data: V8 itself would crash or run garbage.
-    const damaged = Buffer.from(cache);
-    damaged.writeUInt32LE(0xfcfdfeff, Math.floor(damaged.length / 2));
-    writeFileSync(join(root, "dist/spell.cjs.v8cache"), damaged);
-    expect(loadBundleIn(join(root, "bin/load.js"))).toEqual({
-      rejected: true,
-      commands: COMMANDS,
-    });
-    // A bundle of the same length but other content: V8 would accept the old cache.
-    const source = readFileSync("dist/spell.cjs", "utf8");
-    writeFileSync(join(root, "dist/spell.cjs"), source.replace("loom:export", "loom:exporT"));
-    writeFileSync(join(root, "dist/spell.cjs.v8cache"), cache);
-    const stale = loadBundleIn(join(root, "bin/load.js"));
-    expect(stale.rejected).toBe(true);
-    expect(stale.commands).toContain("loom:exporT");
-    rmSync(root, { recursive: true, force: true });
-  });
+  it.each(CRC_PATHS)(
+    "checks the code caches the build trained, by $name, without a warning",
+    ({ zlib, how }) => {
+      const loadJs = join(process.cwd(), "bin/load.js");
+      // The caches were written through process.binding: the node:zlib way must sum them alike.
+      expect(loadBundleIn(loadJs, how)).toEqual({ rejected: false, commands: COMMANDS, zlib });
+      expect(loadBundleIn(loadJs, { ...how, bundle: "run.cjs" })).toEqual({
+        rejected: false,
+        commands: [],
+        zlib,
+      });
+    },
+  );
+
+  it.each(CRC_PATHS)(
+    "uses a code cache only when it is whole and made from this very bundle ($name)",
+    ({ zlib, how }) => {
+      // A copy of bin/ and dist/spell.cjs, whose cache is damaged in two ways.
+      const root = mkdtempSync(join(tmpdir(), "spell-cache-"));
+      mkdirSync(join(root, "dist"));
+      cpSync("bin", join(root, "bin"), { recursive: true });
+      cpSync("dist/spell.cjs", join(root, "dist/spell.cjs"));
+      const cache = readFileSync("dist/spell.cjs.v8cache");
+      // Bytes flipped in the middle of the V8 data: V8 itself would crash or run garbage.
+      const damaged = Buffer.from(cache);
+      damaged.writeUInt32LE(0xfcfdfeff, Math.floor(damaged.length / 2));
+      writeFileSync(join(root, "dist/spell.cjs.v8cache"), damaged);
+      expect(loadBundleIn(join(root, "bin/load.js"), how)).toEqual({
+        rejected: true,
+        commands: COMMANDS,
+        zlib,
+      });
+      // A bundle of the same length but other content: V8 would accept the old cache.
+      const source = readFileSync("dist/spell.cjs", "utf8");
+      writeFileSync(join(root, "dist/spell.cjs"), source.replace("loom:export", "loom:exporT"));
+      writeFileSync(join(root, "dist/spell.cjs.v8cache"), cache);
+      const stale = loadBundleIn(join(root, "bin/load.js"), how);
+      expect(stale.rejected).toBe(true);
+      expect(stale.commands).toContain("loom:exporT");
+      rmSync(root, { recursive: true, force: true });
+    },
+  );
 
   it("says how to build when the checkout is not built", () => {
     const root = mkdtempSync(join(tmpdir(), "spell-unbuilt-"));
