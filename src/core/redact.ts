@@ -5,14 +5,22 @@
  * looms, the loom at rest, exports, OpenTelemetry, the worker's log): each known secret is
  * redacted in every form of redact-forms.ts, wherever it is redacted.
  */
+/**
+ * Where a shape may start: at a word boundary, or just after a JSON escape (`\n`, `\t`, `\r`,
+ * `\b`, `\f`, `\u000b`…, once or more escaped), whose last letter or digit hides the boundary:
+ * a tool call's arguments, an answer sent as JSON, a loom line quoted in a report.
+ */
+const START = String.raw`(?:\b|(?<=\\[nrtbf]|\\u[0-9A-Fa-f]{4}))`;
+/** Whitespace, as itself or as a JSON escape (between "Bearer" and its token). */
+const SPACE = String.raw`(?:\s|\\+[nrtf]|\\+u[0-9A-Fa-f]{4})`;
 const SHAPES: readonly RegExp[] = [
-  /\bsk-[A-Za-z0-9_-]{16,}/g,
-  /\b(?:Bearer|bearer)\s+[A-Za-z0-9._~+/=-]{16,}/g,
-  /\bxox[abprs]-[A-Za-z0-9-]{10,}/g,
-  /\bgh[pousr]_[A-Za-z0-9]{20,}/g,
+  new RegExp(String.raw`${START}sk-[A-Za-z0-9_-]{16,}`, "g"),
+  new RegExp(String.raw`${START}(?:Bearer|bearer)${SPACE}+[A-Za-z0-9._~+/=-]{16,}`, "g"),
+  new RegExp(String.raw`${START}xox[abprs]-[A-Za-z0-9-]{10,}`, "g"),
+  new RegExp(String.raw`${START}gh[pousr]_[A-Za-z0-9]{20,}`, "g"),
   // An AWS access key id, long-term (AKIA) or temporary (ASIA), also beside `_` or a lower-case
-  // letter (`key_AKIA…`, where `\b` would not match).
-  /(?<![A-Z0-9])A[KS]IA[0-9A-Z]{16}/g,
+  // letter (`key_AKIA…`, where `\b` would not match), or after a `\uXXXX` escape.
+  new RegExp(String.raw`(?:(?<![A-Z0-9])|(?<=\\u[0-9A-Fa-f]{4}))A[KS]IA[0-9A-Z]{16}`, "g"),
 ];
 /**
  * The literal every shape starts with: text without any of them holds no shape, so one scan

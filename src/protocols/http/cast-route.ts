@@ -8,7 +8,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import type { ErrorCode } from "../../core/error-codes.js";
 import type { CantripEvent } from "../../core/events.js";
 import type { Redactor } from "../../core/redact.js";
-import { redactingListener } from "../../core/redact-stream.js";
+import { redactDeep, redactingListener } from "../../core/redact-stream.js";
 import type { CastResult } from "../../core/result.js";
 import type { Loom } from "../../loom/core/index.js";
 import { resultJson } from "../result-json.js";
@@ -80,8 +80,8 @@ export async function cast(
     if (req.headers.accept?.includes("text/event-stream"))
       return await stream(reply, run, controller.signal, secrets);
     const result = await run(undefined, controller.signal);
-    // Redacted as text, sent as that text: no second parse and serialisation per cast.
-    const json = secrets.redact(JSON.stringify(resultJson(result, result.loom.store.location)));
+    // Every string redacted, then the text as sent (no second parse and serialisation per cast).
+    const json = answerJson(resultJson(result, result.loom.store.location), secrets);
     redactedAnswers.set(reply, json);
     return reply
       .code(result.status === "failed" ? 502 : 200)
@@ -102,15 +102,27 @@ async function stream(reply: FastifyReply, run: Run, signal: AbortSignal, secret
     "cache-control": "no-cache",
     connection: "keep-alive",
   });
-  // Each event is also redacted as the text it is sent as (a secret JSON-escaped by encoding).
-  const send = (event: string, data: unknown) =>
-    raw.write(`event: ${event}\ndata: ${secrets.redact(JSON.stringify(data))}\n\n`);
-  const onEvent = redactingListener((e) => send(e.type, e), secrets);
+  const send = (event: string, json: string) => raw.write(`event: ${event}\ndata: ${json}\n\n`);
+  // Each event (redacted by the listener) is also redacted as the text it is sent as (a secret
+  // JSON-escaped by encoding).
+  const onEvent = redactingListener(
+    (e) => send(e.type, secrets.redact(JSON.stringify(e))),
+    secrets,
+  );
   try {
     const result = await run(onEvent, signal);
-    send("result", resultJson(result, result.loom.store.location));
+    send("result", answerJson(resultJson(result, result.loom.store.location), secrets));
   } catch (err) {
-    send("error", { code: "cast_failed", message: (err as Error).message });
+    send("error", answerJson({ code: "cast_failed", message: (err as Error).message }, secrets));
   }
   raw.end();
+}
+
+/**
+ * An answer as the JSON text sent: each of its strings redacted before encoding, then the text.
+ * The text alone is not enough: a key known by its shape (`sk-…`) after a newline is `\nsk-…`
+ * in JSON, where the shape's word boundary is not found.
+ */
+function answerJson(value: unknown, secrets: Secrets): string {
+  return secrets.redact(JSON.stringify(redactDeep(value, (t) => secrets.redact(t))));
 }
