@@ -5,20 +5,33 @@
  * looms, the loom at rest, exports, OpenTelemetry, the worker's log): each known secret is
  * redacted in every form of redact-forms.ts, wherever it is redacted.
  */
+/**
+ * Where a shape may start: at a word boundary, or just after a JSON escape (`\n`, `\t`, `\r`,
+ * `\b`, `\f`, `\u000b`…, once or more escaped), whose last letter or digit hides the boundary:
+ * a tool call's arguments, an answer sent as JSON, a loom line quoted in a report.
+ */
+const START = String.raw`(?:\b|(?<=\\[nrtbf]|\\u[0-9A-Fa-f]{4}))`;
+/** Whitespace, as itself or as a JSON escape (between "Bearer" and its token). */
+const SPACE = String.raw`(?:\s|\\+[nrtf]|\\+u[0-9A-Fa-f]{4})`;
 const SHAPES: readonly RegExp[] = [
-  /\bsk-[A-Za-z0-9_-]{16,}/g,
-  /\b(?:Bearer|bearer)\s+[A-Za-z0-9._~+/=-]{16,}/g,
-  /\bxox[abprs]-[A-Za-z0-9-]{10,}/g,
-  /\bgh[pousr]_[A-Za-z0-9]{20,}/g,
+  new RegExp(String.raw`${START}sk-[A-Za-z0-9_-]{16,}`, "g"),
+  new RegExp(String.raw`${START}(?:Bearer|bearer)${SPACE}+[A-Za-z0-9._~+/=-]{16,}`, "g"),
+  new RegExp(String.raw`${START}xox[abprs]-[A-Za-z0-9-]{10,}`, "g"),
+  new RegExp(String.raw`${START}gh[pousr]_[A-Za-z0-9]{20,}`, "g"),
   // An AWS access key id, long-term (AKIA) or temporary (ASIA), also beside `_` or a lower-case
-  // letter (`key_AKIA…`, where `\b` would not match).
-  /(?<![A-Z0-9])A[KS]IA[0-9A-Z]{16}/g,
+  // letter (`key_AKIA…`, where `\b` would not match), or after a `\uXXXX` escape.
+  new RegExp(String.raw`(?:(?<![A-Z0-9])|(?<=\\u[0-9A-Fa-f]{4}))A[KS]IA[0-9A-Z]{16}`, "g"),
 ];
 /**
  * The literal every shape starts with: text without any of them holds no shape, so one scan
  * spares the five (most text, every object key, holds none).
  */
 const SHAPE_START = /sk-|[Bb]earer|xox[abprs]-|gh[pousr]_|A[KS]IA/;
+/**
+ * The shortest text any of SHAPES matches (`xox` + a letter, `-` and 10 more): shorter text holds
+ * no shape. (sk-: 19, Bearer: 23, gh: 24, AKIA: 20.)
+ */
+export const SHAPE_SHORTEST = 15;
 /** Strings up to this long are remembered redacted (object keys, ids, short values repeat). */
 const MEMO_LENGTH = 64;
 /** How many; the memo starts over past it. */
@@ -34,6 +47,19 @@ import {
 } from "./redact-forms.js";
 
 export const REDACTED = "[REDACTED]";
+
+/**
+ * The shortest text in which anything `add(secret)` adds can match: a literal form (the secret,
+ * its escaped, reversed, hex and base64 spellings — base64 inside a longer run is its shortest),
+ * the URL pattern (every character is one character at least, but tabs and newlines, which a URL
+ * parser drops, may be missing), the `\uXXXX` pattern (one character at least per UTF-16 unit).
+ */
+export function shortestMatch(secret: string): number {
+  let n = [...secret].filter((c) => !/^[\t\n\r]$/.test(c)).length;
+  for (const form of [...secretForms(secret), ...percentEncodable(secret)])
+    n = Math.min(n, form.length);
+  return Math.min(n, secret.length);
+}
 
 export class Redactor {
   // ES private fields (#): util.inspect, JSON.stringify and Object.values never reach a secret
@@ -55,8 +81,18 @@ export class Redactor {
    * before each form is looked for on its own.
    */
   #any: RegExp | null = null;
+  /**
+   * Any of `values` or any shape's first letters: text it does not match needs neither the
+   * forms nor the shapes (one scan where there were two).
+   */
+  #maybe: RegExp = SHAPE_START;
   /** Short strings already redacted with the secrets known then (emptied by `add`). */
   readonly #memo = new Map<string, string>();
+  /**
+   * The shortest text any form, pattern or shape can match: shorter text (most object keys,
+   * short values) is given back as it is, without a look (issue 40).
+   */
+  #shortest = SHAPE_SHORTEST;
 
   /**
    * Values shorter than 4 characters are not treated as secrets (they would shred text); a
@@ -72,6 +108,7 @@ export class Redactor {
     else this.#percent.push(urlPattern(secret, true)!);
     for (const form of percentEncodable(secret)) this.#percent.push(urlPattern(form)!);
     this.#escaped.push(unicodeEscapePattern(secret));
+    this.#shortest = Math.min(this.#shortest, shortestMatch(secret));
     this.#ordered = null;
     this.#memo.clear();
     // The longest spelling: every UTF-8 byte as %XX (base64 is a third longer than the bytes).
@@ -103,6 +140,7 @@ export class Redactor {
   }
 
   redact(text: string): string {
+    if (text.length < this.#shortest) return text;
     if (text.length > MEMO_LENGTH) return this.#redact(text);
     let out = this.#memo.get(text);
     if (out === undefined) {
@@ -120,8 +158,14 @@ export class Redactor {
       this.#any = this.#ordered.length
         ? new RegExp(this.#ordered.map(escapeRegExp).join("|"))
         : null;
+      this.#maybe = this.#any
+        ? new RegExp(`${this.#any.source}|${SHAPE_START.source}`)
+        : SHAPE_START;
     }
-    if (this.#any?.test(out))
+    // A shape's first letters are in `out` below only if they are in `text`: a replacement
+    // ([REDACTED]) holds none and cannot join two halves.
+    const maybe = this.#maybe.test(text);
+    if (maybe && this.#any?.test(out))
       for (const value of this.#ordered)
         if (out.includes(value)) out = out.split(value).join(REDACTED);
     for (const pattern of this.#patterns) out = out.replace(pattern, REDACTED);
@@ -129,7 +173,8 @@ export class Redactor {
       for (const pattern of this.#percent) out = out.replace(pattern, REDACTED);
     if (out.includes("\\u"))
       for (const pattern of this.#escaped) out = out.replace(pattern, REDACTED);
-    if (SHAPE_START.test(out)) for (const shape of SHAPES) out = out.replace(shape, REDACTED);
+    if (maybe && SHAPE_START.test(out))
+      for (const shape of SHAPES) out = out.replace(shape, REDACTED);
     return out;
   }
 }

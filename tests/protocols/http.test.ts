@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import http from "node:http";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -254,6 +255,50 @@ describe("spell serve (HTTP, on loopback)", () => {
     // The cast was truncated by the disconnect; its turns are in the loom.
     const last = loaded.cantrip!.loom.turns().at(-1)!;
     expect(last).toMatchObject({ truncated: true, reason: "client_disconnected" });
+  });
+
+  it("one keep-alive connection: a cast answered stays so, the next one is cancelled when it closes", async () => {
+    const slow = { tool_calls: [{ gate: "hold", args: {} }] };
+    // Every cast holds 3 s in its gate: the first is answered, the second cancelled in it.
+    const { url, loaded } = await serve([slow, done("late")], {}, hold(3_000));
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const { port } = new URL(url);
+    const request = () => {
+      const req = http.request({
+        host: "127.0.0.1",
+        port,
+        path: "/cast",
+        method: "POST",
+        agent,
+        headers: { "content-type": "application/json" },
+      });
+      const answer = new Promise<string>((resolve, reject) => {
+        req.on("response", (res) => {
+          let text = "";
+          res.on("data", (d: Buffer) => (text += d.toString()));
+          res.on("end", () => resolve(text));
+        });
+        req.on("error", reject);
+      });
+      req.end(JSON.stringify({ intent: "x" }));
+      return { req, answer };
+    };
+    const first = request();
+    expect(JSON.parse(await first.answer)).toMatchObject({ status: "terminated", result: "late" });
+    const second = request();
+    const gone = second.answer.catch(() => "gone");
+    await runningIs(url, 1);
+    expect(second.req.reusedSocket).toBe(true); // the same connection as the first cast's
+    second.req.destroy(); // the client goes away: the connection closes
+    expect(await gone).toBe("gone");
+    await runningIs(url, 0);
+    agent.destroy();
+    const turns = loaded.cantrip!.loom.turns();
+    const entities = [...new Set(turns.map((t) => t.entity_id))];
+    expect(entities).toHaveLength(2);
+    const last = (id: string) => turns.filter((t) => t.entity_id === id).at(-1);
+    expect(last(entities[0]!)).toMatchObject({ terminated: true, reason: "done" });
+    expect(last(entities[1]!)).toMatchObject({ truncated: true, reason: "client_disconnected" });
   });
 
   it("publishes an OpenAPI document", async () => {

@@ -87,4 +87,18 @@ describe("spell serve never sends a secret (PROD-8)", () => {
       expect(body).not.toContain(SECRET);
     });
   });
+
+  // A key known by its shape alone (no spell names it), after a newline or a tab: redacting only
+  // the answer's JSON text missed it there, where `\b` sees the escape's letter (`\nsk-…`).
+  const SHAPED = ["sk-abcdefghijklmnop1234", "ghp_abcdefghijklmnopqrstu", "xoxb-1234567890ab"];
+  const shapedAnswer = `line\n${SHAPED[0]}\t${SHAPED[1]}\r\n${SHAPED[2]} and\tBearer abcdefghijklmnop1234`;
+  for (const accept of ["application/json", "text/event-stream"])
+    it(`a shaped key after a newline or a tab in the answer (${accept})`, async () => {
+      await withProvider([doneWith(shapedAnswer)], async (provider) => {
+        const { cast } = await serve(provider.url);
+        const body = await (await cast(accept)).text();
+        expect(body).toContain("[REDACTED]");
+        for (const key of [...SHAPED, "abcdefghijklmnop1234"]) expect(body).not.toContain(key);
+      });
+    });
 });
