@@ -222,10 +222,23 @@ function holding(session: MediumSession, gates: readonly Gate[], entityId: strin
 /**
  * A settled call: its record stamped with when it began and how long it ran (milliseconds, to
  * the µs); a call answered without a record is told to `onUnrecorded`.
+ *
+ * The stamped record is a new object literal with every key, in the order the loom writes them,
+ * rather than the record with two keys added: V8 reaches an object with added keys through a
+ * hidden-class transition it holds weakly, freed by a full GC when no record is alive (between
+ * two casts), and every optimized function that reads records was then thrown away (issue 40).
+ * The records stamped here come from `success`, `failure` and the turn's budget: these four keys.
  */
 function settled(o: GateOutcome, startedAt: string, t0: number, ctx: GateContext): GateOutcome {
-  o.record.started_at = startedAt;
-  o.record.duration_ms = Math.round((monotonicMs() - t0) * 1000) / 1000;
+  const { gate_name, arguments: encoded, result, is_error } = o.record;
+  o.record = {
+    gate_name,
+    arguments: encoded,
+    result,
+    is_error,
+    started_at: startedAt,
+    duration_ms: Math.round((monotonicMs() - t0) * 1000) / 1000,
+  };
   if (o.unrecorded) ctx.onUnrecorded?.(o.record);
   return o;
 }
