@@ -27,6 +27,7 @@ import {
 import { DELEGATION_GATES, DONE } from "./gate-names.js";
 import { ApprovalPolicy, ask, deniedMessage } from "./approvals.js";
 import { conversationMedium } from "./mediums/conversation.js";
+import { keepShapeOf } from "../core/kept-shapes.js";
 
 export type { GateOutcome } from "./gate.js";
 
@@ -82,6 +83,8 @@ export class Circle implements CircleLike, GateHost {
         "cantrip must have at least one truncation ward (max_turns or timeout_ms)",
       );
     }
+    // One kept from the first on (core/kept-shapes.ts): a program may make a circle per cast.
+    keepShapeOf(Circle, () => new Circle({ gates: [SPECIMEN_DONE], wards: [{ max_turns: 1 }] }));
   }
 
   get requireDone(): boolean {
@@ -204,6 +207,14 @@ export class Circle implements CircleLike, GateHost {
 }
 
 const NO_APPROVALS = new ApprovalPolicy([]);
+
+/** The done gate of the circle kept for its shape: never called. */
+const SPECIMEN_DONE: Gate = {
+  name: DONE,
+  description: "",
+  parameters: { type: "object", properties: {} },
+  execute: () => undefined,
+};
 
 /** A session that holds what its gates run on until it is disposed (an MCP server, a page). */
 function holding(session: MediumSession, gates: readonly Gate[], entityId: string): MediumSession {
