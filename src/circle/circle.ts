@@ -27,6 +27,7 @@ import {
 import { DELEGATION_GATES, DONE } from "./gate-names.js";
 import { ApprovalPolicy, ask, deniedMessage } from "./approvals.js";
 import { conversationMedium } from "./mediums/conversation.js";
+import { keepShapeOf } from "../core/kept-shapes.js";
 
 export type { GateOutcome } from "./gate.js";
 
@@ -82,6 +83,8 @@ export class Circle implements CircleLike, GateHost {
         "cantrip must have at least one truncation ward (max_turns or timeout_ms)",
       );
     }
+    // One kept from the first on (core/kept-shapes.ts): a program may make a circle per cast.
+    keepShapeOf(Circle, () => new Circle({ gates: [SPECIMEN_DONE], wards: [{ max_turns: 1 }] }));
   }
 
   get requireDone(): boolean {
@@ -205,6 +208,14 @@ export class Circle implements CircleLike, GateHost {
 
 const NO_APPROVALS = new ApprovalPolicy([]);
 
+/** The done gate of the circle kept for its shape: never called. */
+const SPECIMEN_DONE: Gate = {
+  name: DONE,
+  description: "",
+  parameters: { type: "object", properties: {} },
+  execute: () => undefined,
+};
+
 /** A session that holds what its gates run on until it is disposed (an MCP server, a page). */
 function holding(session: MediumSession, gates: readonly Gate[], entityId: string): MediumSession {
   const releases = gates.map((g) => g.hold!(entityId));
@@ -222,10 +233,23 @@ function holding(session: MediumSession, gates: readonly Gate[], entityId: strin
 /**
  * A settled call: its record stamped with when it began and how long it ran (milliseconds, to
  * the µs); a call answered without a record is told to `onUnrecorded`.
+ *
+ * The stamped record is a new object literal with every key, in the order the loom writes them,
+ * rather than the record with two keys added: V8 reaches an object with added keys through a
+ * hidden-class transition it holds weakly, freed by a full GC when no record is alive (between
+ * two casts), and every optimized function that reads records was then thrown away (issue 40).
+ * The records stamped here come from `success`, `failure` and the turn's budget: these four keys.
  */
 function settled(o: GateOutcome, startedAt: string, t0: number, ctx: GateContext): GateOutcome {
-  o.record.started_at = startedAt;
-  o.record.duration_ms = Math.round((monotonicMs() - t0) * 1000) / 1000;
+  const { gate_name, arguments: encoded, result, is_error } = o.record;
+  o.record = {
+    gate_name,
+    arguments: encoded,
+    result,
+    is_error,
+    started_at: startedAt,
+    duration_ms: Math.round((monotonicMs() - t0) * 1000) / 1000,
+  };
   if (o.unrecorded) ctx.onUnrecorded?.(o.record);
   return o;
 }

@@ -160,12 +160,10 @@ export class MediumTurn {
 
   /** One call begins: its run, or undefined when it is skipped (answered here). */
   private start(turn: TurnRun, call: ToolCall): CallRun | Promise<CallRun> | undefined {
-    const { signal } = turn.scope;
-    if (turn.done || signal.aborted) {
+    const stopped = turn.done ? null : stoppedBy(turn.scope);
+    if (turn.done || stopped !== null) {
       // Every call still gets a result so the history stays well paired (LLM-7).
-      const content = turn.done
-        ? SKIPPED
-        : `skipped: the loop was stopped (${abortReason(signal.reason)})`;
+      const content = turn.done ? SKIPPED : `skipped: the loop was stopped (${stopped})`;
       turn.messages.push({ role: "tool", toolCallId: call.id, content });
       return undefined;
     }
@@ -224,6 +222,13 @@ export class MediumTurn {
 // nothing (core/kept-shapes.ts).
 keepShape(new MediumTurn(null as never, null as never));
 
+/** Why the cast was stopped, null while it was not: its stop's field, else its signal. */
+function stoppedBy(scope: TurnScope): string | null {
+  const { stop, signal } = scope;
+  if (stop) return stop.reason;
+  return signal.aborted ? abortReason(signal.reason) : null;
+}
+
 /**
  * The turn's scope with its budget and approvals, built field by field: spreading the loop's
  * scope (`{ ...scope, budget }`) took V8's slow generic copy, two-thirds of a conversation
@@ -235,6 +240,7 @@ function callScopeOf(scope: TurnScope, budget: GateBudget, approvals: ApprovalRe
     entityId: scope.entityId,
     turnId: scope.turnId,
     signal: scope.signal,
+    stop: scope.stop,
     requireDone: scope.requireDone,
     onGateStart: scope.onGateStart,
     onGateUnrecorded: scope.onGateUnrecorded,

@@ -1,6 +1,6 @@
 /**
- * A cast's cancellation: one AbortController per cast, aborted by its timeout_ms ward or by the
- * caller's signal (the entity's and the send's, as one), each with its reason.
+ * A cast's cancellation: one AbortController per cast (CastStop), aborted by its timeout_ms ward
+ * or by the caller's signal (the entity's and the send's, as one), each with its reason.
  */
 
 /** The one name of an abort's cause: a ward's or caller's string, else "aborted". */
@@ -8,21 +8,52 @@ export function abortReason(reason: unknown): string {
   return typeof reason === "string" ? reason : "aborted";
 }
 
-/** Aborts `controller` with "timeout_ms" after `timeout` ms (none when undefined); unref'd. */
+/** Whether a cast was stopped, and why: what the loop and the medium check on every turn. */
+export interface CastStopState {
+  /** Null while the cast may go on; once stopped, its abort's reason (as `abortReason` says it). */
+  readonly reason: string | null;
+}
+
+/**
+ * A cast's AbortController, and whether it was aborted as a plain field. The loop and the medium
+ * check `reason` on every turn, never `signal.aborted`: each AbortSignal Node 20 makes has a
+ * hidden class of its own (its prototype is set after it is made), and aborting it changes that
+ * class, so V8 threw away every optimized function that read `signal.aborted` at the end of each
+ * cast (whose release aborts its signal) and again when the next cast's signal came (issue 40).
+ * Gates and LLMs still get the signal itself.
+ */
+export class CastStop implements CastStopState {
+  private readonly controller = new AbortController();
+  reason: string | null = null;
+
+  /** Aborted with `reason` when the cast stops. */
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  /** Stops the cast with `reason`; a cast already stopped keeps its first reason. */
+  stop(reason: string): void {
+    if (this.reason !== null) return;
+    this.reason = reason;
+    this.controller.abort(reason);
+  }
+}
+
+/** Stops the cast with "timeout_ms" after `timeout` ms (none when undefined); unref'd. */
 export function abortAfter(
-  controller: AbortController,
+  stop: CastStop,
   timeout: number | undefined,
 ): NodeJS.Timeout | undefined {
   if (timeout === undefined) return undefined;
   // setTimeout takes at most 2^31-1 ms (~24.8 days); a larger delay would fire at once.
-  const timer = setTimeout(() => controller.abort("timeout_ms"), Math.min(timeout, 2 ** 31 - 1));
+  const timer = setTimeout(() => stop.stop("timeout_ms"), Math.min(timeout, 2 ** 31 - 1));
   timer.unref();
   return timer;
 }
 
-/** Aborts `controller` when `outer` aborts, with its reason; returns the unlink. */
-export function follow(controller: AbortController, outer: AbortSignal): () => void {
-  const forward = (): void => controller.abort(abortReason(outer.reason));
+/** Stops the cast when `outer` aborts, with its reason; returns the unlink. */
+export function follow(stop: CastStop, outer: AbortSignal): () => void {
+  const forward = (): void => stop.stop(abortReason(outer.reason));
   if (outer.aborted) forward();
   outer.addEventListener("abort", forward, { once: true });
   return () => outer.removeEventListener("abort", forward);
@@ -49,19 +80,19 @@ export class QueryRace {
   private pending: ((err: Error) => void) | null = null;
   private listening = false;
 
-  constructor(private readonly signal: AbortSignal) {}
+  constructor(private readonly stop: CastStop) {}
 
   run<T>(query: Promise<T>): Promise<T> {
-    const { signal } = this;
+    const { stop } = this;
     return new Promise<T>((resolve, reject) => {
-      if (signal.aborted) reject(new Error(abortReason(signal.reason)));
+      if (stop.reason !== null) reject(new Error(stop.reason));
       else {
         this.pending = reject;
         if (!this.listening) {
           this.listening = true;
-          signal.addEventListener(
+          stop.signal.addEventListener(
             "abort",
-            () => this.pending?.(new Error(abortReason(signal.reason))),
+            () => this.pending?.(new Error(stop.reason ?? "aborted")),
             { once: true },
           );
         }

@@ -12,7 +12,6 @@ import type { MediumStep } from "./medium.js";
 import { truncationSummary, type LoopState, type TurnOutcome } from "./outcome.js";
 import { totals, type CastResult, type UsageTotals } from "./result.js";
 import { addCost } from "./spend.js";
-import { abortReason } from "./cast-signal.js";
 
 /** What a cast's result says of its entity besides the tally. */
 export interface CastOwner<L> {
@@ -54,14 +53,17 @@ export class CastTally {
       this.gates.set(r.gate_name, (this.gates.get(r.gate_name) ?? 0) + 1);
   }
 
-  /** What the wards decide on, now (`now`: a reading of monotonicMs the caller took already). */
-  state(signal: AbortSignal, now: number = monotonicMs()): LoopState {
+  /**
+   * What the wards decide on, now (`now`: a reading of monotonicMs the caller took already);
+   * `stopped`: why the cast was stopped (CastStop.reason), null while it was not.
+   */
+  state(stopped: string | null, now: number = monotonicMs()): LoopState {
     return {
       turns: this.turns,
       tokens: this.usage.promptTokens + this.usage.completionTokens,
       startedAt: this.startedAt,
       now,
-      aborted: signal.aborted ? abortReason(signal.reason) : null,
+      aborted: stopped,
       costUsd: this.spent,
     };
   }

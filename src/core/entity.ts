@@ -13,7 +13,7 @@ import { totals, type CastResult, type UsageTotals } from "./result.js";
 import { wholeHistory, type FoldRecord, type TurnMark } from "./view.js";
 import { ThreadReader, type LoomThreadView } from "./entity-thread.js";
 import type { EntityOptions, EntitySource } from "./entity-options.js";
-import { castSignal } from "./cast-signal.js";
+import { castSignal, type CastStop } from "./cast-signal.js";
 import { streamEvents, type CastEvents } from "./event-stream.js";
 import { recordedResult } from "./cast-resume.js";
 import { EntityHold } from "./entity-hold.js";
@@ -226,7 +226,7 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
   step(
     response: LLMResponse,
     turnId: string,
-    signal: AbortSignal,
+    stop: CastStop,
     onGateStart?: (gate: string, args: string) => void,
     onGateUnrecorded?: (record: GateCallRecord) => void,
   ): MediumStep | Promise<MediumStep> {
@@ -234,7 +234,8 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
     return this.session.execute(response, {
       entityId: this.id,
       turnId,
-      signal,
+      signal: stop.signal,
+      stop,
       requireDone: this.cantrip.circle.requireDone,
       onGateStart,
       onGateUnrecorded,

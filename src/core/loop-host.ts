@@ -5,6 +5,7 @@ import type { TurnContent, TurnCost } from "./loom-writer.js";
 import type { CircleLike, GateCallRecord, MediumStep, Presentation } from "./medium.js";
 import type { TurnOutcome } from "./outcome.js";
 import type { UsageTotals } from "./result.js";
+import type { CastStop } from "./cast-signal.js";
 
 /** What a cantrip fixes for every cast of it: read once per cast, never changed by one. */
 export interface CastConfig<L> {
@@ -27,13 +28,14 @@ export interface LoopHost<L> {
   /** What the LLM is sent: the history as the view step shapes it (folding plugs in here). */
   view(): readonly Message[] | Promise<readonly Message[]>;
   /**
-   * The medium's side of a turn; `onGateStart` is told as each gate call begins,
-   * `onGateUnrecorded` of each call answered without a record (past the turn's gate budget).
+   * The medium's side of a turn, under the cast's `stop` (its signal, and whether it stopped);
+   * `onGateStart` is told as each gate call begins, `onGateUnrecorded` of each call answered
+   * without a record (past the turn's gate budget).
    */
   step(
     response: LLMResponse,
     turnId: string,
-    signal: AbortSignal,
+    stop: CastStop,
     onGateStart?: (gate: string, args: string) => void,
     onGateUnrecorded?: (record: GateCallRecord) => void,
   ): MediumStep | Promise<MediumStep>;

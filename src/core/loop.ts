@@ -20,8 +20,8 @@ import type { LLMId, RecordedCast, TurnCost } from "./loom-writer.js";
 import { llmIdOf } from "./spend.js";
 import { CastTally } from "./cast-tally.js";
 import { validateResponse } from "./validate-response.js";
-import { abortAfter, abortReason, follow, QueryRace } from "./cast-signal.js";
-import { emitTurnEvents } from "./turn-events.js";
+import { abortAfter, CastStop, follow, QueryRace } from "./cast-signal.js";
+import { emitTurnEvents, metadataText, providerFinishReason } from "./turn-events.js";
 
 export type { LoopHost } from "./loop-host.js";
 
@@ -32,7 +32,8 @@ const roundMs = (duration: number): number => Math.round(duration * 1000) / 1000
 const ms = (since: number): number => roundMs(monotonicMs() - since);
 
 export class CastRun<L> {
-  private readonly controller = new AbortController();
+  /** The cast's AbortController, and whether it stopped as a plain field (cast-signal.ts). */
+  private readonly stop = new CastStop();
   /** Turns, tokens, spend, gates called: what the wards read and the result reports. */
   private readonly tally = new CastTally();
   private readonly timer: NodeJS.Timeout | undefined;
@@ -44,8 +45,17 @@ export class CastRun<L> {
   private race: QueryRace | undefined;
   /** Built at the first query someone listens to: a cast nobody observes never needs it. */
   private streamingQueryOptions: QueryOptions | undefined;
-  /** Refilled per turn: the loom reads it during the record call (LoomWriter). */
-  private readonly cost: TurnCost = { usage: emptyUsage(), durationMs: 0, extra: undefined };
+  /**
+   * Refilled per turn, read by the loom as it records. All its keys at once, `durationMs` a double:
+   * keys added at the first turn gave it a hidden class a full GC freed (core/kept-shapes.ts).
+   */
+  private readonly cost: TurnCost = {
+    usage: emptyUsage(),
+    durationMs: Number.NaN,
+    extra: undefined,
+    costUsd: undefined,
+    llm: undefined,
+  };
   private readonly llmId: LLMId;
   /** Gates whose `tool_call` event went out as the call began, this turn (in order). */
   private readonly begun: string[] = [];
@@ -78,10 +88,10 @@ export class CastRun<L> {
       tools: config.presentation.tools,
       toolChoice: config.toolChoice,
       extra: config.extra,
-      signal: this.controller.signal,
+      signal: this.stop.signal,
     };
-    this.timer = abortAfter(this.controller, this.limits.timeoutMs);
-    this.unlink = outer ? follow(this.controller, outer) : undefined;
+    this.timer = abortAfter(this.stop, this.limits.timeoutMs);
+    this.unlink = outer ? follow(this.stop, outer) : undefined;
   }
 
   /** Runs to the end; a failure of the loop comes back as a `failed` result, not a throw. */
@@ -97,7 +107,7 @@ export class CastRun<L> {
     if (this.timer) clearTimeout(this.timer);
     this.unlink?.();
     // COMP-9: whatever this cast started (children) stops with it.
-    if (!this.controller.signal.aborted) this.controller.abort("parent_terminated");
+    this.stop.stop("parent_terminated");
   }
 
   private async loop(): Promise<CastResult<L>> {
@@ -117,7 +127,7 @@ export class CastRun<L> {
         if (asked) response = this.received(await asked, tally.turns + 1);
       } catch (err) {
         // A ward or the caller stopped the query: a truncation.
-        if (!this.controller.signal.aborted) throw err;
+        if (this.stop.reason === null) throw err;
       }
       if (response === null) return this.finish(this.recordAbort(turnId, started));
       validateResponse(response, this.host.history); // LLM-3, LLM-4, LLM-7
@@ -128,7 +138,7 @@ export class CastRun<L> {
       const stepping = this.host.step(
         response,
         turnId,
-        this.controller.signal,
+        this.stop,
         this.observed ? this.onGateStart : undefined,
         this.observed ? this.onGateUnrecorded : undefined,
       );
@@ -158,7 +168,7 @@ export class CastRun<L> {
   /** Sends the view to the LLM; null when the cast was stopped before the query. */
   private ask(sequence: number): Promise<LLMResponse> | null {
     const { config, id } = this.host;
-    if (this.controller.signal.aborted) return null;
+    if (this.stop.reason !== null) return null;
     if (this.observed)
       this.emit({
         type: "message_start",
@@ -175,7 +185,7 @@ export class CastRun<L> {
         : config.llm.query(view, this.queryOptionsNow());
     // An LLM that may ignore the signal must not hold the cast past a ward or a cancel.
     if (config.llm.honoursSignal) return query;
-    return (this.race ??= new QueryRace(this.controller.signal)).run(query);
+    return (this.race ??= new QueryRace(this.stop)).run(query);
   }
 
   /** With `onDelta` while someone listens to events. */
@@ -190,7 +200,7 @@ export class CastRun<L> {
   /** The LLM's reply as the loop takes it; null when a ward or the caller stopped the query. */
   private received(response: LLMResponse, sequence: number): LLMResponse | null {
     // An answer that came as the cast was stopped does not outrun the ward.
-    if (this.controller.signal.aborted) return null;
+    if (this.stop.reason !== null) return null;
     if (this.observed) {
       const id = this.host.id;
       const finishReason = providerFinishReason(response);
@@ -217,7 +227,7 @@ export class CastRun<L> {
 
   /** A query cut off by a ward or a cancel still leaves a terminal turn (LOOM-7). */
   private recordAbort(turnId: string, started: number): Truncation {
-    const reason = abortReason(this.controller.signal.reason);
+    const reason = this.stop.reason ?? "aborted";
     this.tally.turns++;
     const outcome: Truncation = { kind: "truncated", reason };
     this.host.record(
@@ -270,7 +280,7 @@ export class CastRun<L> {
   }
 
   private state(now?: number) {
-    return this.tally.state(this.controller.signal, now);
+    return this.tally.state(this.stop.reason, now);
   }
 
   /** Events cost nothing when nobody listens: callers skip building them. */
@@ -282,16 +292,4 @@ export class CastRun<L> {
     const bus = this.host.bus;
     if (bus.active) bus.emit(event);
   }
-}
-
-/** The finish reason the provider reported (OpenAI-wire `finish_reason`, Anthropic `stop_reason`). */
-/** A provider's text field of the reply's metadata (`id`, `model`), when it gave one. */
-function metadataText(response: LLMResponse, key: string): string | undefined {
-  const value = response.metadata?.[key];
-  return typeof value === "string" && value !== "" ? value : undefined;
-}
-
-function providerFinishReason(response: LLMResponse): string | undefined {
-  const reason = response.metadata?.["finish_reason"] ?? response.metadata?.["stop_reason"];
-  return typeof reason === "string" ? reason : undefined;
 }

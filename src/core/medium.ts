@@ -5,6 +5,7 @@
 import type { LLMResponse, Message, ToolChoice, ToolDefinition } from "./contract.js";
 import type { WardValues } from "./wards.js";
 import type { ApprovalRecord, Approver } from "./approval.js";
+import type { CastStopState } from "./cast-signal.js";
 
 /** The spec's canonical gate result shape (a wire format: snake_case). */
 export interface GateCallRecord {
@@ -51,6 +52,12 @@ export interface TurnScope {
   readonly entityId: string;
   readonly turnId: string;
   readonly signal: AbortSignal;
+  /**
+   * Whether the cast was stopped, and why, as a plain field: what the medium checks before each
+   * call (reading `signal.aborted` there cost V8 its optimized code at every cast, cast-signal.ts).
+   * Absent: the medium reads `signal`.
+   */
+  readonly stop?: CastStopState | undefined;
   /** True when only `done` may terminate (require_done_tool). */
   readonly requireDone: boolean;
   /** Told as each gate call begins (its name and JSON arguments): the loop's `tool_call` event. */

@@ -68,3 +68,15 @@ function firstLine(text: string): string {
   const line = text.trim().split("\n", 1)[0]!.trim();
   return line.length > ERROR_LINE_CHARS ? `${line.slice(0, ERROR_LINE_CHARS - 1)}…` : line;
 }
+
+/** A provider's text field of the reply's metadata (`id`, `model`), when it gave one. */
+export function metadataText(response: LLMResponse, key: string): string | undefined {
+  const value = response.metadata?.[key];
+  return typeof value === "string" && value !== "" ? value : undefined;
+}
+
+/** The finish reason the provider reported (OpenAI-wire `finish_reason`, Anthropic `stop_reason`). */
+export function providerFinishReason(response: LLMResponse): string | undefined {
+  const reason = response.metadata?.["finish_reason"] ?? response.metadata?.["stop_reason"];
+  return typeof reason === "string" ? reason : undefined;
+}

@@ -1,7 +1,18 @@
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
-import { Cantrip, Circle, doneGate, echoGate, ScriptedLLM } from "../../src/index.js";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  Cantrip,
+  Circle,
+  doneGate,
+  echoGate,
+  JsonlStore,
+  Loom,
+  ScriptedLLM,
+} from "../../src/index.js";
 import { keptShapes } from "../../src/core/kept-shapes.js";
 
 setFlagsFromString("--expose-gc");
@@ -39,5 +50,35 @@ describe("the engine's kept shapes", () => {
     await new Promise((resolve) => setTimeout(resolve, 0));
     gc();
     expect(ref.deref()).toBeUndefined();
+  });
+
+  it("hold nothing of a program's: a cast's cantrip, model, circle, loom and store are collected", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "kept-shapes-"));
+    try {
+      // The first of each class made here or before: its specimen is made then, of stubs.
+      const made = () => {
+        const llm = new ScriptedLLM({
+          responses: [{ tool_calls: [{ gate: "done", args: { answer: "ok" } }] }],
+        });
+        const circle = new Circle({ gates: [doneGate()], wards: [{ max_turns: 2 }] });
+        const store = new JsonlStore(join(dir, "loom.jsonl"));
+        const loom = new Loom(store);
+        const c = new Cantrip({ llm, identity: {}, circle, loom });
+        return { c, parts: [c, llm, circle, store, loom].map((p) => new WeakRef(p)) };
+      };
+      let cast: ReturnType<typeof made> | undefined = made();
+      // The result holds the loom and its nextCantrip: dropped with the rest.
+      let result: Awaited<ReturnType<Cantrip["cast"]>> | undefined = await cast.c.cast("go");
+      expect(result.result).toBe("ok");
+      cast.c.loom.close();
+      const parts = [...cast.parts, new WeakRef(result.nextCantrip)];
+      cast = undefined;
+      result = undefined;
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      gc();
+      expect(parts.map((p) => p.deref())).toEqual(parts.map(() => undefined));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -28,6 +28,57 @@ const content = {
 };
 const usage = { promptTokens: 10, completionTokens: 5, cachedTokens: 0 };
 
+/**
+ * turnRecord as it was before a loop's usual turn became one object literal (issue 40): the
+ * record, then its optional keys added. The records and their lines must not differ.
+ */
+function addedKeysRecord(
+  h: typeof head,
+  c: Parameters<typeof turnRecord>[1],
+  cost: Parameters<typeof turnRecord>[2],
+  outcome: Parameters<typeof turnRecord>[3],
+): Turn {
+  const turn = turnRecord(
+    h,
+    { ...c, isError: undefined },
+    { ...cost, llm: undefined, costUsd: undefined },
+    outcome,
+  );
+  if (c.isError) turn.is_error = true;
+  if (cost.llm) turn.llm = cost.llm;
+  if (cost.costUsd !== undefined) turn.cost_usd = cost.costUsd;
+  return turn;
+}
+
+describe("turnRecord", () => {
+  it("builds the record it built when it added the optional keys: same keys, order, values, line", () => {
+    const llms = [
+      undefined,
+      { provider: "scripted", model: null },
+      { provider: "openai", model: "m" },
+    ];
+    for (const llm of llms)
+      for (const costUsd of [undefined, 0, 0.002])
+        for (const isError of [undefined, false, true])
+          for (const outcome of [
+            { kind: "continue" } as const,
+            { kind: "truncated", reason: "max_turns" } as const,
+          ]) {
+            const cost = { usage, durationMs: 0.125, extra: { intent: "go" }, llm, costUsd };
+            const turn = turnRecord(head, { ...content, isError }, cost, outcome);
+            // The same timestamp in both (isoNow may have moved on by a millisecond).
+            const before = {
+              ...addedKeysRecord(head, { ...content, isError }, cost, outcome),
+              metadata: turn.metadata,
+            };
+            expect(Object.keys(turn)).toEqual(Object.keys(before));
+            expect(turn).toStrictEqual(before);
+            expect(encodeTurn(turn, true)).toBe(encodeTurn(before, true));
+            expect(encodeTurn(turn, true)).toBe(general(before));
+          }
+  });
+});
+
 describe("encodeTurn", () => {
   it("writes an engine turn as { type: 'turn', ...turn }, with or without its optional keys", () => {
     const costs = [

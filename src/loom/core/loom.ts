@@ -1,5 +1,6 @@
 import { inspect, type InspectOptionsStylized } from "node:util";
 import { inspectRedacted } from "../../core/printed.js";
+import { keepShapeOf } from "../../core/kept-shapes.js";
 import { ConfigError } from "../../core/errors.js";
 import { isoNow } from "../../core/clock.js";
 import { MemoryStore, type RecordStore } from "../stores/index.js";
@@ -48,6 +49,8 @@ export class Loom extends LoomReader implements LoomWriter {
     super(store);
     this.entityWaitMs = options.entityWaitMs ?? 2000;
     this.redact = options.redact;
+    // One kept from the first on (core/kept-shapes.ts): a program may make a loom per cast.
+    keepShapeOf(Loom, () => new Loom());
   }
 
   [inspect.custom](depth: number, options: InspectOptionsStylized): string {

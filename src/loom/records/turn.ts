@@ -92,7 +92,7 @@ export function turnRecord(
   cost: TurnCost,
   outcome: TurnOutcome,
 ): Turn {
-  const { usage } = cost;
+  const { usage, llm, costUsd } = cost;
   const metadata: TurnMetadata = {
     tokens_prompt: usage.promptTokens,
     tokens_completion: usage.completionTokens,
@@ -101,7 +101,7 @@ export function turnRecord(
     timestamp: isoNow(),
   };
   if (cost.extra) Object.assign(metadata, cost.extra);
-  // One object literal in one shape keeps the hot path cheap.
+  if (llm && !content.isError) return loopTurn(head, content, metadata, outcome, llm, costUsd);
   const turn: Turn = {
     id: head.id,
     parent_id: head.parentId,
@@ -119,7 +119,65 @@ export function turnRecord(
     reason: outcome.kind === "continue" ? null : outcome.reason,
   };
   if (content.isError) turn.is_error = true;
-  if (cost.llm) turn.llm = cost.llm;
-  if (cost.costUsd !== undefined) turn.cost_usd = cost.costUsd;
+  if (llm) turn.llm = llm;
+  if (costUsd !== undefined) turn.cost_usd = costUsd;
   return turn;
+}
+
+/**
+ * A loop's turn without an error: one object literal with every key it has (its llm, and its cost
+ * when priced), not a literal with keys added. V8 reaches an object with added keys through a
+ * hidden-class transition it holds weakly, freed by a full GC when no turn is alive (between two
+ * casts), and every optimized function that reads turns was then thrown away (issue 40). The keys
+ * are in the same order as turnRecord's (jsonl-codec.ts, TURN_KEYS).
+ */
+function loopTurn(
+  head: TurnHead,
+  content: TurnContent,
+  metadata: TurnMetadata,
+  outcome: TurnOutcome,
+  llm: LLMId,
+  costUsd: number | undefined,
+): Turn {
+  const terminated = outcome.kind === "terminated";
+  const truncated = outcome.kind === "truncated";
+  const reason = outcome.kind === "continue" ? null : outcome.reason;
+  const { id, parentId, cantripId, entityId, sequence } = head;
+  const { utterance, observation, gateCalls } = content;
+  if (costUsd === undefined)
+    return {
+      id,
+      parent_id: parentId,
+      cantrip_id: cantripId,
+      entity_id: entityId,
+      role: "turn",
+      sequence,
+      utterance,
+      observation,
+      gate_calls: gateCalls,
+      metadata,
+      reward: null,
+      terminated,
+      truncated,
+      reason,
+      llm,
+    };
+  return {
+    id,
+    parent_id: parentId,
+    cantrip_id: cantripId,
+    entity_id: entityId,
+    role: "turn",
+    sequence,
+    utterance,
+    observation,
+    gate_calls: gateCalls,
+    metadata,
+    reward: null,
+    terminated,
+    truncated,
+    reason,
+    llm,
+    cost_usd: costUsd,
+  };
 }

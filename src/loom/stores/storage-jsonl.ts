@@ -14,6 +14,7 @@ import {
 import { dirname } from "node:path";
 import { SystemError } from "../../core/errors.js";
 import { isoNow } from "../../core/clock.js";
+import { keepShapeOf } from "../../core/kept-shapes.js";
 import { redactDeep } from "../../core/redact-stream.js";
 import { turnJson } from "../jsonl/index.js";
 import { readLoomFile, tornMessage } from "../jsonl/index.js";
@@ -73,6 +74,9 @@ export class JsonlStore implements RecordStore {
     const head = firstLine(location);
     this.refusal = head === null ? null : headerProblem(location, head);
     this.compact = head === null || headerVersion(head) >= 2;
+    // One kept from the first on (core/kept-shapes.ts): a program may make a store per cast. Its
+    // path names no file (opening "" fails at once): it reads nothing and is never written.
+    keepShapeOf(JsonlStore, () => new JsonlStore(""));
   }
 
   load(): LoomRecord[] {
