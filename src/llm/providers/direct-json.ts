@@ -4,7 +4,7 @@ import type { ErrorBodies } from "./sdk-errors.js";
 
 /**
  * One plain JSON POST to a provider without the SDK's request path (issue 40): the request the
- * SDK would send, captured from the SDK once per client (`captureRequest`), sent over the pooled
+ * SDK would send, captured from the SDK once per client (`capturedFrom`), sent over the pooled
  * keep-alive dispatcher, its answer read as the SDK reads it, and its failures thrown as the SDK's
  * own error classes, made as the SDK makes them. What it cost: the SDK's request path (headers
  * built into a `Headers` three times, log details formatted with logging off, ~10 awaits, an
@@ -106,7 +106,7 @@ export class DirectJSON {
     try {
       answer = await this.#send(text, deadline);
     } catch (err) {
-      // as the SDK's makeRequest: the cast's cancel first, then a timeout, then the connection
+      // as the SDK's request method does: the cast's cancel first, then a timeout, then the connection
       const error = err instanceof Error ? err : new Error(String(err));
       if (signal?.aborted) throw new APIUserAbortError();
       if (isTimeout(error)) throw new APIConnectionTimeoutError();
@@ -125,7 +125,7 @@ export class DirectJSON {
         headers,
       );
     }
-    // as the SDK's defaultParseResponse for a non-streamed request
+    // as the SDK parses the answer of a non-streamed request
     if (status === 204) return null;
     const mediaType = headers.get("content-type")?.split(";")[0]?.trim();
     const isJSON = mediaType?.includes("application/json") || mediaType?.endsWith("+json");
