@@ -16,6 +16,9 @@ export function pooledAgent(): Agent {
 /** Redirects followed before the request fails, as the fetch standard counts them. */
 const MAX_REDIRECTS = 20;
 
+/** The statuses the fetch standard follows; any other 3xx (300, 304, 305…) is the answer. */
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
 /** Headers that describe a body, dropped with it when a redirect turns a POST into a GET. */
 const BODY_HEADERS = new Set([
   "content-type",
@@ -49,7 +52,7 @@ export async function pooledRequest(
       dispatcher: pooledAgent(),
     });
     const status = res.statusCode;
-    const location = status >= 300 && status < 400 ? joined(res.headers["location"]) : null;
+    const location = REDIRECTS.has(status) ? joined(res.headers["location"]) : null;
     if (location === null) return { res, url };
     let next: URL;
     try {
