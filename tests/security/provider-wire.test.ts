@@ -1,10 +1,15 @@
-import { describe, expect, it } from "vitest";
+import { createServer, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { brotliCompressSync, constants, gzipSync } from "node:zlib";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { DirectJSON } from "../../src/llm/providers/direct-json.js";
+import { retryPolicy, RetryingLLM } from "../../src/llm/retry.js";
 import type { LLM } from "../../src/core/contract.js";
 import { createAnthropic } from "../../src/llm/providers/anthropic/anthropic-llm.js";
 import { createOpenAICompatible } from "../../src/llm/providers/openai/openai-llm.js";
 import { pooledFetch } from "../../src/llm/providers/pooled-fetch.js";
 import { bothWays, outcome, serve, shape, type Reply } from "../support/direct-wire.js";
-import { ASK_FILES as ask, testContext } from "../support/providers.js";
+import { ASK_FILES as ask, fixtureJson, testContext } from "../support/providers.js";
 
 // A hostile or broken provider against both adapters, each query sent the direct way
 // (src/llm/providers/direct-json.ts) and through its SDK (given the pooled fetch), on loopback
@@ -96,6 +101,120 @@ describe("openai: a streamed event quoting the key", () => {
       expect((error as { code?: string }).code).toBe("provider_bad_response");
       expect((error as Error).message).toMatch(/without choices: .*\[REDACTED\]/);
       expectNoKey((error as Error).message, p.key);
+    }
+  });
+});
+
+/** A loopback server answering every request with `answer`; it counts them. */
+async function answering(answer: (res: ServerResponse) => void) {
+  const server = createServer((req, res) => {
+    s.requests++;
+    req.resume();
+    req.on("end", () => answer(res));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const s = {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    requests: 0,
+    close: () => {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
+  closing.push(s.close);
+  return s;
+}
+const closing: (() => void)[] = [];
+afterEach(() => closing.splice(0).forEach((close) => close()));
+
+/** A query the direct way, then the SDK's, under spell's default retry policy (no waits). */
+async function bothRetried(p: Provider, url: string) {
+  const post = vi.spyOn(DirectJSON.prototype, "post");
+  const run = (via: Via) =>
+    outcome(
+      new RetryingLLM(p.make(`${url}${p.path}`, via), retryPolicy({}), {
+        sleep: () => Promise.resolve(),
+      }).query(ask),
+    );
+  const direct = await run("direct");
+  expect(post).toHaveBeenCalled();
+  post.mockClear();
+  const sdk = await run("sdk");
+  expect(post).not.toHaveBeenCalled();
+  return { direct: direct.error, sdk: sdk.error };
+}
+
+describe("an answer larger than the pool takes (256 MiB)", () => {
+  const p = PROVIDERS["openai"]!;
+  const MiB = 2 ** 20;
+  const CAP = 256 * MiB; // pooled-request.ts MAX_ANSWER_BYTES
+  const tooLarge = (error: unknown) => {
+    expect(error).toMatchObject({
+      code: "provider_bad_response",
+      message: "openai: the answer is larger than 256 MiB",
+    });
+  };
+
+  it.each([
+    // gzip members one after another decompress as one body (as the global fetch reads them)
+    ["gzip", () => Buffer.concat(Array(CAP / MiB + 1).fill(gzipSync(Buffer.alloc(MiB, " "))))],
+    [
+      "br",
+      () =>
+        brotliCompressSync(Buffer.alloc(CAP + 1, " "), {
+          params: { [constants.BROTLI_PARAM_QUALITY]: 1 },
+        }),
+    ],
+  ])(
+    "a %s body that decompresses past it is cut, both ways, and not asked for again",
+    async (encoding, compress) => {
+      const bomb = compress();
+      expect(bomb.length).toBeLessThan(MiB); // what the wire carries
+      const server = await answering((res) => {
+        res.writeHead(200, { "content-type": "application/json", "content-encoding": encoding });
+        res.end(bomb);
+      });
+      const { direct, sdk } = await bothRetried(p, server.url);
+      tooLarge(direct);
+      expect(shape(direct)).toEqual(shape(sdk));
+      expect(server.requests).toBe(2); // one each: the same answer would be cut again
+    },
+  );
+
+  it("a chunked body that goes on past it is cut there, both ways, and not asked for again", async () => {
+    const chunk = Buffer.alloc(MiB, " ");
+    const server = await answering((res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      let left = CAP / MiB + 16; // it ends, so a client without the bound fails otherwise
+      const more = (): void => {
+        while (!res.destroyed && left > 0) {
+          left--;
+          if (!res.write(chunk)) return void res.once("drain", more);
+        }
+        if (!res.destroyed) res.end();
+      };
+      more();
+    });
+    const { direct, sdk } = await bothRetried(p, server.url);
+    tooLarge(direct);
+    expect(shape(direct)).toEqual(shape(sdk));
+    expect(server.requests).toBe(2);
+  });
+
+  it("a large answer within it is read, both ways", async () => {
+    const completion = fixtureJson("openai/chat-text.json") as {
+      choices: { message: { content: string } }[];
+    };
+    const content = "y".repeat(24 * MiB);
+    completion.choices[0]!.message.content = content;
+    const body = gzipSync(JSON.stringify(completion));
+    const server = await answering((res) => {
+      res.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip" });
+      res.end(body);
+    });
+    for (const via of ["direct", "sdk"] as const) {
+      const response = await p.make(`${server.url}${p.path}`, via).query(ask);
+      expect(response.content).toBe(content);
     }
   });
 });
