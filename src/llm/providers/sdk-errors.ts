@@ -32,14 +32,7 @@ export function fromSDKError(
       cause: err,
     });
   }
-  if (hasCode(err, "UND_ERR_RES_EXCEEDED_MAX_SIZE")) {
-    // cut by the pool (pooled-request.ts): the same answer again would be cut again
-    return new ProviderError(
-      "provider_bad_response",
-      `${provider}: the answer is larger than ${MAX_ANSWER_BYTES / 2 ** 20} MiB`,
-      { provider, cause: err },
-    );
-  }
+  if (hasCode(err, "UND_ERR_RES_EXCEEDED_MAX_SIZE")) return tooLarge(err, provider);
   if (kind === "APIConnectionError" || isNetworkError(err)) {
     const why = causeMessage(err);
     return new ProviderError(
@@ -162,6 +155,15 @@ const NETWORK_CODES = new Set([
   "ENOTFOUND",
   "EAI_AGAIN",
 ]);
+
+/** An answer cut by the pool (pooled-request.ts): not retried, the same one would be cut again. */
+function tooLarge(err: unknown, provider: string): ProviderError {
+  return new ProviderError(
+    "provider_bad_response",
+    `${provider}: the answer is larger than ${MAX_ANSWER_BYTES / 2 ** 20} MiB`,
+    { provider, cause: err },
+  );
+}
 
 /** Does `err` or an error under it (its causes) carry `code`? */
 function hasCode(err: unknown, code: string): boolean {

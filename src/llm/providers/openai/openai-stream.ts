@@ -42,7 +42,7 @@ export class OpenAIStreamAccumulator {
     if (chunk === null || typeof chunk !== "object" || !Array.isArray(chunk.choices)) {
       throw new ProviderError(
         "provider_bad_response",
-        `${this.provider}: the reply is not a chat completion (a stream event without choices: ${this.redact(JSON.stringify(chunk) ?? String(chunk)).slice(0, 120)})`,
+        `${this.provider}: the reply is not a chat completion (a stream event without choices: ${this.redact(JSON.stringify(chunk)).slice(0, 120)})`,
         { provider: this.provider },
       );
     }
