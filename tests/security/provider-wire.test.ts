@@ -1,4 +1,9 @@
-import { createServer, type ServerResponse } from "node:http";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { AddressInfo } from "node:net";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -9,6 +14,7 @@ import { createAnthropic } from "../../src/llm/providers/anthropic/anthropic-llm
 import { createOpenAICompatible } from "../../src/llm/providers/openai/openai-llm.js";
 import { pooledFetch } from "../../src/llm/providers/pooled-fetch.js";
 import { bothWays, outcome, serve, shape, type Reply } from "../support/direct-wire.js";
+import { needs } from "../support/needs.js";
 import { ASK_FILES as ask, fixtureJson, testContext } from "../support/providers.js";
 
 // A hostile or broken provider against both adapters, each query sent the direct way
@@ -105,17 +111,20 @@ describe("openai: a streamed event quoting the key", () => {
   });
 });
 
-/** A loopback server answering every request with `answer`; it counts them. */
-async function answering(answer: (res: ServerResponse) => void) {
+/** A loopback server answering every request with `answer`; it counts them and keeps their headers. */
+async function answering(answer: (res: ServerResponse, req: IncomingMessage) => void) {
   const server = createServer((req, res) => {
     s.requests++;
+    s.headers.push(req.headers);
     req.resume();
-    req.on("end", () => answer(res));
+    req.on("end", () => answer(res, req));
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const s = {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    port: (server.address() as AddressInfo).port,
     requests: 0,
+    headers: [] as IncomingMessage["headers"][],
     close: () => {
       server.closeAllConnections();
       server.close();
@@ -127,12 +136,12 @@ async function answering(answer: (res: ServerResponse) => void) {
 const closing: (() => void)[] = [];
 afterEach(() => closing.splice(0).forEach((close) => close()));
 
-/** A query the direct way, then the SDK's, under spell's default retry policy (no waits). */
-async function bothRetried(p: Provider, url: string) {
+/** A query the direct way, then the SDK's, under spell's retry policy (its default: 3 retries; no waits). */
+async function bothRetried(p: Provider, url: string, maxRetries?: number) {
   const post = vi.spyOn(DirectJSON.prototype, "post");
   const run = (via: Via) =>
     outcome(
-      new RetryingLLM(p.make(`${url}${p.path}`, via), retryPolicy({}), {
+      new RetryingLLM(p.make(`${url}${p.path}`, via), retryPolicy({ maxRetries }), {
         sleep: () => Promise.resolve(),
       }).query(ask),
     );
@@ -217,4 +226,184 @@ describe("an answer larger than the pool takes (256 MiB)", () => {
       expect(response.content).toBe(content);
     }
   });
+});
+
+const OK = (res: ServerResponse): void => {
+  res.writeHead(200, { "content-type": "application/json" });
+  res.end(JSON.stringify(fixtureJson("openai/chat-text.json")));
+};
+
+describe("the key goes to the configured origin only: redirects", () => {
+  const p = PROVIDERS["openai"]!;
+  // Each names somewhere other than the origin the request went to ({port}: its own port).
+  const elsewhere = [
+    "http://127.0.0.1:{trap}/v1/chat/completions", // the same host, another port
+    "https://127.0.0.1:{port}/v1/chat/completions", // the same host and port, another scheme
+    "//127.0.0.1:{trap}/v1/chat/completions", // protocol-relative
+    "http://127.0.0.1:{port}@localhost:{trap}/v1/chat/completions", // its origin as userinfo
+    "http://localhost:{port}/v1/chat/completions", // the same port, another name for the host
+  ];
+  for (const status of [301, 302, 303, 307, 308]) {
+    it(`${status} to another origin in any spelling: the answer, both ways, not followed`, async () => {
+      const trap = await answering(OK);
+      for (const location of elsewhere) {
+        const server = await answering((res, req) => {
+          const port = String(req.socket.localPort);
+          res.writeHead(status, {
+            location: location.replace("{port}", port).replace("{trap}", String(trap.port)),
+          });
+          res.end();
+        });
+        const { direct, sdk } = await bothRetried(p, server.url);
+        expect(direct, location).toMatchObject({ status });
+        expect(shape(direct)).toEqual(shape(sdk));
+        expect(server.requests).toBe(2);
+      }
+      expect(trap.requests).toBe(0);
+    });
+  }
+
+  it("a Location with userinfo within the origin: followed with the SDK's own credentials, not its", async () => {
+    const server = await answering((res, req) => {
+      if (req.url !== "/v1/chat/completions") return OK(res);
+      const port = String(req.socket.localPort);
+      res.writeHead(307, { location: `http://user:pass@127.0.0.1:${port}/v2/chat/completions` });
+      res.end();
+    });
+    const { direct, sdk } = await bothRetried(p, server.url);
+    expect(direct).toBeUndefined();
+    expect(sdk).toBeUndefined();
+    expect(server.headers.map((h) => h.authorization)).toEqual(Array(4).fill(`Bearer ${p.key}`));
+  });
+
+  it("a redirect loop within the origin stops after 20, both ways, as fetch does", async () => {
+    const server = await answering((res) => {
+      res.writeHead(307, { location: "/v1/chat/completions" });
+      res.end();
+    });
+    const { direct, sdk } = await bothRetried(p, server.url, 0);
+    expect(direct).toMatchObject({ code: "provider_connection" });
+    expect((direct as Error).message).toContain("redirect count exceeded");
+    expect(shape(direct)).toEqual(shape(sdk));
+    expect(server.requests).toBe(2 * 21);
+  });
+});
+
+describe("the key goes to the configured origin only: proxy variables", () => {
+  it("HTTP_PROXY, HTTPS_PROXY, ALL_PROXY: read by neither way (nor by the SDKs); the same requests", async () => {
+    const proxy = await answering((res) => res.writeHead(502).end());
+    for (const name of ["HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "ALL_PROXY"])
+      vi.stubEnv(name, proxy.url);
+    vi.stubEnv("NO_PROXY", "");
+    try {
+      for (const p of Object.values(PROVIDERS)) {
+        const { direct, sdk, seen } = await same(p, [
+          {
+            body: fixtureJson(
+              p === PROVIDERS["openai"] ? "openai/chat-text.json" : "anthropic/message-text.json",
+            ) as object,
+          },
+        ]);
+        expect(direct.error).toBeUndefined();
+        expect(sdk.error).toBeUndefined();
+        expect(seen.direct).toHaveLength(1);
+      }
+      expect(proxy.requests).toBe(0);
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
+});
+
+describe("no header is injected: CR, LF, NUL or a character past Latin-1", () => {
+  for (const [name, p] of Object.entries(PROVIDERS)) {
+    const bad = ["\r\nX-Injected: 1", "\nX-Injected: 1", "\u0000", "\u20ac"];
+    it(`${name}: in a spell's header value or name, or in the key: nothing sent, the same error both ways, the key redacted`, async () => {
+      for (const tail of bad) {
+        const cases: { spec?: Record<string, unknown>; key?: string }[] = [
+          { spec: { headers: { "X-Team": `spells${tail}` } } },
+          { spec: { headers: { [`X-Team${tail}`]: "spells" } } },
+          { key: `${p.key}${tail}` },
+        ];
+        for (const c of cases) {
+          const make = (baseUrl: string, via: Via) =>
+            c.key ? withKey(p, c.key).make(baseUrl, via, c.spec) : p.make(baseUrl, via, c.spec);
+          // refused before a request is built: neither way sends anything
+          const runs = await neither(p, make);
+          expect(runs.seen.direct).toHaveLength(0);
+          expect(runs.seen.sdk).toHaveLength(0);
+          expect(shape(runs.direct.error)).toEqual(shape(runs.sdk.error));
+          expect(runs.direct.error).toBeInstanceOf(Error);
+          expectNoKey((runs.direct.error as Error).message, p.key);
+        }
+      }
+    });
+  }
+});
+
+/** `p` with another key. */
+function withKey(p: Provider, key: string): Provider {
+  return { ...p, key };
+}
+
+/** Both ways, when neither may reach the server (bothWays insists the direct path was taken). */
+async function neither(p: Provider, make: (baseUrl: string, via: Via) => LLM) {
+  const server = await serve([{ body: {} }]);
+  const direct = await outcome(make(`${server.url}${p.path}`, "direct").query(ask));
+  const directSeen = server.seen.length;
+  const sdk = await outcome(make(`${server.url}${p.path}`, "sdk").query(ask));
+  return {
+    direct,
+    sdk,
+    seen: { direct: server.seen.slice(0, directSeen), sdk: server.seen.slice(directSeen) },
+  };
+}
+
+const noOpenssl = spawnSync("openssl", ["version"]).error ? "openssl is not installed" : undefined;
+
+describe("the key goes to the configured origin only: TLS", () => {
+  needs(noOpenssl).it(
+    "a certificate no CA signed is refused before any request, both ways",
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), "provider-tls-"));
+      const made = spawnSync("openssl", [
+        "req",
+        "-x509",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+        "-keyout",
+        join(dir, "key.pem"),
+        "-out",
+        join(dir, "cert.pem"),
+        "-days",
+        "1",
+        "-subj",
+        "/CN=127.0.0.1",
+        "-addext",
+        "subjectAltName=IP:127.0.0.1",
+      ]);
+      expect(made.status).toBe(0);
+      let requests = 0;
+      const server = createHttpsServer(
+        { key: readFileSync(join(dir, "key.pem")), cert: readFileSync(join(dir, "cert.pem")) },
+        (_req, res) => {
+          requests++;
+          OK(res);
+        },
+      );
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+      closing.push(() => server.close());
+      const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      for (const p of Object.values(PROVIDERS)) {
+        const { direct, sdk } = await bothRetried(p, url, 0);
+        expect(direct).toMatchObject({ code: "provider_connection" });
+        expect((direct as Error).message).toMatch(/self[- ]signed certificate/);
+        expect(shape(direct)).toEqual(shape(sdk));
+      }
+      expect(requests).toBe(0);
+    },
+  );
 });
