@@ -407,3 +407,97 @@ describe("the key goes to the configured origin only: TLS", () => {
     },
   );
 });
+
+describe("the key goes to the configured origin only: the base URL", () => {
+  it("userinfo in the base URL is sent nowhere and shown nowhere; the key goes as before, both ways", async () => {
+    for (const p of Object.values(PROVIDERS)) {
+      const server = await answering((res) => res.writeHead(401).end());
+      const url = server.url.replace("http://", "http://user:pw-userinfo-0123456789@");
+      const { direct, sdk } = await bothRetried(p, url, 0);
+      expect(direct).toMatchObject({ status: 401 });
+      expect(shape(direct)).toEqual(shape(sdk));
+      expect((direct as Error).message).not.toContain("pw-userinfo");
+      const credentials = server.headers.map((h) => h.authorization ?? h["x-api-key"]);
+      expect(credentials).toEqual([expect.stringContaining(p.key), expect.stringContaining(p.key)]);
+      expect(JSON.stringify(server.headers)).not.toContain("pw-userinfo");
+    }
+  });
+});
+
+describe("nothing is logged: the SDKs' log variables", () => {
+  it("OPENAI_LOG and ANTHROPIC_LOG at debug: no console output, both ways", async () => {
+    vi.stubEnv("OPENAI_LOG", "debug");
+    vi.stubEnv("ANTHROPIC_LOG", "debug");
+    const methods = ["log", "debug", "info", "warn", "error"] as const;
+    const spies = methods.map((m) => vi.spyOn(console, m).mockImplementation(() => {}));
+    try {
+      for (const p of Object.values(PROVIDERS)) {
+        const server = await answering((res) => {
+          res.writeHead(401, { "content-type": "application/json" });
+          res.end(JSON.stringify({ error: { message: `bad key ${p.key}` } }));
+        });
+        const { direct } = await bothRetried(p, server.url, 0);
+        expect(direct).toMatchObject({ status: 401 });
+      }
+      for (const spy of spies) expect(spy).not.toHaveBeenCalled();
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
+});
+
+describe("a slow answer", () => {
+  /** Headers at once, then a space every 20 ms, never the end. */
+  const drip = (res: ServerResponse): void => {
+    res.writeHead(200, { "content-type": "application/json" });
+    const timer = setInterval(() => res.write(" "), 20);
+    res.on("close", () => clearInterval(timer));
+  };
+
+  for (const [name, p] of Object.entries(PROVIDERS)) {
+    it(`${name}: a body that drips is ended by the timeout, both ways`, async () => {
+      const server = await answering(drip);
+      const run = await bothWays(
+        [],
+        (_, via) => p.make(`${server.url}${p.path}`, via, { timeoutMs: 150 }).query(ask),
+        p.path,
+      );
+      expect(run.direct.error).toMatchObject({ code: "provider_connection" });
+      expect((run.direct.error as Error).message).toMatch(/timed out/);
+      expect(shape(run.direct.error)).toEqual(shape(run.sdk.error));
+    });
+
+    it(`${name}: a body that drips is ended by the cast's cancel, both ways`, async () => {
+      const server = await answering(drip);
+      const run = await bothWays(
+        [],
+        (_, via) =>
+          p.make(`${server.url}${p.path}`, via).query(ask, { signal: AbortSignal.timeout(100) }),
+        p.path,
+      );
+      expect((run.direct.error as Error).constructor.name).toBe("APIUserAbortError");
+      expect(shape(run.direct.error)).toEqual(shape(run.sdk.error));
+    });
+  }
+});
+
+describe("an answer with __proto__ and constructor keys", () => {
+  it("pollutes no prototype and reads the same both ways", async () => {
+    const completion = fixtureJson("openai/chat-tool-calls-parallel.json") as {
+      choices: { message: { tool_calls: { function: { arguments: unknown } }[] } }[];
+    };
+    const poison = '{"__proto__":{"polluted":1},"constructor":{"prototype":{"polluted":2}},';
+    completion.choices[0]!.message.tool_calls[0]!.function.arguments = { text: "one" };
+    const body = JSON.stringify(completion)
+      .replace(/^\{/, poison)
+      .replaceAll('"message":{', `"message":${poison}`)
+      .replace('"arguments":{', `"arguments":${poison}`);
+    const { direct, sdk } = await same(PROVIDERS["openai"]!, [
+      { body, headers: { "content-type": "application/json" } },
+    ]);
+    expect(direct.error).toBeUndefined();
+    expect(direct.result).toEqual(sdk.result);
+    expect(({} as Record<string, unknown>)["polluted"]).toBeUndefined();
+    expect((Object.prototype as Record<string, unknown>)["polluted"]).toBeUndefined();
+  });
+});
