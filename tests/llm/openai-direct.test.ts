@@ -327,6 +327,19 @@ describe("credentials go where they went before", () => {
     expect(seen.direct).toEqual(seen.sdk);
   });
 
+  it("a 3xx that is not a redirect (300, 304, 305) is the answer: its Location is not followed", async () => {
+    for (const status of [300, 304, 305]) {
+      const { direct, sdk, seen } = await bothWays(
+        [{ status, headers: { location: "/v2/chat/completions" }, body: "" }],
+        (baseUrl, via) => adapter(baseUrl, via).query(ask),
+      );
+      expect(seen.direct.map((s) => s.url)).toEqual(["/v1/chat/completions"]);
+      expect(seen.direct).toEqual(seen.sdk);
+      expect(direct.error).toMatchObject({ status });
+      expect(shape(direct.error)).toEqual(shape(sdk.error));
+    }
+  });
+
   it("sends to the configured base URL only, whatever an answer names", async () => {
     const { seen, server } = await bothWays(
       [

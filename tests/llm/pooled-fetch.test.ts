@@ -38,6 +38,10 @@ const routes: Record<string, Handler> = {
   "/away": (_req, res) => res.writeHead(307, { location: `${elsewhere}/json` }).end(),
   "/hop": (_req, res) => res.writeHead(302, { location: "/away" }).end(),
   "/loop": (_req, res) => res.writeHead(307, { location: "/loop" }).end(),
+  // 3xx that are not redirects, whatever Location they name
+  "/300": (_req, res) => res.writeHead(300, { location: "/json" }).end(),
+  "/304": (_req, res) => res.writeHead(304, { location: "/json" }).end(),
+  "/305": (_req, res) => res.writeHead(305, { location: "/json" }).end(),
   "/sse": (_req, res) => {
     res.writeHead(200, { "content-type": "text/event-stream" });
     res.write("data: one\n\n");
@@ -189,6 +193,19 @@ describe("pooledFetch answers as fetch does", () => {
       expect(res.headers.get("location")).toBe(`${elsewhere}/json`);
     }
     expect(reachedElsewhere).toHaveLength(0);
+  });
+
+  it("only 301, 302, 303, 307 and 308 are followed: another 3xx naming a Location is the answer, as fetch gives it", async () => {
+    for (const status of [300, 304, 305]) {
+      const init = { method: "POST", headers: { authorization: "Bearer k" }, body: "{}" };
+      const res = await fetcher(`${base}/${status}`, init);
+      const viaFetch = await fetch(`${base}/${status}`, init);
+      await viaFetch.arrayBuffer();
+      expect(res.status).toBe(status);
+      expect(res.status).toBe(viaFetch.status);
+      expect(res.url).toBe(`${base}/${status}`);
+      expect(res.headers.get("location")).toBe("/json");
+    }
   });
 
   it("more than 20 redirects fail as fetch fails", async () => {

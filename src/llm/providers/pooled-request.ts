@@ -1,6 +1,6 @@
-import { pipeline, type Readable } from "node:stream";
+import { pipeline, Transform, type Readable } from "node:stream";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
-import { Agent, request, type Dispatcher } from "undici";
+import { Agent, errors, request, type Dispatcher } from "undici";
 
 // The process's keep-alive pool and one request over it, its redirects followed within its
 // origin, and what reading its answer needs: shared by pooledFetch (the fetch the provider
@@ -8,13 +8,25 @@ import { Agent, request, type Dispatcher } from "undici";
 
 let pool: Agent | undefined;
 
+/**
+ * The most bytes of one answer, as sent and as decompressed: past it the answer is cut and its
+ * request fails (`UND_ERR_RES_EXCEEDED_MAX_SIZE`; the adapters report a bad response, never
+ * retried). A provider's answer is a few MB; without a bound an endless body, or a gzip or br
+ * body of a few hundred KB that decompresses to gigabytes, was held whole until memory ran out.
+ * Below the longest string V8 makes (2^29 - 24 characters), which ended a larger one anyway.
+ */
+export const MAX_ANSWER_BYTES = 256 * 1024 * 1024;
+
 /** The process's keep-alive pool, made on first use (pooledFetch and the direct JSON path share it). */
 export function pooledAgent(): Agent {
-  return (pool ??= new Agent());
+  return (pool ??= new Agent({ maxResponseSize: MAX_ANSWER_BYTES }));
 }
 
 /** Redirects followed before the request fails, as the fetch standard counts them. */
 const MAX_REDIRECTS = 20;
+
+/** The statuses the fetch standard follows; any other 3xx (300, 304, 305…) is the answer. */
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 /** Headers that describe a body, dropped with it when a redirect turns a POST into a GET. */
 const BODY_HEADERS = new Set([
@@ -49,7 +61,7 @@ export async function pooledRequest(
       dispatcher: pooledAgent(),
     });
     const status = res.statusCode;
-    const location = status >= 300 && status < 400 ? joined(res.headers["location"]) : null;
+    const location = REDIRECTS.has(status) ? joined(res.headers["location"]) : null;
     if (location === null) return { res, url };
     let next: URL;
     try {
@@ -97,19 +109,34 @@ export function toHeaders(raw: RawHeaders): Headers {
 /** Decodes as a Response does: UTF-8, a byte-order mark dropped. */
 export const utf8 = new TextDecoder();
 
-/** The body as the server meant it: decompressed when it says how (the global fetch does too). */
+/**
+ * The body as the server meant it: decompressed when it says how (the global fetch does too),
+ * no more than MAX_ANSWER_BYTES of it (the pool bounds the bytes sent; this, what they become).
+ */
 export function decode(body: Readable, encoding: string | null): Readable {
   switch (encoding?.trim().toLowerCase()) {
     case "gzip":
     case "x-gzip":
-      return pipeline(body, createGunzip(), ignore);
+      return pipeline(body, createGunzip(), bounded(), ignore);
     case "deflate":
-      return pipeline(body, createInflate(), ignore);
+      return pipeline(body, createInflate(), bounded(), ignore);
     case "br":
-      return pipeline(body, createBrotliDecompress(), ignore);
+      return pipeline(body, createBrotliDecompress(), bounded(), ignore);
     default:
       return body;
   }
+}
+
+/** Passes bytes on until there are more than MAX_ANSWER_BYTES, then fails as the pool does. */
+function bounded(): Transform {
+  let size = 0;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      size += chunk.length;
+      if (size > MAX_ANSWER_BYTES) done(new errors.ResponseExceededMaxSizeError());
+      else done(null, chunk);
+    },
+  });
 }
 
 /** pipeline's callback: a failure reaches the reader through the last stream, which it destroys. */

@@ -1,5 +1,6 @@
 import { SpellbookError } from "../../core/errors.js";
 import { classifyHttpError, parseRetryAfter, ProviderError } from "../errors.js";
+import { MAX_ANSWER_BYTES } from "./pooled-request.js";
 
 /** What both SDKs' APIError carries (openai and @anthropic-ai/sdk share the shape). */
 interface SDKErrorShape {
@@ -31,6 +32,7 @@ export function fromSDKError(
       cause: err,
     });
   }
+  if (hasCode(err, "UND_ERR_RES_EXCEEDED_MAX_SIZE")) return tooLarge(err, provider);
   if (kind === "APIConnectionError" || isNetworkError(err)) {
     const why = causeMessage(err);
     return new ProviderError(
@@ -153,6 +155,26 @@ const NETWORK_CODES = new Set([
   "ENOTFOUND",
   "EAI_AGAIN",
 ]);
+
+/** An answer cut by the pool (pooled-request.ts): not retried, the same one would be cut again. */
+function tooLarge(err: unknown, provider: string): ProviderError {
+  return new ProviderError(
+    "provider_bad_response",
+    `${provider}: the answer is larger than ${MAX_ANSWER_BYTES / 2 ** 20} MiB`,
+    { provider, cause: err },
+  );
+}
+
+/** Does `err` or an error under it (its causes) carry `code`? */
+function hasCode(err: unknown, code: string): boolean {
+  for (
+    let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0;
+    e && depth < 4;
+    e = e.cause as typeof e, depth++
+  )
+    if (e.code === code) return true;
+  return false;
+}
 
 /** undici reports a socket closed mid-body as `TypeError: terminated` with a coded cause. */
 function isNetworkError(err: unknown): boolean {

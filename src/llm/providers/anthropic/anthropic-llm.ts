@@ -102,7 +102,11 @@ export class AnthropicLLM implements LLM {
       if (options.signal?.aborted) throw err; // a cancel is not a provider failure
       throw fromSDKError(err, "anthropic", this.#options.redact, this.errorBodies);
     }
-    const mapped = fromAnthropicMessage(message);
+    // A text answer is quoted in the error it makes: redacted first, as a failure's body is (a
+    // server may echo the key), and before the quote cuts it short.
+    const mapped = fromAnthropicMessage(
+      typeof message === "string" ? this.#options.redact(message) : message,
+    );
     const response = mapped.response;
     response.metadata = {
       provider: "anthropic",

@@ -88,7 +88,7 @@ export class OpenAICompatibleLLM implements LLM {
           } as unknown as OpenAI.ChatCompletionCreateParamsStreaming,
           requestOptions,
         );
-        const acc = new OpenAIStreamAccumulator(provider);
+        const acc = new OpenAIStreamAccumulator(provider, this.#options.redact);
         for await (const chunk of stream) {
           for (const delta of acc.push(chunk)) options.onDelta(delta);
         }
@@ -107,7 +107,12 @@ export class OpenAICompatibleLLM implements LLM {
       if (options.signal?.aborted) throw err; // a cancel is not a provider failure
       throw fromSDKError(err, provider, this.#options.redact, this.errorBodies);
     }
-    const mapped = fromOpenAICompletion(completion, provider);
+    // A text answer is quoted in the error it makes: redacted first, as a failure's body is (a
+    // server may echo the key), and before the quote cuts it short.
+    const mapped = fromOpenAICompletion(
+      typeof completion === "string" ? this.#options.redact(completion) : completion,
+      provider,
+    );
     const response = mapped.response;
     response.metadata = {
       provider,

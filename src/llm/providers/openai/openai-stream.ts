@@ -30,7 +30,11 @@ export class OpenAIStreamAccumulator {
   private usage: OpenAICompletionBody["usage"] = undefined;
   private chunks = 0;
 
-  constructor(private readonly provider: string) {}
+  /** `redact`: a quote of a bad chunk in an error goes through it before it is cut short. */
+  constructor(
+    private readonly provider: string,
+    private readonly redact: (text: string) => string = (text) => text,
+  ) {}
 
   /** Adds one chunk; returns the text and thinking it carried, for `onDelta`. */
   push(chunk: OpenAIChunk): Delta[] {
@@ -38,7 +42,7 @@ export class OpenAIStreamAccumulator {
     if (chunk === null || typeof chunk !== "object" || !Array.isArray(chunk.choices)) {
       throw new ProviderError(
         "provider_bad_response",
-        `${this.provider}: the reply is not a chat completion (a stream event without choices: ${JSON.stringify(chunk).slice(0, 120)})`,
+        `${this.provider}: the reply is not a chat completion (a stream event without choices: ${this.redact(JSON.stringify(chunk)).slice(0, 120)})`,
         { provider: this.provider },
       );
     }
