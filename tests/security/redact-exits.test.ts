@@ -131,7 +131,7 @@ describe("spell loom stats shows no piece of a key (issue 40, night)", () => {
       [lines[0], lines[1], JSON.stringify(turn), ...lines.slice(3)].join("\n"),
     );
     const o = io();
-    expect(await loomStatsCommand(loom, {}, o), o.err).toBe(EXIT.ok);
+    expect(await loomStatsCommand(loom, { json: false }, o), o.err).toBe(EXIT.ok);
     expect(o.out).toContain("please use this key: [REDACTED]");
     expect(o.out).not.toContain("sk-abcdefgh");
   });
