@@ -22,13 +22,19 @@ export function quoted(n: number, secret = SECRET): string {
 }
 
 /**
- * `text` holds neither secret in any form: raw, JSON-escaped any number of times (a fragment
- * JSON never escapes: "with space"), URL-encoded, base64, hex, reversed; nor the shaped key.
+ * `text` holds neither secret in any form: raw, JSON-escaped any number of times (a piece
+ * JSON never escapes), URL-encoded, base64, hex, reversed; nor the shaped key.
  */
-export function expectNoSecret(text: string, where: string): void {
-  for (const [form, value] of Object.entries(allEncodings(SECRET)))
+export function expectNoSecret(
+  text: string,
+  where: string,
+  secret = SECRET,
+  /** A piece of `secret` JSON never escapes: found at any depth of quoting. */
+  piece = "with space",
+): void {
+  for (const [form, value] of Object.entries(allEncodings(secret)))
     expect(text.includes(value), `${where} holds the secret ${form}: ${value}`).toBe(false);
-  expect(text, `${where} holds a piece of the secret`).not.toContain("with space");
+  expect(text, `${where} holds a piece of the secret`).not.toContain(piece);
   for (const [form, value] of Object.entries(allEncodings(SHAPED_KEY)))
     expect(text.includes(value), `${where} holds the shaped key ${form}`).toBe(false);
   expect(text, `${where} holds the shaped key's token`).not.toContain("abcdefghijklmnopqrstuvwxyz");
