@@ -98,7 +98,7 @@ describe("the served exits send no secret in any encoding (issue 40, night)", ()
     const loaded = await loadSpell(spellFile(), { env, loomPath: "memory" });
     app = await createHttpServer(loaded);
     // A route added to the served app (a plugin's, a future one): the wall is the app's.
-    app.get("/probe", async () => ({ answer: ANSWER, [quoted(3)]: 1 }));
+    app.get("/probe", () => Promise.resolve({ answer: ANSWER, [quoted(3)]: 1 }));
     const url = await app.listen({ port: 0, host: "127.0.0.1" });
     const text = await (await fetch(`${url}/probe`)).text();
     expect(text).toContain("[REDACTED]");
