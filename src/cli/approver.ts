@@ -7,6 +7,7 @@
 import type { Approver, ApprovalRequest } from "../core/approval.js";
 import { NO_APPROVER } from "../core/approval.js";
 import { ConfigError } from "../core/errors.js";
+import { redactedText } from "../core/redact-stream.js";
 import { globMatch } from "../circle/approvals.js";
 import { isTerminal } from "./stdio.js";
 
@@ -94,8 +95,8 @@ export function promptText(
       ? args
       : `${args.slice(0, SHOWN)}… (${args.length} chars; [f] shows them all)`;
   const who = request.depth > 0 ? ` (child entity, depth ${request.depth})` : "";
-  const deciding = decidingFields(request.arguments)
-    .map(([k, v]) => `  ${k}: ${escapeControls(redact(v))}\n`)
+  const deciding = decidingFields(request.arguments, redact)
+    .map(([k, v]) => `  ${k}: ${escapeControls(v)}\n`)
     .join("");
   return (
     `\napproval needed: ${escapeControls(request.gate)}${who} — approve: ${escapeControls(request.rule)}\n` +
@@ -105,8 +106,14 @@ export function promptText(
   );
 }
 
-/** `path`, `url` and `command` of a call's arguments, when they are there, as text. */
-export function decidingFields(encoded: string): [string, string][] {
+/**
+ * `path`, `url` and `command` of a call's arguments, when they are there, as text, redacted (a
+ * value that is no string: its strings before it is encoded, then the text).
+ */
+export function decidingFields(
+  encoded: string,
+  redact: (text: string) => string,
+): [string, string][] {
   let parsed: unknown;
   try {
     parsed = JSON.parse(encoded);
@@ -117,7 +124,7 @@ export function decidingFields(encoded: string): [string, string][] {
   const args = parsed as Record<string, unknown>;
   return DECIDING.filter((k) => Object.hasOwn(args, k)).map((k) => {
     const v = args[k];
-    return [k, typeof v === "string" ? v : (JSON.stringify(v) ?? String(v))];
+    return [k, redactedText(v, redact)];
   });
 }
 

@@ -4,6 +4,7 @@
  * snake_case wire form (schemas/executor-result.schema.json).
  */
 import { errorMessage, SpellbookError } from "../core/errors.js";
+import { redactedJson } from "../core/redact-stream.js";
 import { Crucible, type ExecutorResult } from "../spell/crucible.js";
 import type { LoadedDocument } from "../spell/index.js";
 import type { CouncilProgram } from "../spell/kinds/council.js";
@@ -69,7 +70,7 @@ export async function runCouncil(
   }
   program.loom.close();
   if (flags.json) {
-    await print(io, redact(JSON.stringify(executorResultJson(result))) + "\n");
+    await print(io, redactedJson(executorResultJson(result), redact) + "\n");
     return EXIT.ok;
   }
   await print(io, redact(result.finalResponse) + "\n");
@@ -86,6 +87,6 @@ function printCompleted(err: unknown, json: boolean, io: CliIO, redact: (t: stri
   if (json) {
     const code = err instanceof SpellbookError ? err.code : "error";
     const error = { code, message: errorMessage(err) };
-    io.stdout(redact(JSON.stringify({ error, completed_loops: completedLoopsJson(loops) })) + "\n");
+    io.stdout(redactedJson({ error, completed_loops: completedLoopsJson(loops) }, redact) + "\n");
   } else if (loops.length) io.stdout(redact(completedLoopsText(loops)));
 }

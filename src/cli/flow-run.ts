@@ -5,6 +5,7 @@
  */
 import { createReadStream } from "node:fs";
 import { ConfigError, errorMessage, SpellErrors } from "../core/errors.js";
+import { redactedJson } from "../core/redact-stream.js";
 import type { LoadedDocument } from "../spell/index.js";
 import type { CompiledFlow } from "../spell/kinds/flow-kind.js";
 import { EXIT, displayPath, print as printText, type CliIO } from "./io.js";
@@ -64,7 +65,7 @@ export async function runFlowLines(
   const runner = new FlowRunner(compiled.flow);
   // Each answer waits for stdout to take it (back-pressure) before the next line is read.
   const print = (value: unknown) =>
-    printText(io, loaded.redactor.redact(JSON.stringify(value)) + "\n");
+    printText(io, redactedJson(value, (t) => loaded.redactor.redact(t)) + "\n");
   let bad = 0;
   let n = 0;
   try {

@@ -10,6 +10,7 @@
  */
 import { resolve } from "node:path";
 import { ConfigError, errorMessage } from "../core/errors.js";
+import { redactedJson, redactedText } from "../core/redact-stream.js";
 import type { CastResult } from "../core/result.js";
 import { fork, readThreadInto } from "../loom/core/index.js";
 import { readState } from "../loom/entities/index.js";
@@ -121,17 +122,29 @@ async function forkTimes(
       failed = true;
       io.stderr(redact(`fork ${i} failed: ${errorMessage(result.error)}\n`));
     }
-    await print(io, redact(forkLine(result, point.turn, location, flags.json === true)));
+    await print(io, forkLine(result, point.turn, location, flags.json === true, redact));
   }
   return failed ? EXIT.failure : EXIT.ok;
 }
 
-/** A fork's line: its new entity, the turn it hangs from, its last turn, how it ended, its result. */
-function forkLine(r: CastResult<Loom>, from: Turn, location: string, json: boolean): string {
-  if (json) return `${JSON.stringify({ ...resultJson(r, location), from_turn_id: from.id })}\n`;
+/**
+ * A fork's line, redacted: its new entity, the turn it hangs from, its last turn, how it ended,
+ * its result (a result's strings redacted before they are encoded, then the line).
+ */
+function forkLine(
+  r: CastResult<Loom>,
+  from: Turn,
+  location: string,
+  json: boolean,
+  redact: (t: string) => string,
+): string {
+  if (json)
+    return `${redactedJson({ ...resultJson(r, location), from_turn_id: from.id }, redact)}\n`;
   const how = r.status === "terminated" ? `terminated (${r.reason})` : `${r.status} (${r.reason})`;
-  const result = typeof r.result === "string" ? r.result : JSON.stringify(r.result);
-  return `${r.entityId} · from ${from.id} (turn ${from.sequence}) · last turn ${r.lastTurnId ?? "none"} · ${how} · ${result ?? ""}\n`;
+  const result = (redactedText(r.result, redact) as string | undefined) ?? "";
+  return redact(
+    `${r.entityId} · from ${from.id} (turn ${from.sequence}) · last turn ${r.lastTurnId ?? "none"} · ${how} · ${result}\n`,
+  );
 }
 
 /**

@@ -3,6 +3,7 @@
  * scored, a reward appended by hand, one trajectory written out for a training or eval pipeline.
  */
 import { errorMessage } from "../core/errors.js";
+import { redactedJson } from "../core/redact-stream.js";
 import { formatUsd } from "../core/spend.js";
 import { appendReward } from "../loom/stores/index.js";
 import { LoomStats, type IntentStats } from "../loom/reading/index.js";
@@ -39,10 +40,11 @@ export async function loomStatsCommand(
     const stats = new LoomStats();
     await eachLoomRecord(store, (record) => stats.add(record), io);
     const rows = stats.result({ ks, threshold });
+    const redact = (t: string) => redactor.redact(t);
     const text = flags.json
-      ? `${JSON.stringify({ threshold, k: ks, intents: rows.map(statsJson) })}\n`
-      : statsTable(rows, ks);
-    await print(io, redactor.redact(text));
+      ? `${redactedJson({ threshold, k: ks, intents: rows.map(statsJson) }, redact)}\n`
+      : statsTable(rows, ks, redact);
+    await print(io, text);
   } catch (err) {
     io.stderr(`${redactor.redact(errorMessage(err))}\n`);
     return exitFor(err);
@@ -66,12 +68,18 @@ const statsJson = (r: IntentStats) => ({
   pass_hat_k: r.passHatK,
 });
 
-function statsTable(rows: readonly IntentStats[], ks: readonly number[]): string {
+/** The table, redacted: each intent before it is cut and quoted, then the text. */
+function statsTable(
+  rows: readonly IntentStats[],
+  ks: readonly number[],
+  redact: (t: string) => string,
+): string {
   const head = ["intent", "casts", "term", "trunc", "turns", "tokens", "cost", "rewarded"];
   for (const k of ks) head.push(`pass@${k}`, ...(k > 1 ? [`pass^${k}`] : []));
   const p = (v: number | undefined) => (v === undefined ? "–" : v.toFixed(3));
   const body = rows.map((r) => {
-    const intent = r.intent.length > 40 ? `${r.intent.slice(0, 39)}…` : r.intent;
+    const whole = redact(r.intent);
+    const intent = whole.length > 40 ? `${whole.slice(0, 39)}…` : whole;
     const cells = [JSON.stringify(intent), r.casts, r.terminated, r.truncated, r.turns, r.tokens];
     cells.push(r.costUsd === null ? "unknown" : formatUsd(r.costUsd), r.rewarded);
     for (const k of ks) cells.push(p(r.passAtK[k]), ...(k > 1 ? [p(r.passHatK[k])] : []));
@@ -83,7 +91,7 @@ function statsTable(rows: readonly IntentStats[], ks: readonly number[]): string
       .map((c, i) => c.padEnd(widths[i]!))
       .join("  ")
       .trimEnd();
-  return [line(head), ...body.map(line)].join("\n") + "\n";
+  return redact([line(head), ...body.map(line)].join("\n") + "\n");
 }
 
 export interface LoomRewardFlags {

@@ -4,6 +4,7 @@
  * message. A query records nothing: --loom is refused, and no loom is opened.
  */
 import { errorMessage } from "../core/errors.js";
+import { redactedJson } from "../core/redact-stream.js";
 import type { Message } from "../core/contract.js";
 import type { LoadedDocument } from "../spell/index.js";
 import type { QueryProgram } from "../spell/kinds/index.js";
@@ -26,17 +27,20 @@ export async function runQuery(
     const answer = await query.run(withIntent(query.messages, flags.intent));
     const { promptTokens, completionTokens, cachedTokens } = answer.usage;
     const text = flags.json
-      ? JSON.stringify({
-          content: answer.content,
-          usage: {
-            prompt_tokens: promptTokens,
-            completion_tokens: completionTokens,
-            cached_tokens: cachedTokens,
-            total_tokens: promptTokens + completionTokens,
+      ? redactedJson(
+          {
+            content: answer.content,
+            usage: {
+              prompt_tokens: promptTokens,
+              completion_tokens: completionTokens,
+              cached_tokens: cachedTokens,
+              total_tokens: promptTokens + completionTokens,
+            },
           },
-        })
-      : (answer.content ?? "");
-    await print(io, `${redact(text)}\n`);
+          redact,
+        )
+      : redact(answer.content ?? "");
+    await print(io, `${text}\n`);
     return EXIT.ok;
   } catch (err) {
     io.stderr(redact(`spell run failed: ${errorMessage(err)}\n`));

@@ -3,6 +3,7 @@ import type { CastFailed, CastResult } from "../core/result.js";
 import type { Cantrip } from "../core/cantrip.js";
 import type { Loom } from "../loom/core/index.js";
 import { errorMessage } from "../core/errors.js";
+import { redactedJson, redactedText } from "../core/redact-stream.js";
 import { ScriptedLLM } from "../llm/providers/scripted.js";
 import { unpriced } from "../llm/priced.js";
 import { spellOf, type LoadedDocument, type LoadedSpell } from "../spell/index.js";
@@ -178,11 +179,9 @@ export async function printResult(
 ): Promise<void> {
   if (flags.json) {
     const json = { ...resultJson(result, location), ...(resume ? { resume } : {}) };
-    await print(io, redact(JSON.stringify(json)) + "\n");
+    await print(io, redactedJson(json, redact) + "\n");
   } else {
-    const text =
-      typeof result.result === "string" ? result.result : JSON.stringify(result.result, null, 2);
-    await print(io, redact(text) + "\n");
+    await print(io, redactedText(result.result, redact, 2) + "\n");
     if (!flags.quiet) io.stderr(redact(summaryLine(result, location)));
   }
 }

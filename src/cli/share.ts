@@ -16,9 +16,9 @@ import {
 import { basename, join, resolve } from "node:path";
 import { errorMessage, SpellbookError } from "../core/errors.js";
 import { Redactor } from "../core/redact.js";
+import { redactedJson } from "../core/redact-stream.js";
 import { EXIT, displayPath, print, type CliIO } from "./io.js";
 import { exitFor } from "./load.js";
-
 import type { ShareFlags } from "./open-spell.js";
 
 const registry = () => import("../registry/index.js");
@@ -154,14 +154,9 @@ export async function inspectCommand(
       digest: l.digest,
       size: l.size,
     }));
-    const { redactor, shown } = showing(reg.credentialFor(ref.host, io.env)?.password);
-    if (flags.json) {
-      await print(
-        io,
-        `${redactor.redact(JSON.stringify({ reference: where, digest: got.digest, manifest, config, files }, null, 2))}\n`,
-      );
-      return EXIT.ok;
-    }
+    const { shown, json } = showing(reg.credentialFor(ref.host, io.env)?.password);
+    const all = { reference: where, digest: got.digest, manifest, config, files };
+    if (flags.json) return await print(io, `${json(all, 2)}\n`).then(() => EXIT.ok);
     const lines = [
       `reference: ${where}`,
       `digest: ${got.digest}`,
@@ -173,9 +168,9 @@ export async function inspectCommand(
       `requires: spellbook ${String(config["requires"])}`,
       "annotations:",
       ...Object.entries(manifest.annotations ?? {}).map(([k, v]) => `  ${k}: ${v}`),
-      ...(config["inputs"] !== undefined ? [`inputs: ${JSON.stringify(config["inputs"])}`] : []),
+      ...(config["inputs"] !== undefined ? [`inputs: ${json(config["inputs"])}`] : []),
       ...(config["output_schema"] !== undefined
-        ? [`output_schema: ${JSON.stringify(config["output_schema"])}`]
+        ? [`output_schema: ${json(config["output_schema"])}`]
         : []),
       "files:",
       ...files.map((f) => `  ${f.path} (${f.size} bytes, ${f.digest})`),
@@ -277,12 +272,17 @@ export async function loginCommand(
 
 /**
  * Everything inspect shows is the registry's text: the stored password (in any spelling) is
- * redacted, and control characters (a terminal's escapes) are shown escaped.
+ * redacted, and control characters (a terminal's escapes) are shown escaped; as JSON, each
+ * string is redacted before it is encoded, then the text.
  */
 function showing(password: string | undefined) {
   const redactor = new Redactor();
   redactor.add(password);
-  return { redactor, shown: (text: string) => redactor.redact(escapeControls(text)) };
+  const redact = (text: string) => redactor.redact(text);
+  return {
+    shown: (text: string) => redact(escapeControls(text)),
+    json: (value: unknown, space?: number) => redactedJson(value, redact, space),
+  };
 }
 
 /** Control and direction-changing characters as `\\u{…}` (a newline too: one value, one line). */

@@ -7,7 +7,7 @@ import { basename } from "node:path";
 import type { Entity } from "../core/entity.js";
 import { errorMessage } from "../core/errors.js";
 import { loopLimits } from "../core/outcome.js";
-import { redactingListener } from "../core/redact-stream.js";
+import { redactedText, redactingListener } from "../core/redact-stream.js";
 import type { Loom } from "../loom/core/index.js";
 import type { LoadedSpell } from "../spell/index.js";
 import { displayPath, type CliIO } from "./io.js";
@@ -80,10 +80,8 @@ async function castOnce(
           `send failed: ${errorMessage(result.error)}\nthe loom keeps every turn recorded before the failure (${location})`,
         ),
       };
-    const text =
-      typeof result.result === "string" ? result.result : JSON.stringify(result.result, null, 2);
     return {
-      text: redact(text),
+      text: redactedText(result.result, redact, 2),
       summary: redact(summaryLine(result, location)).trimEnd(),
       usage: result.usage,
     };

@@ -4,6 +4,7 @@ import { replayCheck } from "../conformance/replay.js";
 import { runFile, type CaseResult } from "../conformance/runner.js";
 import { errorMessage } from "../core/errors.js";
 import { Redactor } from "../core/redact.js";
+import { redactedJson } from "../core/redact-stream.js";
 import { KEY_ENV_VARS } from "../llm/providers/profiles.js";
 import { envSecretsIn } from "../spell/rewrite.js";
 import { EXIT, displayPath, print, type CliIO } from "./io.js";
@@ -118,12 +119,12 @@ async function report(
   const count = (s: CaseResult["status"]) => all.filter((r) => r.status === s).length;
   const [passed, failed, skipped] = [count("pass"), count("fail"), count("skip")];
   if (reporter === "json") {
-    const json = JSON.stringify(
+    const json = redactedJson(
       { passed, failed, skipped, broken_files: broken, cases: all },
-      null,
+      (t) => redactor.redact(t),
       2,
     );
-    await print(io, redactor.redact(json) + "\n");
+    await print(io, json + "\n");
   } else {
     const unrun = broken ? `, ${broken} file(s) could not run (above)` : "";
     await print(io, `\n${passed} passed, ${failed} failed, ${skipped} skipped${unrun}\n`);

@@ -1,5 +1,5 @@
 import { inspect, type InspectOptionsStylized } from "node:util";
-import { inspectRedacted, redactedJson } from "./printed.js";
+import { inspectRedacted, redactedCopy } from "./printed.js";
 import { carried, type LLM, type Message, type ToolChoice } from "./contract.js";
 import { castPlaces, castScopeFor } from "./cast-places.js";
 import { Entity } from "./entity.js";
@@ -110,7 +110,7 @@ export class Cantrip<L extends LoomWriter = LoomWriter> implements EntitySource<
       medium: this.circle.mediumName,
       tools: this.presentation.tools.map((t) => t.name),
     };
-    return redactedJson(value, this.redact);
+    return redactedCopy(value, this.redact);
   }
 
   /** A text as this cantrip prints it: through its spell's redaction (its entity prints so). */

@@ -18,7 +18,7 @@ import { streamEvents, type CastEvents } from "./event-stream.js";
 import { recordedResult } from "./cast-resume.js";
 import { EntityHold } from "./entity-hold.js";
 import { prepareCircle, rebuildMedium } from "./entity-prepare.js";
-import { inspectRedacted, redactedJson } from "./printed.js";
+import { inspectRedacted, redactedCopy } from "./printed.js";
 
 /**
  * The running instance of a cantrip (§1.4). Summoned, it persists across `send`s and its
@@ -86,7 +86,7 @@ export class Entity<L extends LoomWriter = LoomWriter> implements LoopHost<L> {
       depth: this.depth,
       history: this.history,
     };
-    return redactedJson(value, (t) => this.cantrip.printed?.(t) ?? t);
+    return redactedCopy(value, (t) => this.cantrip.printed?.(t) ?? t);
   }
 
   get config(): CastConfig<L> {

@@ -4,6 +4,7 @@
  * its identity, an Entity, a Loom). The value itself keeps what it holds: this is its printing.
  */
 import { inspect, type InspectOptionsStylized } from "node:util";
+import { redactingReplacer } from "./redact-stream.js";
 
 export type Redact = (text: string) => string;
 
@@ -18,18 +19,15 @@ export function inspectRedacted(
   return `${label} ${redact ? redact(text) : text}`;
 }
 
-/** A JSON-ready copy of `value` with every string (keys included) through `redact`. */
-export function redactedJson(value: unknown, redact: Redact | undefined): unknown {
-  const plain: unknown = JSON.parse(JSON.stringify(value) ?? "null");
-  if (!redact) return plain;
-  const walk = (v: unknown): unknown => {
-    if (typeof v === "string") return redact(v);
-    if (Array.isArray(v)) return v.map(walk);
-    if (v !== null && typeof v === "object")
-      return Object.fromEntries(Object.entries(v).map(([k, x]) => [redact(k), walk(x)]));
-    return v;
-  };
-  return walk(plain);
+/**
+ * A JSON-ready copy of `value` (what a `toJSON` returns) with every string (keys included)
+ * through `redact`: the replacer of every JSON exit (redact-stream.ts `redactedJson`), without
+ * redacting the text, which must parse back.
+ */
+export function redactedCopy(value: unknown, redact: Redact | undefined): unknown {
+  const text = JSON.stringify(value, redact ? redactingReplacer(redact) : undefined) as
+    string | undefined;
+  return JSON.parse(text ?? "null") as unknown;
 }
 
 /**
@@ -43,6 +41,6 @@ export function printRedacted<T extends object>(value: T, label: string, redact:
         ? options.stylize(`[${label}]`, "special")
         : inspectRedacted(label, { ...value }, options, redact),
   });
-  Object.defineProperty(value, "toJSON", { value: () => redactedJson({ ...value }, redact) });
+  Object.defineProperty(value, "toJSON", { value: () => redactedCopy({ ...value }, redact) });
   return value;
 }

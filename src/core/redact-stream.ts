@@ -157,3 +157,32 @@ export function redactingReplacer(redact: (text: string) => string) {
     return out;
   };
 }
+
+/**
+ * `JSON.stringify(value, null, space)` as it may leave the process (PROD-8): every string and
+ * key redacted before encoding (`redactDeep`), then the text as written. The one JSON encoding
+ * of every exit (the CLI's --json and JSONL, served answers, eval results, OpenTelemetry
+ * content…). Redacting the text alone is not enough: encoding escapes a secret's `"` and `\` once
+ * more, so a value that holds the secret as JSON text quoted three times is written with it
+ * quoted four times, a form the redactor does not know. The value is data (a class instance is
+ * written as its own enumerable keys, as `redactDeep` copies it); walked, then encoded by
+ * JSON.stringify's own path — a replacer function would be called for every value (issue 40: a
+ * served answer's CPU). `undefined` where JSON.stringify gives undefined.
+ */
+export function redactedJson(
+  value: unknown,
+  redact: (text: string) => string,
+  space?: number,
+): string {
+  const text = JSON.stringify(redactDeep(value, redact), null, space) as string | undefined;
+  return (text === undefined ? text : redact(text)) as string;
+}
+
+/** A result as printed: a string as it is, anything else as its JSON; redacted either way. */
+export function redactedText(
+  value: unknown,
+  redact: (text: string) => string,
+  space?: number,
+): string {
+  return typeof value === "string" ? redact(value) : redactedJson(value, redact, space);
+}

@@ -9,6 +9,7 @@ import { createWriteStream, mkdirSync, writeFileSync, type WriteStream } from "n
 import { join } from "node:path";
 import type { LLMResponse } from "../core/contract.js";
 import { Redactor } from "../core/redact.js";
+import { redactDeep, redactedJson } from "../core/redact-stream.js";
 import { KEY_ENV_VARS } from "../llm/providers/profiles.js";
 import { Loom } from "../loom/core/index.js";
 import type { EvalCase, EvalPlan } from "../spell/kinds/index.js";
@@ -144,7 +145,7 @@ function* jobs(r: Run): Generator<Job> {
     replay: r.recorded ? replayOf(r.recorded, key) : undefined,
   });
   const write = (stream: WriteStream, value: unknown) =>
-    stream.write(r.redactor.redact(JSON.stringify(value)) + "\n");
+    stream.write(redactedJson(value, (t) => r.redactor.redact(t)) + "\n");
   for (const c of r.cases)
     for (const target of r.targets)
       for (let k = 0; k < r.repeat; k++)
@@ -164,10 +165,14 @@ function* jobs(r: Run): Generator<Job> {
                     ...{ case: c.id, repeat: k, redact: (t: string) => r.redactor.redact(t) },
                   })
                 : undefined;
-            const { row, judgeTokens, judgeCost } =
+            const outcome =
               "cantrip" in target
                 ? await castOne({ target, c, k, seat, cast, judged, loom, judgeLLM, observer })
                 : await remoteCast(r.o.remote!, target, c, k, seat);
+            const { judgeTokens, judgeCost } = outcome;
+            // Redacted once, as it leaves the cast: results.jsonl, summary.json, junit.xml (its
+            // XML escapes are a form no redactor knows) and the CLI's lines all read this row.
+            const row = redactDeep(outcome.row, (t) => r.redactor.redact(t));
             write(r.results, row);
             for (const s of [cast, judged])
               if (r.replies && s.replies?.length)
@@ -202,7 +207,7 @@ export async function runEval(plan: EvalPlan, o: EvalRunOptions): Promise<EvalRu
   };
   const file = (name: string, text: string) =>
     writeFileSync(join(o.out, name), text, { mode: 0o600 });
-  file("summary.json", JSON.stringify(summary, null, 2) + "\n");
+  file("summary.json", redactedJson(summary, (t) => r.redactor.redact(t), 2) + "\n");
   file(
     "junit.xml",
     junitXml(plan.name, groups, (...at) => r.tally.caseSeconds(...at)),

@@ -5,6 +5,7 @@
  */
 import type { Attributes } from "@opentelemetry/api";
 import type { Usage } from "../core/contract.js";
+import { redactedJson } from "../core/redact-stream.js";
 
 /** Who answered: `provider/model` (an LLM's `name`) split once; "unknown" when absent. */
 export interface ModelId {
@@ -107,16 +108,17 @@ export const MAX_CONTENT_CHARS = 16 * 1024;
  * whole, then cut to MAX_CONTENT_CHARS (after redacting, so no cut leaves half a secret).
  */
 export function contentValue(value: unknown, redact: (text: string) => string): string {
-  let text: string;
-  if (typeof value === "string") text = value;
+  let out: string;
+  if (typeof value === "string") out = redact(value);
   else {
     try {
-      text = JSON.stringify(value) ?? String(value);
+      // Each string redacted before it is encoded, then the text (redact-stream.ts).
+      const json: string | undefined = redactedJson(value, redact);
+      out = json ?? redact(String(value));
     } catch {
-      text = "[unserializable]";
+      out = "[unserializable]";
     }
   }
-  const out = redact(text);
   if (out.length <= MAX_CONTENT_CHARS) return out;
   // Never half a surrogate pair at the cut.
   const cut = /[\uD800-\uDBFF]/.test(out[MAX_CONTENT_CHARS - 1]!)

@@ -6,7 +6,7 @@
  * from any field a spell writes (its name, description, inputs, output schema…) is redacted by
  * the same step as a cast's answer, so no surface can forget one.
  */
-import { redactDeep, redactingReplacer } from "../core/redact-stream.js";
+import { redactDeep } from "../core/redact-stream.js";
 import type { Redactor } from "../core/redact.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 
@@ -21,8 +21,7 @@ export function redactorOf(spells: readonly { redactor: Pick<Redactor, "redact">
 export const redactMessage = <T>(message: T, redact: Redact): T => redactDeep(message, redact);
 
 /** JSON text to send: every string and key redacted before encoding, then the text as sent. */
-export const redactedJson = (value: unknown, redact: Redact): string =>
-  redact(JSON.stringify(value, redactingReplacer(redact)));
+export { redactedJson } from "../core/redact-stream.js";
 
 /**
  * An MCP transport, its every outgoing message redacted (responses, notifications, errors):

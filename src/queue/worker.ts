@@ -13,6 +13,7 @@
 import type { Job, Worker } from "bullmq";
 import { ConfigError, errorMessage, SpellbookError } from "../core/errors.js";
 import { Redactor } from "../core/redact.js";
+import { redactDeep } from "../core/redact-stream.js";
 import { castOne } from "../eval/cast.js";
 import { Scheduler } from "../eval/scheduler.js";
 import { judges, loadTarget, type Target, type TargetOptions } from "../eval/targets.js";
@@ -82,7 +83,9 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
       judgeLLM: judges(t),
     });
     o.log(logLine(redactor, doneLine(job.id, c, outcome)));
-    return outcome;
+    // What BullMQ keeps in Redis as the job's return value: its strings redacted before encoding
+    // (a row's reason quotes a provider's error or a judge's words).
+    return redactDeep(outcome, (t) => redactor.redact(t));
   };
 
   const worker = new Worker<unknown, QueuedOutcome>(QUEUE_NAME, processor, {

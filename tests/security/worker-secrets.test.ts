@@ -72,6 +72,34 @@ async function databaseText(url: string): Promise<string> {
   }
 }
 
+/** Every key of the Redis and what it holds (hashes, streams, lists, sets, strings), as text. */
+async function redisText(url: string): Promise<string> {
+  const { Redis } = await import("ioredis");
+  const client = new Redis(url);
+  try {
+    let text = "";
+    for (const key of await client.keys("*")) {
+      const type = await client.type(key);
+      const value =
+        type === "hash"
+          ? await client.hgetall(key)
+          : type === "stream"
+            ? await client.xrange(key, "-", "+")
+            : type === "list"
+              ? await client.lrange(key, 0, -1)
+              : type === "zset"
+                ? await client.zrange(key, 0, -1)
+                : type === "set"
+                  ? await client.smembers(key)
+                  : await client.get(key);
+      text += `${key}: ${JSON.stringify(value)}\n`;
+    }
+    return text;
+  } finally {
+    client.disconnect();
+  }
+}
+
 needs(...QUEUE_NEEDS, postgresBin ? undefined : POSTGRES_MISSING).describe(
   "a queued cast's secrets",
   { timeout: 180_000 },
@@ -131,6 +159,13 @@ cases:
       expect(atRest).toContain("echo"); // the turns are there; only the secrets are not
       for (const key of [KEY, OTHER_KEY]) expect(atRest).not.toContain(key);
       expectClean(atRest, "the PostgreSQL loom");
+
+      // Issue 40 (night): what BullMQ keeps in Redis (a job's return value: the row, whose
+      // reason quotes the answer; its events stream) was written unredacted.
+      const kept = await redisText(redis.url);
+      expect(kept).toContain("[REDACTED]");
+      for (const key of [KEY, OTHER_KEY]) expect(kept).not.toContain(key);
+      expectClean(kept, "Redis");
 
       const log = `${worker.log()}\n${stdout}`;
       expect(log).toContain("[REDACTED]"); // the failed case's reason quotes the answer

@@ -162,7 +162,7 @@ export function approvalView(
     gate: escapeControls(request.gate),
     rule: escapeControls(request.rule),
     depth: request.depth,
-    deciding: decidingFields(request.arguments).map(([k, v]) => [k, escapeControls(redact(v))]),
+    deciding: decidingFields(request.arguments, redact).map(([k, v]) => [k, escapeControls(v)]),
     args: escapeControls(redact(request.arguments)),
     full: false,
   };

@@ -132,7 +132,12 @@ async function prompt(
   // Issue 25: while this prompt runs, approval questions go to its client.
   if (session.asker) session.asker.client = client;
   const result = await sessions.prompt(session, intent, listener);
-  send(redactDeep(mapper.finish(result), redact));
+  // The answer's strings redacted before the mapper encodes it as text, then that text.
+  const answer =
+    result.status === "terminated"
+      ? { ...result, result: redactDeep(result.result, redact) }
+      : result;
+  send(redactDeep(mapper.finish(answer), redact));
   await sent; // every update of the prompt reaches the client before its answer
   if (result.status === "failed") {
     const message = redact(errorMessage(result.error));

@@ -9,7 +9,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import type { ErrorCode } from "../../core/error-codes.js";
 import type { CantripEvent } from "../../core/events.js";
 import type { Redactor } from "../../core/redact.js";
-import { redactDeep, redactingListener } from "../../core/redact-stream.js";
+import { redactedJson, redactingListener } from "../../core/redact-stream.js";
 import type { CastResult } from "../../core/result.js";
 import type { Loom } from "../../loom/core/index.js";
 import { resultJson } from "../result-json.js";
@@ -136,11 +136,7 @@ async function stream(reply: FastifyReply, run: Run, signal: AbortSignal, secret
   raw.end();
 }
 
-/**
- * An answer as the JSON text sent: each of its strings redacted before encoding, then the text.
- * The text alone is not enough: a key known by its shape (`sk-…`) after a newline is `\nsk-…`
- * in JSON, where the shape's word boundary is not found.
- */
+/** An answer as the JSON text sent: each of its strings redacted before encoding, then the text. */
 function answerJson(value: unknown, secrets: Secrets): string {
-  return secrets.redact(JSON.stringify(redactDeep(value, (t) => secrets.redact(t))));
+  return redactedJson(value, (t) => secrets.redact(t));
 }

@@ -21,6 +21,7 @@ import { sessionRoutes } from "./session-routes.js";
 import { approvalRoutes, PendingApprovals } from "./approval-routes.js";
 import { mcpRoutes } from "./mcp-route.js";
 import { redactedJson } from "../redact-out.js";
+import { redactDeep } from "../../core/redact-stream.js";
 import { timeoutOptions, type ServeTimeouts } from "./timeouts.js";
 
 export interface ServeOptions {
@@ -101,9 +102,14 @@ export async function createHttpServer(
 /**
  * Issue 38: every answer that is not a stream leaves redacted as the text it is sent as (the
  * streams — SSE, /mcp, A2A — redact each message themselves), whatever route made it. A cast's
- * answer was redacted as this very text by the cast route (issue 40: not twice).
+ * answer was redacted as this very text by the cast route (issue 40: not twice). An answer a
+ * route gives as an object (an error, a session, the pending approvals) has its strings and keys
+ * redacted before Fastify encodes it too: encoding escapes a secret once more.
  */
 function redactAnswers(app: FastifyInstance, redact: (t: string) => string): void {
+  app.addHook("preSerialization", (_req, _reply, payload, done) => {
+    done(null, redactDeep(payload, redact));
+  });
   app.addHook("onSend", (_req, reply, payload, done) => {
     done(
       null,

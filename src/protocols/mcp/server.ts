@@ -18,6 +18,7 @@ import type { Loom } from "../../loom/core/index.js";
 import { castIntent } from "../../spell/inputs.js";
 import type { LoadedSpell } from "../../spell/index.js";
 import { redactingTransport, redactMessage, redactorOf, type Redact } from "../redact-out.js";
+import { redactedText } from "../../core/redact-stream.js";
 import { spellTools, type SpellTool } from "./tools.js";
 
 type Sdk = {
@@ -151,8 +152,8 @@ function resultOf(
     return toolError(
       `the cast ended truncated (${r.reason}) after ${r.turns} turn(s) without an answer; entity ${r.entityId}`,
     );
-  const text = typeof r.result === "string" ? r.result : JSON.stringify(r.result ?? null);
-  const content = [{ type: "text" as const, text: redact(text) }];
+  // A result's strings redacted before it is encoded as the text, then the text.
+  const content = [{ type: "text" as const, text: redactedText(r.result ?? null, redact) }];
   if (!tool.outputSchema) return { content };
   return { content, structuredContent: redactMessage(tool.structured(r.result), redact) };
 }
