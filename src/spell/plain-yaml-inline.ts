@@ -10,11 +10,64 @@
 class NotPlain extends Error {}
 export const notPlain: NotPlain = Object.create(NotPlain.prototype) as NotPlain;
 
-/** A block mapping's key: a plain scalar that resolves to a string, then `:` and a space or the end. */
-export const KEY = /^([A-Za-z_$][A-Za-z0-9_$./-]*):(?: |$)/;
+// The text is scanned by hand rather than with regular expressions: each one is compiled at its
+// first use, which a `spell run` pays in full.
 
-/** A plain scalar may not start with these (YAML's indicators); `-`, `?`, `:` before a space. */
-const INDICATOR_START = /^(?:[,[\]{}#&*!|>'"%@`]|[-?:](?: |$))/;
+/**
+ * The key of a mapping's entry at `from` in `text`: a letter, `_` or `$`, then letters, digits and `_$./-` (a plain
+ * scalar that resolves to a string), then `:` and a space or the end; undefined when there is none.
+ */
+export function keyAt(text: string, from: number): string | undefined {
+  let i = from;
+  let c = text.charCodeAt(i);
+  if (!(isLetter(c) || c === 0x5f || c === 0x24)) return undefined; // A-Za-z _ $
+  do c = text.charCodeAt(++i);
+  while (
+    isLetter(c) ||
+    isDigit(c) ||
+    c === 0x5f ||
+    c === 0x24 ||
+    c === 0x2e ||
+    c === 0x2f ||
+    c === 0x2d
+  ); // _ $ . / -
+  if (c !== 0x3a) return undefined; // :
+  if (i + 1 < text.length && text.charCodeAt(i + 1) !== 0x20) return undefined;
+  return text.slice(from, i);
+}
+
+function isLetter(code: number): boolean {
+  return (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a);
+}
+
+/** Whether a plain scalar would start with an indicator of YAML; `-`, `?`, `:` before a space. */
+function startsWithIndicator(text: string): boolean {
+  switch (text[0]) {
+    case ",":
+    case "[":
+    case "]":
+    case "{":
+    case "}":
+    case "#":
+    case "&":
+    case "*":
+    case "!":
+    case "|":
+    case ">":
+    case "'":
+    case '"':
+    case "%":
+    case "@":
+    case "`":
+      return true;
+    case "-":
+    case "?":
+    case ":":
+      return text.length === 1 || text[1] === " ";
+    default:
+      return false;
+  }
+}
 
 /** A scalar or a flow collection that is the whole of `text` (but for a comment after it). */
 export function inline(text: string): unknown {
@@ -25,7 +78,7 @@ export function inline(text: string): unknown {
     flow.end();
     return value;
   }
-  if (INDICATOR_START.test(text)) throw notPlain;
+  if (startsWithIndicator(text)) throw notPlain;
   const hash = text.indexOf(" #");
   const plain = (hash === -1 ? text : text.slice(0, hash)).trimEnd();
   // `a: b` would be a mapping in a mapping's value (the library's error), `a:` at the end too.
@@ -70,12 +123,11 @@ class Flow {
       return map;
     }
     for (;;) {
-      const key = KEY.exec(this.text.slice(this.pos));
+      const name = keyAt(this.text, this.pos);
       // `{a:b}` is one plain key; `{a}` a key with no value; a quoted key: the library's.
-      if (!key || key[0].length === key[1]!.length + 1) throw notPlain;
-      const name = key[1]!;
+      if (name === undefined || this.text[this.pos + name.length + 1] !== " ") throw notPlain;
       if (scalar(name) !== name || Object.hasOwn(map, name)) throw notPlain;
-      this.pos += key[0].length;
+      this.pos += name.length + 2;
       this.spaces();
       const value = this.node();
       if (name in map)
@@ -154,10 +206,11 @@ class Flow {
 
   /** A plain scalar in a flow collection: up to `,`, `]`, `}`; no `: `, `#` or indicator. */
   private plain(): unknown {
-    const rest = this.text.slice(this.pos);
-    const m = /^[^,[\]{}#:]*/.exec(rest)![0];
-    if (m.trim() === "" || INDICATOR_START.test(m)) throw notPlain;
-    const stop = rest[m.length];
+    let end = this.pos;
+    while (end < this.text.length && !",[]{}#:".includes(this.text[end]!)) end++;
+    const m = this.text.slice(this.pos, end);
+    if (m.trim() === "" || startsWithIndicator(m)) throw notPlain;
+    const stop = this.text[end];
     if (stop === "#" || stop === ":" || stop === "[" || stop === "{") throw notPlain;
     this.pos += m.length;
     return scalar(m.trimEnd());
@@ -166,13 +219,32 @@ class Flow {
 
 /**
  * A plain scalar's value in the YAML 1.2 core schema, as the library resolves it: its tags'
- * tests and resolvers, in its order (yaml/dist/schema/core/schema.js).
+ * tests and resolvers (yaml/dist/schema/core/schema.js; the tests match disjoint texts, so their
+ * order does not matter). Words and digits are told apart without regular expressions: each
+ * one is compiled at its first use, which a `spell run` pays in full.
  */
 export function scalar(text: string): unknown {
-  if (/^(?:~|[Nn]ull|NULL)?$/.test(text)) return null;
-  if (/^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/.test(text)) return text[0] === "t" || text[0] === "T";
+  switch (text) {
+    case "":
+    case "~":
+    case "null":
+    case "Null":
+    case "NULL":
+      return null;
+    case "true":
+    case "True":
+    case "TRUE":
+      return true;
+    case "false":
+    case "False":
+    case "FALSE":
+      return false;
+  }
+  // Every number of the schema starts with a digit, a sign or a dot.
+  const first = text.charCodeAt(0);
+  if (!isDigit(first) && first !== 0x2b && first !== 0x2d && first !== 0x2e) return text;
+  if (isDecimal(text)) return parseInt(text, 10); // ^[-+]?[0-9]+$
   if (/^0o[0-7]+$/.test(text)) return parseInt(text.substring(2), 8);
-  if (/^[-+]?[0-9]+$/.test(text)) return parseInt(text, 10);
   if (/^0x[0-9a-fA-F]+$/.test(text)) return parseInt(text.substring(2), 16);
   if (/^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/.test(text))
     return text.slice(-3).toLowerCase() === "nan"
@@ -183,4 +255,16 @@ export function scalar(text: string): unknown {
   if (/^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$/.test(text)) return parseFloat(text);
   if (/^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/.test(text)) return parseFloat(text);
   return text;
+}
+
+function isDigit(code: number): boolean {
+  return code >= 0x30 && code <= 0x39;
+}
+
+/** The core schema's decimal integer: /^[-+]?[0-9]+$/. */
+function isDecimal(text: string): boolean {
+  let i = text[0] === "-" || text[0] === "+" ? 1 : 0;
+  if (i === text.length) return false;
+  for (; i < text.length; i++) if (!isDigit(text.charCodeAt(i))) return false;
+  return true;
 }

@@ -14,7 +14,7 @@
  * not kept: an error's file:line:col comes from the library's document, parsed when it is asked
  * for (source.ts).
  */
-import { inline, KEY, notPlain, scalar } from "./plain-yaml-inline.js";
+import { inline, keyAt, notPlain, scalar } from "./plain-yaml-inline.js";
 
 /** What `plainYaml` answers for a text it does not read. */
 export const NOT_PLAIN: unique symbol = Symbol("not plain YAML");
@@ -72,7 +72,7 @@ class Reader {
     const line = this.lines[this.at]!;
     if (line.indent < parent) throw notPlain;
     if (isSeqItem(line.text)) return this.sequence(line.indent);
-    if (KEY.test(line.text)) return this.mapping(line.indent);
+    if (keyAt(line.text, 0) !== undefined) return this.mapping(line.indent);
     // A node alone on its line (`key:` then the value below): one line, nothing after it deeper.
     this.at++;
     const value = inline(line.text);
@@ -103,17 +103,16 @@ class Reader {
     for (;;) {
       const line = this.lines[this.at];
       if (!line || line.indent !== indent) break;
-      const key = KEY.exec(line.text);
-      if (!key) {
+      const name = keyAt(line.text, 0);
+      if (name === undefined) {
         // A compact sequence ends at a line of its mapping's indent: it must be a key.
         throw notPlain;
       }
-      const name = key[1]!;
       // The library's core schema would make this key null, a boolean or a number; the value's
       // property name would then be its string, but such a spell is rare: the library's.
       if (scalar(name) !== name || name.length > 1000) throw notPlain;
       if (Object.hasOwn(map, name)) throw notPlain; // a duplicate key: the library's error
-      const value = this.item(line, indent, key[0].length, true);
+      const value = this.item(line, indent, name.length + 1, true);
       // As the library adds a pair to a plain object (addPairToJSMap).
       if (name in map)
         Object.defineProperty(map, name, {
@@ -147,7 +146,7 @@ class Reader {
       return null;
     }
     // `- key: value` or `- - x`: a block node that starts inside the item's line.
-    if (!inMapping && (isSeqItem(rest) || KEY.test(rest))) {
+    if (!inMapping && (isSeqItem(rest) || keyAt(rest, 0) !== undefined)) {
       this.lines[this.at] = { indent: indent + column, text: rest };
       return this.block(indent + 1);
     }

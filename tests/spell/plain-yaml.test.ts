@@ -67,6 +67,10 @@ describe("plainYaml", () => {
       "a: 1_000\nb: 0b11\nc: 12:30\nd: 1.2.3\ne: -\u00e9\nf: v1\ng: ..\n",
     ],
     [
+      "signs and dots alone",
+      "a: +\nb: .\nc: -1x\nd: +.5\ne: 1e\nf: 0o\ng: 0x\nh: +-1\ni: -.inf\nj: +0\n",
+    ],
+    [
       "quoted strings",
       `a: "x # y: z"\nb: 'it''s'\nc: ""\nd: ''\ne: "5"  # a comment\nf: '{a: 1}'\n`,
     ],
