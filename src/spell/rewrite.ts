@@ -23,6 +23,9 @@ function aliasOf(aliases: Readonly<Record<string, string>>, word: unknown): stri
 
 /** Renames old words in place, on the document, so positions still point at what was written. */
 export function renameOldWords(source: SpellSource, warnings: Warning[]): void {
+  // A plain spell's value (source.ts) tells at once that it has no old word, without its document.
+  const plain = source.plainValue();
+  if (plain !== undefined && !holdsOldWord(plain)) return;
   const root = source.doc.contents;
   if (!isMap(root)) return;
   for (const pair of root.items) {
@@ -63,6 +66,18 @@ export function renameOldWords(source: SpellSource, warnings: Warning[]): void {
     );
     scalar.value = renamed;
   }
+}
+
+const OLD_WORDS = new Set([...Object.keys(TOP_LEVEL_ALIASES), ...Object.keys(GATE_ALIASES)]);
+
+/** Whether an old word is a key or a string anywhere in `value` (more than renameOldWords renames). */
+function holdsOldWord(value: unknown): boolean {
+  if (typeof value === "string") return OLD_WORDS.has(value);
+  if (Array.isArray(value)) return value.some(holdsOldWord);
+  if (value === null || typeof value !== "object") return false;
+  for (const [key, item] of Object.entries(value))
+    if (OLD_WORDS.has(key) || holdsOldWord(item)) return true;
+  return false;
 }
 
 const ENV = /\$\{env:([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;

@@ -13,6 +13,7 @@ import {
   type YAMLMap,
 } from "yaml";
 import { ConfigError, type SourcePosition } from "../core/errors.js";
+import { NOT_PLAIN, plainYaml } from "./plain-yaml.js";
 import { explainYamlError, unclosedFlow } from "./yaml-explain.js";
 
 /** Spell files larger than this are refused before parsing. */
@@ -30,9 +31,16 @@ const SECOND_DOCUMENT =
  * A parsed YAML document that can say where any value came from. Its YAML document holds the
  * `${env:…}` values once they are interpolated (PROD-8): kept in an ES private field, reached by
  * name (`doc`) only; the source prints (util.inspect, JSON.stringify) as its file name.
+ *
+ * A spell in the plainest YAML (plain-yaml.ts) is read without the `yaml` library, whose cold
+ * parse is a fifth of a `spell run`'s start-up: its value is that reading, and the library's
+ * document is parsed only when something asks for it (a position for an error or a warning, an
+ * old word to rename, a `${env:…}` to interpolate), as it would have parsed it here.
  */
 export class SpellSource {
-  readonly #doc: Document;
+  #doc: Document | undefined;
+  /** The text's value when it is plain YAML and nothing has asked for the document. */
+  #plain: unknown;
   readonly #lines = new LineCounter();
 
   constructor(
@@ -46,10 +54,18 @@ export class SpellSource {
         { file, line: 1, col: 1 },
       );
     }
+    // The library's debugging switches print what it parses: with one set, it parses.
+    this.#plain = YAML_SWITCHES.some((name) => process.env[name] !== undefined)
+      ? NOT_PLAIN
+      : plainYaml(text);
+    if (this.#plain === NOT_PLAIN) this.#doc = this.#parse();
+  }
+
+  #parse(): Document {
     // The library's own unique-keys check compares every pair with every other (quadratic:
     // 30 s for a 1 MiB mapping); duplicateKeys below does it in one pass.
-    this.#doc = withPlainEnv(() =>
-      parseDocument(text, {
+    return withPlainEnv(() =>
+      parseDocument(this.text, {
         lineCounter: this.#lines,
         prettyErrors: false,
         uniqueKeys: false,
@@ -59,7 +75,22 @@ export class SpellSource {
 
   /** The YAML document, with `${env:…}` values once interpolated: never print it. */
   get doc(): Document {
-    return this.#doc;
+    // Whoever asks may change the document (rewrite.ts): its value is the document's from now.
+    this.#plain = NOT_PLAIN;
+    return this.#document();
+  }
+
+  /** The document, for reading only (positions). */
+  #document(): Document {
+    return (this.#doc ??= this.#parse());
+  }
+
+  /**
+   * The value of a plain YAML text (plain-yaml.ts) that nothing has changed, without parsing the
+   * document; undefined when the document is the value's source.
+   */
+  plainValue(): object | undefined {
+    return this.#plain === NOT_PLAIN ? undefined : (this.#plain as object);
   }
 
   [inspect.custom](): string {
@@ -72,6 +103,8 @@ export class SpellSource {
 
   /** Syntax errors of the YAML itself, and duplicate keys, each at its position. */
   syntaxErrors(): ConfigError[] {
+    // Plain YAML is read only when the library finds no error in it, nor a duplicate key.
+    if (this.#plain !== NOT_PLAIN) return [];
     // After the first few, YAML errors are echoes of the first: keep what helps.
     let unclosed: ConfigError | undefined;
     const syntax = this.doc.errors.slice(0, 3).map((e) => {
@@ -95,6 +128,12 @@ export class SpellSource {
   }
 
   toJS(): unknown {
+    if (this.#plain !== NOT_PLAIN) {
+      // Once: a second call gets a new value from the document, as the library makes one a call.
+      const value = this.#plain;
+      this.#plain = NOT_PLAIN;
+      return value;
+    }
     try {
       return this.doc.toJS({ maxAliasCount: MAX_ALIASES });
     } catch (err) {
@@ -111,7 +150,7 @@ export class SpellSource {
 
   /** Where the value at `path` starts; `key: true` points at its key instead. */
   position(path: Path, options: { key?: boolean } = {}): SourcePosition {
-    let node: unknown = this.doc.contents;
+    let node: unknown = this.#document().contents;
     let offset = (node as Node | null)?.range?.[0] ?? 0;
     for (let i = 0; i < path.length; i++) {
       const seg = path[i];
@@ -135,6 +174,7 @@ export class SpellSource {
   }
 
   at(offset: number): SourcePosition {
+    this.#document(); // the line counter is filled by the parse
     const { line, col } = this.#lines.linePos(offset);
     return { file: this.file, line, col };
   }

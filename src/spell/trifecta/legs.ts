@@ -96,7 +96,15 @@ function reachesNoHost(config: Obj): boolean {
 
 /** The legs one gate makes; delegation gates are walked apart (check.ts). */
 export function gateExposures(name: string, config: Obj, path: Path, view: CircleView): Exposure[] {
-  const at = view.locate(path);
+  // The gate's position, filled in below only when the gate makes a leg: most gates make none,
+  // and a position may cost a parse of the spell's YAML document (source.ts).
+  const at = {} as Exposure["at"];
+  const out = gateLegs(name, config, view, at);
+  if (out.length > 0) Object.assign(at, view.locate(path));
+  return out;
+}
+
+function gateLegs(name: string, config: Obj, view: CircleView, at: Exposure["at"]): Exposure[] {
   const out: Exposure[] = [];
   const root = () => rootOf(config, view.baseDir);
   if (FILE_READERS.has(name))
