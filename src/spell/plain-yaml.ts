@@ -116,7 +116,7 @@ class Reader {
       if (scalar(name) !== name || name.length > 1000) throw notPlain;
       if (Object.hasOwn(map, name)) throw notPlain; // a duplicate key: the library's error
       const value = this.item(line, indent, name.length + 1, true);
-      // As the library adds a pair to a plain object (addPairToJSMap).
+      // As the library adds a pair to a plain object, key by key.
       if (name in map)
         Object.defineProperty(map, name, {
           value,
