@@ -130,14 +130,7 @@ class Flow {
       this.pos += name.length + 2;
       this.spaces();
       const value = this.node();
-      if (name in map)
-        Object.defineProperty(map, name, {
-          value,
-          writable: true,
-          enumerable: true,
-          configurable: true,
-        });
-      else map[name] = value;
+      setPair(map, name, value);
       if (this.next("}")) return map;
     }
   }
@@ -267,4 +260,16 @@ function isDecimal(text: string): boolean {
   if (i === text.length) return false;
   for (; i < text.length; i++) if (!isDigit(text.charCodeAt(i))) return false;
   return true;
+}
+
+/** Adds a pair to a plain object as the library does: a key like `__proto__` becomes an own key. */
+export function setPair(map: Record<string, unknown>, name: string, value: unknown): void {
+  if (name in map)
+    Object.defineProperty(map, name, {
+      value,
+      writable: true,
+      enumerable: true,
+      configurable: true,
+    });
+  else map[name] = value;
 }

@@ -14,7 +14,7 @@
  * not kept: an error's file:line:col comes from the library's document, parsed when it is asked
  * for (source.ts).
  */
-import { inline, keyAt, notPlain, scalar } from "./plain-yaml-inline.js";
+import { inline, keyAt, notPlain, scalar, setPair } from "./plain-yaml-inline.js";
 
 /** What `plainYaml` answers for a text it does not read. */
 export const NOT_PLAIN: unique symbol = Symbol("not plain YAML");
@@ -116,15 +116,7 @@ class Reader {
       if (scalar(name) !== name || name.length > 1000) throw notPlain;
       if (Object.hasOwn(map, name)) throw notPlain; // a duplicate key: the library's error
       const value = this.item(line, indent, name.length + 1, true);
-      // As the library adds a pair to a plain object, key by key.
-      if (name in map)
-        Object.defineProperty(map, name, {
-          value,
-          writable: true,
-          enumerable: true,
-          configurable: true,
-        });
-      else map[name] = value;
+      setPair(map, name, value);
     }
     const next = this.lines[this.at];
     if (next && next.indent > indent) throw notPlain;
