@@ -12,13 +12,20 @@ export function councilProgress(
   redact: (text: string) => string,
 ): CouncilEventListener {
   return (e: CouncilEvent) => {
-    const line = progressLine(e);
+    const line = progressLine(e, redact);
     if (line) write(redact(line));
   };
 }
 
-function progressLine(e: CouncilEvent): string {
-  if (e.type === "warning") return `warning: ${e.message}\n`;
+/** At most this many characters of a reply quoted in a warning (cut after redacting). */
+const QUOTED_REPLY = 200;
+
+function progressLine(e: CouncilEvent, redact: (text: string) => string): string {
+  if (e.type === "warning") {
+    if (e.reply === undefined) return `warning: ${e.message}\n`;
+    const quoted = JSON.stringify(redact(e.reply).slice(0, QUOTED_REPLY));
+    return `warning: ${e.message}; it answered ${quoted}\n`;
+  }
   const at = describe(e.site);
   switch (e.type) {
     case "call_started":

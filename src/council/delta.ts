@@ -70,7 +70,8 @@ export class LlmJudgeDelta implements DeltaStrategy {
       if (attempt >= this.retries) {
         at.calls.emit({
           type: "warning",
-          message: `the delta judge (${this.llm.name}) answered neither YES nor NO in loop ${at.loop}: ${JSON.stringify(reply.slice(0, 200))}${this.retries ? ` (asked ${this.retries + 1} times)` : ""}; counted as a change`,
+          message: `the delta judge (${this.llm.name}) answered neither YES nor NO in loop ${at.loop}${this.retries ? ` (asked ${this.retries + 1} times)` : ""}; counted as a change`,
+          reply,
         });
         return true;
       }

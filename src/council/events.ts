@@ -19,7 +19,11 @@ export type CouncilEvent =
   | { type: "call_answered"; site: CallSite; llm: string; ms: number }
   | { type: "call_failed"; site: CallSite; llm: string; ms: number; error: string }
   | { type: "call_retry"; site: CallSite; llm: string; reason: string }
-  | { type: "warning"; message: string };
+  /**
+   * `reply`: the model's words the warning is about, whole. A printer redacts them before it
+   * shortens them (a cut first can leave half a secret that no redaction recognises).
+   */
+  | { type: "warning"; message: string; reply?: string };
 
 export type CouncilEventListener = (event: CouncilEvent) => void;
 

@@ -94,7 +94,7 @@ describe("spell run on a council", () => {
     const o = io();
     expect(await runCommand(file, { loom: "memory", json: true }, o)).toBe(EXIT.ok);
     expect(o.err).toContain(
-      'warning: the delta judge (scripted) answered neither YES nor NO in loop 2: "I would say so" (asked 2 times); counted as a change',
+      'warning: the delta judge (scripted) answered neither YES nor NO in loop 2 (asked 2 times); counted as a change; it answered "I would say so"',
     );
     expect(JSON.parse(o.out)).toMatchObject({ loops_executed: 3, early_exit: false });
   });

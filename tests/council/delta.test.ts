@@ -9,6 +9,8 @@ import {
   textDistance,
 } from "../../src/council/delta.js";
 import type { CouncilEvent } from "../../src/council/events.js";
+import { councilProgress } from "../../src/cli/council-progress.js";
+import { Redactor } from "../../src/core/redact.js";
 import { asked, scripted } from "./helpers.js";
 
 const at = () => ({ loop: 2, calls: new CouncilCalls(undefined, "c") });
@@ -59,9 +61,30 @@ describe("llm_judge", () => {
     const warnings = events.filter((e) => e.type === "warning");
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatchObject({ type: "warning" });
+    expect(warnings[0]).toMatchObject({ reply: "I think so" });
     expect((warnings[0] as { message: string }).message).toMatch(
-      /judge .*loop 2.*"I think so".*counted as a change/,
+      /judge .*loop 2.*counted as a change/,
     );
+  });
+
+  it("the warning's quoted reply is redacted before it is shortened: no half secret is printed", async () => {
+    const secret = "judge-echoed-secret-0123456789abcdef";
+    const redactor = new Redactor();
+    redactor.add(secret);
+    let printed = "";
+    const progress = councilProgress(
+      (t) => (printed += t),
+      (t) => redactor.redact(t),
+    );
+    const calls = new CouncilCalls(undefined, "c", progress);
+    // The secret straddles the 200th character: a cut before redacting keeps its first half.
+    const reply = `${"m".repeat(190)} ${secret} and more`;
+    const judge = scripted("judge", [reply, reply]);
+    expect(await new LlmJudgeDelta(judge).detect({ a: "x" }, { a: "y" }, { loop: 2, calls })).toBe(
+      true,
+    );
+    expect(printed).not.toContain(secret.slice(0, 9));
+    expect(printed).toMatch(/counted as a change; it answered "m{190} \[REDACTED/);
   });
 });
 
