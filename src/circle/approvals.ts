@@ -14,7 +14,7 @@ import type {
 import { NO_APPROVER } from "../core/approval.js";
 import { errorMessage } from "../core/errors.js";
 import { newId } from "../core/ids.js";
-import { monotonicMs } from "../core/clock.js";
+import { monotonicMs, timerDelay } from "../core/clock.js";
 import { reachedByName } from "./approval-reach.js";
 import { commandMatches, simpleCommands } from "./approval-command.js";
 
@@ -231,7 +231,7 @@ async function decide(
   let onAbort: (() => void) | undefined;
   const stopped = new Promise<Decision>((resolve) => {
     const timeout = { allowed: false, by: "timeout", reason: "timed out" } as const;
-    timer = setTimeout(() => resolve(timeout), Math.min(policy.timeoutMs, 2 ** 31 - 1));
+    timer = setTimeout(() => resolve(timeout), timerDelay(policy.timeoutMs));
     onAbort = () => resolve({ allowed: false, by: "cancel", reason: "the cast was cancelled" });
     ctx.signal.addEventListener("abort", onAbort, { once: true });
   });

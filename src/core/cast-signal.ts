@@ -2,6 +2,7 @@
  * A cast's cancellation: one AbortController per cast (CastStop), aborted by its timeout_ms ward
  * or by the caller's signal (the entity's and the send's, as one), each with its reason.
  */
+import { timerDelay } from "./clock.js";
 
 /** The one name of an abort's cause: a ward's or caller's string, else "aborted". */
 export function abortReason(reason: unknown): string {
@@ -45,8 +46,7 @@ export function abortAfter(
   timeout: number | undefined,
 ): NodeJS.Timeout | undefined {
   if (timeout === undefined) return undefined;
-  // setTimeout takes at most 2^31-1 ms (~24.8 days); a larger delay would fire at once.
-  const timer = setTimeout(() => stop.stop("timeout_ms"), Math.min(timeout, 2 ** 31 - 1));
+  const timer = setTimeout(() => stop.stop("timeout_ms"), timerDelay(timeout));
   timer.unref();
   return timer;
 }

@@ -22,3 +22,14 @@ export function monotonicMs(): number {
   const [s, ns] = process.hrtime();
   return s * 1e3 + ns / 1e6;
 }
+
+/**
+ * The longest delay Node's timers wait (2^31-1 ms, about 24.8 days); a longer one fires at once.
+ * The schemas refuse longer durations where a spell writes them; library callers are clamped.
+ */
+export const LONGEST_TIMER_MS = 2 ** 31 - 1;
+
+/** `ms` as a timer can wait it: at most LONGEST_TIMER_MS. */
+export function timerDelay(ms: number): number {
+  return Math.min(ms, LONGEST_TIMER_MS);
+}

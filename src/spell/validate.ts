@@ -2,6 +2,7 @@ import type { ErrorObject } from "ajv";
 import { ConfigError } from "../core/errors.js";
 import type { Path } from "./source.js";
 import { didYouMean } from "./suggest.js";
+import { LONGEST_TIMER_MS } from "../core/clock.js";
 
 /** A standalone ajv validator, as scripts/gen.mjs generates one per schema. */
 export type SchemaValidator = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
@@ -132,6 +133,8 @@ function prune(errors: ErrorObject[]): ErrorObject[] {
   return kept;
 }
 
+const TOO_LONG = `must be <= ${LONGEST_TIMER_MS} ms (about 24.8 days, the longest a timer can wait)`;
+
 function describe(e: ErrorObject, path: Path): { message: string; key?: string } {
   const params = e.params as Record<string, unknown>;
   switch (e.keyword) {
@@ -185,11 +188,17 @@ function describe(e: ErrorObject, path: Path): { message: string; key?: string }
             ? "a gate with dependencies is one key, e.g. { read: { root: data } }"
             : (e.message ?? "wrong number of keys"),
       };
-    case "type":
-      return { message: (e.message ?? "wrong type") + yaml11Hint(params["type"], e.data) };
     default:
-      return { message: e.message ?? e.keyword };
+      return { message: valueMessage(e, params) };
   }
+}
+
+/** A value of the wrong type (with a YAML 1.1 hint) or beyond a bound; else ajv's message. */
+function valueMessage(e: ErrorObject, params: Record<string, unknown>): string {
+  if (e.keyword === "type") return (e.message ?? "wrong type") + yaml11Hint(params["type"], e.data);
+  // The schemas' maximum of every duration in ms that becomes a timer.
+  if (e.keyword === "maximum" && params["limit"] === LONGEST_TIMER_MS) return TOO_LONG;
+  return e.message ?? e.keyword;
 }
 
 function pointer(instancePath: string): Path {

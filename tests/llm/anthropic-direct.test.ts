@@ -174,6 +174,15 @@ describe("the Anthropic direct path fails as the SDK's path does", () => {
     });
   }
 
+  it("a timeout longer than a timer can wait is the longest one, not one that fires at once", async () => {
+    const { direct, sdk } = await bothWays([{ delayMs: 30, ...textReply }], (baseUrl, via) =>
+      adapter(baseUrl, via, { timeoutMs: 2 ** 32 }).query(ask),
+    );
+    expect(direct.error).toBeUndefined();
+    expect(sdk.error).toBeUndefined();
+    expect(direct.result).toEqual(sdk.result);
+  });
+
   it("a refused connection", async () => {
     const server = await serve([textReply]);
     await server.close();

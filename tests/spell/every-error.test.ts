@@ -53,6 +53,60 @@ describe("every error at once", () => {
   });
 });
 
+describe("durations longer than a timer can wait", () => {
+  it("are refused where they are written (a delay past 2^31-1 ms would fire at once)", async () => {
+    const found = await problems(
+      [
+        "llm:",
+        "  provider: scripted",
+        "  timeout_ms: 2147483648",
+        "  retry: { base_delay_ms: 0, max_delay_ms: 9999999999 }",
+        "circle:",
+        "  gates: [done]",
+        "  medium: code",
+        "  wards: [{ max_turns: 2 }, { timeout_ms: 2147483648 }, { max_eval_ms: 3000000000 }]",
+        "  approval_timeout_ms: 2147483648",
+      ].join("\n"),
+    );
+    const tail = "must be <= 2147483647 ms (about 24.8 days, the longest a timer can wait)";
+    expect(found).toEqual([
+      `s.yaml:3:15: llm.timeout_ms: ${tail}`,
+      `s.yaml:4:44: llm.retry.max_delay_ms: ${tail}`,
+      `s.yaml:8:43: circle.wards.1.timeout_ms: ${tail}`,
+      `s.yaml:8:72: circle.wards.2.max_eval_ms: ${tail}`,
+      `s.yaml:9:24: circle.approval_timeout_ms: ${tail}`,
+    ]);
+    // A gate's duration too (its dependencies are checked when the circle is built).
+    for (const gate of [
+      "{ fetch: { allow: ['https://example.com/'], timeout_ms: 2147483648 } }",
+      "{ browser: { allow: ['https://example.com/'], timeout_ms: 2147483648 } }",
+      "{ mcp: { name: m, command: node, tools: [t], timeout_ms: 2147483648 } }",
+      "{ a2a: { name: a, url: 'https://example.com/', timeout_ms: 2147483648 } }",
+    ]) {
+      const gateFound = await problems(
+        ["llm: scripted", `circle: { gates: [done, ${gate}], wards: [{ max_turns: 2 }] }`].join(
+          "\n",
+        ),
+      );
+      expect(gateFound, gate).toEqual([
+        expect.stringMatching(
+          /^s\.yaml:2:\d+: .*timeout_ms.*2147483647.* \(about 24\.8 days, the longest a timer can wait\)$/,
+        ) as unknown,
+      ]);
+    }
+    // The longest a timer can wait is accepted.
+    expect(
+      await problems(
+        [
+          "llm: { provider: scripted, timeout_ms: 2147483647 }",
+          "identity: { system_prompt: hi }",
+          "circle: { gates: [done], wards: [{ timeout_ms: 2147483647 }] }",
+        ].join("\n"),
+      ),
+    ).toEqual([]);
+  });
+});
+
 describe("YAML 1.1 booleans", () => {
   it.each([
     ["yes", "true"],

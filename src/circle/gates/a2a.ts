@@ -12,6 +12,7 @@ import type { Redactor } from "../../core/redact.js";
 import type { Gate } from "../gate.js";
 import { askAgent, type A2AGateConfig } from "./a2a-client.js";
 import { checkAllowed, parseAllowEntryOf, parseTarget, shownUrl } from "./fetch-allow.js";
+import { positiveSetting } from "./positive-setting.js";
 
 export const A2A_DEPENDENCIES = [
   "name",
@@ -31,7 +32,7 @@ const bad = (message: string): ConfigError => new ConfigError("bad_dependency", 
 
 /** The declaration, checked: every mistake is an error of the spell at the gate's line. */
 export function a2aConfigOf(deps: Readonly<Record<string, unknown>>): A2AGateConfig {
-  const { name, url, allow = [], headers = {}, timeout_ms, description } = deps;
+  const { name, url, allow = [], headers = {}, description } = deps;
   if (typeof name !== "string" || !NAME.test(name))
     throw bad("name is required: the gate's name as the entity calls it, e.g. name: reviewer");
   if (!Array.isArray(allow)) throw bad("allow is a list of hosts, e.g. [agents.example.org]");
@@ -53,9 +54,7 @@ export function a2aConfigOf(deps: Readonly<Record<string, unknown>>): A2AGateCon
     if (typeof v !== "string") throw bad(`headers.${k} is a string`);
     return [k, v] as const;
   });
-  const timeout = timeout_ms ?? DEFAULT_TIMEOUT_MS;
-  if (typeof timeout !== "number" || !Number.isInteger(timeout) || timeout < 1)
-    throw bad("timeout_ms is a whole number above 0");
+  const timeout = positiveSetting(deps, "timeout_ms", bad) ?? DEFAULT_TIMEOUT_MS;
   if (description !== undefined && typeof description !== "string")
     throw bad("description is text");
   return {

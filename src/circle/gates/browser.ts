@@ -9,7 +9,7 @@ import { firstLine } from "./browser-engine.js";
 import { BrowserPages, type BrowserSettings, type LivePage } from "./browser-pages.js";
 import { DENIED_HEADER } from "./browser-proxy.js";
 import { checkAllowed, parseAllowEntryOf, parseTarget, shownUrl } from "./fetch-allow.js";
-import { positiveSetting } from "./fetch-config.js";
+import { positiveSetting } from "./positive-setting.js";
 
 export const BROWSER_DEPENDENCIES = ["allow", "max_chars", "timeout_ms"] as const;
 export const BROWSER_GATES = ["browser_goto", "browser_click", "browser_type", "browser_text"];

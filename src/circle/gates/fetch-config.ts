@@ -1,6 +1,7 @@
 /** `fetch: { allow, max_bytes, timeout_ms, methods, max_redirects }` as a spell writes it → the gate. */
 import { ConfigError } from "../../core/errors.js";
 import type { Gate } from "../gate.js";
+import { positiveSetting } from "./positive-setting.js";
 import { FETCH_METHODS, fetchGate, type FetchOptions } from "./fetch.js";
 
 export const FETCH_DEPENDENCIES = [
@@ -13,19 +14,6 @@ export const FETCH_DEPENDENCIES = [
 
 const bad = (message: string): ConfigError =>
   new ConfigError("bad_dependency", `fetch: ${message}`);
-
-/** A setting that is a whole number above 0, or absent; `bad` makes the gate's error. */
-export function positiveSetting(
-  deps: Readonly<Record<string, unknown>>,
-  key: string,
-  bad: (message: string) => Error,
-): number | undefined {
-  const value = deps[key];
-  if (value === undefined) return undefined;
-  if (typeof value !== "number" || !Number.isInteger(value) || value < 1)
-    throw bad(`${key} is a whole number above 0`);
-  return value;
-}
 
 const positive = (deps: Readonly<Record<string, unknown>>, key: string) =>
   positiveSetting(deps, key, bad);

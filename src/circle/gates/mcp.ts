@@ -10,6 +10,7 @@ import type { Redactor } from "../../core/redact.js";
 import type { Gate, GateContext, ParameterSchema } from "../gate.js";
 import { parseTarget } from "./fetch-allow.js";
 import { McpServer, type McpServerConfig } from "./mcp-server.js";
+import { positiveSetting } from "./positive-setting.js";
 
 export const MCP_DEPENDENCIES = [
   "name",
@@ -41,7 +42,7 @@ const strings = (value: unknown, what: string): string[] => {
 
 /** The declaration, checked: every mistake is an error of the spell at the gate's line. */
 export function mcpConfigOf(deps: Readonly<Record<string, unknown>>, baseDir: string) {
-  const { name, command, url, args = [], env = {}, cwd = ".", tools, timeout_ms } = deps;
+  const { name, command, url, args = [], env = {}, cwd = ".", tools } = deps;
   if (typeof name !== "string" || !NAME.test(name))
     throw bad(
       "name is required: a word naming the server, e.g. name: notes (its gates are notes_TOOL)",
@@ -65,9 +66,7 @@ export function mcpConfigOf(deps: Readonly<Record<string, unknown>>, baseDir: st
     throw bad("tools is required: the server's tools this circle may call, e.g. tools: [search]");
   const list = strings(tools, "tools");
   if (list.length === 0) throw bad("tools lists at least one of the server's tools");
-  const timeout = timeout_ms ?? DEFAULT_TIMEOUT_MS;
-  if (typeof timeout !== "number" || !Number.isInteger(timeout) || timeout < 1)
-    throw bad("timeout_ms is a whole number above 0");
+  const timeout = positiveSetting(deps, "timeout_ms", bad) ?? DEFAULT_TIMEOUT_MS;
   const config: McpServerConfig = {
     name,
     command: typeof command === "string" ? command : "",

@@ -1,6 +1,7 @@
 import { ReadHeaders } from "./pooled-fetch.js";
 import { decode, joined, pooledRequest, toHeaders, utf8 } from "./pooled-request.js";
 import type { ErrorBodies } from "./sdk-errors.js";
+import { timerDelay } from "../../core/clock.js";
 
 /**
  * One plain JSON POST to a provider without the SDK's request path (issue 40): the request the
@@ -195,7 +196,7 @@ class Deadline {
   };
 
   constructor(ms: number, signal: AbortSignal | undefined) {
-    this.#timer = setTimeout(this.#fire, ms);
+    this.#timer = setTimeout(this.#fire, timerDelay(ms));
     this.#signal = signal;
     signal?.addEventListener("abort", this.#fire, { once: true });
   }

@@ -19,6 +19,7 @@ import { AnthropicStreamAccumulator } from "./anthropic-stream.js";
 import { buildAnthropicRequest } from "./convert-to-anthropic.js";
 import { fromAnthropicMessage } from "./map-anthropic-response.js";
 import type { AnthropicStreamEvent } from "./wire.js";
+import { timerDelay } from "../../../core/clock.js";
 
 export interface AnthropicOptions {
   model: string;
@@ -61,7 +62,7 @@ export class AnthropicLLM implements LLM {
       baseURL: options.baseURL,
       maxRetries: 0, // one retry policy: ours (src/llm/retry.ts)
       // An explicit timeout also stops the SDK refusing long non-streaming requests.
-      timeout: options.timeoutMs ?? 600_000,
+      timeout: timerDelay(options.timeoutMs ?? 600_000),
       logLevel: "off",
       ...(options.headers ? { defaultHeaders: options.headers } : {}),
       fetch: this.errorBodies.fetch(options.fetch ?? pooledFetch()),
@@ -133,7 +134,7 @@ export class AnthropicLLM implements LLM {
           method: "post",
           path: "/v1/messages",
           body: probe,
-          timeout: this.#options.timeoutMs ?? 600_000,
+          timeout: timerDelay(this.#options.timeoutMs ?? 600_000),
           stream: false,
         })
         .catch(() => undefined)) as BuiltRequest | undefined;

@@ -18,6 +18,7 @@ import { ProviderWarnings } from "../warnings.js";
 import { buildOpenAIRequest, type OpenAIFlavor } from "./convert-to-openai.js";
 import { fromOpenAICompletion } from "./map-openai-response.js";
 import { OpenAIStreamAccumulator } from "./openai-stream.js";
+import { timerDelay } from "../../../core/clock.js";
 
 export interface OpenAICompatibleOptions {
   flavor: OpenAIFlavor;
@@ -62,7 +63,7 @@ export class OpenAICompatibleLLM implements LLM {
       apiKey: options.apiKey,
       baseURL: options.baseURL,
       maxRetries: 0, // one retry policy: ours (src/llm/retry.ts)
-      timeout: options.timeoutMs ?? 600_000,
+      timeout: timerDelay(options.timeoutMs ?? 600_000),
       logLevel: "off", // the SDK would print bodies; we report errors ourselves, redacted
       ...(options.headers ? { defaultHeaders: options.headers } : {}),
       fetch: this.errorBodies.fetch(options.fetch ?? pooledFetch()),
