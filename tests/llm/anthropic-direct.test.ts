@@ -174,6 +174,22 @@ describe("the Anthropic direct path fails as the SDK's path does", () => {
     });
   }
 
+  it("a tool_use input nested deeper than JSON.stringify follows is a coded error, both ways", async () => {
+    const depth = 200_000;
+    const input = '{"a":'.repeat(depth) + "1" + "}".repeat(depth);
+    const body = `{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[{"type":"tool_use","id":"toolu_1","name":"echo","input":${input}}],"stop_reason":"tool_use","usage":{"input_tokens":1,"output_tokens":1}}`;
+    const { direct, sdk } = await bothWays(
+      [{ headers: { "content-type": "application/json" }, body }],
+      (baseUrl, via) => adapter(baseUrl, via).query(ask),
+    );
+    for (const outcome of [direct, sdk]) {
+      expect(outcome.error).toMatchObject({
+        code: "provider_bad_response",
+        message: expect.stringContaining('tool_use "echo" is nested too deep to encode') as unknown,
+      });
+    }
+  });
+
   it("a timeout longer than a timer can wait is the longest one, not one that fires at once", async () => {
     const { direct, sdk } = await bothWays([{ delayMs: 30, ...textReply }], (baseUrl, via) =>
       adapter(baseUrl, via, { timeoutMs: 2 ** 32 }).query(ask),

@@ -15,7 +15,7 @@ export function fromAnthropicMessage(
 ): { response: LLMResponse; warnings: string[] } {
   const body = asMessage(raw, provider);
   const warnings: string[] = [];
-  const { content, thinking, signed, toolCalls, ignored } = readBlocks(body.content ?? []);
+  const { content, thinking, signed, toolCalls, ignored } = readBlocks(body.content ?? [], provider);
   if (ignored.size)
     warnings.push(
       `${provider}: content blocks of type ${[...ignored].join(", ")} are not part of the contract and were left out`,
@@ -56,7 +56,7 @@ interface ReadBlocks {
 }
 
 /** The reply's content blocks, each sorted into what it becomes in the contract. */
-function readBlocks(blocks: readonly Block[]): ReadBlocks {
+function readBlocks(blocks: readonly Block[], provider: string): ReadBlocks {
   const read: ReadBlocks = {
     content: "",
     thinking: [],
@@ -81,7 +81,7 @@ function readBlocks(blocks: readonly Block[]): ReadBlocks {
         read.signed.push({ type: "redacted_thinking", data: block.data ?? "" });
         break;
       case "tool_use":
-        read.toolCalls.push(toolCallOf(block));
+        read.toolCalls.push(toolCallOf(block, provider));
         break;
       default:
         read.ignored.add(String(block.type));
@@ -90,15 +90,32 @@ function readBlocks(blocks: readonly Block[]): ReadBlocks {
   return read;
 }
 
-function toolCallOf(block: Block): ToolCall {
+function toolCallOf(block: Block, provider: string): ToolCall {
   return keepInput(
     {
       id: block.id ?? "",
       name: block.name ?? "",
-      arguments: typeof block.input === "string" ? block.input : JSON.stringify(block.input ?? {}),
+      arguments: typeof block.input === "string" ? block.input : inputJson(block, provider),
     },
     block.input,
   );
+}
+
+/**
+ * A tool_use input as JSON text. An input nested deeper than JSON.stringify can follow (the
+ * parser that read it has no such limit) is the reply's fault: a coded error, not a RangeError.
+ */
+function inputJson(block: Block, provider: string): string {
+  try {
+    return JSON.stringify(block.input ?? {});
+  } catch (err) {
+    if (!(err instanceof RangeError)) throw err;
+    throw new ProviderError(
+      "provider_bad_response",
+      `${provider}: the input of tool_use ${JSON.stringify(String(block.name ?? "").slice(0, 64))} is nested too deep to encode`,
+      { provider },
+    );
+  }
 }
 
 /** Provider-only facts of the reply → metadata, when present. */
