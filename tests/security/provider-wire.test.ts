@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import { createServer as createHttpsServer } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { inspect } from "node:util";
 import type { AddressInfo } from "node:net";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -88,6 +89,32 @@ for (const [name, p] of Object.entries(PROVIDERS)) {
       expect(error.message).toMatch(/got text: .*\[REDACTED\]/);
       expectNoKey(error.message, p.key);
     });
+  });
+}
+
+for (const [name, p] of Object.entries(PROVIDERS)) {
+  describe(`${name}: a failure whose body echoes the key`, () => {
+    it.each([401, 400, 500])(
+      "%i: the error printed whole, its cause included, shows no key, both ways",
+      async (status) => {
+        const echo = { error: { message: `Incorrect API key provided: ${p.key}`, type: "x" } };
+        const { direct, sdk } = await same(
+          p,
+          [{ status, body: echo, headers: { "x-echo": `key=${p.key}` } }],
+          {
+            retry: { max_retries: 0 },
+          },
+        );
+        for (const error of [direct.error, sdk.error]) {
+          expect(error).toBeInstanceOf(Error);
+          expect((error as Error).cause).toBeDefined(); // the SDK's error is kept under it
+          const printed = inspect(error, { depth: Infinity, showHidden: true });
+          expect(printed).toContain("[REDACTED]");
+          expectNoKey(printed, p.key);
+          expectNoKey(JSON.stringify(shape(error)), p.key);
+        }
+      },
+    );
   });
 }
 

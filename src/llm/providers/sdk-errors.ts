@@ -1,4 +1,5 @@
 import { SpellbookError } from "../../core/errors.js";
+import { redactDeep } from "../../core/redact-stream.js";
 import { classifyHttpError, parseRetryAfter, ProviderError } from "../errors.js";
 import { MAX_ANSWER_BYTES } from "./pooled-request.js";
 
@@ -14,9 +15,64 @@ interface SDKErrorShape {
 
 /**
  * Any failure of an SDK call → a coded ProviderError, its message redacted (PROD-8: a 401 body
- * may echo part of the key). Duck-typed so this module never loads an SDK.
+ * may echo part of the key). The SDK's error stays its `cause`, redacted in place once read:
+ * an error printed whole (util.inspect shows the cause, its body and headers) shows no secret.
+ * Duck-typed so this module never loads an SDK.
  */
 export function fromSDKError(
+  err: unknown,
+  provider: string,
+  redact: (t: string) => string,
+  bodies?: ErrorBodies,
+): unknown {
+  const coded = codedError(err, provider, redact, bodies);
+  if (coded !== err) redactInPlace(err, redact, 0);
+  return coded;
+}
+
+/** How deep a chain of causes is redacted (an SDK wraps at most two or three). */
+const CAUSE_DEPTH = 8;
+
+/**
+ * An error's own text redacted where it is: message, stack, every own string, its body (copied
+ * where a secret was), its headers (a new Headers where a value held one) and its causes.
+ */
+function redactInPlace(err: unknown, redact: (t: string) => string, depth: number): void {
+  if (err === null || typeof err !== "object" || depth > CAUSE_DEPTH) return;
+  const e = err as Record<string, unknown>;
+  for (const key of new Set(["message", "stack", ...Object.keys(e)])) {
+    const value = e[key];
+    let next: unknown = value;
+    if (key === "cause") redactInPlace(value, redact, depth + 1);
+    else if (typeof value === "string") next = redact(value);
+    else if (isHeaders(value)) next = redactedHeaders(value, redact);
+    else if (value !== null && typeof value === "object") next = redactDeep(value, redact);
+    if (next !== value) {
+      try {
+        Object.defineProperty(e, key, { value: next, writable: true, configurable: true });
+      } catch {
+        // A property that cannot be redefined keeps its value; the coded error says the rest.
+      }
+    }
+  }
+}
+
+function isHeaders(value: unknown): value is Headers {
+  return typeof Headers !== "undefined" && value instanceof Headers;
+}
+
+function redactedHeaders(headers: Headers, redact: (t: string) => string): Headers {
+  const entries: [string, string][] = [];
+  let changed = false;
+  headers.forEach((value, name) => {
+    const shown = redact(value);
+    if (shown !== value) changed = true;
+    entries.push([name, shown]);
+  });
+  return changed ? new Headers(entries) : headers;
+}
+
+function codedError(
   err: unknown,
   provider: string,
   redact: (t: string) => string,
