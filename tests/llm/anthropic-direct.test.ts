@@ -5,7 +5,15 @@ import { createAnthropic } from "../../src/llm/providers/anthropic/anthropic-llm
 import { DirectJSON } from "../../src/llm/providers/direct-json.js";
 import { pooledFetch } from "../../src/llm/providers/pooled-fetch.js";
 import { retryPolicy, RetryingLLM } from "../../src/llm/retry.js";
-import { bothWays, outcome, serve, servers, shape, type Reply } from "../support/direct-wire.js";
+import {
+  bothWays,
+  outcome,
+  serve,
+  servers,
+  shape,
+  toolRoundTrip,
+  type Reply,
+} from "../support/direct-wire.js";
 import {
   ASK_FILES as ask,
   ECHO_TOOL as echo,
@@ -30,19 +38,7 @@ function adapter(baseUrl: string, via: "direct" | "sdk", spec: Record<string, un
 
 const textReply: Reply = { body: fixtureJson("anthropic/message-text.json") as object };
 
-const history: Message[] = [
-  ...ask,
-  {
-    role: "assistant",
-    content: null,
-    toolCalls: [
-      { id: "toolu_A", name: "echo", arguments: '{"text":"one"}' },
-      { id: "toolu_B", name: "echo", arguments: '{"text":"two"}' },
-    ],
-  },
-  { role: "tool", toolCallId: "toolu_A", content: "one" },
-  { role: "tool", toolCallId: "toolu_B", content: "no such thing", isError: true },
-];
+const history = toolRoundTrip("toolu_");
 
 const shapes: {
   name: string;

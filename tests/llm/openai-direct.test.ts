@@ -12,7 +12,15 @@ import {
   fixtureText,
   testContext,
 } from "../support/providers.js";
-import { bothWays, outcome, serve, servers, shape, type Reply } from "../support/direct-wire.js";
+import {
+  bothWays,
+  outcome,
+  serve,
+  servers,
+  shape,
+  toolRoundTrip,
+  type Reply,
+} from "../support/direct-wire.js";
 
 // The direct path for a plain request (src/llm/providers/direct-json.ts) against the SDK's own
 // request path (the adapter given a fetch: the pooled fetch it used by default before), each
@@ -43,19 +51,7 @@ function adapter(
 
 const textReply: Reply = { body: fixtureJson("openai/chat-text.json") as object };
 
-const history: Message[] = [
-  ...ask,
-  {
-    role: "assistant",
-    content: null,
-    toolCalls: [
-      { id: "call_A", name: "echo", arguments: '{"text":"one"}' },
-      { id: "call_B", name: "echo", arguments: '{"text":"two"}' },
-    ],
-  },
-  { role: "tool", toolCallId: "call_A", content: "one" },
-  { role: "tool", toolCallId: "call_B", content: "no such thing", isError: true },
-];
+const history = toolRoundTrip("call_");
 
 const shapes: {
   name: string;

@@ -2,7 +2,9 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { gzipSync } from "node:zlib";
 import { afterEach, expect, vi } from "vitest";
+import type { Message } from "../../src/core/contract.js";
 import { DirectJSON } from "../../src/llm/providers/direct-json.js";
+import { ASK_FILES } from "./providers.js";
 
 // A loopback server that records requests as the socket carried them, and the harness that runs
 // a query through an adapter's direct path and then its SDK's path against it (tests/llm/*-direct).
@@ -157,4 +159,24 @@ export async function bothWays(
     seen: { direct: server.seen.slice(0, directSeen), sdk: server.seen.slice(directSeen) },
     server,
   };
+}
+
+/**
+ * The ask, then a tool round trip: two echo calls (ids `${prefix}A`, `${prefix}B`), one answered,
+ * one failed — a request with every message kind an adapter converts.
+ */
+export function toolRoundTrip(prefix: string): Message[] {
+  return [
+    ...ASK_FILES,
+    {
+      role: "assistant",
+      content: null,
+      toolCalls: [
+        { id: `${prefix}A`, name: "echo", arguments: '{"text":"one"}' },
+        { id: `${prefix}B`, name: "echo", arguments: '{"text":"two"}' },
+      ],
+    },
+    { role: "tool", toolCallId: `${prefix}A`, content: "one" },
+    { role: "tool", toolCallId: `${prefix}B`, content: "no such thing", isError: true },
+  ];
 }
