@@ -35,7 +35,8 @@ const CAUSE_DEPTH = 8;
 
 /**
  * An error's own text redacted where it is: message, stack, every own string, its body (copied
- * where a secret was), its headers (a new Headers where a value held one) and its causes.
+ * where a secret was), its headers (a new Headers where a value held one), the errors it holds
+ * and its causes. Other objects (a class instance) are left as they are.
  */
 function redactInPlace(err: unknown, redact: (t: string) => string, depth: number): void {
   if (err === null || typeof err !== "object" || depth > CAUSE_DEPTH) return;
@@ -43,10 +44,10 @@ function redactInPlace(err: unknown, redact: (t: string) => string, depth: numbe
   for (const key of new Set(["message", "stack", ...Object.keys(e)])) {
     const value = e[key];
     let next: unknown = value;
-    if (key === "cause") redactInPlace(value, redact, depth + 1);
+    if (key === "cause" || value instanceof Error) redactInPlace(value, redact, depth + 1);
     else if (typeof value === "string") next = redact(value);
     else if (isHeaders(value)) next = redactedHeaders(value, redact);
-    else if (value !== null && typeof value === "object") next = redactDeep(value, redact);
+    else if (isPlain(value)) next = redactedPlain(value, redact);
     if (next !== value) {
       try {
         Object.defineProperty(e, key, { value: next, writable: true, configurable: true });
@@ -54,6 +55,22 @@ function redactInPlace(err: unknown, redact: (t: string) => string, depth: numbe
         // A property that cannot be redefined keeps its value; the coded error says the rest.
       }
     }
+  }
+}
+
+/** A body as JSON gave it (an object or array of its own): what an SDK keeps of an answer. */
+function isPlain(value: unknown): value is object {
+  if (value === null || typeof value !== "object") return false;
+  const proto: unknown = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null || proto === Array.prototype;
+}
+
+/** A plain value redacted; one too deep or cyclic to walk is replaced, never thrown on. */
+function redactedPlain(value: object, redact: (t: string) => string): unknown {
+  try {
+    return redactDeep(value, redact);
+  } catch {
+    return "[unreadable: too deep to redact]";
   }
 }
 
