@@ -1,7 +1,7 @@
 import { SpellbookError } from "../../core/errors.js";
-import { redactDeep } from "../../core/redact-stream.js";
 import { classifyHttpError, parseRetryAfter, ProviderError } from "../errors.js";
 import { MAX_ANSWER_BYTES } from "./pooled-request.js";
+import { redactedError } from "./redact-error.js";
 
 /** What both SDKs' APIError carries (openai and @anthropic-ai/sdk share the shape). */
 interface SDKErrorShape {
@@ -26,67 +26,14 @@ export function fromSDKError(
   bodies?: ErrorBodies,
 ): unknown {
   const coded = codedError(err, provider, redact, bodies);
-  if (coded !== err) redactInPlace(err, redact, 0);
+  if (coded !== err && coded instanceof Error) {
+    // An error that cannot be redacted where it is (frozen, a property that cannot be
+    // redefined) is kept as a redacted copy of itself instead.
+    const shown = redactedError(err, redact);
+    if (shown !== err)
+      Object.defineProperty(coded, "cause", { value: shown, writable: true, configurable: true });
+  }
   return coded;
-}
-
-/** How deep a chain of causes is redacted (an SDK wraps at most two or three). */
-const CAUSE_DEPTH = 8;
-
-/**
- * An error's own text redacted where it is: message, stack, every own string, its body (copied
- * where a secret was), its headers (a new Headers where a value held one), the errors it holds
- * and its causes. Other objects (a class instance) are left as they are.
- */
-function redactInPlace(err: unknown, redact: (t: string) => string, depth: number): void {
-  if (err === null || typeof err !== "object" || depth > CAUSE_DEPTH) return;
-  const e = err as Record<string, unknown>;
-  for (const key of new Set(["message", "stack", ...Object.keys(e)])) {
-    const value = e[key];
-    let next: unknown = value;
-    if (key === "cause" || value instanceof Error) redactInPlace(value, redact, depth + 1);
-    else if (typeof value === "string") next = redact(value);
-    else if (isHeaders(value)) next = redactedHeaders(value, redact);
-    else if (isPlain(value)) next = redactedPlain(value, redact);
-    if (next !== value) {
-      try {
-        Object.defineProperty(e, key, { value: next, writable: true, configurable: true });
-      } catch {
-        // A property that cannot be redefined keeps its value; the coded error says the rest.
-      }
-    }
-  }
-}
-
-/** A body as JSON gave it (an object or array of its own): what an SDK keeps of an answer. */
-function isPlain(value: unknown): value is object {
-  if (value === null || typeof value !== "object") return false;
-  const proto: unknown = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null || proto === Array.prototype;
-}
-
-/** A plain value redacted; one too deep or cyclic to walk is replaced, never thrown on. */
-function redactedPlain(value: object, redact: (t: string) => string): unknown {
-  try {
-    return redactDeep(value, redact);
-  } catch {
-    return "[unreadable: too deep to redact]";
-  }
-}
-
-function isHeaders(value: unknown): value is Headers {
-  return typeof Headers !== "undefined" && value instanceof Headers;
-}
-
-function redactedHeaders(headers: Headers, redact: (t: string) => string): Headers {
-  const entries: [string, string][] = [];
-  let changed = false;
-  headers.forEach((value, name) => {
-    const shown = redact(value);
-    if (shown !== value) changed = true;
-    entries.push([name, shown]);
-  });
-  return changed ? new Headers(entries) : headers;
 }
 
 function codedError(
@@ -128,7 +75,8 @@ function codedError(
     if (body.message === undefined && e.headers) body = bodyOf(bodies?.get(e.headers));
     const message = redact(body.message ?? stripStatus(e.message ?? "request failed"));
     return classifyHttpError(provider, e.status, message, {
-      providerCode: body.code,
+      // The provider's own code is its text too: a server may echo the key into it.
+      providerCode: body.code === undefined ? undefined : redact(body.code),
       retryAfterMs: parseRetryAfter(e.headers),
       cause: err,
     });
