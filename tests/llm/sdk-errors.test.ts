@@ -3,7 +3,7 @@
 import { inspect } from "node:util";
 import { describe, expect, it } from "vitest";
 import { Redactor } from "../../src/core/redact.js";
-import { fromSDKError } from "../../src/llm/providers/sdk-errors.js";
+import { ErrorBodies, fromSDKError } from "../../src/llm/providers/sdk-errors.js";
 
 const KEY = "sk-test-abcdefghijklmnopqrstuvwxyz0123";
 const redactor = new Redactor();
@@ -134,5 +134,19 @@ describe("the SDK's error under a coded one, wherever it hides the key", () => {
     expect(coded.cause.message).toBe("401 [REDACTED]");
     expect(coded.cause.headers.get("x-echo")).toBe("[REDACTED]");
     expect(printed(coded)).not.toContain(KEY);
+  });
+});
+
+describe("a failure's text body quoted in the coded error", () => {
+  it("is redacted whole before it is cut: no start of the key is kept", () => {
+    // A server answering text (not JSON) whose key starts just before the quote's end.
+    const text = `${"x".repeat(489)} ${KEY} and more`;
+    const bodies = new ErrorBodies();
+    const headers = new Headers();
+    bodies.keep(headers, text);
+    const err = Object.assign(new Error(`401 ${text}`), { status: 401, headers });
+    const coded = fromSDKError(err, "openai", redact, bodies) as Error;
+    expect(coded.message).not.toContain(KEY.slice(0, 8));
+    expect(coded.message.length).toBeLessThan(700);
   });
 });

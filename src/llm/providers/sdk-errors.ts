@@ -73,7 +73,8 @@ function codedError(
     // The openai SDK keeps only `body.error`; servers that shape errors otherwise (vLLM's
     // { message }, Gemini's [{ error }]) are read from the captured raw body instead.
     if (body.message === undefined && e.headers) body = bodyOf(bodies?.get(e.headers));
-    const message = redact(body.message ?? stripStatus(e.message ?? "request failed"));
+    // Redacted whole, then cut: a cut first could keep the start of a secret no redactor knows.
+    const message = quoted(redact(body.message ?? stripStatus(e.message ?? "request failed")));
     return classifyHttpError(provider, e.status, message, {
       // The provider's own code is its text too: a server may echo the key into it.
       providerCode: body.code === undefined ? undefined : redact(body.code),
@@ -125,12 +126,20 @@ export class ErrorBodies {
   }
 }
 
+/** A body that is not JSON is kept whole (an answer is bounded: MAX_ANSWER_BYTES), cut once redacted. */
 function parseMaybe(text: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch {
-    return text.trim() === "" ? undefined : text.slice(0, 500);
+    return text.trim() === "" ? undefined : text;
   }
+}
+
+/** How much of the provider's message an error quotes. */
+const QUOTED_CHARS = 500;
+
+function quoted(text: string): string {
+  return text.length > QUOTED_CHARS ? `${text.slice(0, QUOTED_CHARS)}…` : text;
 }
 
 /** The provider's own message and code out of an error body, whichever provider shaped it. */
