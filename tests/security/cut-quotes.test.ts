@@ -9,6 +9,9 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { LAST_UTTERANCE_CHARS, truncatedChild } from "../../src/circle/spawn/outcome.js";
+import { truncationSummary } from "../../src/core/outcome.js";
+import { cutQuote } from "../../src/core/cut-quote.js";
 import { loadSpell } from "../../src/spell/index.js";
 
 const KEY = "fake-secret-value-0123456789abcdefghij";
@@ -68,5 +71,38 @@ describe("a quote of a model's text, cut short", () => {
     const loom = readFileSync(join(dir, "loom.jsonl"), "utf8");
     expect(loom).toContain("arguments are not valid JSON");
     expect(loom).not.toContain(KEY.slice(0, 8));
+  });
+});
+
+describe("a model's last words quoted in a truncated result", () => {
+  // The secret starts just before where the quote is cut (200 characters of a cast's result,
+  // LAST_UTTERANCE_CHARS of a child's).
+  const lastWords = (at: number) =>
+    `${"word ".repeat(Math.ceil(at / 5)).slice(0, at - 5)} ${KEY} more`;
+
+  it("a cast's summary keeps no start of a secret", () => {
+    const summary = truncationSummary("max_turns", 1, new Map(), lastWords(200));
+    expect(summary).toContain("Last utterance");
+    expect(summary).not.toContain(KEY.slice(0, 4));
+  });
+
+  it("a child's last utterance keeps no start of a secret", () => {
+    const child = truncatedChild({
+      status: "truncated",
+      reason: "max_turns",
+      turns: 1,
+      result: "",
+      entityId: "ent_1",
+      lastUtterance: lastWords(LAST_UTTERANCE_CHARS),
+    } as unknown as Parameters<typeof truncatedChild>[0]);
+    expect(child.last_utterance).toMatch(/…$/);
+    expect(child.last_utterance).not.toContain(KEY.slice(0, 4));
+  });
+
+  it("a cut at a space, or text short enough, is kept as it was", () => {
+    expect(cutQuote("abc def", 3)).toBe("abc…");
+    expect(cutQuote("abc def", 7)).toBe("abc def");
+    expect(cutQuote("abcdef", 3)).toBe("…");
+    expect(cutQuote(`{"k":"${"y".repeat(1000)}`, 600)).toBe(`{"k":"${"y".repeat(82)}…`);
   });
 });
