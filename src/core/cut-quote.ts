@@ -21,3 +21,11 @@ export function cutQuote(text: string, max: number): string {
   }
   return `${text.slice(0, end).trimEnd()}…`;
 }
+
+/**
+ * A JSON.parse error's message without the text it quotes: V8 quotes about ten characters of the
+ * input (`Unexpected token 'x', "x sk-test-a"... is not valid JSON`), a cut no redactor can undo.
+ */
+export function withoutParsedQuote(message: string): string {
+  return message.replace(/, ".*"(?:\.\.\.)? is not valid JSON/gs, " (not valid JSON)");
+}

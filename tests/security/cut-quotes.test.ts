@@ -5,6 +5,7 @@
  * Fake key, loopback server only.
  */
 import { createServer } from "node:http";
+import { inspect } from "node:util";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,6 +14,10 @@ import { LAST_UTTERANCE_CHARS, truncatedChild } from "../../src/circle/spawn/out
 import { truncationSummary } from "../../src/core/outcome.js";
 import { cutQuote } from "../../src/core/cut-quote.js";
 import { loadSpell } from "../../src/spell/index.js";
+import { Redactor } from "../../src/core/redact.js";
+import { parseTriageReply } from "../../src/council/triage-agent.js";
+import { parseJudgement } from "../../src/eval/judge.js";
+import { fromSDKError } from "../../src/llm/providers/sdk-errors.js";
 
 const KEY = "fake-secret-value-0123456789abcdefghij";
 const closers: (() => void)[] = [];
@@ -104,5 +109,41 @@ describe("a model's last words quoted in a truncated result", () => {
     expect(cutQuote("abc def", 7)).toBe("abc def");
     expect(cutQuote("abcdef", 3)).toBe("…");
     expect(cutQuote(`{"k":"${"y".repeat(1000)}`, 600)).toBe(`{"k":"${"y".repeat(82)}…`);
+  });
+});
+
+describe("a model's or provider's text that is not JSON, quoted in an error", () => {
+  const start = KEY.slice(0, 4);
+
+  it("the eval judge's malformed judgement is cut without a secret's start", () => {
+    const error = parseJudgement(`${"a ".repeat(97)}x ${KEY} more`).error ?? "";
+    expect(error).toContain("malformed judgement (not JSON)");
+    expect(error).not.toContain(start);
+  });
+
+  it("the council's triage reply: neither the parser's quote nor the excerpt keeps a secret's start", () => {
+    for (const reply of [`x ${KEY}`, `${"a ".repeat(77)}x ${KEY} more`]) {
+      expect(() => parseTriageReply(reply, () => [])).toThrow(/not a JSON object/);
+      try {
+        parseTriageReply(reply, () => []);
+      } catch (err) {
+        // The whole key, where quoted whole, is redacted where it leaves; a part of it would not be.
+        expect((err as Error).message.split(KEY).join("")).not.toContain(start);
+      }
+    }
+  });
+
+  it("a provider's body the SDK could not parse: the coded error and its cause keep no start of the key", () => {
+    const redactor = new Redactor();
+    redactor.add(KEY);
+    let parseError: unknown;
+    try {
+      JSON.parse(`x ${KEY}`);
+    } catch (err) {
+      parseError = err;
+    }
+    const coded = fromSDKError(parseError, "openai", (t) => redactor.redact(t)) as Error;
+    expect(coded.message).toContain("not valid JSON");
+    expect(inspect(coded, { depth: Infinity, showHidden: true })).not.toContain(start);
   });
 });

@@ -1,3 +1,4 @@
+import { withoutParsedQuote } from "../../core/cut-quote.js";
 import { redactDeep } from "../../core/redact-stream.js";
 
 /** How deep a chain of causes is redacted (an SDK wraps at most two or three). */
@@ -22,6 +23,11 @@ export function redactedError(
   if (err === null || typeof err !== "object" || seen.has(err)) return err;
   if (depth > CAUSE_DEPTH) return TOO_DEEP;
   seen.add(err);
+  // A JSON.parse error quotes ten characters of what it read: the start of a key, maybe.
+  if (err instanceof SyntaxError) {
+    const inner = redact;
+    redact = (t) => inner(withoutParsedQuote(t));
+  }
   const e = err as Record<PropertyKey, unknown>;
   const keys = new Set<PropertyKey>(["message", "stack", ...Reflect.ownKeys(e)]);
   const changes: [PropertyKey, PropertyKey, unknown][] = [];
@@ -52,9 +58,16 @@ export function redactedError(
       copy = true;
     }
   }
-  if (!copy) return err;
-  // A copy of the same class holding the redacted values, and only them.
-  const out = Object.create(Object.getPrototypeOf(err) as object | null) as Record<
+  return copy ? redactedCopy(e, keys, changes) : err;
+}
+
+/** A copy of the same class holding the redacted values, and only them. */
+function redactedCopy(
+  e: Record<PropertyKey, unknown>,
+  keys: Set<PropertyKey>,
+  changes: [PropertyKey, PropertyKey, unknown][],
+): unknown {
+  const out = Object.create(Object.getPrototypeOf(e) as object | null) as Record<
     PropertyKey,
     unknown
   >;

@@ -1,3 +1,4 @@
+import { withoutParsedQuote } from "../../core/cut-quote.js";
 import { SpellbookError } from "../../core/errors.js";
 import { classifyHttpError, parseRetryAfter, ProviderError } from "../errors.js";
 import { MAX_ANSWER_BYTES } from "./pooled-request.js";
@@ -64,7 +65,7 @@ function codedError(
   if (err instanceof SyntaxError) {
     return new ProviderError(
       "provider_bad_response",
-      redact(`${provider}: the response is not valid JSON: ${err.message}`),
+      redact(`${provider}: the response is not valid JSON: ${withoutParsedQuote(err.message)}`),
       { provider, cause: err },
     );
   }
