@@ -15,7 +15,10 @@ export function fromAnthropicMessage(
 ): { response: LLMResponse; warnings: string[] } {
   const body = asMessage(raw, provider);
   const warnings: string[] = [];
-  const { content, thinking, signed, toolCalls, ignored } = readBlocks(body.content ?? [], provider);
+  const { content, thinking, signed, toolCalls, ignored } = readBlocks(
+    body.content ?? [],
+    provider,
+  );
   if (ignored.size)
     warnings.push(
       `${provider}: content blocks of type ${[...ignored].join(", ")} are not part of the contract and were left out`,
