@@ -14,6 +14,7 @@ import { LAST_UTTERANCE_CHARS, truncatedChild } from "../../src/circle/spawn/out
 import { truncationSummary } from "../../src/core/outcome.js";
 import { cutQuote } from "../../src/core/cut-quote.js";
 import { loadSpell } from "../../src/spell/index.js";
+import { GateBudget } from "../../src/circle/gate-budget.js";
 import { Redactor } from "../../src/core/redact.js";
 import { parseTriageReply } from "../../src/council/triage-agent.js";
 import { parseJudgement } from "../../src/eval/judge.js";
@@ -145,5 +146,37 @@ describe("a model's or provider's text that is not JSON, quoted in an error", ()
     const coded = fromSDKError(parseError, "openai", (t) => redactor.redact(t)) as Error;
     expect(coded.message).toContain("not valid JSON");
     expect(inspect(coded, { depth: Infinity, showHidden: true })).not.toContain(start);
+  });
+});
+
+describe("a refused gate call's arguments, cut for the loom", () => {
+  it("keep no start of a secret", () => {
+    const budget = new GateBudget(10);
+    const encoded = JSON.stringify({ text: `${"a ".repeat(92)}x ${KEY} ${"y".repeat(100)}` });
+    const refused = budget.before("echo", encoded)!;
+    expect(refused.record.arguments).toMatch(/bytes, cut\]$/);
+    expect(refused.record.arguments).not.toContain(KEY.slice(0, 4));
+  });
+});
+
+describe("a turn event's error line, cut", () => {
+  it("keeps no start of a secret", async () => {
+    // The model calls a gate by a name holding a secret: the refusal's line quotes the name.
+    const gate = `g${"a-".repeat(80)}_ ${KEY}`;
+    const dir = mkdtempSync(join(tmpdir(), "cut-event-"));
+    writeFileSync(
+      join(dir, "spell.yaml"),
+      `llm:\n  provider: scripted\n  responses:\n    - tool_calls: [{ gate: ${JSON.stringify(gate)} }]\n    - tool_calls: [{ gate: done, args: { answer: ok } }]\nidentity: {}\ncircle:\n  gates: [done]\n  wards: [{ max_turns: 3 }]\n`,
+    );
+    const loaded = await loadSpell(join(dir, "spell.yaml"), { loomPath: "memory" });
+    const errors: string[] = [];
+    await loaded.cantrip!.cast("go", {
+      onEvent: (e) => {
+        if (e.type === "step_complete" && e.error) errors.push(e.error);
+      },
+    });
+    expect(errors.length).toBe(1);
+    expect(errors[0]).toMatch(/^unknown gate/);
+    expect(errors[0]!.split(KEY).join("")).not.toContain(KEY.slice(0, 4));
   });
 });
