@@ -14,6 +14,8 @@ import { LAST_UTTERANCE_CHARS, truncatedChild } from "../../src/circle/spawn/out
 import { truncationSummary } from "../../src/core/outcome.js";
 import { cutQuote } from "../../src/core/cut-quote.js";
 import { loadSpell } from "../../src/spell/index.js";
+import { fetchGate } from "../../src/circle/gates/index.js";
+import { fileGateContext } from "../support/gate-context.js";
 import { GateBudget } from "../../src/circle/gate-budget.js";
 import { Redactor } from "../../src/core/redact.js";
 import { parseTriageReply } from "../../src/council/triage-agent.js";
@@ -178,5 +180,23 @@ describe("a turn event's error line, cut", () => {
     expect(errors.length).toBe(1);
     expect(errors[0]).toMatch(/^unknown gate/);
     expect(errors[0]!.split(KEY).join("")).not.toContain(KEY.slice(0, 4));
+  });
+});
+
+describe("a fetch gate's failed answer, quoted", () => {
+  it("keeps no start of a secret the server echoed", async () => {
+    const body = `${"a ".repeat(994)}x ${KEY} more`;
+    const gate = fetchGate({
+      allow: ["http://127.0.0.1:9"],
+      fetch: (() => Promise.resolve(new Response(body, { status: 401 }))),
+    });
+    const failed = await Promise.resolve()
+      .then(() => gate.execute({ url: "http://127.0.0.1:9/x" }, fileGateContext))
+      .then(
+        () => "",
+        (err: unknown) => (err as Error).message,
+      );
+    expect(failed).toContain("answered 401");
+    expect(failed).not.toContain(KEY.slice(0, 4));
   });
 });
