@@ -188,7 +188,7 @@ describe("a fetch gate's failed answer, quoted", () => {
     const body = `${"a ".repeat(994)}x ${KEY} more`;
     const gate = fetchGate({
       allow: ["http://127.0.0.1:9"],
-      fetch: (() => Promise.resolve(new Response(body, { status: 401 }))),
+      fetch: () => Promise.resolve(new Response(body, { status: 401 })),
     });
     const failed = await Promise.resolve()
       .then(() => gate.execute({ url: "http://127.0.0.1:9/x" }, fileGateContext))
