@@ -24,7 +24,8 @@ import {
   type GateOutcome,
   type TurnBudget,
 } from "./gate.js";
-import { DELEGATION_GATES, DONE } from "./gate-names.js";
+import { DONE } from "./gate-names.js";
+import { unknownGateMessage, whereInvalid } from "./call-messages.js";
 import { ApprovalPolicy, ask, deniedMessage } from "./approvals.js";
 import { conversationMedium } from "./mediums/conversation.js";
 import { keepShapeOf } from "../core/kept-shapes.js";
@@ -183,8 +184,8 @@ export class Circle implements CircleLike, GateHost {
     if (typeof args === "string") {
       try {
         parsed = args.trim() === "" ? {} : JSON.parse(args);
-      } catch {
-        return failure(name, encoded, `arguments are not valid JSON: ${args.slice(0, 200)}`);
+      } catch (err) {
+        return failure(name, encoded, `arguments are not valid JSON (${whereInvalid(err, args)})`);
       }
     }
     if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
@@ -289,12 +290,4 @@ function failure(name: string, encoded: string, message: string): GateOutcome {
     value: undefined,
     ok: false,
   };
-}
-
-function unknownGateMessage(name: string, known: string[]): string {
-  if (DELEGATION_GATES.includes(name)) {
-    // COMP-6: say why delegation is missing, not just that it is.
-    return `unknown gate ${JSON.stringify(name)}: delegation is warded off in this circle (max_depth 0, COMP-6); this circle has: ${known.join(", ")}`;
-  }
-  return `unknown gate ${JSON.stringify(name)}; this circle has: ${known.join(", ")}`;
 }

@@ -6,6 +6,7 @@
  * way every medium calls a gate; a medium that records a call itself (bad arguments) settles it
  * here too.
  */
+import { cutQuote } from "../core/cut-quote.js";
 import type { GateCallRecord, GateContext, GateOutcome, TurnBudget } from "./gate.js";
 import { keepShape } from "../core/kept-shapes.js";
 
@@ -90,7 +91,8 @@ keepShape(new GateBudget(0));
 
 function cut(encoded: string): string {
   if (encoded.length <= KEPT_ARGUMENTS) return encoded;
-  return `${encoded.slice(0, KEPT_ARGUMENTS)}… [${bytes(encoded)} bytes, cut]`;
+  // Not through a key-like run: the start of a secret alone is no secret the loom redacts.
+  return `${cutQuote(encoded, KEPT_ARGUMENTS)} [${bytes(encoded)} bytes, cut]`;
 }
 
 /** Keeps an outcome's record on a call's list unless the budget refused it without one. */

@@ -56,7 +56,7 @@ export async function councilChat(
       io.stdout(`Observability ${trace ? "enabled" : "disabled"}.\n\n> `);
       continue;
     }
-    if (line !== "") io.stdout(redact(await answer(engine, line, interrupts)));
+    if (line !== "") io.stdout(redact(await answer(engine, line, redact, interrupts)));
     io.stdout("> ");
   }
   io.stdout("\n");
@@ -65,16 +65,23 @@ export async function councilChat(
 }
 
 /** One query's output, or its error (printed, and the loop goes on: §6.4). */
-async function answer(engine: Crucible, query: string, interrupts?: Interrupts): Promise<string> {
+async function answer(
+  engine: Crucible,
+  query: string,
+  redact: (text: string) => string,
+  interrupts?: Interrupts,
+): Promise<string> {
   const controller = new AbortController();
   const interrupt = () => controller.abort();
   interrupts?.on(interrupt);
   try {
     const r = await engine.run(query, undefined, { signal: controller.signal });
-    const trace = (r.reasoningTrace ?? []).map(
-      (l) =>
-        `Loop ${l.loopNumber}${l.deltaDetected ? "" : " (no change)"}: ${l.redTeamCritique.slice(0, 100)}${l.redTeamCritique.length > 100 ? "..." : ""}\n`,
-    );
+    // The critique is the red team's text: redacted whole, then cut (a cut first could keep the
+    // start of a secret, which the redaction of the printed answer would not know).
+    const trace = (r.reasoningTrace ?? []).map((l) => {
+      const critique = redact(l.redTeamCritique);
+      return `Loop ${l.loopNumber}${l.deltaDetected ? "" : " (no change)"}: ${critique.slice(0, 100)}${critique.length > 100 ? "..." : ""}\n`;
+    });
     return `\n${processingLine(r)}\n\n${trace.length ? trace.join("") + "\n" : ""}${r.finalResponse}\n\n`;
   } catch (err) {
     const loops = completedLoopsText(Crucible.completedLoops(err));

@@ -25,11 +25,13 @@ export default class Worker extends Command {
     }),
     "lock-ms": Flags.integer({
       min: 1000,
+      max: 2147483647, // BullMQ waits it (and half of it) with setTimeout: the longest a timer waits
       description:
         "how long a cast stays this worker's without a lock renewal before another worker may take it over (BullMQ lockDuration); default 30000",
     }),
     "stalled-check-ms": Flags.integer({
       min: 500,
+      max: 2147483647, // BullMQ waits it with setTimeout: the longest a timer waits
       description:
         "how often this worker looks for casts whose worker stopped renewing (BullMQ stalledInterval); default 30000",
     }),

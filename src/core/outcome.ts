@@ -1,3 +1,4 @@
+import { cutQuote } from "./cut-quote.js";
 import type { MediumOutcome } from "./medium.js";
 import { numberWard, type WardValues } from "./wards.js";
 
@@ -72,7 +73,7 @@ export function truncationSummary(
   last: string,
 ): string {
   const called = [...gates].map(([g, n]) => (n > 1 ? `${g} ×${n}` : g)).join(", ") || "none";
-  const tail = last.length > 200 ? `${last.slice(0, 200)}…` : last;
+  const tail = cutQuote(last, 200);
   return (
     `Truncated by ${reason} after ${turns} turn${turns === 1 ? "" : "s"}. Gates called: ${called}.` +
     (tail ? ` Last utterance: ${JSON.stringify(tail)}` : "")

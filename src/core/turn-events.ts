@@ -3,6 +3,7 @@
  * for each gate call the medium answered without reaching a gate (the others went out as the
  * call began), a tool_result per call, and step_complete. Built only while someone listens.
  */
+import { cutQuote } from "./cut-quote.js";
 import type { LLMResponse } from "./contract.js";
 import type { EventBus } from "./events.js";
 import type { GateCallRecord, MediumStep } from "./medium.js";
@@ -66,7 +67,8 @@ export function emitTurnEvents(
 /** The first non-blank line of an error, cut to ERROR_LINE_CHARS (with an ellipsis). */
 function firstLine(text: string): string {
   const line = text.trim().split("\n", 1)[0]!.trim();
-  return line.length > ERROR_LINE_CHARS ? `${line.slice(0, ERROR_LINE_CHARS - 1)}…` : line;
+  // Not through a key-like run: the events' redaction would not know a secret's start alone.
+  return cutQuote(line, ERROR_LINE_CHARS - 1);
 }
 
 /** A provider's text field of the reply's metadata (`id`, `model`), when it gave one. */

@@ -3,6 +3,7 @@
  * TriageOutput JSON, nothing else. A reply that is not JSON, or breaks the schema, raises — the
  * engine neither retries nor repairs (non-goal 9), and the agent never answers the query.
  */
+import { cutQuote, withoutParsedQuote } from "../core/cut-quote.js";
 import { ModelError } from "../core/errors.js";
 import type { LLM } from "../core/contract.js";
 import type { CouncilCalls } from "./calls.js";
@@ -48,7 +49,7 @@ export function parseTriageReply(reply: string, check: TriageCheck): TriageOutpu
   } catch (err) {
     throw new ModelError(
       "triage_invalid_json",
-      `the triage agent's reply is not a JSON object (${(err as Error).message}); it is not retried: ${excerpt(reply)}`,
+      `the triage agent's reply is not a JSON object (${withoutParsedQuote((err as Error).message)}); it is not retried: ${excerpt(reply)}`,
     );
   }
   const problems = check(value);
@@ -63,5 +64,5 @@ export function parseTriageReply(reply: string, check: TriageCheck): TriageOutpu
 
 function excerpt(text: string): string {
   const t = text.trim();
-  return JSON.stringify(t.length > 160 ? `${t.slice(0, 160)}…` : t);
+  return JSON.stringify(cutQuote(t, 160));
 }

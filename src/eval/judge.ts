@@ -5,6 +5,7 @@
  * usage counts in the run's tokens, and its cost in the run's cost.
  */
 import type { LLM, Usage } from "../core/contract.js";
+import { cutQuote } from "../core/cut-quote.js";
 import { errorMessage } from "../core/errors.js";
 import { renderIntent } from "../spell/inputs.js";
 
@@ -49,7 +50,7 @@ export async function judge(
 export function parseJudgement(content: string): Judgement {
   const bad = (why: string): Judgement => ({
     reason: "",
-    error: `malformed judgement (${why}): ${JSON.stringify(content.slice(0, 200))}`,
+    error: `malformed judgement (${why}): ${JSON.stringify(cutQuote(content, 200))}`,
   });
   let value: unknown;
   try {

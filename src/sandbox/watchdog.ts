@@ -14,6 +14,7 @@
  *   the worker stops within ABORT_WAIT_MS, else with a cancel of its own (the cast goes on), and
  *   the worker is terminated if it has not stopped STUCK_MS later.
  */
+import { timerDelay } from "../core/clock.js";
 import type { Lane } from "./lane.js";
 import { PHASE } from "./protocol.js";
 import { crashOutput, type EvalHooks, type EvalOutput } from "./run.js";
@@ -130,7 +131,9 @@ export class Watchdog {
 
   private arm(ms: number): void {
     this.clear();
-    this.timer = setTimeout(() => this.overdue(), Math.max(0, ms));
+    // max_eval_ms and its grace may be past what a timer waits (it would fire at once): the
+    // longest timer, then `overdue` arms the rest.
+    this.timer = setTimeout(() => this.overdue(), timerDelay(Math.max(0, ms)));
   }
 
   /** Compute left of max_eval_ms and its grace (gate time is not compute). */

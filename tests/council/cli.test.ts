@@ -87,6 +87,27 @@ describe("spell council FILE", () => {
   });
 });
 
+describe("spell council FILE's trace", () => {
+  it("redacts a critique before it cuts it: no start of a key is printed", async () => {
+    // A key-shaped secret starting just before the 100th character: cut first, its start
+    // ("sk-test-ab") no longer has the shape the redactor knows.
+    const key = "sk-test-abcdefghijklmnopqrstuvwxyz0123";
+    const critique = `${"x".repeat(89)} ${key} and more`;
+    const file = join(dir, "critique.yaml");
+    writeFileSync(
+      file,
+      readFileSync(SPELL, "utf8").replace(
+        "- content: The trial evidence is from self-selected firms; support coverage is hand-waved; nobody priced the pilot.",
+        `- content: ${JSON.stringify(critique)}`,
+      ),
+    );
+    const o = io();
+    await councilChat(file, { loom: "memory" }, o, linesOf("trace on", "Should we?"));
+    expect(o.out).toContain("Loop 1:");
+    expect(o.out).not.toContain("sk-test");
+  });
+});
+
 describe("spell test on a council", () => {
   it("runs the document's tests: and reports each", async () => {
     const results = await runFile(SPELL);

@@ -3,7 +3,7 @@
 import { inspect } from "node:util";
 import { describe, expect, it } from "vitest";
 import { Redactor } from "../../src/core/redact.js";
-import { fromSDKError } from "../../src/llm/providers/sdk-errors.js";
+import { ErrorBodies, fromSDKError } from "../../src/llm/providers/sdk-errors.js";
 
 const KEY = "sk-test-abcdefghijklmnopqrstuvwxyz0123";
 const redactor = new Redactor();
@@ -65,5 +65,88 @@ describe("the SDK's error under a coded one", () => {
     err["socket"] = socket;
     fromSDKError(err, "openai", redact);
     expect(err["socket"]).toBe(socket);
+  });
+});
+
+describe("the SDK's error under a coded one, wherever it hides the key", () => {
+  /** Everything the coded error shows when printed whole, hidden properties included. */
+  const printed = (coded: unknown) => inspect(coded, { depth: Infinity, showHidden: true });
+  const base = () => apiError({ error: { message: "bad request" } });
+
+  const hiding: Record<string, () => unknown> = {
+    "a header's name": () => Object.assign(base(), { headers: new Headers({ [KEY]: "1" }) }),
+    "a symbol-keyed property": () => Object.assign(base(), { [Symbol("echo")]: KEY }),
+    "a symbol's description": () => Object.assign(base(), { [Symbol(KEY)]: 1 }),
+    "a non-enumerable property": () =>
+      Object.defineProperty(base(), "hidden", { value: KEY, configurable: true }),
+    "an AggregateError's errors": () => new AggregateError([new Error(`echo ${KEY}`)], "many"),
+    "a native cause under a cause": () =>
+      Object.assign(new TypeError("fetch failed"), {
+        cause: new Error("socket", {
+          cause: Object.assign(new Error(`connect ${KEY}`), { code: "ECONNREFUSED" }),
+        }),
+      }),
+    "a cause that is text": () => Object.assign(base(), { cause: `echo ${KEY}` }),
+    "a chain of causes deeper than is walked": () => {
+      let cause = new Error(`echo ${KEY}`);
+      for (let i = 0; i < 12; i++) cause = new Error("wrapped", { cause });
+      return Object.assign(base(), { cause });
+    },
+    "a frozen error": () => Object.freeze(apiError({ error: { message: `bad key ${KEY}` } })),
+    "a thrown string": () => `echo ${KEY}`,
+    "the provider's error code": () => apiError({ error: { message: "no", code: KEY } }),
+    "the provider's error type": () => apiError({ error: { message: "no", type: KEY } }),
+  };
+  for (const [where, make] of Object.entries(hiding)) {
+    it(`shows no key held in ${where}`, () => {
+      const coded = fromSDKError(make(), "openai", redact) as Error & { code: string };
+      expect(coded.code).toMatch(/^provider_/);
+      const text = printed(coded);
+      expect(text).not.toContain(KEY);
+      expect(text).not.toContain(KEY.slice(3, 20));
+    });
+  }
+
+  it("a frozen error is kept as a redacted copy of its class; an AggregateError keeps its errors", () => {
+    const frozen = Object.freeze(apiError({ error: { message: `bad key ${KEY}` } }));
+    const coded = fromSDKError(frozen, "openai", redact) as Error & {
+      cause: Error & Record<string, unknown>;
+    };
+    expect(coded.cause).not.toBe(frozen);
+    expect(coded.cause).toBeInstanceOf(Error);
+    expect(coded.cause.status).toBe(401);
+    expect(coded.cause.message).toBe("401 Incorrect API key provided: [REDACTED]");
+    const inner = new Error(`echo ${KEY}`);
+    const many = new AggregateError([inner], "many");
+    expect((fromSDKError(many, "openai", redact) as Error).cause).toBe(many);
+    expect(many.errors[0]).toBe(inner);
+    expect(inner.message).toBe("echo [REDACTED]");
+  });
+
+  it("a getter-only message and an immutable Headers do not break it", () => {
+    const err = apiError({ error: { message: "no" } });
+    Object.defineProperty(err, "message", { get: () => `401 ${KEY}`, configurable: false });
+    const headers = new Response("", { headers: { "x-echo": KEY } }).headers; // immutable
+    Object.assign(err, { headers });
+    const coded = fromSDKError(err, "openai", redact) as Error & {
+      cause: Error & { headers: Headers };
+    };
+    expect(coded.cause.message).toBe("401 [REDACTED]");
+    expect(coded.cause.headers.get("x-echo")).toBe("[REDACTED]");
+    expect(printed(coded)).not.toContain(KEY);
+  });
+});
+
+describe("a failure's text body quoted in the coded error", () => {
+  it("is redacted whole before it is cut: no start of the key is kept", () => {
+    // A server answering text (not JSON) whose key starts just before the quote's end.
+    const text = `${"x".repeat(489)} ${KEY} and more`;
+    const bodies = new ErrorBodies();
+    const headers = new Headers();
+    bodies.keep(headers, text);
+    const err = Object.assign(new Error(`401 ${text}`), { status: 401, headers });
+    const coded = fromSDKError(err, "openai", redact, bodies) as Error;
+    expect(coded.message).not.toContain(KEY.slice(0, 8));
+    expect(coded.message.length).toBeLessThan(700);
   });
 });

@@ -68,6 +68,17 @@ describe("the watchdog of a run", () => {
     expect((await dog.outcome).error?.name).toBe("TimeoutError");
   });
 
+  it("max_eval_ms at its longest (2^31-1) arms a timer it can wait, not one that fires at once", () => {
+    // With its grace the budget is past what a timer waits: a timer asked for more fires after
+    // 1 ms, and the watchdog, finding budget left, armed it again every millisecond.
+    const timer = vi.spyOn(globalThis, "setTimeout");
+    const { lane } = watch(2 ** 31 - 1);
+    vi.advanceTimersByTime(1000);
+    expect(lane.kill).not.toHaveBeenCalled();
+    expect(timer.mock.calls.length).toBeLessThanOrEqual(1);
+    for (const [, ms] of timer.mock.calls) expect(ms).toBeLessThanOrEqual(2 ** 31 - 1);
+  });
+
   it("gives the outcome's reading its own budget once the code's is spent", () => {
     const { lane } = watch(1000);
     lane.phase = PHASE.RENDERING;

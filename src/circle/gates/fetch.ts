@@ -3,6 +3,7 @@
  * no allowlist means no host; a URL is checked against the list before any name is looked up or
  * socket opened, and so is every redirect (followed here, one hop at a time, never by the client).
  */
+import { cutQuote } from "../../core/cut-quote.js";
 import type { Gate } from "../gate.js";
 import {
   checkAllowed,
@@ -139,7 +140,8 @@ async function exchange(
       const status = `${response.status} ${response.statusText}`.trim();
       if (!response.ok)
         throw new Error(
-          `fetch: ${shownUrl(request.url)} answered ${status}\n${text.slice(0, 2000)}`,
+          // Not through a key-like run: a server may echo a secret the redactor knows whole.
+          `fetch: ${shownUrl(request.url)} answered ${status}\n${cutQuote(text, 2000)}`,
         );
       return `${status}\n\n${text}`;
     }

@@ -1,3 +1,4 @@
+import { cutQuote } from "../../core/cut-quote.js";
 import type { CastTruncated } from "../../core/result.js";
 
 /** The longest last utterance handed back; the child's full turns stay in the loom. */
@@ -31,8 +32,7 @@ export function truncatedChild(result: CastTruncated<unknown>): TruncatedChild {
     summary: result.result,
     ...(last
       ? {
-          last_utterance:
-            last.length > LAST_UTTERANCE_CHARS ? `${last.slice(0, LAST_UTTERANCE_CHARS)}…` : last,
+          last_utterance: cutQuote(last, LAST_UTTERANCE_CHARS),
         }
       : {}),
     entity_id: result.entityId,

@@ -1,7 +1,8 @@
+import { withoutParsedQuote } from "../../core/cut-quote.js";
 import { SpellbookError } from "../../core/errors.js";
-import { redactDeep } from "../../core/redact-stream.js";
 import { classifyHttpError, parseRetryAfter, ProviderError } from "../errors.js";
 import { MAX_ANSWER_BYTES } from "./pooled-request.js";
+import { redactedError } from "./redact-error.js";
 
 /** What both SDKs' APIError carries (openai and @anthropic-ai/sdk share the shape). */
 interface SDKErrorShape {
@@ -26,67 +27,14 @@ export function fromSDKError(
   bodies?: ErrorBodies,
 ): unknown {
   const coded = codedError(err, provider, redact, bodies);
-  if (coded !== err) redactInPlace(err, redact, 0);
+  if (coded !== err && coded instanceof Error) {
+    // An error that cannot be redacted where it is (frozen, a property that cannot be
+    // redefined) is kept as a redacted copy of itself instead.
+    const shown = redactedError(err, redact);
+    if (shown !== err)
+      Object.defineProperty(coded, "cause", { value: shown, writable: true, configurable: true });
+  }
   return coded;
-}
-
-/** How deep a chain of causes is redacted (an SDK wraps at most two or three). */
-const CAUSE_DEPTH = 8;
-
-/**
- * An error's own text redacted where it is: message, stack, every own string, its body (copied
- * where a secret was), its headers (a new Headers where a value held one), the errors it holds
- * and its causes. Other objects (a class instance) are left as they are.
- */
-function redactInPlace(err: unknown, redact: (t: string) => string, depth: number): void {
-  if (err === null || typeof err !== "object" || depth > CAUSE_DEPTH) return;
-  const e = err as Record<string, unknown>;
-  for (const key of new Set(["message", "stack", ...Object.keys(e)])) {
-    const value = e[key];
-    let next: unknown = value;
-    if (key === "cause" || value instanceof Error) redactInPlace(value, redact, depth + 1);
-    else if (typeof value === "string") next = redact(value);
-    else if (isHeaders(value)) next = redactedHeaders(value, redact);
-    else if (isPlain(value)) next = redactedPlain(value, redact);
-    if (next !== value) {
-      try {
-        Object.defineProperty(e, key, { value: next, writable: true, configurable: true });
-      } catch {
-        // A property that cannot be redefined keeps its value; the coded error says the rest.
-      }
-    }
-  }
-}
-
-/** A body as JSON gave it (an object or array of its own): what an SDK keeps of an answer. */
-function isPlain(value: unknown): value is object {
-  if (value === null || typeof value !== "object") return false;
-  const proto: unknown = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null || proto === Array.prototype;
-}
-
-/** A plain value redacted; one too deep or cyclic to walk is replaced, never thrown on. */
-function redactedPlain(value: object, redact: (t: string) => string): unknown {
-  try {
-    return redactDeep(value, redact);
-  } catch {
-    return "[unreadable: too deep to redact]";
-  }
-}
-
-function isHeaders(value: unknown): value is Headers {
-  return typeof Headers !== "undefined" && value instanceof Headers;
-}
-
-function redactedHeaders(headers: Headers, redact: (t: string) => string): Headers {
-  const entries: [string, string][] = [];
-  let changed = false;
-  headers.forEach((value, name) => {
-    const shown = redact(value);
-    if (shown !== value) changed = true;
-    entries.push([name, shown]);
-  });
-  return changed ? new Headers(entries) : headers;
 }
 
 function codedError(
@@ -117,7 +65,7 @@ function codedError(
   if (err instanceof SyntaxError) {
     return new ProviderError(
       "provider_bad_response",
-      redact(`${provider}: the response is not valid JSON: ${err.message}`),
+      redact(`${provider}: the response is not valid JSON: ${withoutParsedQuote(err.message)}`),
       { provider, cause: err },
     );
   }
@@ -126,9 +74,11 @@ function codedError(
     // The openai SDK keeps only `body.error`; servers that shape errors otherwise (vLLM's
     // { message }, Gemini's [{ error }]) are read from the captured raw body instead.
     if (body.message === undefined && e.headers) body = bodyOf(bodies?.get(e.headers));
-    const message = redact(body.message ?? stripStatus(e.message ?? "request failed"));
+    // Redacted whole, then cut: a cut first could keep the start of a secret no redactor knows.
+    const message = quoted(redact(body.message ?? stripStatus(e.message ?? "request failed")));
     return classifyHttpError(provider, e.status, message, {
-      providerCode: body.code,
+      // The provider's own code is its text too: a server may echo the key into it.
+      providerCode: body.code === undefined ? undefined : redact(body.code),
       retryAfterMs: parseRetryAfter(e.headers),
       cause: err,
     });
@@ -177,12 +127,20 @@ export class ErrorBodies {
   }
 }
 
+/** A body that is not JSON is kept whole (an answer is bounded: MAX_ANSWER_BYTES), cut once redacted. */
 function parseMaybe(text: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch {
-    return text.trim() === "" ? undefined : text.slice(0, 500);
+    return text.trim() === "" ? undefined : text;
   }
+}
+
+/** How much of the provider's message an error quotes. */
+const QUOTED_CHARS = 500;
+
+function quoted(text: string): string {
+  return text.length > QUOTED_CHARS ? `${text.slice(0, QUOTED_CHARS)}…` : text;
 }
 
 /** The provider's own message and code out of an error body, whichever provider shaped it. */

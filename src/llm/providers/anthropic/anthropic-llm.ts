@@ -14,6 +14,7 @@ import { replayRecord } from "../replay-record.js";
 import { capturedFrom, DirectJSON, type BuiltRequest } from "../direct-json.js";
 import { pooledFetch } from "../pooled-fetch.js";
 import { ErrorBodies, fromSDKError } from "../sdk-errors.js";
+import { redactedError } from "../redact-error.js";
 import { ProviderWarnings } from "../warnings.js";
 import { AnthropicStreamAccumulator } from "./anthropic-stream.js";
 import { buildAnthropicRequest } from "./convert-to-anthropic.js";
@@ -100,7 +101,8 @@ export class AnthropicLLM implements LLM {
             );
       }
     } catch (err) {
-      if (options.signal?.aborted) throw err; // a cancel is not a provider failure
+      // A cancel is not a provider failure; what was thrown is kept, its text redacted all the same.
+      if (options.signal?.aborted) throw redactedError(err, this.#options.redact);
       throw fromSDKError(err, "anthropic", this.#options.redact, this.errorBodies);
     }
     // A text answer is quoted in the error it makes: redacted first, as a failure's body is (a
