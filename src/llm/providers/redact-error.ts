@@ -8,7 +8,7 @@ const TOO_DEEP = "[unreadable: too deep to redact]";
 
 /**
  * An error's own text redacted where it is: message, stack, every own property (enumerable or
- * not, string- or symbol-keyed: a native `cause`, an AggregateError's `errors`), its body
+ * not, string- or symbol-keyed: a native `cause`, an aggregate error's `errors`), its body
  * (copied where a secret was), its headers (a new Headers where a name or value held one), the
  * errors it holds and its causes. Other objects (a class instance) are left as they are. Where a
  * property cannot be redefined (a frozen error), a redacted copy of the error is given back.
@@ -99,7 +99,7 @@ function redactedValue(
     return redactedError(value, redact, depth + 1, seen);
   if (isHeaders(value)) return redactedHeaders(value, redact);
   if (Array.isArray(value) && value.some((v) => v instanceof Error)) {
-    // The errors an AggregateError (or an SDK) holds: each redacted as an error, kept one.
+    // The errors an aggregate error (or an SDK) holds: each redacted as an error, kept one.
     const out = value.map((v) =>
       v instanceof Error
         ? redactedError(v, redact, depth + 1, seen)
