@@ -33,6 +33,9 @@ export async function workerCommand(
       ? resolve(io.cwd, flags.loom)
       : flags.loom;
   let running;
+  // SIGTERM or Ctrl-C while the worker is still reaching its Redis: it gives up and ends.
+  const starting = new AbortController();
+  void stop.then(() => starting.abort(new StoppedBeforeReady()));
   try {
     const rates = Object.fromEntries((flags.rate ?? []).map(parseRate));
     running = await startWorker({
@@ -44,9 +47,14 @@ export async function workerCommand(
       lockDuration: flags.lockMs,
       stalledInterval: flags.stalledCheckMs,
       rates,
+      signal: starting.signal,
       log: (line) => io.stderr(`${line}\n`),
     });
   } catch (err) {
+    if (err instanceof StoppedBeforeReady) {
+      io.stderr(`spell worker: ${err.message}\n`);
+      return EXIT.ok;
+    }
     io.stderr(`${errorMessage(err)}\n`);
     return err instanceof SpellbookError ? exitFor(err) : EXIT.failure;
   }
@@ -54,4 +62,10 @@ export async function workerCommand(
   io.stderr("spell worker: stopping; running casts finish\n");
   await running.close();
   return EXIT.ok;
+}
+
+class StoppedBeforeReady extends Error {
+  constructor() {
+    super("stopped before the queue's Redis was reached");
+  }
 }

@@ -56,6 +56,8 @@ const RUN_CODES = {
     "the PostgreSQL loom cannot be reached or refused a statement (after retrying a dropped connection)",
   queue_lost:
     "the queue's Redis stayed unreachable past the run's bound (spell eval --queue): the run ends",
+  queue_unreachable:
+    "spell worker could not reach the queue's Redis when it started (refused, no such host, or no answer in time)",
   loom_fenced:
     "a turn's (entity, sequence) is taken by another turn in the store: a late writer (a worker presumed dead) is refused, never merged",
   loom_in_use: "another summon (this or another process) holds the entity",

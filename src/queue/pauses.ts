@@ -13,7 +13,8 @@
 import { randomUUID } from "node:crypto";
 import type { Scheduler, SharedPauses } from "../eval/scheduler.js";
 import type { Redis } from "ioredis";
-import { connectionOf } from "./connection.js";
+import { SystemError, errorMessage } from "../core/errors.js";
+import { connectionOf, shownQueue } from "./connection.js";
 import { IN_FLIGHT_MS, RATE_KEY, SLOT_DONE, TAKE_SLOT, type Rate } from "./rates.js";
 
 const KEY = (provider: string) => `spellbook:pause:${provider}`;
@@ -37,11 +38,32 @@ export async function sharedPauses(
   url: string,
   scheduler: Scheduler,
   rates: Readonly<Record<string, Rate>> = {},
+  signal?: AbortSignal,
 ): Promise<Pauses> {
   const { Redis } = await import("ioredis");
   const redis = new Redis({ ...connectionOf(url), lazyConnect: true, maxRetriesPerRequest: 3 });
-  redis.on("error", () => {}); // reconnects on its own; a query meanwhile waits on its own pause
-  await redis.connect();
+  let why: Error | undefined;
+  // Reconnects on its own once connected; a query meanwhile waits on its own pause.
+  redis.on("error", (err: Error) => (why = err));
+  // Its socket closed at once: a server that never answers would hold an ended one for seconds.
+  const stop = () => {
+    redis.disconnect();
+    redis.stream?.destroy();
+  };
+  signal?.addEventListener("abort", stop, { once: true });
+  try {
+    await redis.connect();
+  } catch (err) {
+    // Not left reconnecting: a worker that could not start ends (or stops when asked).
+    redis.disconnect();
+    if (signal?.aborted) throw signal.reason;
+    throw new SystemError(
+      "queue_unreachable",
+      `cannot reach the queue's Redis at ${shownQueue(url)}: ${errorMessage(why ?? err)}`,
+    );
+  } finally {
+    signal?.removeEventListener("abort", stop);
+  }
   const heard = await hearPauses(redis);
   const pauses: Pauses = {
     pause(provider, ms) {

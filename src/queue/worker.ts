@@ -39,6 +39,8 @@ export interface WorkerOptions {
   stalledInterval?: number | undefined;
   /** Steady per-provider rates shared by every worker (`--rate openai=10/s`; rates.ts). */
   rates?: Readonly<Record<string, Rate>> | undefined;
+  /** Aborted (SIGTERM, Ctrl-C) while the worker is still reaching its Redis: it gives up. */
+  signal?: AbortSignal | undefined;
   log(line: string): void;
 }
 
@@ -52,12 +54,9 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
   const root = spellsRoot(o.spells);
   const { Worker } = await loadBullMQ();
   const connection = connectionOf(o.queue);
-  const redactor = new Redactor();
-  for (const name of KEY_ENV_VARS) redactor.add(o.env[name]);
-  // Its --loom URL's password, as `spell run --loom postgres://…` does (spell/loom-store.ts).
-  for (const secret of o.loom === undefined ? [] : loomSecrets(o.loom)) redactor.add(secret);
+  const redactor = workerRedactor(o);
   const scheduler = new Scheduler(o.concurrency);
-  const pauses = await sharedPauses(o.queue, scheduler, o.rates);
+  const pauses = await sharedPauses(o.queue, scheduler, o.rates, o.signal);
   const looms = loomCache(redactor, o.env);
   const targetFor = targetCache(o.env, redactor, scheduler, looms.open);
 
@@ -97,16 +96,27 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
   worker.on("error", (err) => o.log(logLine(redactor, `queue error: ${err.message}`)));
   // A refused or failed job: its eval gets the row; the worker's owner reads why here.
   worker.on("failed", (job, err) => o.log(logLine(redactor, failedLine(job?.id, err))));
-  await worker.waitUntilReady();
-  o.log(`spell worker: waiting for casts on ${shownQueue(o.queue)} (concurrency ${o.concurrency})`);
-  return {
-    worker,
-    close: async () => {
-      await worker.close();
-      await pauses.close();
-      await looms.close();
-    },
+  const close = async (force = false) => {
+    await worker.close(force);
+    await pauses.close();
+    await looms.close();
   };
+  // Nothing of a worker that did not start is left connecting.
+  await untilAborted(worker.waitUntilReady(), o.signal).catch(async (err: unknown) => {
+    await close(true).catch(() => {});
+    throw err;
+  });
+  o.log(`spell worker: waiting for casts on ${shownQueue(o.queue)} (concurrency ${o.concurrency})`);
+  return { worker, close: () => close() };
+}
+
+/** The provider keys of the worker's environment, and its --loom URL's password. */
+function workerRedactor(o: WorkerOptions): Redactor {
+  const redactor = new Redactor();
+  for (const name of KEY_ENV_VARS) redactor.add(o.env[name]);
+  // As `spell run --loom postgres://…` does (spell/loom-store.ts).
+  for (const secret of o.loom === undefined ? [] : loomSecrets(o.loom)) redactor.add(secret);
+  return redactor;
 }
 
 /** Each loom the jobs name (a file or URL; none: an in-memory loom), opened once. */
@@ -183,4 +193,15 @@ function failedLine(id: string | undefined, err: Error): string {
 function doneLine(id: string | undefined, c: QueuedCast, { row }: QueuedOutcome): string {
   const why = row.status === "pass" || !row.reason ? "" : `: ${row.reason}`;
   return `cast done ${id} (${c.case.id} #${c.repeat}: ${row.status}${why})`;
+}
+
+/** `work`, unless `signal` aborts first: then a rejection with the abort's reason. */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return work;
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const abort = () => reject(signal.reason as Error);
+    signal.addEventListener("abort", abort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", abort));
+  });
 }
