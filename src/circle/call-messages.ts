@@ -9,8 +9,15 @@ export function unknownGateMessage(name: string, known: string[]): string {
   return `unknown gate ${JSON.stringify(name)}; this circle has: ${known.join(", ")}`;
 }
 
-/** Where arguments stop being JSON, unquoted: a quote cut short could keep a secret's start. */
+/**
+ * Where arguments stop being JSON, unquoted: a quote cut short could keep a secret's start. V8
+ * names a position for some errors and not for an unexpected token, whose message quotes ~10
+ * characters of the input after a comma: that part is left out.
+ */
 export function whereInvalid(err: unknown, args: string): string {
-  const at = Number(/position (\d+)/.exec(err instanceof Error ? err.message : "")?.[1] ?? NaN);
-  return at < args.length ? `at character ${at + 1} of ${args.length}` : "it ends too soon";
+  const message = err instanceof Error ? err.message : "";
+  const at = /position (\d+)/.exec(message)?.[1];
+  if (at !== undefined) return `at character ${Number(at) + 1} of ${args.length}`;
+  if (/end of JSON input/i.test(message)) return "it ends too soon";
+  return message.split(', "', 1)[0] || "not JSON";
 }
