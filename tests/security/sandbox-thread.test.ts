@@ -35,6 +35,16 @@ async function lanesIdle(): Promise<void> {
   await Promise.all(engine.laneList.map((l) => l.exclusive(async () => {})));
 }
 
+/** Cancels the cast ("user_cancel"): it must end promptly, truncated with that reason. */
+async function cancelled<T>(controller: AbortController, cast: Promise<T>): Promise<T> {
+  const stoppedAt = performance.now();
+  controller.abort("user_cancel");
+  const result = await cast;
+  expect(performance.now() - stoppedAt).toBeLessThan(PROMPT_MS);
+  expect(result).toMatchObject({ truncated: true, reason: "user_cancel" });
+  return result;
+}
+
 /** The longest the event loop went without running a 5 ms interval, while `work` ran. */
 async function loopLag<T>(work: Promise<T>): Promise<{ value: T; lag: number }> {
   let last = performance.now();
@@ -61,11 +71,7 @@ describe("a busy sandbox does not hold the event loop", () => {
     // The code is spinning by now; the event loop goes on meanwhile.
     const { lag } = await loopLag(new Promise((r) => setTimeout(r, 300)));
     expect(lag).toBeLessThan(PROMPT_MS);
-    const stoppedAt = performance.now();
-    controller.abort("user_cancel");
-    const result = await cast;
-    expect(performance.now() - stoppedAt).toBeLessThan(PROMPT_MS);
-    expect(result).toMatchObject({ truncated: true, reason: "user_cancel" });
+    const result = await cancelled(controller, cast);
     expect(result.loom.turns()[0]!.observation).toMatch(/cancelled \(user_cancel\)/);
   });
 
@@ -101,11 +107,7 @@ describe("a busy sandbox does not hold the event loop", () => {
       vi.waitFor(() => expect(answered).toBeGreaterThanOrEqual(3), WAIT),
     );
     expect(lag).toBeLessThan(PROMPT_MS);
-    const stoppedAt = performance.now();
-    controller.abort("user_cancel");
-    const result = await cast;
-    expect(performance.now() - stoppedAt).toBeLessThan(PROMPT_MS);
-    expect(result).toMatchObject({ truncated: true, reason: "user_cancel" });
+    const result = await cancelled(controller, cast);
     const turn = result.loom.turns()[0]!;
     expect(turn.gate_calls.length).toBeGreaterThanOrEqual(3);
     expect(turn.gate_calls.every((c, i) => c.result === String(i))).toBe(true);
